@@ -1,0 +1,25 @@
+import 'reflect-metadata';
+import { Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { createLogger, loadConfig, openTransport, PlatformModule } from '@lore/platform/runtime';
+import { DetailShapeFilter, GatewayModule, gatewayServerOptions } from '@lore/gateway';
+
+/** The gateway alone: HTTP in, commands and queries out over NATS. */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(config, 'lore-gateway');
+  const transport = await openTransport(config, logger, 'distributed', 'lore-gateway');
+  @Module({ imports: [PlatformModule.forRoot({ config, logger, transport }), GatewayModule] })
+  class GatewayAppModule {}
+  const app = await NestFactory.create<NestFastifyApplication>(GatewayAppModule, new FastifyAdapter(gatewayServerOptions(config, logger)), { logger: false });
+  app.useGlobalFilters(new DetailShapeFilter());
+  app.enableShutdownHooks();
+  await app.listen({ port: config.port, host: config.host });
+  logger.info({ port: config.port }, 'gateway listening');
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`gateway failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,6 @@
+import { startStandalone } from './bootstrap';
+
+startStandalone().catch((error: unknown) => {
+  process.stderr.write(`Lore failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

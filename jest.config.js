@@ -1,0 +1,30 @@
+/** One jest run for the whole monorepo; file suffixes say what kind of test a file is (ARCHITECTURE §3.8). */
+const swc = [
+  '@swc/jest',
+  {
+    jsc: {
+      parser: { syntax: 'typescript', decorators: true },
+      transform: { legacyDecorator: true, decoratorMetadata: false },
+      target: 'es2022',
+    },
+    module: { type: 'commonjs' },
+    sourceMaps: 'inline',
+  },
+];
+
+const common = {
+  transform: { '^.+\\.ts$': swc },
+  moduleNameMapper: { '^@lore/(.*)$': '<rootDir>/libs/$1/index.ts' },
+  testEnvironment: 'node',
+  setupFiles: ['<rootDir>/libs/platform/testing/jest-setup.ts'],
+};
+
+module.exports = {
+  testTimeout: 30000,
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,tools}/**/*.unit.spec.ts'] },
+    { ...common, displayName: 'int', testMatch: ['<rootDir>/{apps,libs,tools}/**/*.int.spec.ts'] },
+    { ...common, displayName: 'contract', testMatch: ['<rootDir>/{apps,libs,tools}/**/*.contract.spec.ts'] },
+    { ...common, displayName: 'e2e', testMatch: ['<rootDir>/{apps,libs,tools}/**/*.e2e.spec.ts'] },
+  ],
+};

@@ -1,0 +1,50 @@
+import { createRemoteJWKSet, decodeProtectedHeader, errors, jwtVerify, type JWTPayload } from 'jose';
+import { AppError } from '@lore/platform/kernel';
+
+export interface JwtSettings {
+  readonly jwtSecret: string | undefined;
+  readonly jwksUrl: string | undefined;
+  readonly issuer: string | undefined;
+  readonly audience: string | undefined;
+}
+
+/**
+ * Verifies bearer JWTs: HS256 with AUTH_JWT_SECRET (standalone, tests) and RS256/ES256
+ * through the JWKS at AUTH_JWKS_URL (production identity providers). `exp` is enforced
+ * when present; `iss` and `aud` when configured.
+ */
+export class JwtVerifier {
+  private readonly secret: Uint8Array | undefined;
+  private readonly jwks: ReturnType<typeof createRemoteJWKSet> | undefined;
+
+  constructor(private readonly settings: JwtSettings) {
+    this.secret = settings.jwtSecret ? new TextEncoder().encode(settings.jwtSecret) : undefined;
+    this.jwks = settings.jwksUrl ? createRemoteJWKSet(new URL(settings.jwksUrl)) : undefined;
+  }
+
+  async verify(token: string): Promise<JWTPayload> {
+    let alg: string | undefined;
+    try {
+      alg = decodeProtectedHeader(token).alg;
+    } catch {
+      throw invalidToken('Malformed bearer token');
+    }
+    const options = {
+      ...(this.settings.issuer ? { issuer: this.settings.issuer } : {}),
+      ...(this.settings.audience ? { audience: this.settings.audience } : {}),
+    };
+    try {
+      if (alg === 'HS256' && this.secret) return (await jwtVerify(token, this.secret, { ...options, algorithms: ['HS256'] })).payload;
+      if (alg !== 'HS256' && this.jwks) return (await jwtVerify(token, this.jwks, { ...options, algorithms: ['RS256', 'ES256', 'PS256'] })).payload;
+    } catch (error) {
+      if (error instanceof errors.JWTExpired) throw invalidToken('Token has expired');
+      if (error instanceof errors.JOSEError) throw invalidToken('Invalid token');
+      throw error;
+    }
+    throw invalidToken(`Tokens signed with ${alg ?? 'no algorithm'} are not accepted`);
+  }
+}
+
+function invalidToken(message: string): AppError {
+  return new AppError('unauthenticated', message);
+}

@@ -1,0 +1,56 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
+import { AppError, type ValidationIssue } from '@lore/platform/kernel';
+import { zodIssuesToValidationIssues } from '@lore/platform/http';
+import { authorize } from '../auth/access';
+import type { Authenticator } from '../auth/authenticator';
+import type { GatewayRoute } from './gateway-route';
+import { sendError } from './error-replies';
+
+/**
+ * Registers routes on Fastify: authenticate, authorize, parse path/query/body with the
+ * route's zod schemas (422 in FastAPI's shape), run the handler, send the success status.
+ */
+export function registerRoutes(app: FastifyInstance, routes: readonly GatewayRoute[], authenticator: Authenticator): void {
+  for (const r of routes) {
+    app.route({
+      method: r.method,
+      url: r.path,
+      handler: async (request: FastifyRequest, reply: FastifyReply) => {
+        try {
+          const issues: ValidationIssue[] = [];
+          const params = parsePart(r.params, request.params, 'path', issues);
+          const query = parsePart(r.query, request.query, 'query', issues);
+          let scope = null;
+          if (r.auth) {
+            const caller = await authenticator.authenticate(request.headers.authorization, request.id);
+            scope = authorize(caller, {
+              workspaceHeader: headerValue(request.headers['x-workspace-id']),
+              clientIp: request.ip,
+              permission: r.permission,
+              requestId: request.id,
+            });
+          }
+          const body = parsePart(r.body, request.body ?? {}, 'body', issues);
+          if (issues.length > 0) throw new AppError('validation', 'Request validation failed', issues);
+          const result = await r.handle({ params, query, body, scope: scope as never });
+          return reply.code(r.status).send(result);
+        } catch (error) {
+          return sendError(error, request, reply);
+        }
+      },
+    });
+  }
+}
+
+function parsePart(schema: z.ZodType | undefined, input: unknown, location: 'path' | 'query' | 'body', issues: ValidationIssue[]): unknown {
+  if (schema === undefined) return undefined;
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  issues.push(...zodIssuesToValidationIssues(result.error.issues, location, input, schema));
+  return undefined;
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}

@@ -1,0 +1,45 @@
+import type { ApiKeyRecord } from '@lore/keys/contracts';
+
+/** The API key read model; `secret_verifier` never leaves the keys service. */
+export interface ApiKeyDoc {
+  readonly id: string;
+  readonly workspace_id: string;
+  readonly label: string;
+  readonly status: 'active' | 'inactive' | 'revoked';
+  readonly permissions: string[];
+  readonly ip_whitelist: string[];
+  readonly collections: string[];
+  readonly created_by: string;
+  readonly created_at: string;
+  readonly updated_at: string;
+  readonly expires_at: string | null;
+  readonly secret_verifier: string;
+  readonly [field: string]: unknown;
+}
+
+/** Last use is operational data, not history: kept beside the read model, not as events. */
+export interface ApiKeyUsageDoc {
+  readonly id: string;
+  readonly last_used_at: string;
+  readonly [field: string]: unknown;
+}
+
+export const API_KEYS = 'api_keys';
+export const API_KEY_USAGE = 'api_key_usage';
+
+export function toApiKeyRecord(doc: ApiKeyDoc, lastUsedAt: string | null): ApiKeyRecord {
+  return {
+    id: doc.id,
+    label: doc.label,
+    workspace_id: doc.workspace_id,
+    status: doc.status,
+    permissions: doc.permissions,
+    ip_whitelist: doc.ip_whitelist,
+    collections: doc.collections,
+    created_by: doc.created_by,
+    created_at: doc.created_at,
+    updated_at: doc.updated_at,
+    last_used_at: lastUsedAt,
+    expires_at: doc.expires_at,
+  };
+}

@@ -1,0 +1,3 @@
+export * from './keys.service';
+export * from './api-keys.read-model';
+export * from './api-keys.projection';

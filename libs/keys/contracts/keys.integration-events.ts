@@ -1,0 +1,11 @@
+import { z } from 'zod';
+
+/** Published on `events.api_key.*`: no secret, no hash. */
+export const ApiKeyIntegrationEvent = z.object({
+  type: z.enum(['api_key.created', 'api_key.revoked']),
+  event_id: z.string(),
+  occurred_at: z.string(),
+  workspace_id: z.string(),
+  key_id: z.string(),
+});
+export type ApiKeyIntegrationEvent = z.infer<typeof ApiKeyIntegrationEvent>;

@@ -1,0 +1,27 @@
+/**
+ * Permission vocabulary (ARCHITECTURE §4): `<resource>:read`, `<resource>:write`,
+ * `<resource>:*` or `*`. `write` does not imply `read`: a key gets exactly what it lists.
+ */
+export const PERMISSION_RESOURCES = ['api_keys', 'collections', 'connections', 'conversations', 'memories', 'events'] as const;
+export type PermissionResource = (typeof PERMISSION_RESOURCES)[number];
+export type PermissionAction = 'read' | 'write';
+
+const VALID = new Set<string>(['*', ...PERMISSION_RESOURCES.flatMap((r) => [`${r}:read`, `${r}:write`, `${r}:*`])]);
+
+export function isValidPermission(permission: string): boolean {
+  return VALID.has(permission);
+}
+
+/** Whether the granted list allows one action on one resource. */
+export function permits(granted: readonly string[], resource: PermissionResource, action: PermissionAction): boolean {
+  return granted.includes('*') || granted.includes(`${resource}:*`) || granted.includes(`${resource}:${action}`);
+}
+
+/** Whether a holder of `granted` may hand out `requested` (it must hold everything the requested one allows). */
+export function covers(granted: readonly string[], requested: string): boolean {
+  if (granted.includes('*')) return true;
+  if (requested === '*') return false;
+  const [resource, action] = requested.split(':') as [PermissionResource, string];
+  if (action === '*') return granted.includes(`${resource}:*`);
+  return permits(granted, resource, action as PermissionAction);
+}

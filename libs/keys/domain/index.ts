@@ -1,0 +1,3 @@
+export * from './api-key.events';
+export * from './api-key.decider';
+export * from './api-key.upcasters';

@@ -1,0 +1,27 @@
+import type { MemoryRecord, MemoryVersion } from '@lore/memory/contracts';
+import type { MemoryContent } from './memory-content';
+import type { MemoryDoc, MemoryVersionDoc } from './memory.read-models';
+
+export function toMemoryRecord(doc: Pick<MemoryDoc, 'id' | 'user_id' | 'memory_type' | 'created_at' | 'updated_at'>, content: MemoryContent): MemoryRecord {
+  return {
+    memory_id: doc.id,
+    user_id: doc.user_id,
+    memory: content.memory,
+    memory_type: doc.memory_type,
+    topics: content.topics,
+    metadata: content.metadata,
+    created_at: doc.created_at,
+    updated_at: doc.updated_at,
+  };
+}
+
+export function toMemoryVersion(doc: MemoryVersionDoc, content: MemoryContent): MemoryVersion {
+  return {
+    version: doc.version,
+    event: doc.event,
+    memory: content.memory,
+    topics: content.topics,
+    metadata: content.metadata,
+    recorded_at: doc.recorded_at,
+  };
+}

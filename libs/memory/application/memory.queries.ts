@@ -1,0 +1,114 @@
+import { AppError, notFound } from '@lore/platform/kernel';
+import { decodeCursor, encodeCursor, type DocumentStore, type Filter } from '@lore/platform/documents/port';
+import type { ListMemoriesQuery, MemoryRecord, MemoryRef, MemoryVersion, UserScope } from '@lore/memory/contracts';
+import type { MemoryCipher, MemoryContent } from './memory-content';
+import { toMemoryRecord, toMemoryVersion } from './memory-records';
+import { MEMORIES, MEMORY_VERSIONS, type MemoryDoc, type MemoryVersionDoc } from './memory.read-models';
+
+export interface MemoryListPage {
+  readonly items: MemoryRecord[];
+  readonly total: number;
+  readonly nextCursor: string | null;
+}
+
+export class MemoryQueries {
+  constructor(
+    private readonly documents: DocumentStore,
+    private readonly cipher: MemoryCipher,
+  ) {}
+
+  private get memories() {
+    return this.documents.collection<MemoryDoc>(MEMORIES);
+  }
+
+  private get versions() {
+    return this.documents.collection<MemoryVersionDoc>(MEMORY_VERSIONS);
+  }
+
+  async get(ref: MemoryRef): Promise<MemoryRecord> {
+    const doc = await this.memories.get(ref.memoryId);
+    // Another workspace's or another user's memory is indistinguishable from a missing one.
+    if (doc === null || doc.workspace_id !== ref.workspaceId || doc.user_id !== ref.userId) throw notFound('Memory');
+    return toMemoryRecord(doc, await this.cipher.open(doc.id, doc.content));
+  }
+
+  async history(ref: MemoryRef): Promise<{ memory_id: string; versions: MemoryVersion[] }> {
+    await this.get(ref);
+    const page = await this.versions.find({ filter: { memory_id: ref.memoryId }, sort: [['version', 'asc']] });
+    const versions = await Promise.all(page.items.map(async (v) => toMemoryVersion(v, await this.cipher.open(v.memory_id, v.content))));
+    return { memory_id: ref.memoryId, versions };
+  }
+
+  /**
+   * Topics and text live sealed, so those filters run after opening. Without them the
+   * store pages by itself; with them the user's memories are opened and paged here with
+   * the same keyset cursor format, which stays stable under concurrent inserts.
+   */
+  async list(query: ListMemoriesQuery): Promise<MemoryListPage> {
+    const filter: Filter = {
+      workspace_id: query.workspaceId,
+      user_id: query.userId,
+      ...(query.memoryType === undefined ? {} : { memory_type: query.memoryType }),
+    };
+    const sort = [[query.sortBy, query.sortOrder]] as const;
+    const topics = query.topics ?? [];
+    const search = query.search?.toLowerCase();
+    if (topics.length === 0 && !search) {
+      const [total, page] = await Promise.all([
+        this.memories.count(filter),
+        this.memories.find({ filter, sort, limit: query.limit, ...(query.cursor ? { cursor: query.cursor } : { skip: query.skip }) }),
+      ]);
+      const items = await Promise.all(page.items.map(async (doc) => toMemoryRecord(doc, await this.cipher.open(doc.id, doc.content))));
+      return { items, total, nextCursor: page.nextCursor };
+    }
+    const all = (await this.memories.find({ filter, sort })).items;
+    const matching: Array<{ doc: MemoryDoc; content: MemoryContent }> = [];
+    for (const doc of all) {
+      const content = await this.cipher.open(doc.id, doc.content);
+      if (!topics.every((t) => content.topics.includes(t))) continue;
+      if (search && !content.memory.toLowerCase().includes(search)) continue;
+      matching.push({ doc, content });
+    }
+    const start = query.cursor ? startAfterCursor(matching.map((m) => m.doc), query.cursor, query.sortBy, query.sortOrder) : query.skip;
+    const slice = matching.slice(start, start + query.limit);
+    const last = slice[slice.length - 1];
+    const more = start + query.limit < matching.length;
+    return {
+      items: slice.map((m) => toMemoryRecord(m.doc, m.content)),
+      total: matching.length,
+      nextCursor: more && last ? encodeCursor({ values: [last.doc[query.sortBy]], id: last.doc.id }) : null,
+    };
+  }
+
+  async export(scope: UserScope): Promise<{ user_id: string; workspace_id: string; exported_at: string; memories: Array<MemoryRecord & { history: MemoryVersion[] }> }> {
+    const filter = { workspace_id: scope.workspaceId, user_id: scope.userId };
+    const [docs, versions] = await Promise.all([
+      this.memories.find({ filter, sort: [['created_at', 'asc']] }),
+      this.versions.find({ filter, sort: [['memory_id', 'asc'], ['version', 'asc']] }),
+    ]);
+    const byMemory = new Map<string, MemoryVersion[]>();
+    for (const v of versions.items) {
+      const list = byMemory.get(v.memory_id) ?? [];
+      list.push(toMemoryVersion(v, await this.cipher.open(v.memory_id, v.content)));
+      byMemory.set(v.memory_id, list);
+    }
+    const memories = await Promise.all(
+      docs.items.map(async (doc) => ({ ...toMemoryRecord(doc, await this.cipher.open(doc.id, doc.content)), history: byMemory.get(doc.id) ?? [] })),
+    );
+    return { user_id: scope.userId, workspace_id: scope.workspaceId, exported_at: new Date().toISOString(), memories };
+  }
+}
+
+/** Index of the first item strictly after the cursor's (sort value, id) in the given order. */
+function startAfterCursor(docs: readonly MemoryDoc[], cursor: string, sortBy: 'created_at' | 'updated_at', order: 'asc' | 'desc'): number {
+  const position = decodeCursor(cursor);
+  const value = position?.values[0];
+  if (position === null || typeof value !== 'string') throw new AppError('validation', 'Invalid cursor', [{ loc: ['query', 'cursor'], msg: 'Invalid cursor', type: 'value_error' }]);
+  const sign = order === 'asc' ? 1 : -1;
+  const index = docs.findIndex((doc) => {
+    const byValue = doc[sortBy] === value ? 0 : doc[sortBy] > value ? 1 : -1;
+    const cmp = byValue !== 0 ? byValue : doc.id === position.id ? 0 : doc.id > position.id ? 1 : -1;
+    return cmp * sign > 0;
+  });
+  return index === -1 ? docs.length : index;
+}

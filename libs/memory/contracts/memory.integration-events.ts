@@ -1,0 +1,18 @@
+import { z } from 'zod';
+
+/**
+ * What downstream systems see on `events.memory.*`. Deliberately free of memory content:
+ * subscribers fetch what they are allowed to read, and deletion stays permanent.
+ */
+export const MemoryIntegrationEvent = z.object({
+  type: z.enum(['memory.created', 'memory.replaced', 'memory.deleted']),
+  event_id: z.string(),
+  occurred_at: z.string(),
+  workspace_id: z.string(),
+  user_id: z.string(),
+  memory_id: z.string(),
+  version: z.number().int(),
+});
+export type MemoryIntegrationEvent = z.infer<typeof MemoryIntegrationEvent>;
+
+export const memoryEventSubject = (type: MemoryIntegrationEvent['type']): string => `events.${type}`;

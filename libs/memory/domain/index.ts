@@ -1,0 +1,3 @@
+export * from './memory.events';
+export * from './memory.decider';
+export * from './memory.upcasters';

@@ -1,0 +1,2 @@
+export * from './aggregate-handler';
+export * from './message-routes';

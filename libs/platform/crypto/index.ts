@@ -1,0 +1,3 @@
+export * from './master-key';
+export * from './aead';
+export * from './keyring';

@@ -1,0 +1,29 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const MASTER_KEY_BYTES = 32;
+
+/**
+ * The master key wraps every per-aggregate data key. Production passes it in
+ * `LORE_MASTER_KEY` (32 bytes, base64 or hex). Standalone generates one into
+ * `DATA_DIR/master.key` on first start and reuses it, so `npm start` needs no set-up.
+ */
+export function loadMasterKey(options: { value: string | undefined; dataDir: string }): Buffer {
+  if (options.value) return parseMasterKey(options.value);
+  const file = join(options.dataDir, 'master.key');
+  if (existsSync(file)) return parseMasterKey(readFileSync(file, 'utf8').trim(), file);
+  mkdirSync(options.dataDir, { recursive: true });
+  const key = randomBytes(MASTER_KEY_BYTES);
+  writeFileSync(file, key.toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
+  chmodSync(file, 0o600);
+  return key;
+}
+
+export function parseMasterKey(text: string, source = 'LORE_MASTER_KEY'): Buffer {
+  const key = /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, 'hex') : Buffer.from(text, 'base64');
+  if (key.length !== MASTER_KEY_BYTES) {
+    throw new Error(`${source} must be ${MASTER_KEY_BYTES} bytes, given as 64 hex digits or base64 (got ${key.length} bytes)`);
+  }
+  return key;
+}

@@ -1,0 +1,2 @@
+export { openMongoDocumentStore } from './mongo-document-store.adapter';
+export type { MongoDocumentStoreOptions } from './mongo-document-store.adapter';

@@ -1,0 +1,185 @@
+/**
+ * Distributed read-model store on MongoDB. Documents keep the port's `id` as `_id`, so the
+ * primary index serves lookups and the cursor tie-breaker; `_id` never leaves the adapter.
+ */
+import { MongoClient } from 'mongodb';
+import type { AnyBulkWriteOperation, Collection, Db } from 'mongodb';
+import type { Doc, DocumentCollection, DocumentStore, DocumentWrite, Filter, FindOptions, Page } from '@lore/platform/documents/port';
+import { assertCollectionName, assertCount, assertFieldPath, cursorAfter, readCursor, resolveSort } from './query-shape';
+import { mongoField, translateFilter, translateKeyset, translateSort } from './mongo-query.translator';
+
+export interface MongoDocumentStoreOptions {
+  readonly url: string;
+  readonly database: string;
+}
+
+/** Connects eagerly so that a wrong URL fails at startup rather than on the first request. */
+export async function openMongoDocumentStore(options: MongoDocumentStoreOptions): Promise<DocumentStore> {
+  // ignoreUndefined: an undefined field is absent, as JSON (and the SQLite adapter) has it, not null.
+  const client = new MongoClient(options.url, { ignoreUndefined: true });
+  await client.connect();
+  return new MongoDocumentStore(client, client.db(options.database));
+}
+
+/** How a document sits in MongoDB: the port's fields, with `id` moved to `_id`. */
+interface StoredDoc {
+  _id: string;
+  [field: string]: unknown;
+}
+
+interface CheckpointDoc {
+  _id: string;
+  value: string;
+}
+
+/** Leading underscore: collection names from the port cannot start with one, so no clash. */
+const CHECKPOINTS = '_checkpoints';
+
+class MongoDocumentStore implements DocumentStore {
+  private readonly checkpoints: Collection<CheckpointDoc>;
+
+  constructor(
+    private readonly client: MongoClient,
+    private readonly db: Db,
+  ) {
+    this.checkpoints = db.collection<CheckpointDoc>(CHECKPOINTS);
+  }
+
+  collection<T extends Doc = Doc>(name: string): DocumentCollection<T> {
+    return new MongoDocumentCollection<T>(this.raw(name));
+  }
+
+  /**
+   * Not atomic: MongoDB transactions need a replica set and cost a round trip each, and
+   * projections are idempotent, so writes go first and the checkpoint last; a crash in
+   * between replays the same events over the same documents.
+   */
+  async write(writes: readonly DocumentWrite[], checkpoint?: { readonly name: string; readonly value: string }): Promise<void> {
+    // Everything is validated and translated before the first write is sent.
+    const batches = new Map<string, Array<AnyBulkWriteOperation<StoredDoc>>>();
+    for (const write of writes) {
+      assertCollectionName(write.collection);
+      const operations = batches.get(write.collection) ?? [];
+      operations.push(toOperation(write));
+      batches.set(write.collection, operations);
+    }
+    // Order matters within a collection (ordered bulkWrite); collections are independent of each other.
+    for (const [name, operations] of batches) await this.raw(name).bulkWrite(operations, { ordered: true });
+    if (checkpoint) await this.checkpoints.updateOne({ _id: checkpoint.name }, { $set: { value: checkpoint.value } }, { upsert: true });
+  }
+
+  async getCheckpoint(name: string): Promise<string | null> {
+    const found = await this.checkpoints.findOne({ _id: name });
+    return found?.value ?? null;
+  }
+
+  async reset(collections: readonly string[], checkpointName: string): Promise<void> {
+    collections.forEach(assertCollectionName);
+    // Checkpoint first: a crash midway then leaves a rebuild from zero over partial data
+    // (idempotent), never a checkpoint vouching for documents that are gone.
+    await this.checkpoints.deleteOne({ _id: checkpointName });
+    for (const name of collections) await this.raw(name).deleteMany({});
+  }
+
+  /**
+   * Nothing to do here: MongoDB (WiredTiger) reuses and compacts the space of deleted
+   * documents itself, and its files are not the adapter's to rewrite. Permanent deletion on
+   * this engine rests on crypto-shredding (ARCHITECTURE §3.7) and encrypted storage.
+   */
+  async purgeDeleted(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+
+  private raw(name: string): Collection<StoredDoc> {
+    assertCollectionName(name);
+    return this.db.collection<StoredDoc>(name);
+  }
+}
+
+class MongoDocumentCollection<T extends Doc> implements DocumentCollection<T> {
+  constructor(private readonly raw: Collection<StoredDoc>) {}
+
+  async get(id: string): Promise<T | null> {
+    const found = await this.raw.findOne({ _id: id });
+    return found ? fromStored<T>(found) : null;
+  }
+
+  async find(options: FindOptions = {}): Promise<Page<T>> {
+    const keys = resolveSort(options.sort);
+    const { limit, cursor } = options;
+    assertCount(options.skip, 'skip');
+    assertCount(limit, 'limit');
+    if (limit === 0) throw new Error('limit must be at least 1');
+    const position = cursor === undefined ? undefined : readCursor(cursor, keys);
+
+    const filter = translateFilter(options.filter);
+    const query = position ? { $and: [filter, translateKeyset(keys, position)] } : filter;
+    let found = this.raw.find(query).sort(translateSort(keys));
+    if (!position && options.skip) found = found.skip(options.skip);
+    // One extra document tells whether another page exists without a second query.
+    if (limit !== undefined) found = found.limit(limit + 1);
+    const items = (await found.toArray()).map((raw) => fromStored<T>(raw));
+
+    const hasMore = limit !== undefined && items.length > limit;
+    if (hasMore) items.length = limit;
+    const last = items.at(-1);
+    return { items, nextCursor: hasMore && last ? cursorAfter(last, keys) : null };
+  }
+
+  async count(filter?: Filter): Promise<number> {
+    return this.raw.countDocuments(translateFilter(filter));
+  }
+
+  async upsert(doc: T): Promise<void> {
+    assertId(doc);
+    await this.raw.replaceOne({ _id: doc.id }, toStored(doc), { upsert: true });
+  }
+
+  async delete(id: string): Promise<boolean> {
+    const result = await this.raw.deleteOne({ _id: id });
+    return result.deletedCount > 0;
+  }
+
+  async deleteMany(filter: Filter): Promise<number> {
+    const result = await this.raw.deleteMany(translateFilter(filter));
+    return result.deletedCount;
+  }
+
+  async ensureIndex(fields: readonly string[]): Promise<void> {
+    if (fields.length === 0) throw new Error('ensureIndex needs at least one field');
+    fields.forEach(assertFieldPath);
+    // _id is always indexed; createIndex is a no-op when an identical index exists.
+    if (fields.length === 1 && fields[0] === 'id') return;
+    await this.raw.createIndex(new Map(fields.map((field) => [mongoField(field), 1] as const)));
+  }
+}
+
+function toOperation(write: DocumentWrite): AnyBulkWriteOperation<StoredDoc> {
+  switch (write.op) {
+    case 'upsert':
+      assertId(write.doc);
+      return { replaceOne: { filter: { _id: write.doc.id }, replacement: toStored(write.doc), upsert: true } };
+    case 'delete':
+      return { deleteOne: { filter: { _id: write.id } } };
+    case 'deleteMany':
+      return { deleteMany: { filter: translateFilter(write.filter) } };
+  }
+}
+
+function assertId(doc: Doc): void {
+  if (typeof doc.id !== 'string' || doc.id.length === 0) throw new Error('a document needs a non-empty string id');
+}
+
+function toStored(doc: Doc): StoredDoc {
+  const { id, ...fields } = doc;
+  return { ...fields, _id: id };
+}
+
+function fromStored<T extends Doc>(stored: StoredDoc): T {
+  const { _id: id, ...fields } = stored;
+  return { id: String(id), ...fields } as T;
+}

@@ -1,0 +1,124 @@
+/**
+ * Translates the port's filter language, sort and keyset position into MongoDB queries.
+ * The port was shaped after MongoDB, so most operators map one to one; the exceptions are
+ * the port's stricter meanings: `$exists: true` is "present and not null", `$contains`
+ * only matches arrays (Mongo equality would also match an equal scalar), and `$icontains`
+ * is a literal substring, so the needle is regex-escaped.
+ */
+import type { Document } from 'mongodb';
+import type { FieldOperators, Filter, Scalar } from '@lore/platform/documents/port';
+import { assertFieldPath, isScalar } from './query-shape';
+import type { SortKey } from './query-shape';
+
+/** Matches no document; Mongo refuses an empty `$or`, and this is what one would mean. */
+const NOTHING: Document = { _id: { $in: [] } };
+
+/** The port's `id` is stored as Mongo's `_id`, so lookups by id use the built-in index. */
+export function mongoField(path: string): string {
+  return path === 'id' ? '_id' : path;
+}
+
+export function translateFilter(filter: Filter | undefined): Document {
+  if (filter === undefined) return {};
+  if (filter === null || typeof filter !== 'object' || Array.isArray(filter)) throw new Error('a filter must be an object');
+  const clauses: Document[] = [];
+  for (const [key, condition] of Object.entries(filter)) {
+    if (condition === undefined) continue;
+    if (key === '$or') {
+      if (!Array.isArray(condition)) throw new Error('$or takes an array of filters');
+      const alternatives = (condition as unknown[]).map((sub) => translateFilter(sub as Filter));
+      clauses.push(alternatives.length === 0 ? NOTHING : { $or: alternatives });
+      continue;
+    }
+    assertFieldPath(key);
+    clauses.push(...fieldClauses(key, condition));
+  }
+  return conjunction(clauses);
+}
+
+/** Strictly after `values` in the order of `keys`, with null/absent sorting lowest as Mongo sorts them. */
+export function translateKeyset(keys: readonly SortKey[], values: readonly Scalar[]): Document {
+  const terms: Document[] = [];
+  keys.forEach((key, i) => {
+    const value = values[i] ?? null;
+    // Nothing sorts after null in descending order.
+    if (key.direction === 'desc' && value === null) return;
+    const field = mongoField(key.field);
+    const ties = keys.slice(0, i).map((prior, j): Document => ({ [mongoField(prior.field)]: { $eq: values[j] ?? null } }));
+    let after: Document;
+    if (key.direction === 'asc') after = value === null ? { [field]: { $ne: null } } : { [field]: { $gt: value } };
+    else after = { $or: [{ [field]: { $lt: value } }, { [field]: { $eq: null } }] };
+    terms.push(conjunction([...ties, after]));
+  });
+  return terms.length === 0 ? NOTHING : terms.length === 1 ? (terms[0] ?? NOTHING) : { $or: terms };
+}
+
+export function translateSort(keys: readonly SortKey[]): Map<string, 1 | -1> {
+  // A Map keeps key order even for field names JavaScript objects would reorder.
+  return new Map(keys.map((key) => [mongoField(key.field), key.direction === 'asc' ? 1 : -1]));
+}
+
+function fieldClauses(path: string, condition: unknown): Document[] {
+  const field = mongoField(path);
+  if (isScalar(condition)) return [{ [field]: { $eq: condition } }];
+  if (condition === null || typeof condition !== 'object' || Array.isArray(condition)) {
+    throw new Error(`filter on ${path}: expected a scalar or an operator object`);
+  }
+  const clauses: Document[] = [];
+  // One clause per operator: `$exists` and `$ne` both become `$ne` and would collide in one object.
+  for (const [operator, operand] of Object.entries(condition as FieldOperators)) {
+    if (operand === undefined) continue;
+    clauses.push({ [field]: operatorCondition(path, operator, operand) });
+  }
+  return clauses;
+}
+
+function operatorCondition(path: string, operator: string, operand: unknown): Document {
+  switch (operator) {
+    case '$eq':
+    case '$ne':
+    case '$gt':
+    case '$gte':
+    case '$lt':
+    case '$lte':
+      return { [operator]: scalar(path, operator, operand) };
+    case '$in':
+    case '$nin':
+      return { [operator]: scalars(path, operator, operand) };
+    case '$exists':
+      if (typeof operand !== 'boolean') throw new Error(`filter on ${path}: $exists takes a boolean`);
+      // Mongo's own $exists counts an explicit null as present; the port does not.
+      return operand ? { $ne: null } : { $eq: null };
+    case '$contains':
+      return { $elemMatch: { $eq: scalar(path, operator, operand) } };
+    case '$containsAll': {
+      const wanted = scalars(path, operator, operand);
+      // `$all: []` matches nothing in Mongo; the port's "holds every one of none" is any array.
+      return wanted.length === 0 ? { $type: 'array' } : { $all: wanted, $type: 'array' };
+    }
+    case '$icontains':
+      if (typeof operand !== 'string') throw new Error(`filter on ${path}: $icontains takes a string`);
+      return { $regex: escapeRegex(operand), $options: 'i' };
+    default:
+      throw new Error(`filter on ${path}: unknown operator ${operator}`);
+  }
+}
+
+function escapeRegex(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+}
+
+function conjunction(clauses: readonly Document[]): Document {
+  if (clauses.length === 0) return {};
+  return clauses.length === 1 ? (clauses[0] ?? {}) : { $and: clauses };
+}
+
+function scalar(path: string, operator: string, operand: unknown): Scalar {
+  if (!isScalar(operand)) throw new Error(`filter on ${path}: ${operator} takes a string, number, boolean or null`);
+  return operand;
+}
+
+function scalars(path: string, operator: string, operand: unknown): Scalar[] {
+  if (!Array.isArray(operand) || !operand.every(isScalar)) throw new Error(`filter on ${path}: ${operator} takes an array of scalars`);
+  return operand;
+}

@@ -1,0 +1,2 @@
+export * from './documents.port';
+export * from './cursor';

@@ -1,0 +1,240 @@
+/**
+ * Embedded read-model store: one SQLite table per collection holding JSON bodies, queried
+ * through json_extract. Synchronous better-sqlite3 calls behind the async port: SQLite work
+ * here is short and in-process, and a single connection keeps write ordering trivial.
+ */
+import { createHash } from 'node:crypto';
+import Database from 'better-sqlite3';
+import type { Doc, DocumentCollection, DocumentStore, DocumentWrite, Filter, FindOptions, Page } from '@lore/platform/documents/port';
+import { assertCollectionName, assertCount, assertFieldPath, cursorAfter, readCursor, resolveSort } from './query-shape';
+import { SqliteQueryTranslator, valueSql } from './sqlite-query.translator';
+import type { SqlValue } from './sqlite-query.translator';
+
+export interface SqliteDocumentStoreOptions {
+  /** File path, or ':memory:' for a private in-memory database. */
+  readonly path: string;
+  /**
+   * 'normal' (default): WAL with synchronous=NORMAL may lose the last transactions on power
+   * loss but never corrupts; read models are rebuildable from events, so that is acceptable.
+   * 'full': fsync on every commit, for stores that cannot be rebuilt (e.g. a keyring).
+   */
+  readonly durability?: 'full' | 'normal';
+}
+
+/** Synchronous, like better-sqlite3 itself: opening a local file cannot usefully be awaited. */
+export function openSqliteDocumentStore(options: SqliteDocumentStoreOptions): DocumentStore {
+  return new SqliteDocumentStore(options);
+}
+
+const CHECKPOINTS = 'lore_checkpoints';
+/** Filter shapes repeat, but `$in` lists of varying length make new SQL; bound the cache. */
+const STATEMENT_CACHE_SIZE = 500;
+
+type Statement = Database.Statement<SqlValue[]>;
+
+class SqliteDocumentStore implements DocumentStore {
+  private readonly db: Database.Database;
+  private readonly statements = new Map<string, Statement>();
+  private readonly tables = new Set<string>();
+  private readonly applyWrites: (writes: readonly DocumentWrite[], checkpoint: { readonly name: string; readonly value: string } | undefined) => void;
+  private readonly applyReset: (tables: readonly string[], checkpointName: string) => void;
+
+  constructor(options: SqliteDocumentStoreOptions) {
+    this.db = new Database(options.path);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma(`synchronous = ${options.durability === 'full' ? 'FULL' : 'NORMAL'}`);
+    // Deleted rows are overwritten with zeros in the main file; purgeDeleted() handles the WAL.
+    this.db.pragma('secure_delete = ON');
+    this.db.pragma('busy_timeout = 5000');
+    // A JS function rather than lower()/LIKE, which fold ASCII only; MongoDB's /i folds Unicode.
+    this.db.function('lore_icontains', { deterministic: true }, (haystack: unknown, needle: unknown) =>
+      typeof haystack === 'string' && typeof needle === 'string' && haystack.toLowerCase().includes(needle.toLowerCase()) ? 1 : 0,
+    );
+    this.db.exec(`CREATE TABLE IF NOT EXISTS ${CHECKPOINTS} (name TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT`);
+
+    this.applyWrites = this.db.transaction((writes: readonly DocumentWrite[], checkpoint: { readonly name: string; readonly value: string } | undefined) => {
+      for (const write of writes) {
+        const table = tableName(write.collection);
+        switch (write.op) {
+          case 'upsert':
+            this.upsertRow(table, write.doc);
+            break;
+          case 'delete':
+            this.deleteRow(table, write.id);
+            break;
+          case 'deleteMany':
+            this.deleteRows(table, write.filter);
+            break;
+        }
+      }
+      if (checkpoint) {
+        this.run(`INSERT INTO ${CHECKPOINTS} (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value`, [checkpoint.name, checkpoint.value]);
+      }
+    });
+    this.applyReset = this.db.transaction((tables: readonly string[], checkpointName: string) => {
+      for (const table of tables) this.run(`DELETE FROM ${table}`, []);
+      this.run(`DELETE FROM ${CHECKPOINTS} WHERE name = ?`, [checkpointName]);
+    });
+  }
+
+  collection<T extends Doc = Doc>(name: string): DocumentCollection<T> {
+    return new SqliteDocumentCollection<T>(this, this.ensureTable(name));
+  }
+
+  async write(writes: readonly DocumentWrite[], checkpoint?: { readonly name: string; readonly value: string }): Promise<void> {
+    // Tables are created before the transaction: a rollback would undo the DDL but not our memo of it.
+    for (const write of writes) this.ensureTable(write.collection);
+    this.applyWrites(writes, checkpoint);
+    return Promise.resolve();
+  }
+
+  async getCheckpoint(name: string): Promise<string | null> {
+    const value = this.prepare(`SELECT value FROM ${CHECKPOINTS} WHERE name = ?`).pluck(true).get(name);
+    return Promise.resolve(typeof value === 'string' ? value : null);
+  }
+
+  async reset(collections: readonly string[], checkpointName: string): Promise<void> {
+    const tables = collections.map((name) => this.ensureTable(name));
+    this.applyReset(tables, checkpointName);
+    return Promise.resolve();
+  }
+
+  async purgeDeleted(): Promise<void> {
+    // TRUNCATE copies every WAL frame into the main file (where secure_delete zeroed the
+    // deleted cells) and cuts the WAL to zero bytes, so no old page image survives there.
+    const result = this.db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
+    if (result[0]?.busy) throw new Error('purgeDeleted: WAL checkpoint blocked by another connection; retry');
+    return Promise.resolve();
+  }
+
+  async close(): Promise<void> {
+    this.statements.clear();
+    if (this.db.open) this.db.close();
+    return Promise.resolve();
+  }
+
+  // ---- used by collections and by write() ----
+
+  prepare(sql: string): Statement {
+    let statement = this.statements.get(sql);
+    if (statement) {
+      // Re-insert to mark as recently used: Map iteration order is insertion order.
+      this.statements.delete(sql);
+    } else {
+      statement = this.db.prepare<SqlValue[]>(sql);
+      if (this.statements.size >= STATEMENT_CACHE_SIZE) {
+        const oldest = this.statements.keys().next();
+        if (!oldest.done) this.statements.delete(oldest.value);
+      }
+    }
+    this.statements.set(sql, statement);
+    return statement;
+  }
+
+  run(sql: string, params: readonly SqlValue[]): number {
+    return this.prepare(sql).run(...params).changes;
+  }
+
+  upsertRow(table: string, doc: Doc): void {
+    if (typeof doc.id !== 'string' || doc.id.length === 0) throw new Error('a document needs a non-empty string id');
+    this.run(`INSERT INTO ${table} (id, body) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET body = excluded.body`, [doc.id, JSON.stringify(doc)]);
+  }
+
+  deleteRow(table: string, id: string): boolean {
+    return this.run(`DELETE FROM ${table} WHERE id = ?`, [id]) > 0;
+  }
+
+  deleteRows(table: string, filter: Filter): number {
+    const translator = new SqliteQueryTranslator();
+    const where = translator.filter(filter);
+    return this.run(`DELETE FROM ${table} WHERE ${where}`, translator.params);
+  }
+
+  private ensureTable(collection: string): string {
+    const table = tableName(collection);
+    if (!this.tables.has(table)) {
+      this.db.exec(`CREATE TABLE IF NOT EXISTS ${table} (id TEXT PRIMARY KEY, body TEXT NOT NULL) STRICT`);
+      this.tables.add(table);
+    }
+    return table;
+  }
+}
+
+class SqliteDocumentCollection<T extends Doc> implements DocumentCollection<T> {
+  constructor(
+    private readonly store: SqliteDocumentStore,
+    private readonly table: string,
+  ) {}
+
+  async get(id: string): Promise<T | null> {
+    const body = this.store.prepare(`SELECT body FROM ${this.table} WHERE id = ?`).pluck(true).get(id);
+    return Promise.resolve(typeof body === 'string' ? parse<T>(body) : null);
+  }
+
+  async find(options: FindOptions = {}): Promise<Page<T>> {
+    const keys = resolveSort(options.sort);
+    const { limit, cursor } = options;
+    assertCount(options.skip, 'skip');
+    assertCount(limit, 'limit');
+    if (limit === 0) throw new Error('limit must be at least 1');
+    const position = cursor === undefined ? undefined : readCursor(cursor, keys);
+
+    const translator = new SqliteQueryTranslator();
+    const where = [translator.filter(options.filter)];
+    if (position) where.push(translator.keyset(keys, position));
+    const order = translator.orderBy(keys);
+    // One extra row tells whether another page exists without a second query.
+    const params = [...translator.params, limit === undefined ? -1 : limit + 1, position ? 0 : (options.skip ?? 0)];
+    const sql = `SELECT body FROM ${this.table} WHERE ${where.map((part) => `(${part})`).join(' AND ')} ORDER BY ${order} LIMIT ? OFFSET ?`;
+    const items = this.store
+      .prepare(sql)
+      .pluck(true)
+      .all(...params)
+      .map((body) => parse<T>(body as string));
+
+    const hasMore = limit !== undefined && items.length > limit;
+    if (hasMore) items.length = limit;
+    const last = items.at(-1);
+    return Promise.resolve({ items, nextCursor: hasMore && last ? cursorAfter(last, keys) : null });
+  }
+
+  async count(filter?: Filter): Promise<number> {
+    const translator = new SqliteQueryTranslator();
+    const where = translator.filter(filter);
+    const count = this.store.prepare(`SELECT count(*) FROM ${this.table} WHERE ${where}`).pluck(true).get(...translator.params);
+    return Promise.resolve(Number(count));
+  }
+
+  async upsert(doc: T): Promise<void> {
+    this.store.upsertRow(this.table, doc);
+    return Promise.resolve();
+  }
+
+  async delete(id: string): Promise<boolean> {
+    return Promise.resolve(this.store.deleteRow(this.table, id));
+  }
+
+  async deleteMany(filter: Filter): Promise<number> {
+    return Promise.resolve(this.store.deleteRows(this.table, filter));
+  }
+
+  async ensureIndex(fields: readonly string[]): Promise<void> {
+    if (fields.length === 0) throw new Error('ensureIndex needs at least one field');
+    fields.forEach(assertFieldPath);
+    // The primary key already indexes id.
+    if (fields.length === 1 && fields[0] === 'id') return;
+    // Expressions must be the very text queries use (valueSql) for SQLite to match the index.
+    const name = `ix_${this.table}_${createHash('sha256').update(fields.join(',')).digest('hex').slice(0, 16)}`;
+    this.store.run(`CREATE INDEX IF NOT EXISTS ${name} ON ${this.table} (${fields.map(valueSql).join(', ')})`, []);
+    return Promise.resolve();
+  }
+}
+
+function tableName(collection: string): string {
+  assertCollectionName(collection);
+  return `docs_${collection}`;
+}
+
+function parse<T extends Doc>(body: string): T {
+  return JSON.parse(body) as T;
+}

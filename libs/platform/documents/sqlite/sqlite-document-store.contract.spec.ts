@@ -1,0 +1,7 @@
+import { describeDocumentStoreContract } from '@lore/platform/documents/contract';
+import { openSqliteDocumentStore } from '@lore/platform/documents/sqlite';
+
+describeDocumentStoreContract('SQLite (in memory)', () => {
+  const store = openSqliteDocumentStore({ path: ':memory:' });
+  return Promise.resolve({ store, cleanup: () => store.close() });
+});

@@ -1,0 +1,121 @@
+/** Promises only the SQLite adapter makes: a durable file, physical deletion, atomic batches, usable indexes. */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import type { DocumentStore } from '@lore/platform/documents/port';
+import { openSqliteDocumentStore } from '@lore/platform/documents/sqlite';
+import { SqliteQueryTranslator } from './sqlite-query.translator';
+import { resolveSort } from './query-shape';
+
+describe('SQLite document store (file-backed)', () => {
+  let dir: string;
+  let path: string;
+  const open: DocumentStore[] = [];
+
+  function openStore(durability?: 'full' | 'normal'): DocumentStore {
+    const store = openSqliteDocumentStore(durability ? { path, durability } : { path });
+    open.push(store);
+    return store;
+  }
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'lore-documents-'));
+    path = join(dir, 'read-models.db');
+  });
+  afterEach(async () => {
+    for (const store of open.splice(0)) await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Every byte SQLite keeps for this database: the main file, the WAL and the shared-memory index. */
+  function fileBytes(): Buffer {
+    return Buffer.concat([path, `${path}-wal`, `${path}-shm`].filter((file) => existsSync(file)).map((file) => readFileSync(file)));
+  }
+
+  it('keeps documents, checkpoints and indexes across close and reopen', async () => {
+    const first = openStore('full');
+    await first.collection('notes').ensureIndex(['owner']);
+    await first.write([{ collection: 'notes', op: 'upsert', doc: { id: 'n1', owner: 'u1', text: 'hello' } }], { name: 'notes', value: '17' });
+    await first.close();
+
+    const second = openStore();
+    expect(await second.collection('notes').get('n1')).toEqual({ id: 'n1', owner: 'u1', text: 'hello' });
+    expect(await second.getCheckpoint('notes')).toBe('17');
+    await second.collection('notes').ensureIndex(['owner']);
+    expect(await second.collection('notes').count({ owner: 'u1' })).toBe(1);
+
+    const raw = new Database(path, { readonly: true });
+    try {
+      expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
+    } finally {
+      raw.close();
+    }
+  });
+
+  it.each([
+    ['delete', async (store: DocumentStore) => void (await store.collection('memories').delete('secret'))],
+    ['deleteMany in a batch', async (store: DocumentStore) => store.write([{ collection: 'memories', op: 'deleteMany', filter: { owner: 'u1' } }], { name: 'm', value: '2' })],
+    ['replacement by a new version', async (store: DocumentStore) => store.collection('memories').upsert({ id: 'secret', owner: 'u1', text: 'redacted', big: '' })],
+    ['reset', async (store: DocumentStore) => store.reset(['memories'], 'm')],
+  ])('leaves no byte of a document removed by %s in the db, -wal or -shm files after purgeDeleted', async (_title, remove) => {
+    const marker = `MARKER-${Math.random().toString(36).slice(2)}-END`;
+    const store = openStore();
+    const memories = store.collection('memories');
+    await memories.ensureIndex(['text']);
+    await store.collection('untouched').upsert({ id: 'k', v: 1 });
+    for (let i = 0; i < 50; i++) await memories.upsert({ id: `other-${i}`, owner: 'u2', text: `filler ${i}`.repeat(20) });
+    // Large enough to spill into overflow pages, and indexed, so every place a row can live is covered.
+    await memories.upsert({ id: 'secret', owner: 'u1', text: marker, big: `${marker} `.repeat(2000) });
+    // Checkpoint once so the marker also sits in the main file, as long-lived data would.
+    await store.purgeDeleted();
+    await memories.upsert({ id: 'after', owner: 'u2', text: 'written after the checkpoint' });
+    expect(fileBytes().includes(marker)).toBe(true);
+
+    await remove(store);
+    await store.purgeDeleted();
+
+    expect(fileBytes().includes(marker)).toBe(false);
+    expect(await store.collection('untouched').get('k')).toEqual({ id: 'k', v: 1 });
+    await store.close();
+    expect(fileBytes().includes(marker)).toBe(false);
+  });
+
+  it('applies a batch atomically: a failing write rolls back every write and the checkpoint', async () => {
+    const store = openStore();
+    await store.write([{ collection: 'notes', op: 'upsert', doc: { id: 'keep', v: 1 } }], { name: 'notes', value: '1' });
+    const failing = store.write(
+      [
+        { collection: 'notes', op: 'upsert', doc: { id: 'keep', v: 2 } },
+        { collection: 'fresh', op: 'upsert', doc: { id: 'new' } },
+        { collection: 'notes', op: 'deleteMany', filter: { v: { $bogus: 1 } as never } },
+      ],
+      { name: 'notes', value: '2' },
+    );
+    await expect(failing).rejects.toThrow(/unknown operator/);
+    expect(await store.collection('notes').get('keep')).toEqual({ id: 'keep', v: 1 });
+    expect(await store.collection('fresh').count()).toBe(0);
+    expect(await store.getCheckpoint('notes')).toBe('1');
+    // The store stays usable after a rolled-back batch.
+    await store.write([{ collection: 'fresh', op: 'upsert', doc: { id: 'new' } }], { name: 'notes', value: '3' });
+    expect(await store.collection('fresh').count()).toBe(1);
+  });
+
+  it('creates expression indexes that the generated queries actually use', async () => {
+    const store = openStore();
+    const notes = store.collection('notes');
+    await notes.ensureIndex(['meta.owner', 'created']);
+    for (let i = 0; i < 20; i++) await notes.upsert({ id: `n${i}`, meta: { owner: `u${i % 3}` }, created: `2024-01-${10 + i}` });
+
+    const translator = new SqliteQueryTranslator();
+    const where = translator.filter({ 'meta.owner': 'u1' });
+    const sql = `SELECT body FROM docs_notes WHERE ${where} ORDER BY ${translator.orderBy(resolveSort([['created', 'desc']]))}`;
+    const raw = new Database(path, { readonly: true });
+    try {
+      const plan = raw.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...translator.params) as Array<{ detail: string }>;
+      expect(plan.map((row) => row.detail).join('\n')).toMatch(/USING INDEX ix_docs_notes_/);
+    } finally {
+      raw.close();
+    }
+  });
+});

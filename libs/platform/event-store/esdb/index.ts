@@ -1,0 +1,2 @@
+export { EsdbEventStore, openEsdbEventStore } from './esdb-event-store.adapter';
+export type { EsdbEventStoreOptions } from './esdb-event-store.adapter';

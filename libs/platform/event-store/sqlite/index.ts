@@ -1,0 +1,2 @@
+export { SqliteEventStore, openSqliteEventStore } from './sqlite-event-store.adapter';
+export type { SqliteEventStoreOptions } from './sqlite-event-store.adapter';

@@ -1,0 +1,252 @@
+import Database from 'better-sqlite3';
+import { AppError, START, systemClock } from '@lore/platform/kernel';
+import type { Clock, EventMetadata, Position, RecordedEvent } from '@lore/platform/kernel';
+import type {
+  AppendResult,
+  EventBatchHandler,
+  EventStore,
+  EventSubscription,
+  EventToAppend,
+  ExpectedRevision,
+  ReadAllOptions,
+  SubscribeOptions,
+} from '@lore/platform/event-store/port';
+import { SqliteAppendWriter } from './sqlite-append-writer';
+import type { AppendRequest } from './sqlite-append-writer';
+import { EVENT_COLUMNS, configureConnection, createSchema, prefixCondition, prefixParams } from './sqlite-schema';
+import type { EventRow } from './sqlite-schema';
+import { SqliteSubscription } from './sqlite-subscription';
+import type { LogPage } from './sqlite-subscription';
+
+export interface SqliteEventStoreOptions {
+  /** Database file, or ':memory:'. */
+  readonly path: string;
+  /** How often live subscriptions look for commits made by other processes. Default 200 ms. */
+  readonly pollIntervalMs?: number;
+  /** Events per catch-up page handed to a subscription handler. Default 500. */
+  readonly pageSize?: number;
+  readonly clock?: Clock;
+}
+
+interface PendingAppend extends AppendRequest {
+  readonly resolve: (result: AppendResult) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+const CHECKPOINT_ATTEMPTS = 40;
+const CHECKPOINT_RETRY_MS = 50;
+
+/** Opens (creating if needed) the event store in a SQLite file. */
+export function openSqliteEventStore(options: SqliteEventStoreOptions): SqliteEventStore {
+  return new SqliteEventStore(options);
+}
+
+/**
+ * The embedded event store: an append-only SQLite table with a global autoincrement
+ * position, per-stream optimistic concurrency and catch-up subscriptions. One connection
+ * does all the work: better-sqlite3 is synchronous, so in-process readers never observe a
+ * half-written batch, and SQLite allows one writer per file anyway.
+ */
+export class SqliteEventStore implements EventStore {
+  private readonly db: Database.Database;
+  private readonly writer: SqliteAppendWriter;
+  private readonly clock: Clock;
+  private readonly pollIntervalMs: number;
+  private readonly pageSize: number;
+  private readonly subscriptions = new Set<SqliteSubscription>();
+  private pending: PendingAppend[] = [];
+  private flushScheduled = false;
+  private closing = false;
+  /** Prepared once per SQL text: preparing is far costlier than running a cached statement. */
+  private readonly statements = new Map<string, Database.Statement<unknown[], unknown>>();
+
+  constructor(options: SqliteEventStoreOptions) {
+    this.db = new Database(options.path);
+    configureConnection(this.db);
+    createSchema(this.db);
+    this.writer = new SqliteAppendWriter(this.db);
+    this.clock = options.clock ?? systemClock;
+    this.pollIntervalMs = options.pollIntervalMs ?? 200;
+    this.pageSize = options.pageSize ?? 500;
+  }
+
+  append(streamId: string, events: readonly EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
+    if (this.closing) return Promise.reject(closedError());
+    return new Promise<AppendResult>((resolve, reject) => {
+      this.pending.push({ streamId, events, expected, resolve, reject });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        // Group commit: every append issued in this turn of the event loop joins one transaction.
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  readStream(streamId: string, options: { fromRevision?: number; maxCount?: number } = {}): Promise<RecordedEvent[]> {
+    return this.guard(() => {
+      const rows = this.statement<EventRow>(
+        `SELECT ${EVENT_COLUMNS} FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision LIMIT ?`,
+      ).all(streamId, options.fromRevision ?? 0, options.maxCount ?? -1);
+      return rows.map(toRecordedEvent);
+    });
+  }
+
+  readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+    return this.guard(() => {
+      const prefixes = options.streamPrefixes ?? [];
+      const rows = this.statement<EventRow>(
+        `SELECT ${EVENT_COLUMNS} FROM events WHERE position > ?${prefixCondition(prefixes.length)} ORDER BY position LIMIT ?`,
+      ).all(afterSeq(options.after), ...prefixParams(prefixes), options.maxCount ?? -1);
+      return rows.map(toRecordedEvent);
+    });
+  }
+
+  subscribeToAll(options: SubscribeOptions, handler: EventBatchHandler, onError?: (error: unknown) => void): EventSubscription {
+    if (this.closing) throw closedError();
+    const prefixes = options.streamPrefixes ?? [];
+    const subscription = new SqliteSubscription(
+      { readPage: (after, limit) => this.readPage(after, limit, prefixes) },
+      afterSeq(options.after),
+      handler,
+      onError ?? reportUnhandled,
+      { pageSize: this.pageSize, pollIntervalMs: this.pollIntervalMs },
+      (stopped) => this.subscriptions.delete(stopped),
+    );
+    this.subscriptions.add(subscription);
+    return subscription;
+  }
+
+  async deleteStream(streamId: string): Promise<void> {
+    if (this.closing) throw closedError();
+    // Appends queued before the delete must land first, so they are deleted with the stream.
+    this.flush();
+    this.db.transaction(() => {
+      // secure_delete=ON zeroes the cells these rows occupied, in the table and its indexes.
+      this.statement('DELETE FROM events WHERE stream_id = ?').run(streamId);
+      this.statement(
+        'INSERT INTO streams (stream_id, revision, deleted) VALUES (?, -1, 1) ON CONFLICT (stream_id) DO UPDATE SET deleted = 1',
+      ).run(streamId);
+    }).immediate();
+    await this.purgeWal();
+  }
+
+  headPosition(): Promise<Position> {
+    return this.guard(() => {
+      const head = this.head();
+      return head === -1n ? START : { commit: head, prepare: head };
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    this.flush();
+    await Promise.all([...this.subscriptions].map((s) => s.close()));
+    this.db.close();
+  }
+
+  /** Writes every queued append in one transaction and settles each append's promise. */
+  private flush(): void {
+    this.flushScheduled = false;
+    const batch = this.pending;
+    this.pending = [];
+    if (batch.length === 0) return;
+    let outcomes;
+    try {
+      outcomes = this.writer.write(batch, this.clock.now().toISOString());
+    } catch (error) {
+      for (const append of batch) append.reject(error);
+      return;
+    }
+    let committed = false;
+    batch.forEach((append, i) => {
+      const outcome = outcomes[i];
+      if (outcome === undefined) append.reject(new AppError('internal', 'append batch lost an outcome'));
+      else if (outcome.ok) {
+        committed = true;
+        append.resolve(outcome.result);
+      } else append.reject(outcome.error);
+    });
+    if (committed) for (const s of this.subscriptions) s.wake();
+  }
+
+  /**
+   * Copies every page back into the database file and truncates the -wal file to zero
+   * bytes, so no page image taken before the delete survives there. Readers in other
+   * processes can hold old frames for a moment: retry, then fail loudly so the caller
+   * retries deleteStream (which is idempotent) instead of believing the data is gone.
+   */
+  private async purgeWal(): Promise<void> {
+    for (let attempt = 0; attempt < CHECKPOINT_ATTEMPTS; attempt++) {
+      const rows = this.db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
+      if (rows[0]?.busy !== 1) return;
+      await new Promise((resolve) => setTimeout(resolve, CHECKPOINT_RETRY_MS));
+    }
+    throw new AppError('unavailable', 'stream deleted, but the write-ahead log could not be purged yet; retry the deletion');
+  }
+
+  /** One page for a subscription, bounded by the head read in the same snapshot. */
+  private readPage(after: bigint, limit: number, prefixes: readonly string[]): LogPage {
+    const head = this.head();
+    const rows = this.statement<EventRow>(
+      `SELECT ${EVENT_COLUMNS} FROM events WHERE position > ? AND position <= ?${prefixCondition(prefixes.length)} ORDER BY position LIMIT ?`,
+    ).all(after, head, ...prefixParams(prefixes), limit);
+    const last = rows[rows.length - 1];
+    if (rows.length === limit && last !== undefined) return { events: rows.map(toRecordedEvent), scannedTo: last.position, more: true };
+    // Everything up to head has been examined; later commits get higher positions.
+    return { events: rows.map(toRecordedEvent), scannedTo: head > after ? head : after, more: false };
+  }
+
+  /** Sequence number of the last event, -1 when the log is empty. */
+  private head(): bigint {
+    const row = this.statement<{ head: bigint | null }>('SELECT max(position) AS head FROM events').get();
+    return row?.head ?? -1n;
+  }
+
+  private statement<Row>(sql: string): Database.Statement<unknown[], Row> {
+    let statement = this.statements.get(sql);
+    if (statement === undefined) {
+      // safeIntegers: positions are 64-bit and must not be rounded through a JS number.
+      statement = this.db.prepare<unknown[], unknown>(sql).safeIntegers(true);
+      this.statements.set(sql, statement);
+    }
+    return statement as Database.Statement<unknown[], Row>;
+  }
+
+  private guard<T>(read: () => T): Promise<T> {
+    if (this.closing) return Promise.reject(closedError());
+    try {
+      return Promise.resolve(read());
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+}
+
+function toRecordedEvent(row: EventRow): RecordedEvent {
+  const data: unknown = JSON.parse(row.data);
+  return {
+    id: row.id,
+    streamId: row.stream_id,
+    type: row.type,
+    data,
+    metadata: JSON.parse(row.metadata) as EventMetadata,
+    revision: Number(row.revision),
+    position: { commit: row.position, prepare: row.position },
+    recordedAt: row.recorded_at,
+  };
+}
+
+/** SQLite positions carry the sequence number in both fields; START (-1) means "from the beginning". */
+function afterSeq(after: Position | undefined): bigint {
+  return after === undefined ? -1n : after.commit;
+}
+
+function closedError(): AppError {
+  return new AppError('unavailable', 'event store is closed');
+}
+
+/** A subscription failure must never vanish silently when the caller gave no onError. */
+function reportUnhandled(error: unknown): void {
+  process.emitWarning(`event store subscription stopped: ${error instanceof Error ? error.message : String(error)}`);
+}

@@ -1,0 +1,160 @@
+import { randomUUID } from 'node:crypto';
+import Database from 'better-sqlite3';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { RecordedEvent } from '@lore/platform/kernel';
+import { StreamDeletedError, WrongExpectedRevisionError } from '@lore/platform/event-store/port';
+import { eventsOf, eventually } from '@lore/platform/event-store/contract';
+import { openSqliteEventStore } from './sqlite-event-store.adapter';
+import type { SqliteEventStore } from './sqlite-event-store.adapter';
+
+/** Promises only the SQLite store makes: durability of the file, physical erasure, group commit. */
+describe('SqliteEventStore (file)', () => {
+  let dir: string;
+  let path: string;
+  const opened: SqliteEventStore[] = [];
+  const open = (pollIntervalMs?: number): SqliteEventStore => {
+    const store = openSqliteEventStore(pollIntervalMs === undefined ? { path } : { path, pollIntervalMs });
+    opened.push(store);
+    return store;
+  };
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'lore-sqlite-es-'));
+    path = join(dir, 'events.db');
+  });
+
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((s) => s.close()));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('keeps appended events, revisions and positions across close and reopen', async () => {
+    const first = open();
+    const events = eventsOf(3);
+    const result = await first.append('order-1', events, 'no_stream');
+    await first.close();
+
+    const second = open();
+    const read = await second.readStream('order-1');
+    expect(read.map((e) => e.id)).toEqual(events.map((e) => e.id));
+    expect(await second.headPosition()).toEqual(result.position);
+    const next = await second.append('order-1', eventsOf(1), 2);
+    expect(next.revision).toBe(3);
+    expect(next.position.commit).toBe(result.position.commit + 1n);
+  });
+
+  it('keeps a deletion (tombstone) across reopen', async () => {
+    const first = open();
+    await first.append('order-1', eventsOf(1), 'no_stream');
+    await first.deleteStream('order-1');
+    await first.close();
+    const second = open();
+    expect(await second.readStream('order-1')).toEqual([]);
+    await expect(second.append('order-1', eventsOf(1), 'any')).rejects.toBeInstanceOf(StreamDeletedError);
+  });
+
+  it('never reuses the position of a deleted last event', async () => {
+    const store = open();
+    await store.append('keep', eventsOf(1), 'no_stream');
+    const doomed = await store.append('doomed', eventsOf(1), 'no_stream');
+    await store.deleteStream('doomed');
+    const next = await store.append('keep', eventsOf(1), 0);
+    expect(next.position.commit).toBeGreaterThan(doomed.position.commit);
+  });
+
+  it('leaves no byte of a deleted stream in the database, -wal or -shm files', async () => {
+    const store = open();
+    const marker = `MARKER-${randomUUID()}`;
+    const big = `${marker}:${'x'.repeat(20_000)}:${marker}`; // spills into overflow pages
+    await store.append('other-1', eventsOf(20), 'no_stream');
+    await store.append('secret-1', [{ id: randomUUID(), type: 'test.Secret', data: { text: marker }, metadata: { note: marker } }], 'no_stream');
+    await store.append('secret-1', [{ id: randomUUID(), type: 'test.Secret', data: { text: big } }], 0);
+    await store.append('other-2', eventsOf(20), 'no_stream');
+    // Move the marker into the main file as well, so the test covers both places it can live.
+    const other = new Database(path);
+    other.pragma('wal_checkpoint(PASSIVE)');
+    other.close();
+    expect(readFileSync(path).includes(Buffer.from(marker))).toBe(true);
+
+    await store.deleteStream('secret-1');
+
+    for (const suffix of ['', '-wal', '-shm']) {
+      const file = path + suffix;
+      if (!existsSync(file)) continue;
+      const bytes = readFileSync(file);
+      expect({ file: suffix || 'db', found: bytes.includes(Buffer.from(marker)) }).toEqual({ file: suffix || 'db', found: false });
+    }
+    expect(await store.readStream('other-2')).toHaveLength(20);
+  });
+
+  it('commits appends issued in one turn together, each checked on its own', async () => {
+    const store = open();
+    const appends = Array.from({ length: 200 }, (_, i) => store.append(`stream-${i % 20}`, eventsOf(1), 'any'));
+    const results = await Promise.all(appends);
+    const positions = new Set(results.map((r) => r.position.commit));
+    expect(positions.size).toBe(200);
+    // One transaction per turn: every event of the batch carries the same recording time.
+    const all = await store.readAll();
+    expect(all).toHaveLength(200);
+    expect(new Set(all.map((e) => e.recordedAt)).size).toBe(1);
+
+    // Sequential semantics inside a batch: the second append sees the first one's effect.
+    const [a, b, c] = await Promise.allSettled([
+      store.append('seq', eventsOf(1), 'no_stream'),
+      store.append('seq', eventsOf(1), 'no_stream'),
+      store.append('seq', eventsOf(1), 0),
+    ]);
+    expect(a?.status).toBe('fulfilled');
+    expect(b?.status === 'rejected' && b.reason instanceof WrongExpectedRevisionError && b.reason.actual === 0).toBe(true);
+    expect(c?.status === 'fulfilled' && c.value.revision === 1).toBe(true);
+  });
+
+  it('flushes pending appends on close', async () => {
+    const store = open();
+    const pending = store.append('order-1', eventsOf(2), 'no_stream');
+    await store.close();
+    await expect(pending).resolves.toMatchObject({ revision: 1 });
+    const reopened = open();
+    expect(await reopened.readStream('order-1')).toHaveLength(2);
+  });
+
+  it('delivers to a live subscription what another connection commits to the same file', async () => {
+    const writer = open();
+    const watcher = open(20);
+    const seen: RecordedEvent[] = [];
+    const subscription = watcher.subscribeToAll({}, async (events) => {
+      seen.push(...events);
+    });
+    const events = eventsOf(3);
+    await writer.append('order-1', events, 'no_stream');
+    await eventually(() => seen.length === 3, 5_000);
+    expect(seen.map((e) => e.id)).toEqual(events.map((e) => e.id));
+    await subscription.close();
+  });
+
+  it('pages a long catch-up without losing or repeating events', async () => {
+    const store = openSqliteEventStore({ path, pageSize: 7 });
+    opened.push(store);
+    for (let i = 0; i < 10; i++) await store.append(i % 2 === 0 ? `even-${i}` : `odd-${i}`, eventsOf(5), 'no_stream');
+    const seen: RecordedEvent[] = [];
+    const batches: number[] = [];
+    const subscription = store.subscribeToAll({ streamPrefixes: ['odd-'] }, async (events) => {
+      seen.push(...events);
+      batches.push(events.length);
+    });
+    await eventually(() => seen.length === 25);
+    const expected = (await store.readAll({ streamPrefixes: ['odd-'] })).map((e) => e.id);
+    expect(seen.map((e) => e.id)).toEqual(expected);
+    expect(Math.max(...batches)).toBeLessThanOrEqual(7);
+    await subscription.close();
+  });
+
+  it('rejects work after close', async () => {
+    const store = open();
+    await store.close();
+    await expect(store.append('order-1', eventsOf(1), 'any')).rejects.toMatchObject({ code: 'unavailable' });
+    await expect(store.readAll()).rejects.toMatchObject({ code: 'unavailable' });
+  });
+});

@@ -1,0 +1,75 @@
+import type Database from 'better-sqlite3';
+
+/**
+ * Connection settings and tables of the SQLite event store.
+ *
+ * - WAL lets readers (subscriptions, other processes) run while the single writer commits.
+ * - synchronous=FULL fsyncs the WAL on every commit, so an append is durable once its
+ *   promise resolves (NORMAL could lose the last commits on power loss).
+ * - secure_delete=ON makes SQLite overwrite deleted cells and freed pages with zeros, which
+ *   is what turns deleteStream into a physical erasure rather than a logical one.
+ */
+export function configureConnection(db: Database.Database): void {
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.pragma('secure_delete = ON');
+  // Another process may hold the write lock for a moment; wait rather than fail at once.
+  db.pragma('busy_timeout = 5000');
+}
+
+export function createSchema(db: Database.Database): void {
+  // AUTOINCREMENT (not a plain rowid) so that positions of deleted tail events are never
+  // handed out again: a checkpoint past them must stay past every later event.
+  db.exec(`
+    CREATE TABLE IF NOT EXISTS events (
+      position    INTEGER PRIMARY KEY AUTOINCREMENT,
+      id          TEXT    NOT NULL UNIQUE,
+      stream_id   TEXT    NOT NULL,
+      revision    INTEGER NOT NULL,
+      type        TEXT    NOT NULL,
+      data        TEXT    NOT NULL,
+      metadata    TEXT    NOT NULL,
+      recorded_at TEXT    NOT NULL,
+      UNIQUE (stream_id, revision)
+    );
+    CREATE TABLE IF NOT EXISTS streams (
+      stream_id TEXT    PRIMARY KEY,
+      revision  INTEGER NOT NULL,
+      deleted   INTEGER NOT NULL DEFAULT 0
+    ) WITHOUT ROWID;
+  `);
+}
+
+/** Columns every event read selects, in the shape `EventRow` describes. */
+export const EVENT_COLUMNS = 'position, id, stream_id, revision, type, data, metadata, recorded_at';
+
+/** Integer columns arrive as bigint: statements run with safeIntegers so positions never lose precision. */
+export interface EventRow {
+  readonly position: bigint;
+  readonly id: string;
+  readonly stream_id: string;
+  readonly revision: bigint;
+  readonly type: string;
+  readonly data: string;
+  readonly metadata: string;
+  readonly recorded_at: string;
+}
+
+export interface StreamRow {
+  readonly revision: bigint;
+  readonly deleted: bigint;
+}
+
+/**
+ * SQL for "stream id starts with one of n prefixes". substr counts characters (code points),
+ * so callers bind the code-point length of each prefix, not its UTF-16 length.
+ */
+export function prefixCondition(count: number): string {
+  if (count === 0) return '';
+  const one = '(substr(stream_id, 1, ?) = ?)';
+  return ` AND (${Array.from({ length: count }, () => one).join(' OR ')})`;
+}
+
+export function prefixParams(prefixes: readonly string[]): Array<number | string> {
+  return prefixes.flatMap((p) => [[...p].length, p]);
+}

@@ -1,0 +1,26 @@
+import type { z } from 'zod';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/**
+ * One HTTP operation, described once: the gateway registers it with Fastify, validates
+ * requests with its schemas and generates `/openapi.json` from the same schemas.
+ */
+export interface RouteSpec {
+  readonly method: HttpMethod;
+  /** Fastify path syntax, e.g. `/api/v1/memories/:memory_id`. */
+  readonly path: string;
+  readonly operationId: string;
+  readonly summary: string;
+  readonly tags: readonly string[];
+  /** false for the open endpoints (health, docs, provider models). */
+  readonly auth: boolean;
+  readonly params?: z.ZodObject;
+  readonly query?: z.ZodObject;
+  readonly body?: z.ZodType;
+  /** Success status (201 for creates, else 200) and its body schema. */
+  readonly status: 200 | 201;
+  readonly response: z.ZodType;
+  /** Error statuses this operation documents besides 401/422, e.g. [403, 404]. */
+  readonly errors?: readonly number[];
+}

@@ -1,0 +1,52 @@
+/**
+ * Typed failures that cross the transport and map to HTTP at the gateway.
+ * `code` is the contract; `message` is safe to show to the caller.
+ */
+export type ErrorCode =
+  | 'validation' // 422
+  | 'unauthenticated' // 401
+  | 'forbidden' // 403
+  | 'not_found' // 404
+  | 'conflict' // 409
+  | 'too_large' // 413
+  | 'rate_limited' // 429
+  | 'unavailable' // 503
+  | 'internal'; // 500
+
+export interface ValidationIssue {
+  readonly loc: ReadonlyArray<string | number>;
+  readonly msg: string;
+  readonly type: string;
+}
+
+export class AppError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly issues: readonly ValidationIssue[] = [],
+  ) {
+    super(message);
+    this.name = 'AppError';
+  }
+
+  toJSON(): SerializedError {
+    return { code: this.code, message: this.message, issues: this.issues };
+  }
+
+  static from(serialized: SerializedError): AppError {
+    return new AppError(serialized.code, serialized.message, serialized.issues ?? []);
+  }
+}
+
+export interface SerializedError {
+  readonly code: ErrorCode;
+  readonly message: string;
+  readonly issues?: readonly ValidationIssue[];
+}
+
+export const notFound = (what: string): AppError => new AppError('not_found', `${what} not found`);
+export const forbidden = (why: string): AppError => new AppError('forbidden', why);
+export const conflict = (why: string): AppError => new AppError('conflict', why);
+export const unavailable = (why: string): AppError => new AppError('unavailable', why);
+export const invalid = (loc: ReadonlyArray<string | number>, msg: string, type = 'value_error'): AppError =>
+  new AppError('validation', msg, [{ loc, msg, type }]);

@@ -1,0 +1,131 @@
+import { comparePositions, positionFromString, positionToString, START, unavailable, type Position } from '@lore/platform/kernel';
+import type { EventStore, EventSubscription } from '@lore/platform/event-store/port';
+import type { DocumentStore } from '@lore/platform/documents/port';
+import type { Projection } from './projection';
+import { BatchContext } from './batch-context';
+
+interface Waiter {
+  readonly position: Position;
+  readonly resolve: () => void;
+}
+
+export type RunnerState = 'stopped' | 'catching-up' | 'live' | 'failed';
+
+/**
+ * subscription → projection → checkpoint. The checkpoint is written with the batch's
+ * documents, so a batch is applied exactly once where the document store is atomic and
+ * replayed idempotently where it is not; events at or before the checkpoint are skipped.
+ */
+export class ProjectionRunner {
+  private subscription: EventSubscription | null = null;
+  private position: Position = START;
+  private waiters: Waiter[] = [];
+  private stateValue: RunnerState = 'stopped';
+  private failure: unknown = null;
+
+  constructor(
+    readonly projection: Projection,
+    private readonly events: EventStore,
+    private readonly documents: DocumentStore,
+    private readonly onError: (error: unknown) => void = () => undefined,
+  ) {}
+
+  get state(): RunnerState {
+    return this.stateValue;
+  }
+
+  get checkpoint(): Position {
+    return this.position;
+  }
+
+  async start(): Promise<void> {
+    if (this.subscription) return;
+    const stored = await this.documents.getCheckpoint(this.projection.name);
+    this.position = stored === null ? START : positionFromString(stored);
+    const head = await this.events.headPosition();
+    this.stateValue = comparePositions(this.position, head) >= 0 ? 'live' : 'catching-up';
+    const caughtUpAt = head;
+    const after = stored === null ? {} : { after: this.position };
+    this.subscription = this.events.subscribeToAll(
+      { ...after, streamPrefixes: this.projection.streamPrefixes },
+      async (batch) => {
+        await this.apply(batch);
+        if (this.stateValue === 'catching-up' && comparePositions(this.position, caughtUpAt) >= 0) this.stateValue = 'live';
+      },
+      (error) => {
+        this.stateValue = 'failed';
+        this.failure = error;
+        this.onError(error);
+      },
+    );
+    // A log whose head lies in streams this projection ignores never delivers past it.
+    if (this.stateValue === 'catching-up') void this.settleCatchUp(caughtUpAt);
+  }
+
+  async stop(): Promise<void> {
+    const subscription = this.subscription;
+    this.subscription = null;
+    if (subscription) await subscription.close();
+    this.stateValue = 'stopped';
+  }
+
+  /** Drops the read model and replays the whole log into it. */
+  async rebuild(): Promise<void> {
+    await this.stop();
+    await this.documents.reset(this.projection.collections, this.projection.name);
+    this.position = START;
+    await this.start();
+  }
+
+  /**
+   * Read-your-writes: resolves once this projection has applied `position`. A bounded wait,
+   * then 503: the write is stored, only its read model is late.
+   */
+  async waitFor(position: Position, timeoutMs: number): Promise<void> {
+    if (comparePositions(this.position, position) >= 0) return;
+    if (this.stateValue === 'failed') throw unavailable(`read model ${this.projection.name} is failing: ${String(this.failure)}`);
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w.resolve !== done);
+        reject(unavailable(`the write was stored, but read model ${this.projection.name} did not catch up within ${timeoutMs} ms; retry the read`));
+      }, timeoutMs);
+      const done = (): void => {
+        clearTimeout(timer);
+        resolve();
+      };
+      this.waiters.push({ position, resolve: done });
+    });
+  }
+
+  private async apply(batch: Parameters<Parameters<EventStore['subscribeToAll']>[1]>[0]): Promise<void> {
+    const fresh = batch.filter((event) => comparePositions(event.position, this.position) > 0);
+    const last = batch[batch.length - 1];
+    if (last === undefined) return;
+    if (fresh.length > 0) {
+      const context = new BatchContext(this.documents);
+      for (const event of fresh) await this.projection.handle(event, context);
+      await this.documents.write(context.writes, { name: this.projection.name, value: positionToString(last.position) });
+    }
+    if (comparePositions(last.position, this.position) > 0) this.position = last.position;
+    this.release();
+  }
+
+  private release(): void {
+    if (this.waiters.length === 0) return;
+    const still: Waiter[] = [];
+    for (const waiter of this.waiters) {
+      if (comparePositions(this.position, waiter.position) >= 0) waiter.resolve();
+      else still.push(waiter);
+    }
+    this.waiters = still;
+  }
+
+  private async settleCatchUp(head: Position): Promise<void> {
+    // Nothing of ours after the checkpoint: the subscription is idle but fully caught up.
+    const pending = await this.events.readAll({ after: this.position, maxCount: 1, streamPrefixes: this.projection.streamPrefixes });
+    const first = pending[0];
+    if (first === undefined || comparePositions(first.position, head) > 0) {
+      if (this.stateValue === 'catching-up') this.stateValue = 'live';
+    }
+  }
+}

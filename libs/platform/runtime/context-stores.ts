@@ -1,0 +1,46 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { EventStore } from '@lore/platform/event-store/port';
+import type { DocumentStore } from '@lore/platform/documents/port';
+import { openSqliteEventStore } from '@lore/platform/event-store/sqlite';
+import { EsdbEventStore } from '@lore/platform/event-store/esdb';
+import { openSqliteDocumentStore } from '@lore/platform/documents/sqlite';
+import { openMongoDocumentStore } from '@lore/platform/documents/mongo';
+import { Keyring, loadMasterKey } from '@lore/platform/crypto';
+import type { LoreConfig } from './config';
+
+export interface ContextStores {
+  readonly events: EventStore;
+  readonly documents: DocumentStore;
+  readonly keyring: Keyring;
+  close(): Promise<void>;
+}
+
+/**
+ * Each context owns its stores. Production engines when their URL is set, otherwise
+ * embedded SQLite files under DATA_DIR/<context>/ — chosen by configuration only.
+ */
+export async function openContextStores(config: LoreConfig, context: string): Promise<ContextStores> {
+  const dir = join(config.dataDir, context);
+  mkdirSync(dir, { recursive: true });
+  const events = config.eventStoreUrl ? EsdbEventStore.connect(config.eventStoreUrl) : openSqliteEventStore({ path: join(dir, 'events.db') });
+  const database = `${config.mongoDatabasePrefix}_${context}`;
+  const documents = config.mongoUrl
+    ? await openMongoDocumentStore({ url: config.mongoUrl, database })
+    : openSqliteDocumentStore({ path: join(dir, 'read-models.db'), durability: 'normal' });
+  // Data keys are not rebuildable from anything: their store is durable on every commit.
+  const keyStore = config.mongoUrl
+    ? await openMongoDocumentStore({ url: config.mongoUrl, database: `${database}_keys` })
+    : openSqliteDocumentStore({ path: join(dir, 'keyring.db'), durability: 'full' });
+  const keyring = await Keyring.open(keyStore, loadMasterKey({ value: config.masterKey, dataDir: config.dataDir }));
+  return {
+    events,
+    documents,
+    keyring,
+    async close() {
+      await events.close();
+      await documents.close();
+      await keyStore.close();
+    },
+  };
+}

@@ -1,0 +1,22 @@
+import pino, { type Logger } from 'pino';
+import type { Transport } from '@lore/platform/transport/port';
+import { createInProcessTransport } from '@lore/platform/transport/in-process';
+import { connectNatsTransport } from '@lore/platform/transport/nats';
+import type { LoreConfig } from './config';
+
+/** Logs never carry secrets or memory text: tokens and bodies are redacted wherever they could appear. */
+export function createLogger(config: LoreConfig, name: string): Logger {
+  return pino({
+    name,
+    level: config.logLevel,
+    redact: { paths: ['req.headers.authorization', 'authorization', 'token', 'secret', 'key', 'body', 'memory'], censor: '[redacted]' },
+  });
+}
+
+/** NATS when NATS_URL is set and the process is one of several; in-process otherwise. */
+export async function openTransport(config: LoreConfig, logger: Logger, topology: 'standalone' | 'distributed', name: string): Promise<Transport> {
+  const onError = (error: unknown): void => logger.error({ err: error }, 'transport error');
+  if (topology === 'standalone') return createInProcessTransport({ onError });
+  if (!config.natsUrl) throw new Error(`${name} runs in the distributed topology and needs NATS_URL`);
+  return connectNatsTransport({ url: config.natsUrl, name, onError });
+}

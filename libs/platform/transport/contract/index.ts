@@ -1,0 +1,2 @@
+export * from './transport.contract';
+export type { TransportFactory, TransportFixture } from './contract-fixture';

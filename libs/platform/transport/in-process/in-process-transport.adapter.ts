@@ -1,0 +1,206 @@
+import { AppError, type SerializedError } from '@lore/platform/kernel';
+import {
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  subjectMatches,
+  type EventHandler,
+  type MessageContext,
+  type RequestHandler,
+  type RequestOptions,
+  type Transport,
+  type TransportSubscription,
+} from '@lore/platform/transport/port';
+
+/**
+ * The standalone app's transport: every message stays in this process, but crosses the
+ * same boundary NATS would impose (JSON copies, serialized errors), so a context module
+ * behaves identically in both topologies and no one comes to rely on shared references.
+ */
+export interface InProcessTransportOptions {
+  /**
+   * Receives failures that have no caller to go to (event handler errors). Without it
+   * they are dropped: a subscriber's bug must never reach the publisher or crash the process.
+   */
+  readonly onError?: (error: unknown) => void;
+}
+
+type Outcome = { readonly ok: true; readonly result: unknown } | { readonly ok: false; readonly error: SerializedError };
+
+interface Server {
+  readonly handler: RequestHandler;
+  /** Outcomes not yet produced, so closing can wait for them like a NATS drain does. */
+  readonly inFlight: Set<Promise<Outcome>>;
+}
+
+interface Route {
+  readonly servers: Server[];
+  next: number;
+}
+
+interface Subscriber {
+  readonly pattern: string;
+  readonly handler: EventHandler;
+  /** Deliveries are chained so one subscriber sees events in publish order, as over NATS. */
+  tail: Promise<void>;
+}
+
+const INTERNAL: SerializedError = { code: 'internal', message: 'internal error', issues: [] };
+
+export function createInProcessTransport(options: InProcessTransportOptions = {}): Transport {
+  const routes = new Map<string, Route>();
+  const subscribers = new Set<Subscriber>();
+  let closing: Promise<void> | undefined;
+
+  const report = (error: unknown): void => {
+    try {
+      options.onError?.(error);
+    } catch {
+      // A failing error reporter must not turn a handled failure into a crash.
+    }
+  };
+
+  const assertOpen = (): void => {
+    if (closing !== undefined) throw new AppError('unavailable', 'transport is closed');
+  };
+
+  const pick = (subject: string): Server | undefined => {
+    const route = routes.get(subject);
+    if (route === undefined) return undefined;
+    const server = route.servers[route.next % route.servers.length];
+    route.next = (route.next + 1) % route.servers.length;
+    return server;
+  };
+
+  const unroute = (subject: string, server: Server): void => {
+    const route = routes.get(subject);
+    if (route === undefined) return;
+    const index = route.servers.indexOf(server);
+    if (index >= 0) route.servers.splice(index, 1);
+    if (route.servers.length === 0) routes.delete(subject);
+  };
+
+  return {
+    async request<R = unknown>(subject: string, payload: unknown, requestOptions?: RequestOptions): Promise<R> {
+      assertOpen();
+      const server = pick(subject);
+      if (server === undefined) throw new AppError('unavailable', `no service answers ${subject}`);
+      const input = jsonCopy(payload);
+      const outcome = invoke(server.handler, input, contextFor(subject, requestOptions?.requestId));
+      server.inFlight.add(outcome);
+      void outcome.then(() => server.inFlight.delete(outcome));
+      const settled = await withTimeout(outcome, subject, requestOptions?.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS);
+      if (settled.ok) return settled.result as R;
+      throw AppError.from(settled.error);
+    },
+
+    async serve(subject: string, handler: RequestHandler): Promise<TransportSubscription> {
+      assertOpen();
+      const server: Server = { handler, inFlight: new Set() };
+      const route = routes.get(subject);
+      if (route === undefined) routes.set(subject, { servers: [server], next: 0 });
+      else route.servers.push(server);
+      return {
+        close: async () => {
+          unroute(subject, server);
+          await Promise.all(server.inFlight);
+        },
+      };
+    },
+
+    async publish(subject: string, payload: unknown, publishOptions?: { readonly requestId?: string }): Promise<void> {
+      assertOpen();
+      // Serialized once, here: later mutations by the publisher cannot reach subscribers,
+      // and a non-JSON payload fails the publisher as it would over NATS.
+      const text = JSON.stringify(payload);
+      const context = contextFor(subject, publishOptions?.requestId);
+      for (const subscriber of subscribers) {
+        if (!subjectMatches(subscriber.pattern, subject)) continue;
+        subscriber.tail = subscriber.tail.then(async () => {
+          try {
+            await subscriber.handler(parse(text), context);
+          } catch (error) {
+            report(error);
+          }
+        });
+      }
+    },
+
+    async subscribe(subject: string, handler: EventHandler): Promise<TransportSubscription> {
+      assertOpen();
+      const subscriber: Subscriber = { pattern: subject, handler, tail: Promise.resolve() };
+      subscribers.add(subscriber);
+      return {
+        close: async () => {
+          subscribers.delete(subscriber);
+          await subscriber.tail;
+        },
+      };
+    },
+
+    isReady: () => closing === undefined,
+
+    close(): Promise<void> {
+      closing ??= (async () => {
+        const servers = [...routes.values()].flatMap((route) => route.servers);
+        const pending = [...subscribers];
+        routes.clear();
+        subscribers.clear();
+        // Like a NATS drain: nothing new is accepted, but work already started finishes.
+        await Promise.all([...servers.flatMap((server) => [...server.inFlight]), ...pending.map((s) => s.tail)]);
+      })();
+      return closing;
+    },
+  };
+}
+
+/** Never rejects: a handler failure is an outcome for the caller, not an exception here. */
+async function invoke(handler: RequestHandler, input: unknown, context: MessageContext): Promise<Outcome> {
+  try {
+    const result = await handler(input, context);
+    return { ok: true, result: jsonCopy(result) };
+  } catch (error) {
+    return { ok: false, error: serializeError(error) };
+  }
+}
+
+/** Only AppErrors are meant for callers; anything else may carry internals, so it is masked. */
+function serializeError(error: unknown): SerializedError {
+  if (!(error instanceof AppError)) return INTERNAL;
+  try {
+    return jsonCopy(error.toJSON()) as SerializedError;
+  } catch {
+    return INTERNAL;
+  }
+}
+
+/**
+ * One timer per request, cleared on answer and unref'd, so a pending timeout neither
+ * accumulates on the hot path nor keeps the process alive.
+ */
+function withTimeout(outcome: Promise<Outcome>, subject: string, timeoutMs: number): Promise<Outcome> {
+  return new Promise<Outcome>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      reject(new AppError('unavailable', `service ${subject} did not answer within ${timeoutMs} ms`));
+    }, timeoutMs);
+    timer.unref();
+    void outcome.then((settled) => {
+      clearTimeout(timer);
+      resolve(settled);
+    });
+  });
+}
+
+function contextFor(subject: string, requestId: string | undefined): MessageContext {
+  return requestId === undefined ? { subject } : { subject, requestId };
+}
+
+/**
+ * A JSON round trip gives the receiver what NATS would deliver: no shared references,
+ * Dates as ISO strings, undefined properties dropped, top-level undefined kept as undefined.
+ */
+function jsonCopy(value: unknown): unknown {
+  return parse(JSON.stringify(value));
+}
+
+function parse(text: string | undefined): unknown {
+  return text === undefined ? undefined : (JSON.parse(text) as unknown);
+}

@@ -1,0 +1,257 @@
+import { AppError } from '@lore/platform/kernel';
+import {
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  type EventHandler,
+  type MessageContext,
+  type RequestHandler,
+  type RequestOptions,
+  type Transport,
+  type TransportSubscription,
+} from '@lore/platform/transport/port';
+import { ErrorCode, Events, connect, headers, type Msg, type MsgHdrs, type NatsConnection, type Subscription } from 'nats';
+import { decodeJson, decodeReply, encodeFailure, encodeJson, type ReplyEnvelope } from './nats-wire.codec';
+
+/** Carries the HTTP request id across processes for log correlation. */
+export const REQUEST_ID_HEADER = 'Lore-Request-Id';
+
+export interface NatsTransportOptions {
+  readonly url: string;
+  /** Connection name shown by the NATS server's monitoring, e.g. the service name. */
+  readonly name?: string;
+  /**
+   * Receives failures that have no caller to go to: event handler errors, replies that
+   * could not be sent, asynchronous errors from the server. Without it they are dropped.
+   */
+  readonly onError?: (error: unknown) => void;
+}
+
+interface Handle {
+  /** `drain` false when the connection is gone: draining would wait for a reconnect. */
+  close(drain: boolean): Promise<void>;
+}
+
+/** Connects (rejecting if the server is unreachable now) and reconnects forever afterwards. */
+export async function connectNatsTransport(options: NatsTransportOptions): Promise<Transport> {
+  const nc = await connect({
+    servers: options.url,
+    ...(options.name === undefined ? {} : { name: options.name }),
+    // A service outlives NATS restarts; readiness reports the gap instead of the process dying.
+    maxReconnectAttempts: -1,
+  });
+  return natsTransport(nc, options.onError);
+}
+
+function natsTransport(nc: NatsConnection, onError: ((error: unknown) => void) | undefined): Transport {
+  const handles = new Set<Handle>();
+  let connected = true;
+  let closing: Promise<void> | undefined;
+
+  const report = (error: unknown): void => {
+    try {
+      onError?.(error);
+    } catch {
+      // A failing error reporter must not turn a handled failure into a crash.
+    }
+  };
+
+  void watchStatus(nc, report, (up) => {
+    connected = up;
+  });
+  void nc.closed().then((error) => {
+    connected = false;
+    if (error) report(error);
+  });
+
+  const assertOpen = (): void => {
+    if (closing !== undefined || nc.isClosed()) throw new AppError('unavailable', 'transport is closed');
+  };
+
+  const track = (handle: Handle): TransportSubscription => {
+    handles.add(handle);
+    return {
+      close: async () => {
+        handles.delete(handle);
+        await handle.close(connected);
+      },
+    };
+  };
+
+  return {
+    async request<R = unknown>(subject: string, payload: unknown, requestOptions?: RequestOptions): Promise<R> {
+      assertOpen();
+      const timeoutMs = requestOptions?.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+      const data = encodeJson(payload);
+      const hdrs = requestIdHeaders(requestOptions?.requestId);
+      let reply: Msg;
+      try {
+        reply = await nc.request(subject, data, hdrs ? { timeout: timeoutMs, headers: hdrs } : { timeout: timeoutMs });
+      } catch (error) {
+        throw requestFailure(error, subject, timeoutMs, report);
+      }
+      const envelope: ReplyEnvelope = decodeReply(reply.data, subject);
+      if (envelope.ok) return envelope.result as R;
+      throw AppError.from(envelope.error);
+    },
+
+    async serve(subject: string, handler: RequestHandler): Promise<TransportSubscription> {
+      assertOpen();
+      const inFlight = new Set<Promise<void>>();
+      // The queue group is the subject: every instance of a service shares its requests.
+      const sub = nc.subscribe(subject, {
+        queue: subject,
+        callback: (error, msg) => {
+          if (error) return report(error);
+          const answered = answer(handler, msg, report);
+          inFlight.add(answered);
+          void answered.then(() => inFlight.delete(answered));
+        },
+      });
+      // Resolve only once the server knows the subscription, so a request sent right after
+      // from another connection finds a responder.
+      await nc.flush();
+      return track(drainable(sub, async () => {
+        await Promise.all(inFlight);
+      }, report));
+    },
+
+    async publish(subject: string, payload: unknown, publishOptions?: { readonly requestId?: string }): Promise<void> {
+      assertOpen();
+      const data = encodeJson(payload);
+      const hdrs = requestIdHeaders(publishOptions?.requestId);
+      try {
+        nc.publish(subject, data, hdrs ? { headers: hdrs } : {});
+      } catch (error) {
+        throw requestFailure(error, subject, 0, report);
+      }
+    },
+
+    async subscribe(subject: string, handler: EventHandler): Promise<TransportSubscription> {
+      assertOpen();
+      const sub = nc.subscribe(subject);
+      // Sequential per subscription: events arrive in publish order and a slow handler
+      // applies back-pressure instead of piling up concurrent work.
+      const loop = (async () => {
+        try {
+          for await (const msg of sub) {
+            try {
+              await handler(decodeJson(msg.data), contextOf(msg));
+            } catch (error) {
+              report(error);
+            }
+          }
+        } catch (error) {
+          report(error);
+        }
+      })();
+      await nc.flush();
+      return track(drainable(sub, () => loop, report));
+    },
+
+    isReady: () => connected && closing === undefined && !nc.isClosed() && !nc.isDraining(),
+
+    close(): Promise<void> {
+      closing ??= (async () => {
+        const drain = connected;
+        const open = [...handles];
+        handles.clear();
+        // Subscriptions first, waiting for their handlers, so replies still go out on an
+        // open connection; only then drain the connection itself.
+        await Promise.all(open.map((handle) => handle.close(drain)));
+        if (nc.isClosed()) return;
+        try {
+          await (drain ? nc.drain() : nc.close());
+        } catch (error) {
+          if (!nc.isClosed()) report(error);
+        }
+      })();
+      return closing;
+    },
+  };
+}
+
+/** Runs a request handler and replies with an envelope. Never rejects. */
+async function answer(handler: RequestHandler, msg: Msg, report: (error: unknown) => void): Promise<void> {
+  if (!msg.reply) {
+    report(new AppError('validation', `message on ${msg.subject} expects a reply but has no reply subject`));
+    return;
+  }
+  let body: Uint8Array;
+  try {
+    const result = await handler(decodeJson(msg.data), contextOf(msg));
+    body = encodeJson({ ok: true, result } satisfies ReplyEnvelope);
+  } catch (error) {
+    body = encodeFailure(error);
+  }
+  try {
+    msg.respond(body);
+  } catch (error) {
+    report(error);
+  }
+}
+
+function drainable(sub: Subscription, settled: () => Promise<void>, report: (error: unknown) => void): Handle {
+  let closing: Promise<void> | undefined;
+  return {
+    close(drain: boolean): Promise<void> {
+      closing ??= (async () => {
+        try {
+          if (!sub.isClosed()) {
+            if (drain) await sub.drain();
+            else sub.unsubscribe();
+          }
+        } catch (error) {
+          report(error);
+        }
+        await settled();
+      })();
+      return closing;
+    },
+  };
+}
+
+function requestIdHeaders(requestId: string | undefined): MsgHdrs | undefined {
+  if (requestId === undefined) return undefined;
+  const hdrs = headers();
+  hdrs.set(REQUEST_ID_HEADER, requestId);
+  return hdrs;
+}
+
+function contextOf(msg: Msg): MessageContext {
+  // nats.js answers '' for an absent header.
+  const requestId = msg.headers?.get(REQUEST_ID_HEADER);
+  return requestId ? { subject: msg.subject, requestId } : { subject: msg.subject };
+}
+
+function requestFailure(error: unknown, subject: string, timeoutMs: number, report: (error: unknown) => void): AppError {
+  if (error instanceof AppError) return error;
+  const code = isRecord(error) && typeof error['code'] === 'string' ? error['code'] : undefined;
+  if (code === ErrorCode.NoResponders) return new AppError('unavailable', `no service answers ${subject}`);
+  if (code === ErrorCode.Timeout) {
+    return new AppError('unavailable', `service ${subject} did not answer within ${timeoutMs} ms`);
+  }
+  if (code === ErrorCode.ConnectionClosed || code === ErrorCode.ConnectionDraining) {
+    return new AppError('unavailable', 'transport is closed');
+  }
+  // Unexpected client failure: the caller gets a safe message, the host gets the cause.
+  report(error);
+  return new AppError('unavailable', `could not reach ${subject}`);
+}
+
+async function watchStatus(nc: NatsConnection, report: (error: unknown) => void, setUp: (up: boolean) => void): Promise<void> {
+  try {
+    for await (const status of nc.status()) {
+      if (status.type === Events.Disconnect) setUp(false);
+      else if (status.type === Events.Reconnect) setUp(true);
+      else if (status.type === Events.Error) {
+        const detail = typeof status.data === 'string' ? status.data : JSON.stringify(status.data);
+        report(new Error(`NATS async error: ${detail}`));
+      }
+    }
+  } catch (error) {
+    report(error);
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
+}

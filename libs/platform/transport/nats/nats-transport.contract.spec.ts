@@ -1,0 +1,33 @@
+import { describeWithServer } from '@lore/platform/testing';
+import { describeTransportContract } from '@lore/platform/transport/contract';
+import { connectNatsTransport } from './nats-transport.adapter';
+
+describeWithServer('NATS_URL', 'NATS transport', (url) => {
+  describeTransportContract('NATS', async () => {
+    const transport = await connectNatsTransport({ url, name: 'lore-transport-contract' });
+    return { transport, cleanup: () => transport.close() };
+  });
+
+  it('reports subscriber failures to onError and keeps delivering', async () => {
+    const errors: unknown[] = [];
+    const transport = await connectNatsTransport({ url, onError: (error) => errors.push(error) });
+    const subject = `lore-contract.on-error.${process.pid}.${Date.now()}`;
+    const received: unknown[] = [];
+    await transport.subscribe(subject, async (payload) => {
+      if (payload === 'boom') throw new Error('subscriber bug');
+      received.push(payload);
+    });
+
+    await transport.publish(subject, 'boom');
+    await transport.publish(subject, 'after');
+    // Draining delivers what the server already sent before the subscription ends.
+    await transport.close();
+
+    expect(errors).toEqual([new Error('subscriber bug')]);
+    expect(received).toEqual(['after']);
+  });
+
+  it('rejects at connect time when the server is unreachable', async () => {
+    await expect(connectNatsTransport({ url: 'nats://127.0.0.1:1' })).rejects.toBeDefined();
+  });
+});

@@ -1,0 +1,2 @@
+export * from './transport.port';
+export * from './subjects';

@@ -1,0 +1,37 @@
+/**
+ * Messaging between the gateway and the context services. Request/reply carries commands
+ * and queries; publish/subscribe carries integration events to downstream subscribers.
+ * Payloads are JSON values. A handler failure arrives at the caller as the same AppError
+ * (code, message, issues); a missing or slow responder is an AppError with code `unavailable`.
+ */
+export type RequestHandler = (payload: unknown, context: MessageContext) => Promise<unknown>;
+export type EventHandler = (payload: unknown, context: MessageContext) => Promise<void>;
+
+export interface MessageContext {
+  readonly subject: string;
+  /** Request id of the HTTP request that caused the message, for log correlation. */
+  readonly requestId?: string;
+}
+
+export interface RequestOptions {
+  readonly timeoutMs?: number;
+  readonly requestId?: string;
+}
+
+export interface TransportSubscription {
+  close(): Promise<void>;
+}
+
+export interface Transport {
+  request<R = unknown>(subject: string, payload: unknown, options?: RequestOptions): Promise<R>;
+  /** Serves requests on a subject; several servers of one subject share the load (queue group). */
+  serve(subject: string, handler: RequestHandler): Promise<TransportSubscription>;
+  /** Fire-and-forget integration event; `*` and `>` wildcards as in NATS work for subscribers. */
+  publish(subject: string, payload: unknown, options?: { readonly requestId?: string }): Promise<void>;
+  subscribe(subject: string, handler: EventHandler): Promise<TransportSubscription>;
+  /** Resolves once the transport can carry messages (for `/ready`). */
+  isReady(): boolean;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
