@@ -3,7 +3,7 @@ import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createLogger, loadConfig, openTransport, PlatformModule } from '@lore/platform/runtime';
-import { DetailShapeFilter, GatewayModule, gatewayServerOptions } from '@lore/gateway';
+import { GatewayErrorFilter, GatewayModule, gatewayServerOptions } from '@lore/gateway';
 
 /** The gateway alone: HTTP in, commands and queries out over NATS. */
 async function main(): Promise<void> {
@@ -13,7 +13,7 @@ async function main(): Promise<void> {
   @Module({ imports: [PlatformModule.forRoot({ config, logger, transport }), GatewayModule] })
   class GatewayAppModule {}
   const app = await NestFactory.create<NestFastifyApplication>(GatewayAppModule, new FastifyAdapter(gatewayServerOptions(config, logger)), { logger: false });
-  app.useGlobalFilters(new DetailShapeFilter());
+  app.useGlobalFilters(new GatewayErrorFilter());
   app.enableShutdownHooks();
   await app.listen({ port: config.port, host: config.host });
   logger.info({ port: config.port }, 'gateway listening');

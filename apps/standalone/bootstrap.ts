@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createLogger, loadConfig, openTransport, type LoreConfig } from '@lore/platform/runtime';
-import { DetailShapeFilter, gatewayServerOptions } from '@lore/gateway';
+import { GatewayErrorFilter, gatewayServerOptions } from '@lore/gateway';
 import { StandaloneModule } from './standalone.module';
 
 /** Starts the standalone app; tests call this with their own environment. */
@@ -15,7 +15,7 @@ export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Pro
     new FastifyAdapter(gatewayServerOptions(config, logger)),
     { logger: false, abortOnError: false },
   );
-  app.useGlobalFilters(new DetailShapeFilter());
+  app.useGlobalFilters(new GatewayErrorFilter());
   app.enableShutdownHooks();
   await app.listen({ port: config.port, host: config.host });
   const address = app.getHttpServer().address();

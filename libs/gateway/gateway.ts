@@ -7,7 +7,7 @@ import type { LoreConfig } from '@lore/platform/runtime';
 import { JwtVerifier } from './auth/jwt-verifier';
 import { Authenticator } from './auth/authenticator';
 import { registerRoutes } from './http/register-routes';
-import { sendError } from './http/error-replies';
+import { useJsonBodyParser } from './http/json-body';
 import { apiKeyRoutes } from './routes/api-keys.routes';
 import { memoryRoutes } from './routes/memories.routes';
 import { registerSystemRoutes } from './routes/system.routes';
@@ -42,7 +42,7 @@ export function configureGateway(app: FastifyInstance, options: { config: LoreCo
   app.addHook('onResponse', async (request, reply) => {
     request.log.info({ method: request.method, route: request.routeOptions.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
   });
-  app.setErrorHandler((error, request, reply) => sendError(error, request, reply));
+  useJsonBodyParser(app);
 
   registerRoutes(app, routes, authenticator);
   registerSystemRoutes(app, { transport, contexts: GATEWAY_CONTEXTS, routes });

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '@lore/platform/kernel';
-import { errorBody, httpStatusOf, jsonDecodeIssue, validationErrorBody } from '@lore/platform/http';
+import { errorBody, httpStatusOf, validationErrorBody } from '@lore/platform/http';
 
 /**
  * Every failure leaves the gateway in the documented shape: 422 as FastAPI's
@@ -17,9 +17,6 @@ export function sendError(error: unknown, request: FastifyRequest, reply: Fastif
   }
   const fastifyError = error as Partial<FastifyError>;
   switch (fastifyError.code) {
-    case 'FST_ERR_CTP_INVALID_JSON_BODY':
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return reply.code(422).send(validationErrorBody([jsonDecodeIssue(jsonErrorPosition(fastifyError.message))]));
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return reply.code(413).send(errorBody('Request body is too large'));
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
@@ -27,15 +24,12 @@ export function sendError(error: unknown, request: FastifyRequest, reply: Fastif
     default:
       break;
   }
-  if (error instanceof SyntaxError) return reply.code(422).send(validationErrorBody([jsonDecodeIssue(jsonErrorPosition(error.message))]));
-  if (typeof fastifyError.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
-    return reply.code(fastifyError.statusCode).send(errorBody(fastifyError.message ?? 'Bad request'));
+  // Nest wraps Fastify's own errors (413, 404, 415) in HttpExceptions with their status.
+  const status = typeof (error as { getStatus?: unknown }).getStatus === 'function' ? (error as { getStatus(): number }).getStatus() : fastifyError.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    const message = status === 404 ? 'Not Found' : status === 413 ? 'Request body is too large' : (fastifyError.message ?? 'Bad request');
+    return reply.code(status).send(errorBody(message));
   }
   request.log.error({ err: error }, 'unhandled error');
   return reply.code(500).send(errorBody('Internal server error'));
-}
-
-function jsonErrorPosition(message: string | undefined): number {
-  const match = /position (\d+)/.exec(message ?? '');
-  return match?.[1] === undefined ? 0 : Number(match[1]);
 }

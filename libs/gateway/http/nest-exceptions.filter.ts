@@ -1,15 +1,15 @@
-import { Catch, HttpException, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
-import type { FastifyReply } from 'fastify';
+import { Catch, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { sendError } from './error-replies';
 
 /**
- * Nest answers unknown routes itself (it owns Fastify's not-found handler); this keeps
- * those answers in the gateway's `{detail: "..."}` shape.
+ * Nest owns Fastify's error and not-found handlers; every error they see (body parsing,
+ * body size, unknown routes) comes through here, so it leaves in the gateway's shapes.
  */
-@Catch(HttpException)
-export class DetailShapeFilter implements ExceptionFilter {
-  catch(exception: HttpException, host: ArgumentsHost): void {
-    const reply = host.switchToHttp().getResponse<FastifyReply>();
-    const status = exception.getStatus();
-    void reply.code(status).send({ detail: status === 404 ? 'Not Found' : exception.message });
+@Catch()
+export class GatewayErrorFilter implements ExceptionFilter {
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    void sendError(exception, http.getRequest<FastifyRequest>(), http.getResponse<FastifyReply>());
   }
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const MASTER_KEY_BYTES = 32;
@@ -15,8 +15,18 @@ export function loadMasterKey(options: { value: string | undefined; dataDir: str
   if (existsSync(file)) return parseMasterKey(readFileSync(file, 'utf8').trim(), file);
   mkdirSync(options.dataDir, { recursive: true });
   const key = randomBytes(MASTER_KEY_BYTES);
-  writeFileSync(file, key.toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
-  chmodSync(file, 0o600);
+  // Written aside and linked into place, so a concurrently starting service never reads a half-written key.
+  const temporary = `${file}.${process.pid}.tmp`;
+  writeFileSync(temporary, key.toString('base64') + '\n', { mode: 0o600 });
+  try {
+    linkSync(temporary, file);
+  } catch (error) {
+    // Another service of the same DATA_DIR created it first: use that one.
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return parseMasterKey(readFileSync(file, 'utf8').trim(), file);
+    throw error;
+  } finally {
+    unlinkSync(temporary);
+  }
   return key;
 }
 

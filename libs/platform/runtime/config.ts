@@ -13,7 +13,7 @@ const optional = z
 
 /** Every environment variable Lore reads, with its default (the README's table lists the same). */
 const Env = z.object({
-  PORT: int(8080),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().default('0.0.0.0'),
   DATA_DIR: z.string().default('./data'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -24,6 +24,7 @@ const Env = z.object({
   AUTH_JWT_AUDIENCE: optional,
   TRUST_PROXY: flag,
   NATS_URL: optional,
+  NATS_SUBJECT_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+$/).default('lore'),
   EVENTSTORE_URL: optional,
   MONGODB_URL: optional,
   MONGODB_DATABASE_PREFIX: z.string().default('lore'),
@@ -54,6 +55,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     auth: { jwtSecret: e.AUTH_JWT_SECRET, jwksUrl: e.AUTH_JWKS_URL, issuer: e.AUTH_JWT_ISSUER, audience: e.AUTH_JWT_AUDIENCE },
     trustProxy: e.TRUST_PROXY,
     natsUrl: e.NATS_URL,
+    natsSubjectPrefix: e.NATS_SUBJECT_PREFIX,
     eventStoreUrl: e.EVENTSTORE_URL,
     mongoUrl: e.MONGODB_URL,
     mongoDatabasePrefix: e.MONGODB_DATABASE_PREFIX,

@@ -18,5 +18,18 @@ export async function openTransport(config: LoreConfig, logger: Logger, topology
   const onError = (error: unknown): void => logger.error({ err: error }, 'transport error');
   if (topology === 'standalone') return createInProcessTransport({ onError });
   if (!config.natsUrl) throw new Error(`${name} runs in the distributed topology and needs NATS_URL`);
-  return connectNatsTransport({ url: config.natsUrl, name, onError });
+  return prefixSubjects(await connectNatsTransport({ url: config.natsUrl, name, onError }), config.natsSubjectPrefix);
+}
+
+/** Several Lore deployments (or test runs) can share one NATS: each lives under its own subject prefix. */
+function prefixSubjects(transport: Transport, prefix: string): Transport {
+  const p = (subject: string): string => `${prefix}.${subject}`;
+  return {
+    request: (subject, payload, options) => transport.request(p(subject), payload, options),
+    serve: (subject, handler) => transport.serve(p(subject), (payload, context) => handler(payload, { ...context, subject })),
+    publish: (subject, payload, options) => transport.publish(p(subject), payload, options),
+    subscribe: (subject, handler) => transport.subscribe(p(subject), (payload, context) => handler(payload, { ...context, subject: context.subject.slice(prefix.length + 1) })),
+    isReady: () => transport.isReady(),
+    close: () => transport.close(),
+  };
 }

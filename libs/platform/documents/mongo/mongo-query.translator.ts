@@ -36,7 +36,11 @@ export function translateFilter(filter: Filter | undefined): Document {
   return conjunction(clauses);
 }
 
-/** Strictly after `values` in the order of `keys`, with null/absent sorting lowest as Mongo sorts them. */
+/**
+ * Strictly after `values` in the order of `keys`, with null/absent sorting lowest as Mongo
+ * sorts them. `$gt`/`$lt` only compare within one BSON type, so a sort key must hold one
+ * type (plus null/absent) for paging to be exact, which is how read models are shaped.
+ */
 export function translateKeyset(keys: readonly SortKey[], values: readonly Scalar[]): Document {
   const terms: Document[] = [];
   keys.forEach((key, i) => {

@@ -1,0 +1,70 @@
+import { call, mintJwt, unique, type LoreUnderTest } from './e2e-client';
+
+export function describeAuth(lore: () => LoreUnderTest): void {
+  describe('authentication and workspaces', () => {
+    it('rejects a missing credential with 401, WWW-Authenticate: Bearer and the detail shape', async () => {
+      const reply = await call(lore(), 'GET', '/api/v1/memories');
+      expect(reply.status).toBe(401);
+      expect(reply.headers.get('www-authenticate')).toMatch(/^Bearer/);
+      expect(typeof reply.body.detail).toBe('string');
+    });
+
+    it('rejects malformed, wrongly signed and expired tokens with 401', async () => {
+      const bad = [
+        'not-a-jwt',
+        await mintJwt('another-secret', { sub: 'u', workspace_id: 'w' }),
+        await mintJwt(lore().jwtSecret, { sub: 'u', workspace_id: 'w' }, Math.floor(Date.now() / 1000) - 60),
+        'lore_key_doesnotexist.secret',
+      ];
+      for (const token of bad) {
+        const reply = await call(lore(), 'GET', '/api/v1/memories', { token });
+        expect(reply.status).toBe(401);
+        expect(reply.headers.get('www-authenticate')).toMatch(/^Bearer/);
+      }
+    });
+
+    it('requires the Bearer scheme', async () => {
+      const token = await mintJwt(lore().jwtSecret, { sub: 'u', workspace_id: 'w' });
+      const reply = await call(lore(), 'GET', '/api/v1/memories', { headers: { authorization: `Basic ${token}` } });
+      expect(reply.status).toBe(401);
+    });
+
+    it('lets a JWT use its workspace_id and the workspaces claim, and nothing else (403)', async () => {
+      const [home, other, foreign] = [unique('ws'), unique('ws'), unique('ws')];
+      const token = await mintJwt(lore().jwtSecret, { sub: unique('user'), workspace_id: home, workspaces: [other] });
+      const created = await call(lore(), 'POST', '/api/v1/memories', { token, body: { memory: 'in home' } });
+      expect(created.status).toBe(201);
+      const inOther = await call(lore(), 'POST', '/api/v1/memories', { token, body: { memory: 'in other' }, headers: { 'x-workspace-id': other } });
+      expect(inOther.status).toBe(201);
+      const denied = await call(lore(), 'GET', '/api/v1/memories', { token, headers: { 'x-workspace-id': foreign } });
+      expect(denied.status).toBe(403);
+      expect(typeof denied.body.detail).toBe('string');
+      // Workspaces are separate: the home memory is not visible from the other workspace.
+      const fromOther = await call(lore(), 'GET', `/api/v1/memories/${created.body.memory_id}`, { token, headers: { 'x-workspace-id': other } });
+      expect(fromOther.status).toBe(404);
+    });
+
+    it('echoes a request id and serves health, readiness and the OpenAPI document without auth', async () => {
+      const health = await call(lore(), 'GET', '/health', { headers: { 'x-request-id': 'trace-123' } });
+      expect(health.status).toBe(200);
+      expect(health.headers.get('x-request-id')).toBe('trace-123');
+      const ready = await call(lore(), 'GET', '/ready');
+      expect(ready.status).toBe(200);
+      const openapi = await call(lore(), 'GET', '/openapi.json');
+      expect(openapi.status).toBe(200);
+      expect(openapi.body.openapi).toBe('3.1.0');
+      expect(openapi.body.info.version).toBe('0.1.0');
+      expect(Object.keys(openapi.body.components.securitySchemes)).toContain('DualAuthScheme');
+      expect(openapi.body.paths['/api/v1/memories/{memory_id}/replace'].post).toBeDefined();
+      const docs = await fetch(`${lore().url}/docs`);
+      expect(docs.status).toBe(200);
+      expect(await docs.text()).toContain('/openapi.json');
+    });
+
+    it('answers unknown paths with 404 in the detail shape', async () => {
+      const reply = await call(lore(), 'GET', '/api/v1/nothing-here');
+      expect(reply.status).toBe(404);
+      expect(reply.body).toEqual({ detail: 'Not Found' });
+    });
+  });
+}

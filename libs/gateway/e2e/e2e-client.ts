@@ -1,0 +1,51 @@
+import { SignJWT } from 'jose';
+
+/** A running Lore (either topology) as the black-box suites see it. */
+export interface LoreUnderTest {
+  readonly url: string;
+  readonly jwtSecret: string;
+}
+
+export interface Reply<T = any> {
+  readonly status: number;
+  readonly body: T;
+  readonly headers: Headers;
+}
+
+export async function mintJwt(secret: string, claims: { sub: string; workspace_id?: string; workspaces?: string[] }, expiresIn: string | number = '1h'): Promise<string> {
+  const { sub, ...rest } = claims;
+  return new SignJWT(rest)
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject(sub)
+    .setIssuedAt()
+    .setExpirationTime(expiresIn)
+    .sign(new TextEncoder().encode(secret));
+}
+
+export async function call<T = any>(
+  lore: LoreUnderTest,
+  method: string,
+  path: string,
+  options: { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+): Promise<Reply<T>> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.token) headers['authorization'] = `Bearer ${options.token}`;
+  let body: string | undefined;
+  if (options.rawBody !== undefined) body = options.rawBody;
+  else if (options.body !== undefined) body = JSON.stringify(options.body);
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const response = await fetch(`${lore.url}${path}`, { method, headers, ...(body === undefined ? {} : { body }) });
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    parsed = text;
+  }
+  return { status: response.status, body: parsed as T, headers: response.headers };
+}
+
+/** A fresh workspace and user per test keeps suites independent on a shared server. */
+export function unique(prefix: string): string {
+  return `${prefix}-${Math.random().toString(36).slice(2, 10)}`;
+}

@@ -1,0 +1,4 @@
+export * from './e2e-client';
+export * from './auth.suite';
+export * from './api-keys.suite';
+export * from './memories.suite';
