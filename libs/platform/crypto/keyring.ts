@@ -54,12 +54,36 @@ export class Keyring {
     return new Keyring(documents, collection, master);
   }
 
-  /** Creates the aggregate's data key; durable before it returns, so no event is sealed with a key that could be lost. */
+  /**
+   * Creates the aggregate's data key; durable before it returns, so no event is sealed
+   * with a key that could be lost. Keys created in the same event-loop turn are written
+   * in one transaction (one fsync for many concurrent creates).
+   */
   async create(aggregateId: string): Promise<Buffer> {
     const key = randomBytes(32);
-    await this.keys.upsert({ id: aggregateId, wrapped: seal(this.master, key, aggregateId) });
+    await this.persist({ id: aggregateId, wrapped: seal(this.master, key, aggregateId) });
     this.remember(aggregateId, key);
     return key;
+  }
+
+  private pending: Array<{ readonly doc: WrappedKeyDoc; readonly resolve: () => void; readonly reject: (error: unknown) => void }> = [];
+
+  private persist(doc: WrappedKeyDoc): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ doc, resolve, reject });
+      if (this.pending.length === 1) setImmediate(() => void this.flush());
+    });
+  }
+
+  private async flush(): Promise<void> {
+    const batch = this.pending;
+    this.pending = [];
+    try {
+      await this.documents.write(batch.map((entry) => ({ collection: this.collection, op: 'upsert' as const, doc: entry.doc })));
+      for (const entry of batch) entry.resolve();
+    } catch (error) {
+      for (const entry of batch) entry.reject(error);
+    }
   }
 
   /** The aggregate's data key, or null once shredded. */

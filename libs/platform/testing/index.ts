@@ -1,1 +1,2 @@
 export * from './servers';
+export * from './decider-spec';

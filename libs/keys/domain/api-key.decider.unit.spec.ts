@@ -1,0 +1,195 @@
+import type { RecordedEvent } from '@lore/platform/kernel';
+import { deciderSpec } from '@lore/platform/testing';
+import { apiKeyDecider, type ApiKeyCommand, type ApiKeyState } from './api-key.decider';
+import type { ApiKeyCreatedData, ApiKeyEvent } from './api-key.events';
+import { upcastApiKeyEvent } from './api-key.upcasters';
+
+const T0 = '2025-01-01T00:00:00.000Z';
+const T1 = '2025-01-02T00:00:00.000Z';
+const T2 = '2025-01-03T00:00:00.000Z';
+
+const key = (over: Partial<ApiKeyCreatedData> = {}): ApiKeyCreatedData => ({
+  keyId: 'key_1',
+  workspaceId: 'ws_1',
+  label: 'ci',
+  status: 'active',
+  expiresAt: null,
+  permissions: ['memories:read'],
+  ipWhitelist: [],
+  collections: [],
+  createdBy: 'user:u1',
+  secretVerifier: 'f00d',
+  createdAt: T0,
+  ...over,
+});
+
+const created = (over: Partial<ApiKeyCreatedData> = {}): ApiKeyEvent => ({ type: 'keys.ApiKeyCreated', data: key(over) });
+const revoked = (at = T1, workspaceId = 'ws_1'): ApiKeyEvent => ({ type: 'keys.ApiKeyRevoked', data: { keyId: 'key_1', workspaceId, revokedAt: at } });
+
+const create = (over: Partial<ApiKeyCreatedData> = {}, now = T0): ApiKeyCommand => ({ kind: 'create', key: key(over), now });
+const revoke = (over: Partial<Extract<ApiKeyCommand, { kind: 'revoke' }>> = {}): ApiKeyCommand => ({
+  kind: 'revoke',
+  keyId: 'key_1',
+  workspaceId: 'ws_1',
+  at: T1,
+  ...over,
+});
+
+const spec = deciderSpec(apiKeyDecider);
+
+const states: ReadonlyArray<readonly [ApiKeyState['status'], readonly ApiKeyEvent[]]> = [
+  ['absent', []],
+  ['active', [created()]],
+  ['inactive', [created({ status: 'inactive' })]],
+  ['revoked', [created(), revoked()]],
+];
+
+describe('apiKeyDecider', () => {
+  it('starts absent', () => {
+    expect(apiKeyDecider.initialState()).toEqual({ status: 'absent' });
+  });
+
+  describe('create', () => {
+    it('creates an absent key with what the command carries', () => {
+      const state = spec.given([]).when(create()).then([created()]);
+      expect(state).toEqual({ status: 'active', key: key(), updatedAt: T0 });
+    });
+
+    it('creates an inactive key as inactive', () => {
+      const state = spec.given([]).when(create({ status: 'inactive' })).then([created({ status: 'inactive' })]);
+      expect(state.status).toBe('inactive');
+    });
+
+    it('accepts an expiry in the future', () => {
+      spec.given([]).when(create({ expiresAt: T1 }, T0)).then([created({ expiresAt: T1 })]);
+    });
+
+    it('accepts an expiry a millisecond after now', () => {
+      const expiresAt = '2025-01-01T00:00:00.001Z';
+      spec.given([]).when(create({ expiresAt }, T0)).then([created({ expiresAt })]);
+    });
+
+    it('rejects an expiry in the past as a validation error on body.expires_at', () => {
+      const error = spec.given([]).when(create({ expiresAt: T0 }, T1)).thenThrows('validation', /future/);
+      expect(error.issues).toEqual([expect.objectContaining({ loc: ['body', 'expires_at'] })]);
+    });
+
+    it('rejects an expiry equal to now', () => {
+      spec.given([]).when(create({ expiresAt: T1 }, T1)).thenThrows('validation');
+    });
+
+    it('compares instants, not strings, across time zone offsets', () => {
+      // 01:00 at +02:00 is 23:00 the day before in UTC: in the past relative to T0.
+      spec.given([]).when(create({ expiresAt: '2025-01-01T01:00:00+02:00' }, T0)).thenThrows('validation');
+      // 01:00 at -02:00 is 03:00 UTC: in the future.
+      spec.given([]).when(create({ expiresAt: '2025-01-01T01:00:00-02:00' }, T0)).then([created({ expiresAt: '2025-01-01T01:00:00-02:00' })]);
+    });
+
+    it.each([
+      ['active', [created()]],
+      ['inactive', [created({ status: 'inactive' })]],
+      ['revoked', [created(), revoked()]],
+    ] as const)('conflicts when the key is %s', (_status, given) => {
+      spec.given(given).when(create()).thenThrows('conflict', /key_1/);
+    });
+  });
+
+  describe('revoke', () => {
+    it('revokes an active key', () => {
+      const state = spec.given([created()]).when(revoke()).then([revoked(T1)]);
+      expect(state).toEqual({ status: 'revoked', key: key(), updatedAt: T1 });
+    });
+
+    it('revokes an inactive key', () => {
+      const state = spec.given([created({ status: 'inactive' })]).when(revoke()).then([revoked(T1)]);
+      expect(state.status).toBe('revoked');
+    });
+
+    it('is a no-op the second time: no event, state unchanged', () => {
+      const given = [created(), revoked(T1)];
+      const before = spec.given(given).state;
+      const after = spec.given(given).when(revoke({ at: T2 })).then([]);
+      expect(after).toEqual(before);
+      expect(after).toMatchObject({ status: 'revoked', updatedAt: T1 });
+    });
+
+    it('is not found when the key is absent', () => {
+      spec.given([]).when(revoke()).thenThrows('not_found');
+    });
+
+    it('is not found from another workspace, whatever the key status', () => {
+      spec.given([created()]).when(revoke({ workspaceId: 'ws_2' })).thenThrows('not_found');
+      spec.given([created({ status: 'inactive' })]).when(revoke({ workspaceId: 'ws_2' })).thenThrows('not_found');
+      // Revoked already: another workspace must still not learn that the key exists.
+      spec.given([created(), revoked()]).when(revoke({ workspaceId: 'ws_2' })).thenThrows('not_found');
+    });
+  });
+
+  describe('every command in every state', () => {
+    const expected: Record<ApiKeyState['status'], Record<ApiKeyCommand['kind'], readonly ApiKeyEvent[] | 'conflict' | 'not_found'>> = {
+      absent: { create: [created()], revoke: 'not_found' },
+      active: { create: 'conflict', revoke: [revoked(T1)] },
+      inactive: { create: 'conflict', revoke: [revoked(T1)] },
+      revoked: { create: 'conflict', revoke: [] },
+    };
+    for (const [status, given] of states) {
+      for (const command of [create(), revoke()]) {
+        const outcome = expected[status][command.kind];
+        it(`${command.kind} in ${status} → ${typeof outcome === 'string' ? outcome : `[${outcome.map((e) => e.type).join(', ')}]`}`, () => {
+          const arranged = spec.given(given);
+          expect(arranged.state.status).toBe(status);
+          if (typeof outcome === 'string') arranged.when(command).thenThrows(outcome);
+          else arranged.when(command).then(outcome);
+        });
+      }
+    }
+  });
+
+  describe('evolve', () => {
+    it('folds creation then revocation, keeping the key data', () => {
+      const data = key({ permissions: ['*'], ipWhitelist: ['10.0.0.0/8'], expiresAt: T2 });
+      expect(spec.given([{ type: 'keys.ApiKeyCreated', data }, revoked(T1)]).state).toEqual({ status: 'revoked', key: data, updatedAt: T1 });
+    });
+
+    it('ignores a revocation of an absent key', () => {
+      expect(apiKeyDecider.evolve({ status: 'absent' }, revoked())).toEqual({ status: 'absent' });
+    });
+
+    it('does not mutate the state it folds from', () => {
+      const before = spec.given([created()]).state;
+      const snapshot = structuredClone(before);
+      apiKeyDecider.evolve(before, revoked());
+      expect(before).toEqual(snapshot);
+    });
+  });
+});
+
+describe('upcastApiKeyEvent', () => {
+  const recorded = (type: string, data: unknown): RecordedEvent => ({
+    id: 'e1',
+    streamId: 'apikey-key_1',
+    type,
+    data,
+    metadata: {},
+    revision: 0,
+    position: { commit: 0n, prepare: 0n },
+    recordedAt: T0,
+  });
+
+  it.each([created(), created({ expiresAt: T2, status: 'inactive' }), revoked()])('returns a well-formed $type unchanged', (event) => {
+    expect(upcastApiKeyEvent(recorded(event.type, event.data))).toEqual(event);
+  });
+
+  const { secretVerifier: _omitted, ...withoutVerifier } = key();
+  it.each([
+    ['an unknown type', recorded('keys.ApiKeyRenamed', key())],
+    ['a missing secret verifier', recorded('keys.ApiKeyCreated', withoutVerifier)],
+    ['a created status of revoked', recorded('keys.ApiKeyCreated', { ...key(), status: 'revoked' })],
+    ['permissions that are not a list', recorded('keys.ApiKeyCreated', { ...key(), permissions: 'memories:read' })],
+    ['an absent (rather than null) expiry', recorded('keys.ApiKeyCreated', { ...key(), expiresAt: undefined })],
+    ['a revocation without its time', recorded('keys.ApiKeyRevoked', { keyId: 'key_1', workspaceId: 'ws_1' })],
+    ['null data', recorded('keys.ApiKeyRevoked', null)],
+  ])('rejects %s', (_what, event) => {
+    expect(() => upcastApiKeyEvent(event)).toThrow();
+  });
+});

@@ -1,0 +1,223 @@
+import type { RecordedEvent } from '@lore/platform/kernel';
+import { deciderSpec } from '@lore/platform/testing';
+import { memoryDecider, type MemoryCommand, type MemoryState } from './memory.decider';
+import type { MemoryCreated, MemoryDeleted, MemoryEvent, MemoryReplaced } from './memory.events';
+import { upcastMemoryEvent } from './memory.upcasters';
+
+const owner = { workspaceId: 'ws_1', userId: 'user_1' } as const;
+const T0 = '2025-01-01T00:00:00.000Z';
+const T1 = '2025-01-02T00:00:00.000Z';
+const T2 = '2025-01-03T00:00:00.000Z';
+
+const created: MemoryCreated = {
+  type: 'memory.MemoryCreated',
+  data: { memoryId: 'mem_1', ...owner, memoryType: 'user', content: 'sealed-v1', createdAt: T0 },
+};
+const replaced = (version: number, content: string, at: string): MemoryReplaced => ({
+  type: 'memory.MemoryReplaced',
+  data: { memoryId: 'mem_1', ...owner, version, content, replacedAt: at },
+});
+const deleted: MemoryDeleted = {
+  type: 'memory.MemoryDeleted',
+  data: { memoryId: 'mem_1', ...owner, deletedAt: T1 },
+};
+
+const create = (over: Partial<Extract<MemoryCommand, { kind: 'create' }>> = {}): MemoryCommand => ({
+  kind: 'create',
+  ...owner,
+  memoryId: 'mem_1',
+  memoryType: 'user',
+  content: 'sealed-v1',
+  at: T0,
+  ...over,
+});
+const replace = (over: Partial<Extract<MemoryCommand, { kind: 'replace' }>> = {}): MemoryCommand => ({
+  kind: 'replace',
+  ...owner,
+  content: 'sealed-v2',
+  at: T1,
+  ...over,
+});
+const remove = (over: Partial<Extract<MemoryCommand, { kind: 'delete' }>> = {}): MemoryCommand => ({ kind: 'delete', ...owner, at: T1, ...over });
+
+const spec = deciderSpec(memoryDecider);
+
+/** The three states a memory can be in, each reached through its own events. */
+const states: ReadonlyArray<readonly [MemoryState['status'], readonly MemoryEvent[]]> = [
+  ['absent', []],
+  ['active', [created]],
+  ['deleted', [created, deleted]],
+];
+
+describe('memoryDecider', () => {
+  it('starts absent', () => {
+    expect(memoryDecider.initialState()).toEqual({ status: 'absent' });
+    expect(spec.given([]).state).toEqual({ status: 'absent' });
+  });
+
+  describe('create', () => {
+    it('creates an absent memory at version 1', () => {
+      const state = spec.given([]).when(create()).then([created]);
+      expect(state).toEqual({
+        status: 'active',
+        memoryId: 'mem_1',
+        workspaceId: 'ws_1',
+        userId: 'user_1',
+        memoryType: 'user',
+        content: 'sealed-v1',
+        version: 1,
+        createdAt: T0,
+        updatedAt: T0,
+      });
+    });
+
+    it.each(['user', 'agent', 'team', 'workflow'] as const)('keeps the memory type %s', (memoryType) => {
+      const state = spec.given([]).when(create({ memoryType })).then([{ ...created, data: { ...created.data, memoryType } }]);
+      expect(state).toMatchObject({ status: 'active', memoryType });
+    });
+
+    it('conflicts when the memory exists', () => {
+      spec.given([created]).when(create()).thenThrows('conflict', /mem_1/);
+    });
+
+    it('conflicts when the memory was deleted: a deleted id is never reused', () => {
+      spec.given([created, deleted]).when(create()).thenThrows('conflict');
+    });
+
+    it('conflicts even for another owner: existence is not owner-scoped for create', () => {
+      spec.given([created]).when(create({ workspaceId: 'ws_2', userId: 'user_2' })).thenThrows('conflict');
+    });
+  });
+
+  describe('replace', () => {
+    it('replaces an active memory and increments the version', () => {
+      const state = spec.given([created]).when(replace()).then([replaced(2, 'sealed-v2', T1)]);
+      expect(state).toMatchObject({ status: 'active', content: 'sealed-v2', version: 2, createdAt: T0, updatedAt: T1 });
+    });
+
+    it('increments the version once per replacement', () => {
+      const state = spec
+        .given([created, replaced(2, 'sealed-v2', T1)])
+        .when(replace({ content: 'sealed-v3', at: T2 }))
+        .then([replaced(3, 'sealed-v3', T2)]);
+      expect(state).toMatchObject({ version: 3, content: 'sealed-v3', updatedAt: T2 });
+    });
+
+    it.each([
+      ['absent', []],
+      ['deleted', [created, deleted]],
+    ] as const)('is not found when the memory is %s', (_status, given) => {
+      spec.given(given).when(replace()).thenThrows('not_found');
+    });
+
+    it('is not found for another user of the same workspace', () => {
+      spec.given([created]).when(replace({ userId: 'user_2' })).thenThrows('not_found');
+    });
+
+    it('is not found for the same user in another workspace', () => {
+      spec.given([created]).when(replace({ workspaceId: 'ws_2' })).thenThrows('not_found');
+    });
+  });
+
+  describe('delete', () => {
+    it('deletes an active memory', () => {
+      const state = spec.given([created, replaced(2, 'sealed-v2', T1)]).when(remove()).then([deleted]);
+      expect(state).toEqual({ status: 'deleted', memoryId: 'mem_1' });
+    });
+
+    it.each([
+      ['absent', []],
+      ['deleted', [created, deleted]],
+    ] as const)('is not found when the memory is %s', (_status, given) => {
+      spec.given(given).when(remove()).thenThrows('not_found');
+    });
+
+    it('is not found for another user or another workspace', () => {
+      spec.given([created]).when(remove({ userId: 'user_2' })).thenThrows('not_found');
+      spec.given([created]).when(remove({ workspaceId: 'ws_2' })).thenThrows('not_found');
+    });
+  });
+
+  describe('every command in every state', () => {
+    /** Events for a command that succeeds, an error code for one that is refused. */
+    const expected: Record<MemoryState['status'], Record<MemoryCommand['kind'], readonly MemoryEvent[] | 'conflict' | 'not_found'>> = {
+      absent: { create: [created], replace: 'not_found', delete: 'not_found' },
+      active: { create: 'conflict', replace: [replaced(2, 'sealed-v2', T1)], delete: [deleted] },
+      deleted: { create: 'conflict', replace: 'not_found', delete: 'not_found' },
+    };
+    const commands: ReadonlyArray<MemoryCommand> = [create(), replace(), remove()];
+    for (const [status, given] of states) {
+      for (const command of commands) {
+        const outcome = expected[status][command.kind];
+        it(`${command.kind} in ${status} → ${typeof outcome === 'string' ? outcome : outcome.map((e) => e.type).join(', ')}`, () => {
+          const arranged = spec.given(given);
+          expect(arranged.state.status).toBe(status);
+          if (typeof outcome === 'string') arranged.when(command).thenThrows(outcome);
+          else arranged.when(command).then(outcome);
+        });
+      }
+    }
+  });
+
+  describe('evolve', () => {
+    it('folds a history into the latest content, version and times', () => {
+      const state = spec.given([created, replaced(2, 'b', T1), replaced(3, 'c', T2)]).state;
+      expect(state).toEqual({
+        status: 'active',
+        memoryId: 'mem_1',
+        workspaceId: 'ws_1',
+        userId: 'user_1',
+        memoryType: 'user',
+        content: 'c',
+        version: 3,
+        createdAt: T0,
+        updatedAt: T2,
+      });
+    });
+
+    it('takes the version from the event, not from counting', () => {
+      expect(spec.given([created, replaced(7, 'x', T1)]).state).toMatchObject({ version: 7 });
+    });
+
+    it('ignores a replacement that arrives for a memory that is not active', () => {
+      expect(memoryDecider.evolve({ status: 'absent' }, replaced(2, 'x', T1))).toEqual({ status: 'absent' });
+      expect(spec.given([created, deleted, replaced(2, 'x', T2)]).state).toEqual({ status: 'deleted', memoryId: 'mem_1' });
+    });
+
+    it('does not mutate the state it folds from', () => {
+      const before = spec.given([created]).state;
+      const snapshot = structuredClone(before);
+      memoryDecider.evolve(before, replaced(2, 'x', T1));
+      expect(before).toEqual(snapshot);
+    });
+  });
+});
+
+describe('upcastMemoryEvent', () => {
+  const recorded = (type: string, data: unknown): RecordedEvent => ({
+    id: 'e1',
+    streamId: 'memory-mem_1',
+    type,
+    data,
+    metadata: {},
+    revision: 0,
+    position: { commit: 0n, prepare: 0n },
+    recordedAt: T0,
+  });
+
+  it.each([created, replaced(2, 'x', T1), deleted] as const)('returns a well-formed $type unchanged', (event) => {
+    expect(upcastMemoryEvent(recorded(event.type, event.data))).toEqual(event);
+  });
+
+  it.each([
+    ['an unknown type', recorded('memory.MemoryRenamed', created.data)],
+    ['a missing field', recorded('memory.MemoryCreated', { ...created.data, userId: undefined })],
+    ['an unknown memory type', recorded('memory.MemoryCreated', { ...created.data, memoryType: 'robot' })],
+    ['a fractional version', recorded('memory.MemoryReplaced', { ...replaced(2, 'x', T1).data, version: 2.5 })],
+    ['a version given as text', recorded('memory.MemoryReplaced', { ...replaced(2, 'x', T1).data, version: '2' })],
+    ['data that is not an object', recorded('memory.MemoryDeleted', 'mem_1')],
+    ['null data', recorded('memory.MemoryDeleted', null)],
+  ])('rejects %s', (_what, event) => {
+    expect(() => upcastMemoryEvent(event)).toThrow();
+  });
+});

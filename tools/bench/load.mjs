@@ -1,0 +1,33 @@
+// A closed-loop load generator: `concurrency` workers issue `count` requests in total,
+// each worker sending its next request when the previous answer arrives.
+import { Pool } from 'undici';
+
+export async function runLoad({ url, concurrency, count, request }) {
+  const pool = new Pool(url, { connections: concurrency, pipelining: 1 });
+  const latencies = new Float64Array(count);
+  let next = 0;
+  let failures = 0;
+  let firstFailure = null;
+  const started = process.hrtime.bigint();
+  async function worker() {
+    for (;;) {
+      const i = next++;
+      if (i >= count) return;
+      const { method, path, body, headers } = request(i);
+      const t0 = process.hrtime.bigint();
+      const res = await pool.request({ method, path, headers: { 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const text = await res.body.text();
+      latencies[i] = Number(process.hrtime.bigint() - t0) / 1e6;
+      if (res.statusCode >= 300) {
+        failures++;
+        firstFailure ??= `${res.statusCode} ${text.slice(0, 200)}`;
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  await pool.close();
+  const sorted = Array.from(latencies).sort((a, b) => a - b);
+  const at = (q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+  return { count, seconds, throughput: count / seconds, p50: at(0.5), p95: at(0.95), failures, firstFailure };
+}
