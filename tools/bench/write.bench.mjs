@@ -39,7 +39,9 @@ async function start(name, args, env, readyPath) {
     try {
       const res = await fetch(url + readyPath, { method: readyPath === '/items' ? 'POST' : 'GET', headers: { 'content-type': 'application/json' }, body: readyPath === '/items' ? '{}' : undefined });
       if (res.status < 300) return { url, child };
-    } catch {}
+    } catch {
+      // not listening yet: poll again
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`${name} did not become ready`);

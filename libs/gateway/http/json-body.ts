@@ -10,7 +10,9 @@ export function useJsonBodyParser(app: FastifyInstance): void {
   const parse = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    parse(request, typeof body === 'string' ? body : body.toString('utf8'), (error, value) => {
+    // Fastify's default JSON parser is the callback form (it reports through the callback and
+    // returns nothing); its declared type is the union with the promise form, hence `void`.
+    void parse(request, typeof body === 'string' ? body : body.toString('utf8'), (error, value) => {
       if (error) {
         const position = /position (\d+)/.exec(error.message)?.[1];
         done(new AppError('validation', 'JSON decode error', [jsonDecodeIssue(position === undefined ? 0 : Number(position))]), undefined);

@@ -7,7 +7,6 @@ export const memoryVersionsProjection: Projection = {
   name: 'memory.memory-versions.v1',
   streamPrefixes: [MEMORY_STREAM_PREFIX],
   collections: [MEMORY_VERSIONS],
-  // eslint-disable-next-line @typescript-eslint/require-await -- the port is async for projections that read
   async handle(recorded, context) {
     const event = upcastMemoryEvent(recorded);
     switch (event.type) {

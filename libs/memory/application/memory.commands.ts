@@ -32,8 +32,7 @@ export class MemoryCommands {
     const at = now.toISOString();
     const content: MemoryContent = { memory: command.memory, topics: command.topics ?? [], metadata: command.metadata ?? {} };
     // The key is durable before any event sealed with it is appended.
-    const key = await this.deps.cipher.createKey(memoryId);
-    const sealed = await this.deps.cipher.seal(memoryId, content, key);
+    const sealed = this.deps.cipher.seal(memoryId, content, await this.deps.cipher.newKey());
     const result = await handleCommand(this.deps.events, memoryAggregate, memoryStreamId(memoryId), {
       kind: 'create',
       memoryId,
@@ -63,7 +62,7 @@ export class MemoryCommands {
         const next = { memory: command.memory, topics: command.topics ?? old.topics, metadata: command.metadata ?? old.metadata };
         contents.old = old;
         contents.next = next;
-        const content = await this.deps.cipher.seal(command.memoryId, next);
+        const content = this.deps.cipher.seal(command.memoryId, next, await this.deps.cipher.keyOf(state.content));
         return { kind: 'replace' as const, workspaceId: command.workspaceId, userId: command.userId, content, at };
       },
       { retries: REPLACE_RETRIES, metadata: { actor: command.actor, workspaceId: command.workspaceId } },
@@ -89,7 +88,8 @@ export class MemoryCommands {
       userId: ref.userId,
       at: this.deps.clock.now().toISOString(),
     }, { metadata: { actor: ref.actor, workspaceId: ref.workspaceId } });
-    await this.erase([ref.memoryId], result.position);
+    const sealed = result.previous.status === 'active' ? [result.previous.content] : [];
+    await this.erase([ref.memoryId], sealed, result.position);
     return { memory_id: ref.memoryId, message: 'Memory deleted successfully' };
   }
 
@@ -98,6 +98,7 @@ export class MemoryCommands {
       .collection<MemoryDoc>(MEMORIES)
       .find({ filter: { workspace_id: scope.workspaceId, user_id: scope.userId } });
     const erased: string[] = [];
+    const sealed: string[] = [];
     let last: Position | null = null;
     for (const doc of owned.items) {
       try {
@@ -108,13 +109,14 @@ export class MemoryCommands {
           at: this.deps.clock.now().toISOString(),
         }, { metadata: { actor: scope.actor, workspaceId: scope.workspaceId } });
         erased.push(doc.id);
+        if (result.previous.status === 'active') sealed.push(result.previous.content);
         last = result.position ?? last;
       } catch (error) {
         // Deleted concurrently by another request: already gone, which is what was asked.
         if (!(error instanceof Error && 'code' in error && error.code === 'not_found')) throw error;
       }
     }
-    await this.erase(erased, last);
+    await this.erase(erased, sealed, last);
     return { user_id: scope.userId, deleted_count: erased.length, message: `Deleted ${erased.length} memories` };
   }
 
@@ -122,10 +124,10 @@ export class MemoryCommands {
    * Permanent deletion (SPEC §3 rule 2): once the read models have dropped the memory,
    * shred its key, delete its stream, and make the engines forget the deleted bytes.
    */
-  private async erase(memoryIds: readonly string[], position: Position | null): Promise<void> {
+  private async erase(memoryIds: readonly string[], sealed: readonly string[], position: Position | null): Promise<void> {
     if (memoryIds.length === 0) return;
     await this.settle(position);
-    await this.deps.cipher.shred(memoryIds);
+    await this.deps.cipher.shred(sealed);
     for (const id of memoryIds) await this.deps.events.deleteStream(memoryStreamId(id));
     await this.deps.documents.purgeDeleted();
   }

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { AppError } from '@lore/platform/kernel';
 import type { RequestHandler, Transport, TransportSubscription } from '@lore/platform/transport/port';
 

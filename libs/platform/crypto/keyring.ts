@@ -1,4 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto';
+import { newId } from '@lore/platform/kernel';
 import type { DocumentCollection, DocumentStore } from '@lore/platform/documents/port';
 import { seal, unseal } from './aead';
 
@@ -11,6 +12,8 @@ interface WrappedKeyDoc {
 const KEY_CHECK_ID = '__master_key_check__';
 const KEY_CHECK_TEXT = 'lore master key check';
 const CACHE_LIMIT = 10_000;
+const POOL_BATCH = 256;
+const POOL_LOW_WATER = 64;
 
 /**
  * Per-aggregate data keys for crypto-shredding (ARCHITECTURE §3.7). Each aggregate's
@@ -55,51 +58,53 @@ export class Keyring {
   }
 
   /**
-   * Creates the aggregate's data key; durable before it returns, so no event is sealed
-   * with a key that could be lost. Keys created in the same event-loop turn are written
-   * in one transaction (one fsync for many concurrent creates).
+   * Hands out a fresh data key for one aggregate. Keys are generated ahead in batches and
+   * written durably before any is handed out, so sealing never waits for a key write and
+   * no event is ever sealed with a key that could be lost. The caller records the key id
+   * with what it seals (see MemoryCipher); an unused pooled key encrypts nothing.
    */
-  async create(aggregateId: string): Promise<Buffer> {
-    const key = randomBytes(32);
-    await this.persist({ id: aggregateId, wrapped: seal(this.master, key, aggregateId) });
-    this.remember(aggregateId, key);
-    return key;
+  async create(): Promise<{ keyId: string; key: Buffer }> {
+    if (this.pool.length === 0) await this.refill();
+    const next = this.pool.pop();
+    if (next === undefined) return this.create();
+    if (this.pool.length < POOL_LOW_WATER) void this.refill().catch(() => undefined);
+    this.remember(next.keyId, next.key);
+    return next;
   }
 
-  private pending: Array<{ readonly doc: WrappedKeyDoc; readonly resolve: () => void; readonly reject: (error: unknown) => void }> = [];
+  private pool: Array<{ keyId: string; key: Buffer }> = [];
+  private refilling: Promise<void> | null = null;
 
-  private persist(doc: WrappedKeyDoc): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.pending.push({ doc, resolve, reject });
-      if (this.pending.length === 1) setImmediate(() => void this.flush());
-    });
+  /** One durable write for a whole batch of keys; concurrent callers share it. */
+  private refill(): Promise<void> {
+    this.refilling ??= (async () => {
+      try {
+        const fresh = Array.from({ length: POOL_BATCH }, () => ({ keyId: newId('dk'), key: randomBytes(32) }));
+        await this.documents.write(
+          fresh.map(({ keyId, key }) => ({ collection: this.collection, op: 'upsert' as const, doc: { id: keyId, wrapped: seal(this.master, key, keyId) } })),
+        );
+        this.pool.push(...fresh);
+      } finally {
+        this.refilling = null;
+      }
+    })();
+    return this.refilling;
   }
 
-  private async flush(): Promise<void> {
-    const batch = this.pending;
-    this.pending = [];
-    try {
-      await this.documents.write(batch.map((entry) => ({ collection: this.collection, op: 'upsert' as const, doc: entry.doc })));
-      for (const entry of batch) entry.resolve();
-    } catch (error) {
-      for (const entry of batch) entry.reject(error);
-    }
-  }
-
-  /** The aggregate's data key, or null once shredded. */
-  async get(aggregateId: string): Promise<Buffer | null> {
-    const cached = this.cache.get(aggregateId);
+  /** A data key by id, or null once shredded. */
+  async get(keyId: string): Promise<Buffer | null> {
+    const cached = this.cache.get(keyId);
     if (cached) return cached;
-    const doc = await this.keys.get(aggregateId);
+    const doc = await this.keys.get(keyId);
     if (doc === null) return null;
-    const key = unseal(this.master, doc.wrapped, aggregateId);
-    this.remember(aggregateId, key);
+    const key = unseal(this.master, doc.wrapped, keyId);
+    this.remember(keyId, key);
     return key;
   }
 
-  async shred(aggregateIds: readonly string[]): Promise<void> {
-    for (const id of aggregateIds) this.cache.delete(id);
-    await this.documents.write(aggregateIds.map((id) => ({ collection: this.collection, op: 'delete' as const, id })));
+  async shred(keyIds: readonly string[]): Promise<void> {
+    for (const id of keyIds) this.cache.delete(id);
+    await this.documents.write(keyIds.map((id) => ({ collection: this.collection, op: 'delete' as const, id })));
     await this.documents.purgeDeleted();
   }
 

@@ -21,6 +21,7 @@ export function pyRepr(value: unknown): string {
   if (typeof value === 'string') return `'${value}'`;
   if (value === null || value === undefined) return 'None';
   if (typeof value === 'boolean') return value ? 'True' : 'False';
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- expected values are literals (numbers, bigints)
   return String(value);
 }
 

@@ -37,6 +37,7 @@ function compareValues(a: unknown, b: unknown): number {
   if (a === null) return -1;
   if (b === null) return 1;
   if (typeof a === 'number' && typeof b === 'number') return a - b;
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- sort keys are JSON scalars (strings, booleans)
   return String(a) < String(b) ? -1 : 1;
 }
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { MongoClient } from 'mongodb';
 import { describeDocumentStoreContract } from '@lore/platform/documents/contract';
-import { openMongoDocumentStore } from '@lore/platform/documents/mongo';
+import { openMongoDocumentStore } from './mongo-document-store.adapter';
 import { describeWithServer } from '@lore/platform/testing';
 
 describeWithServer('MONGODB_URL', 'MongoDB document store', (url) => {

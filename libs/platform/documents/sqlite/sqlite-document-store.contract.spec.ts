@@ -1,5 +1,5 @@
 import { describeDocumentStoreContract } from '@lore/platform/documents/contract';
-import { openSqliteDocumentStore } from '@lore/platform/documents/sqlite';
+import { openSqliteDocumentStore } from './sqlite-document-store.adapter';
 
 describeDocumentStoreContract('SQLite (in memory)', () => {
   const store = openSqliteDocumentStore({ path: ':memory:' });

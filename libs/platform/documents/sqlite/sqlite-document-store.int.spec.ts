@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { DocumentStore } from '@lore/platform/documents/port';
-import { openSqliteDocumentStore } from '@lore/platform/documents/sqlite';
+import { openSqliteDocumentStore } from './sqlite-document-store.adapter';
 import { SqliteQueryTranslator } from './sqlite-query.translator';
 import { resolveSort } from './query-shape';
 

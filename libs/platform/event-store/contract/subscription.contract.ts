@@ -25,7 +25,7 @@ export function describeSubscriptionContract(getStore: () => EventStore): void {
     };
 
     afterEach(async () => {
-      await Promise.all(open.splice(0).map((r) => r.subscription?.close()));
+      await Promise.all(open.splice(0).map((r) => r.subscription?.close() ?? Promise.resolve()));
     });
 
     it('catches up on existing events, then delivers new ones live, in order and once', async () => {
