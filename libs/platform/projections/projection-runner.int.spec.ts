@@ -105,7 +105,6 @@ describe('ProjectionRunner (SQLite event store + SQLite document store)', () => 
     const position = await append(events, 'counter-a', 2);
     await running.waitFor(position, WAIT_MS);
     expect(running.checkpoint).toEqual(position);
-    await eventually(() => undefined);
     expect(await documents.getCheckpoint(NAME)).toBe(positionToString(position));
   });
 
@@ -233,17 +232,17 @@ describe('ProjectionRunner (SQLite event store + SQLite document store)', () => 
   describe('rebuild', () => {
     it('empties the collection and rebuilds it to the same content', async () => {
       await append(events, 'counter-a', 3);
-      await append(events, 'counter-b', 2);
+      const last = await append(events, 'counter-b', 2);
       await append(events, 'memory-x', 1);
       const running = runner(counterProjection());
       await running.start();
-      await running.waitFor(await events.headPosition(), WAIT_MS);
+      await running.waitFor(last, WAIT_MS);
       const before = await documents.collection(COLLECTION).find({ sort: [['id', 'asc']] });
       // A document the projection would never write: rebuild must drop it.
       await documents.collection(COLLECTION).upsert({ id: 'stray', count: 99, lastRevision: 0 });
 
       await running.rebuild();
-      await running.waitFor(await events.headPosition(), WAIT_MS);
+      await running.waitFor(last, WAIT_MS);
       await eventually(() => running.state === 'live', WAIT_MS);
 
       const after = await documents.collection(COLLECTION).find({ sort: [['id', 'asc']] });

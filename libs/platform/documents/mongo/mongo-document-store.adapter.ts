@@ -5,7 +5,7 @@
 import { MongoClient } from 'mongodb';
 import type { AnyBulkWriteOperation, Collection, Db } from 'mongodb';
 import type { Doc, DocumentCollection, DocumentStore, DocumentWrite, Filter, FindOptions, Page } from '@lore/platform/documents/port';
-import { assertCollectionName, assertCount, assertFieldPath, cursorAfter, readCursor, resolveSort } from './query-shape';
+import { assertCollectionName, assertCount, assertFieldPath, cursorAfter, readCursor, resolveSort } from '@lore/platform/documents/port';
 import { mongoField, translateFilter, translateKeyset, translateSort } from './mongo-query.translator';
 
 export interface MongoDocumentStoreOptions {

@@ -7,8 +7,8 @@
  */
 import type { Document } from 'mongodb';
 import type { FieldOperators, Filter, Scalar } from '@lore/platform/documents/port';
-import { assertFieldPath, isScalar } from './query-shape';
-import type { SortKey } from './query-shape';
+import { assertFieldPath, isScalar } from '@lore/platform/documents/port';
+import type { SortKey } from '@lore/platform/documents/port';
 
 /** Matches no document; Mongo refuses an empty `$or`, and this is what one would mean. */
 const NOTHING: Document = { _id: { $in: [] } };

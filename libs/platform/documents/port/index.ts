@@ -1,2 +1,3 @@
 export * from './documents.port';
 export * from './cursor';
+export * from './query-shape';

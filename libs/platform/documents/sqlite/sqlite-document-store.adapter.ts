@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import Database from 'better-sqlite3';
 import type { Doc, DocumentCollection, DocumentStore, DocumentWrite, Filter, FindOptions, Page } from '@lore/platform/documents/port';
-import { assertCollectionName, assertCount, assertFieldPath, cursorAfter, readCursor, resolveSort } from './query-shape';
+import { assertCollectionName, assertCount, assertFieldPath, cursorAfter, readCursor, resolveSort } from '@lore/platform/documents/port';
 import { SqliteQueryTranslator, valueSql } from './sqlite-query.translator';
 import type { SqlValue } from './sqlite-query.translator';
 

@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import type { DocumentStore } from '@lore/platform/documents/port';
 import { openSqliteDocumentStore } from './sqlite-document-store.adapter';
 import { SqliteQueryTranslator } from './sqlite-query.translator';
-import { resolveSort } from './query-shape';
+import { resolveSort } from '@lore/platform/documents/port';
 
 describe('SQLite document store (file-backed)', () => {
   let dir: string;

@@ -8,8 +8,8 @@
  * Comparisons are type-bracketed as in MongoDB: `{ n: { $gt: 5 } }` never matches a string.
  */
 import type { FieldOperators, Filter, Scalar } from '@lore/platform/documents/port';
-import { assertFieldPath, isScalar } from './query-shape';
-import type { SortKey } from './query-shape';
+import { assertFieldPath, isScalar } from '@lore/platform/documents/port';
+import type { SortKey } from '@lore/platform/documents/port';
 
 export type SqlValue = string | number | null;
 

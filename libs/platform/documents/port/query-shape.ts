@@ -1,14 +1,13 @@
 /**
- * Shape rules every query goes through before it is translated to SQL: names and paths are
- * validated here because they are spliced into SQL text (values never are), and the sort
+ * Shape rules every query goes through before an adapter translates it: names and paths are
+ * validated here because they are spliced into SQL text or become MongoDB query keys (values
+ * never are; a leading `$` would smuggle in an operator), and the sort
  * is resolved to a total order so that keyset cursors can continue strictly after an item.
- *
- * The Mongo adapter holds a twin of this file (adapters may not depend on each other);
- * both must agree for the contract suite.
+ * Shared by every adapter, so they agree for the contract suite.
  */
 import { AppError } from '@lore/platform/kernel';
-import { decodeCursor, encodeCursor } from '@lore/platform/documents/port';
-import type { Doc, Scalar, Sort, SortDirection } from '@lore/platform/documents/port';
+import { decodeCursor, encodeCursor } from './cursor';
+import type { Doc, Scalar, Sort, SortDirection } from './documents.port';
 
 /** A leading letter or digit keeps names clear of engine-reserved ones (`_checkpoints`, `sqlite_*`). */
 const COLLECTION_NAME = /^[a-z0-9][a-z0-9_]{0,62}$/;
