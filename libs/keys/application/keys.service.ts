@@ -1,10 +1,5 @@
-import type { Clock } from '@lore/platform/kernel';
-import type { EventStore } from '@lore/platform/event-store/port';
-import type { DocumentStore } from '@lore/platform/documents/port';
-import type { Transport } from '@lore/platform/transport/port';
-import type { Keyring } from '@lore/platform/crypto';
 import { ProjectionSet } from '@lore/platform/projections';
-import { messageHandler, type MessageRoutes } from '@lore/platform/cqrs';
+import { messageHandler, type ContextServiceDeps, type MessageRoutes } from '@lore/platform/cqrs';
 import { ApiKeyRef, AuthenticateApiKeyQuery, CreateApiKeyCommand, KeysSubjects, ListApiKeysQuery } from '@lore/keys/contracts';
 import { apiKeysProjection } from './api-keys.projection';
 import { apiKeyEventsPublisher } from './api-key-events.publisher';
@@ -12,15 +7,7 @@ import { KeysCommands } from './keys.commands';
 import { KeysQueries } from './keys.queries';
 import { API_KEYS } from './api-keys.read-model';
 
-export interface KeysServiceDeps {
-  readonly events: EventStore;
-  readonly documents: DocumentStore;
-  readonly keyring: Keyring;
-  readonly transport: Transport;
-  readonly clock: Clock;
-  readonly readYourWritesTimeoutMs: number;
-  readonly onProjectionError: (projection: string, error: unknown) => void;
-}
+export type KeysServiceDeps = ContextServiceDeps;
 
 export class KeysService {
   readonly projections: ProjectionSet;

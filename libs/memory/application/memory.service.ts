@@ -1,10 +1,5 @@
-import type { Clock } from '@lore/platform/kernel';
-import type { EventStore } from '@lore/platform/event-store/port';
-import type { DocumentStore } from '@lore/platform/documents/port';
-import type { Transport } from '@lore/platform/transport/port';
-import type { Keyring } from '@lore/platform/crypto';
 import { ProjectionSet } from '@lore/platform/projections';
-import { messageHandler, type MessageRoutes } from '@lore/platform/cqrs';
+import { messageHandler, type ContextServiceDeps, type MessageRoutes } from '@lore/platform/cqrs';
 import { CreateMemoryCommand, ListMemoriesQuery, MemoryRef, MemorySubjects, ReplaceMemoryCommand, UserScope } from '@lore/memory/contracts';
 import { MemoryCipher } from './memory-content';
 import { MemoryCommands } from './memory.commands';
@@ -14,15 +9,7 @@ import { memoryVersionsProjection } from './memory-versions.projection';
 import { memoryEventsPublisher } from './memory-events.publisher';
 import { MEMORIES, MEMORY_VERSIONS } from './memory.read-models';
 
-export interface MemoryServiceDeps {
-  readonly events: EventStore;
-  readonly documents: DocumentStore;
-  readonly keyring: Keyring;
-  readonly transport: Transport;
-  readonly clock: Clock;
-  readonly readYourWritesTimeoutMs: number;
-  readonly onProjectionError: (projection: string, error: unknown) => void;
-}
+export type MemoryServiceDeps = ContextServiceDeps;
 
 /** The memory context as a service: its message routes and the projections behind its reads. */
 export class MemoryService {

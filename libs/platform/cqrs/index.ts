@@ -1,2 +1,3 @@
 export * from './aggregate-handler';
 export * from './message-routes';
+export * from './service-deps';
