@@ -1,4 +1,3 @@
-// @ts-check
 /**
  * ESLint flat config (ARCHITECTURE §3.1 and §3.9).
  *
@@ -13,6 +12,7 @@
 process.env.NX_DAEMON ??= 'false';
 process.env.NX_NO_CLOUD ??= 'true';
 
+const { defineConfig } = require('eslint/config');
 const js = require('@eslint/js');
 const tseslint = require('typescript-eslint');
 const nx = require('@nx/eslint-plugin');
@@ -96,7 +96,7 @@ const boundaries = ({ inTests }) => [
 const TS_FILES = ['apps/**/*.ts', 'libs/**/*.ts', 'tools/**/*.ts'];
 const TEST_FILES = ['**/*.spec.ts', 'libs/gateway/e2e/**/*.ts'];
 
-module.exports = tseslint.config(
+module.exports = defineConfig(
   { ignores: ['**/dist/**', '**/node_modules/**', '**/coverage/**', '**/data/**', '**/tmp/**', '.nx/**'] },
 
   // Plain JavaScript (tools/*.mjs, this file, jest.config.js): recommended JS rules, no type info.
@@ -140,8 +140,8 @@ module.exports = tseslint.config(
       // Every switch over a union either names every case or says what happens otherwise
       // (`default:`). The default-counts option is needed for switches over third-party unions
       // (zod's schema kinds and issue codes) that deliberately handle a few members; deciders
-      // and projections switch over their own unions without a default, so a new event type
-      // is still a compile-time hole this rule reports.
+      // and projections switch over their own unions without a default, so an unhandled new
+      // event type is still reported.
       '@typescript-eslint/switch-exhaustiveness-check': [
         'error',
         { considerDefaultExhaustiveForUnions: true, requireDefaultForNonUnion: false },
@@ -168,8 +168,8 @@ module.exports = tseslint.config(
     },
   },
 
-  // Tests and test kits: bodies parsed from JSON are `any` by nature; tests may compose
-  // libraries with the test kit and embedded adapters.
+  // Specs and the HTTP e2e suites: response bodies parsed from JSON are `any` by nature, and
+  // a test may compose its library with the test kit and embedded adapters (see above).
   {
     files: TEST_FILES,
     rules: {

@@ -39,7 +39,8 @@ export class JwtVerifier {
     } catch (error) {
       if (error instanceof errors.JWTExpired) throw invalidToken('Token has expired');
       if (error instanceof errors.JOSEError) throw invalidToken('Invalid token');
-      throw error;
+      // The identity provider's key set could not be fetched: not the caller's fault.
+      throw new AppError('unavailable', 'The signing keys of the identity provider (AUTH_JWKS_URL) could not be fetched');
     }
     throw invalidToken(`Tokens signed with ${alg ?? 'no algorithm'} are not accepted`);
   }

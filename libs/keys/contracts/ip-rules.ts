@@ -3,11 +3,12 @@ import ipaddr from 'ipaddr.js';
 /** An allow-list entry: one address (v4 or v6) or a CIDR range. */
 export function isValidIpRule(rule: string): boolean {
   try {
-    if (rule.includes('/')) {
-      ipaddr.parseCIDR(rule);
-      return true;
-    }
-    return ipaddr.isValid(rule) && (ipaddr.IPv4.isValidFourPartDecimal(rule) || ipaddr.IPv6.isValid(rule));
+    const [address = '', bits, ...rest] = rule.split('/');
+    if (rest.length > 0) return false;
+    // ipaddr.js also reads shorthand like `10` or `1.2.3`, which people misread: four parts only.
+    if (!ipaddr.IPv4.isValidFourPartDecimal(address) && !ipaddr.IPv6.isValid(address)) return false;
+    if (bits !== undefined) ipaddr.parseCIDR(rule);
+    return true;
   } catch {
     return false;
   }
@@ -23,6 +24,8 @@ export function ipAllowed(address: string, rules: readonly string[]): boolean {
     return false;
   }
   for (const rule of rules) {
+    // Creation rejects malformed rules; one that got stored anyway must never widen access.
+    if (!isValidIpRule(rule)) continue;
     try {
       if (rule.includes('/')) {
         const [range, bits] = ipaddr.parseCIDR(rule);

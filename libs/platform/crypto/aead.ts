@@ -2,6 +2,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 
 const VERSION = 'v1';
 const IV_BYTES = 12;
+const TAG_BYTES = 16;
 
 /**
  * AES-256-GCM with the aggregate id as associated data, so a ciphertext cannot be moved
@@ -21,8 +22,11 @@ export function unseal(key: Buffer, sealed: string, associatedData: string): Buf
   if (version !== VERSION || iv === undefined || body === undefined || tag === undefined) {
     throw new Error('unsupported sealed value');
   }
-  const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
+  const authTag = Buffer.from(tag, 'base64url');
+  // A full 16-byte tag only: GCM would otherwise verify a truncated tag, making forgeries feasible.
+  if (authTag.length !== TAG_BYTES) throw new Error('sealed value has a malformed authentication tag');
+  const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'), { authTagLength: TAG_BYTES });
   decipher.setAAD(Buffer.from(associatedData, 'utf8'));
-  decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+  decipher.setAuthTag(authTag);
   return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]);
 }

@@ -28,67 +28,89 @@ describe('Keyring (SQLite document store)', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('creates a 32-byte data key per aggregate and returns it again', async () => {
+  it('hands out a fresh 32-byte data key with its id, and returns it again by id', async () => {
     const keyring = await Keyring.open(openStore(), master);
-    const a = await keyring.create('memory-a');
-    const b = await keyring.create('memory-b');
-    expect(a).toHaveLength(32);
-    expect(a.equals(b)).toBe(false);
-    expect((await keyring.get('memory-a'))?.equals(a)).toBe(true);
-    expect((await keyring.get('memory-b'))?.equals(b)).toBe(true);
+    const a = await keyring.create();
+    const b = await keyring.create();
+    expect(a.key).toHaveLength(32);
+    expect(a.keyId).not.toBe(b.keyId);
+    expect(a.key.equals(b.key)).toBe(false);
+    expect((await keyring.get(a.keyId))?.equals(a.key)).toBe(true);
+    expect((await keyring.get(b.keyId))?.equals(b.key)).toBe(true);
   });
 
-  it('returns null for an aggregate that never had a key', async () => {
+  it('returns null for an id that never named a key', async () => {
     const keyring = await Keyring.open(openStore(), master);
-    expect(await keyring.get('memory-none')).toBeNull();
+    expect(await keyring.get('dk_none')).toBeNull();
   });
 
-  it('keeps keys durably: a keyring opened later on the same file reads them', async () => {
+  it('has written a key durably before handing it out: a keyring opened later on the same file reads it', async () => {
     const first = openStore();
-    const key = await (await Keyring.open(first, master)).create('memory-a');
+    const { keyId, key } = await (await Keyring.open(first, master)).create();
     await first.close();
     const reopened = await Keyring.open(openStore(), master);
-    expect((await reopened.get('memory-a'))?.equals(key)).toBe(true);
+    expect((await reopened.get(keyId))?.equals(key)).toBe(true);
+  });
+
+  it('never hands out one key twice, also under concurrent demand beyond one pool batch', async () => {
+    const store = openStore();
+    const keyring = await Keyring.open(store, master);
+    const handed = await Promise.all(Array.from({ length: 600 }, () => keyring.create()));
+    expect(new Set(handed.map((h) => h.keyId)).size).toBe(600);
+    expect(new Set(handed.map((h) => h.key.toString('hex'))).size).toBe(600);
+    // Every one of them is stored, readable without the cache.
+    const fresh = await Keyring.open(store, master);
+    for (const { keyId, key } of handed) expect((await fresh.get(keyId))?.equals(key)).toBe(true);
   });
 
   it('stores data keys wrapped, never in the clear', async () => {
     const store = openStore();
-    const key = await (await Keyring.open(store, master)).create('memory-a');
-    const doc = await store.collection('data_keys').get('memory-a');
-    const stored = JSON.stringify(doc);
+    const { keyId, key } = await (await Keyring.open(store, master)).create();
+    const doc = await store.collection('data_keys').get(keyId);
     expect(doc).not.toBeNull();
+    const stored = JSON.stringify(doc);
     for (const encoding of ['hex', 'base64', 'base64url'] as const) expect(stored).not.toContain(key.toString(encoding));
+  });
+
+  it('binds each wrapped key to its id: a wrapped key copied under another id does not open', async () => {
+    const store = openStore();
+    const keyring = await Keyring.open(store, master);
+    const a = await keyring.create();
+    const b = await keyring.create();
+    const wrappedA = await store.collection<{ id: string; wrapped: string }>('data_keys').get(a.keyId);
+    await store.collection('data_keys').upsert({ id: b.keyId, wrapped: wrappedA?.wrapped ?? '' });
+    await expect((await Keyring.open(store, master)).get(b.keyId)).rejects.toThrow();
   });
 
   it('shreds: get returns null afterwards, in this keyring and in a fresh one', async () => {
     const store = openStore();
     const keyring = await Keyring.open(store, master);
-    const key = await keyring.create('memory-a');
-    await keyring.create('memory-b');
-    const sealed = seal(key, 'private text', 'memory-a');
-    expect(unseal((await keyring.get('memory-a')) ?? Buffer.alloc(32), sealed, 'memory-a').toString()).toBe('private text');
+    const shredded = await keyring.create();
+    const kept = await keyring.create();
+    const sealed = seal(shredded.key, 'private text', 'memory-a');
+    expect(unseal((await keyring.get(shredded.keyId)) ?? Buffer.alloc(32), sealed, 'memory-a').toString()).toBe('private text');
 
-    await keyring.shred(['memory-a']);
+    await keyring.shred([shredded.keyId]);
 
-    expect(await keyring.get('memory-a')).toBeNull();
-    expect(await (await Keyring.open(store, master)).get('memory-a')).toBeNull();
-    expect(await store.collection('data_keys').get('memory-a')).toBeNull();
-    // Other aggregates keep their keys.
-    expect(await keyring.get('memory-b')).not.toBeNull();
+    expect(await keyring.get(shredded.keyId)).toBeNull();
+    expect(await (await Keyring.open(store, master)).get(shredded.keyId)).toBeNull();
+    expect(await store.collection('data_keys').get(shredded.keyId)).toBeNull();
+    // Other keys are kept.
+    expect((await keyring.get(kept.keyId))?.equals(kept.key)).toBe(true);
   });
 
   it('shredding several keys at once, or one that does not exist, succeeds', async () => {
     const keyring = await Keyring.open(openStore(), master);
-    await keyring.create('a');
-    await keyring.create('b');
-    await keyring.shred(['a', 'b', 'never-existed']);
-    expect(await keyring.get('a')).toBeNull();
-    expect(await keyring.get('b')).toBeNull();
+    const a = await keyring.create();
+    const b = await keyring.create();
+    await keyring.shred([a.keyId, b.keyId, 'dk_never_existed']);
+    expect(await keyring.get(a.keyId)).toBeNull();
+    expect(await keyring.get(b.keyId)).toBeNull();
   });
 
   it('refuses to open with another master key, saying so', async () => {
     const first = openStore();
-    await (await Keyring.open(first, master)).create('memory-a');
+    await (await Keyring.open(first, master)).create();
     await first.close();
     await expect(Keyring.open(openStore(), randomBytes(32))).rejects.toThrow(/master key/);
   });
@@ -106,8 +128,9 @@ describe('Keyring (SQLite document store)', () => {
     const store = openStore();
     const one = await Keyring.open(store, master, 'keys_one');
     const two = await Keyring.open(store, master, 'keys_two');
-    await one.create('x');
-    expect(await two.get('x')).toBeNull();
+    const { keyId } = await one.create();
+    expect(await one.get(keyId)).not.toBeNull();
+    expect(await two.get(keyId)).toBeNull();
   });
 
   describe('verifier', () => {

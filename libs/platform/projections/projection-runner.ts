@@ -50,7 +50,7 @@ export class ProjectionRunner {
       { ...after, streamPrefixes: this.projection.streamPrefixes },
       async (batch) => {
         await this.apply(batch);
-        if (this.stateValue === 'catching-up' && comparePositions(this.position, caughtUpAt) >= 0) this.stateValue = 'live';
+        if (this.stateValue === 'catching-up') await this.settleCatchUp(caughtUpAt);
       },
       (error) => {
         this.stateValue = 'failed';
@@ -120,8 +120,12 @@ export class ProjectionRunner {
     this.waiters = still;
   }
 
+  /** Live once nothing of ours remains between the checkpoint and the head seen at start. */
   private async settleCatchUp(head: Position): Promise<void> {
-    // Nothing of ours after the checkpoint: the subscription is idle but fully caught up.
+    if (comparePositions(this.position, head) >= 0) {
+      this.stateValue = 'live';
+      return;
+    }
     const pending = await this.events.readAll({ after: this.position, maxCount: 1, streamPrefixes: this.projection.streamPrefixes });
     const first = pending[0];
     if (first === undefined || comparePositions(first.position, head) > 0) {
