@@ -13,6 +13,9 @@ export interface JwtSettings {
  * through the JWKS at AUTH_JWKS_URL (production identity providers). `exp` is enforced
  * when present; `iss` and `aud` when configured.
  */
+const CACHE_LIMIT = 10_000;
+const CACHE_TTL_MS = 60_000;
+
 export class JwtVerifier {
   private readonly secret: Uint8Array | undefined;
   private readonly jwks: ReturnType<typeof createRemoteJWKSet> | undefined;
@@ -22,7 +25,32 @@ export class JwtVerifier {
     this.jwks = settings.jwksUrl ? createRemoteJWKSet(new URL(settings.jwksUrl)) : undefined;
   }
 
+  /**
+   * Verified tokens, kept until their `exp` (at most CACHE_TTL_MS): a client sends the same
+   * token with every request, and verifying a signature each time is the gateway's largest
+   * per-request cost. Only successes are kept; the cache is bounded.
+   */
+  private readonly verified = new Map<string, { readonly payload: JWTPayload; readonly until: number }>();
+
   async verify(token: string): Promise<JWTPayload> {
+    const now = Date.now();
+    const hit = this.verified.get(token);
+    if (hit !== undefined) {
+      if (hit.until > now) return hit.payload;
+      this.verified.delete(token);
+      if (typeof hit.payload.exp === 'number' && hit.payload.exp * 1000 <= now) throw invalidToken('Token has expired');
+    }
+    const payload = await this.verifySignature(token);
+    const expires = typeof payload.exp === 'number' ? payload.exp * 1000 : Infinity;
+    if (this.verified.size >= CACHE_LIMIT) {
+      const oldest = this.verified.keys().next().value;
+      if (oldest !== undefined) this.verified.delete(oldest);
+    }
+    this.verified.set(token, { payload, until: Math.min(expires, now + CACHE_TTL_MS) });
+    return payload;
+  }
+
+  private async verifySignature(token: string): Promise<JWTPayload> {
     let alg: string | undefined;
     try {
       alg = decodeProtectedHeader(token).alg;

@@ -43,6 +43,7 @@ export class KeysCommands {
       createdAt: at,
     };
     const result = await handleCommand(this.deps.events, apiKeyAggregate, apiKeyStreamId(keyId), { kind: 'create', key: data, now: at }, {
+      newStream: true,
       metadata: { actor: command.actor, workspaceId: command.workspaceId },
     });
     await this.settle(result.position);

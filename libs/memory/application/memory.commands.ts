@@ -41,7 +41,7 @@ export class MemoryCommands {
       memoryType: command.memoryType,
       content: sealed,
       at,
-    }, { metadata: { actor: command.actor, workspaceId: command.workspaceId } });
+    }, { newStream: true, metadata: { actor: command.actor, workspaceId: command.workspaceId } });
     await this.settle(result.position);
     const memory = toMemoryRecord({ id: memoryId, user_id: command.userId, memory_type: command.memoryType, created_at: at, updated_at: at }, content);
     return { memory_id: memoryId, message: 'Memory created successfully', memory };

@@ -16,6 +16,11 @@ export interface HandleOptions {
    * meaning does not depend on what the writer saw (e.g. "replace with X"); 0 surfaces the conflict.
    */
   readonly retries?: number;
+  /**
+   * The stream is new by construction (its id was just generated): skip reading it and
+   * append with `no_stream`, which still fails loudly if it somehow exists.
+   */
+  readonly newStream?: boolean;
 }
 
 export interface Handled<S, E> {
@@ -42,7 +47,7 @@ export async function handleCommand<C, S, E extends DomainEvent>(
 ): Promise<Handled<S, E>> {
   const retries = options.retries ?? 0;
   for (let attempt = 0; ; attempt++) {
-    const recorded = await store.readStream(streamId);
+    const recorded = options.newStream ? [] : await store.readStream(streamId);
     const previous = fold(aggregate.decider, recorded.map(aggregate.upcast));
     const resolved = typeof command === 'function' ? await (command as (state: S) => Promise<C> | C)(previous) : command;
     const events = aggregate.decider.decide(resolved, previous);
