@@ -1,7 +1,7 @@
 // npm run bench:write — memory writes and reads against the standalone app and the
 // distributed topology (over the NATS at NATS_URL), beside a bare Fastify + better-sqlite3
 // baseline doing one insert per request. Prints throughput, p50/p95 and ratios.
-// Knobs: BENCH_COUNT (default 5000 per operation), BENCH_CONCURRENCY (default 16).
+// Knobs: BENCH_COUNT (default 5000 per operation), BENCH_CONCURRENCY (default 32).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -11,7 +11,7 @@ import { SignJWT } from 'jose';
 import { runLoad } from './load.mjs';
 
 const COUNT = Number(process.env.BENCH_COUNT ?? 5000);
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const SECRET = 'bench-secret';
 const children = [];
