@@ -1,5 +1,4 @@
-import type { RecordedEvent } from '@lore/platform/kernel';
-import { deciderSpec } from '@lore/platform/testing';
+import { deciderSpec, recordedEvent } from '@lore/platform/testing';
 import { apiKeyDecider, type ApiKeyCommand, type ApiKeyState } from './api-key.decider';
 import type { ApiKeyCreatedData, ApiKeyEvent } from './api-key.events';
 import { upcastApiKeyEvent } from './api-key.upcasters';
@@ -165,16 +164,7 @@ describe('apiKeyDecider', () => {
 });
 
 describe('upcastApiKeyEvent', () => {
-  const recorded = (type: string, data: unknown): RecordedEvent => ({
-    id: 'e1',
-    streamId: 'apikey-key_1',
-    type,
-    data,
-    metadata: {},
-    revision: 0,
-    position: { commit: 0n, prepare: 0n },
-    recordedAt: T0,
-  });
+  const recorded = (type: string, data: unknown) => recordedEvent('apikey-key_1', type, data, T0);
 
   it.each([created(), created({ expiresAt: T2, status: 'inactive' }), revoked()])('returns a well-formed $type unchanged', (event) => {
     expect(upcastApiKeyEvent(recorded(event.type, event.data))).toEqual(event);

@@ -1,4 +1,4 @@
-import { AppError, notFound } from '@lore/platform/kernel';
+import { AppError, notFound, type Clock } from '@lore/platform/kernel';
 import { decodeCursor, encodeCursor, type DocumentStore, type Filter } from '@lore/platform/documents/port';
 import type { ListMemoriesQuery, MemoryRecord, MemoryRef, MemoryVersion, UserScope } from '@lore/memory/contracts';
 import type { MemoryCipher, MemoryContent } from './memory-content';
@@ -15,6 +15,7 @@ export class MemoryQueries {
   constructor(
     private readonly documents: DocumentStore,
     private readonly cipher: MemoryCipher,
+    private readonly clock: Clock,
   ) {}
 
   private get memories() {
@@ -95,7 +96,7 @@ export class MemoryQueries {
     const memories = await Promise.all(
       docs.items.map(async (doc) => ({ ...toMemoryRecord(doc, await this.cipher.open(doc.id, doc.content)), history: byMemory.get(doc.id) ?? [] })),
     );
-    return { user_id: scope.userId, workspace_id: scope.workspaceId, exported_at: new Date().toISOString(), memories };
+    return { user_id: scope.userId, workspace_id: scope.workspaceId, exported_at: this.clock.now().toISOString(), memories };
   }
 }
 

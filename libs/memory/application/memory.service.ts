@@ -26,7 +26,7 @@ export class MemoryService {
       deps.onProjectionError,
     );
     this.commands = new MemoryCommands({ ...deps, cipher, projections: this.projections });
-    this.queries = new MemoryQueries(deps.documents, cipher);
+    this.queries = new MemoryQueries(deps.documents, cipher, deps.clock);
   }
 
   async start(): Promise<void> {

@@ -1,5 +1,4 @@
-import type { RecordedEvent } from '@lore/platform/kernel';
-import { deciderSpec } from '@lore/platform/testing';
+import { deciderSpec, recordedEvent } from '@lore/platform/testing';
 import { memoryDecider, type MemoryCommand, type MemoryState } from './memory.decider';
 import type { MemoryCreated, MemoryDeleted, MemoryEvent, MemoryReplaced } from './memory.events';
 import { upcastMemoryEvent } from './memory.upcasters';
@@ -194,16 +193,7 @@ describe('memoryDecider', () => {
 });
 
 describe('upcastMemoryEvent', () => {
-  const recorded = (type: string, data: unknown): RecordedEvent => ({
-    id: 'e1',
-    streamId: 'memory-mem_1',
-    type,
-    data,
-    metadata: {},
-    revision: 0,
-    position: { commit: 0n, prepare: 0n },
-    recordedAt: T0,
-  });
+  const recorded = (type: string, data: unknown) => recordedEvent('memory-mem_1', type, data, T0);
 
   it.each([created, replaced(2, 'x', T1), deleted] as const)('returns a well-formed $type unchanged', (event) => {
     expect(upcastMemoryEvent(recorded(event.type, event.data))).toEqual(event);

@@ -1,2 +1,3 @@
 export * from './servers';
 export * from './decider-spec';
+export * from './recorded-event';
