@@ -1,17 +1,17 @@
-// Bundles each app entry point (and the tools that run against the stores) into dist/.
-// Dependencies stay external: they come from node_modules at run time.
+// Bundles each app's entry point (every apps/<name>/main.ts, so a new context's service
+// main is built without touching this file) and the tools that run against the stores
+// into dist/. Dependencies stay external: they come from node_modules at run time.
 import { build } from 'esbuild';
+import { existsSync, readdirSync } from 'node:fs';
 
-const entries = {
-  standalone: 'apps/standalone/main.ts',
-  gateway: 'apps/gateway/main.ts',
-  keys: 'apps/keys/main.ts',
-  memory: 'apps/memory/main.ts',
-  'rebuild-projections': 'tools/rebuild-projections.ts',
-};
+const apps = Object.fromEntries(
+  readdirSync('apps', { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && existsSync(`apps/${entry.name}/main.ts`))
+    .map((entry) => [entry.name, `apps/${entry.name}/main.ts`]),
+);
 
 await build({
-  entryPoints: entries,
+  entryPoints: { ...apps, 'rebuild-projections': 'tools/rebuild-projections.ts', distributed: 'tools/distributed.ts' },
   outdir: 'dist',
   bundle: true,
   platform: 'node',

@@ -2,15 +2,16 @@ import 'reflect-metadata';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createLogger, loadConfig, openTransport, PlatformModule } from '@lore/platform/runtime';
+import { createLogger, LifecycleModule, loadConfig, openTransport } from '@lore/platform/runtime';
 import { GatewayErrorFilter, GatewayModule, gatewayServerOptions } from '@lore/gateway';
+import { composeEdges } from '../contexts';
 
-/** The gateway alone: HTTP in, commands and queries out over NATS. */
+/** The gateway alone: HTTP in, typed messages out over NATS. No store is opened or loaded here. */
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config, 'lore-gateway');
   const transport = await openTransport(config, logger, 'distributed', 'lore-gateway');
-  @Module({ imports: [PlatformModule.forRoot({ config, logger, transport }), GatewayModule] })
+  @Module({ imports: [LifecycleModule.forRoot([{ stop: () => transport.close() }]), GatewayModule.forRoot({ config, transport, edges: composeEdges() })] })
   class GatewayAppModule {}
   const app = await NestFactory.create<NestFastifyApplication>(GatewayAppModule, new FastifyAdapter(gatewayServerOptions(config, logger)), { logger: false });
   app.useGlobalFilters(new GatewayErrorFilter());

@@ -1,7 +1,7 @@
-import { runServiceProcess } from '@lore/platform/runtime';
-import { KeysModule } from '@lore/keys/nest';
+import { runServiceProcess } from '@lore/platform/host';
+import { contextNamed } from '../contexts';
 
-runServiceProcess('keys', KeysModule.register()).catch((error: unknown) => {
+runServiceProcess(contextNamed('keys').service).catch((error: unknown) => {
   process.stderr.write(`keys service failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
 });

@@ -1,7 +1,7 @@
-import { runServiceProcess } from '@lore/platform/runtime';
-import { MemoryModule } from '@lore/memory/nest';
+import { runServiceProcess } from '@lore/platform/host';
+import { contextNamed } from '../contexts';
 
-runServiceProcess('memory', MemoryModule.register()).catch((error: unknown) => {
+runServiceProcess(contextNamed('memory').service).catch((error: unknown) => {
   process.stderr.write(`memory service failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
 });

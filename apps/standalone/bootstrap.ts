@@ -1,20 +1,29 @@
 import 'reflect-metadata';
+import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createLogger, loadConfig, openTransport, type LoreConfig } from '@lore/platform/runtime';
-import { GatewayErrorFilter, gatewayServerOptions } from '@lore/gateway';
-import { StandaloneModule } from './standalone.module';
+import { createLogger, LifecycleModule, loadConfig, openTransport, type LoreConfig } from '@lore/platform/runtime';
+import { ContextHost } from '@lore/platform/host';
+import { GatewayErrorFilter, GatewayModule, gatewayServerOptions } from '@lore/gateway';
+import { CONTEXTS, composeEdges } from '../contexts';
 
-/** Starts the standalone app; tests call this with their own environment. */
+/**
+ * Everything in one process: the gateway and every registered context over the in-process
+ * transport. Tests call this with their own environment.
+ */
 export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Promise<{ app: NestFastifyApplication; config: LoreConfig; url: string }> {
   const config = loadConfig(env);
   const logger = createLogger(config, 'lore');
   const transport = await openTransport(config, logger, 'standalone', 'lore');
-  const app = await NestFactory.create<NestFastifyApplication>(
-    StandaloneModule.register({ config, logger, transport }),
-    new FastifyAdapter(gatewayServerOptions(config, logger)),
-    { logger: false, abortOnError: false },
-  );
+  const hosts = CONTEXTS.map(({ service }) => new ContextHost(service, { config, transport, logger, env }));
+  @Module({
+    imports: [LifecycleModule.forRoot([{ stop: () => transport.close() }, ...hosts]), GatewayModule.forRoot({ config, transport, edges: composeEdges(env) })],
+  })
+  class StandaloneModule {}
+  const app = await NestFactory.create<NestFastifyApplication>(StandaloneModule, new FastifyAdapter(gatewayServerOptions(config, logger)), {
+    logger: false,
+    abortOnError: false,
+  });
   app.useGlobalFilters(new GatewayErrorFilter());
   app.enableShutdownHooks();
   await app.listen({ port: config.port, host: config.host });

@@ -1,21 +1,24 @@
-import { Inject, Module, type OnModuleInit } from '@nestjs/common';
+import { Inject, Module, type DynamicModule, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance } from 'fastify';
-import type { Transport } from '@lore/platform/transport/port';
-import { LORE_CONFIG, TRANSPORT, type LoreConfig } from '@lore/platform/runtime';
 import { configureGateway } from './gateway';
+
+type GatewayOptions = Parameters<typeof configureGateway>[1];
+const GATEWAY_OPTIONS = 'lore:gateway-options';
 
 /** The HTTP edge as a Nest module: configures the Fastify instance Nest runs on. */
 @Module({})
 export class GatewayModule implements OnModuleInit {
   constructor(
     @Inject(HttpAdapterHost) private readonly adapterHost: HttpAdapterHost,
-    @Inject(LORE_CONFIG) private readonly config: LoreConfig,
-    @Inject(TRANSPORT) private readonly transport: Transport,
+    @Inject(GATEWAY_OPTIONS) private readonly options: GatewayOptions,
   ) {}
 
+  static forRoot(options: GatewayOptions): DynamicModule {
+    return { module: GatewayModule, providers: [{ provide: GATEWAY_OPTIONS, useValue: options }] };
+  }
+
   onModuleInit(): void {
-    const app = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
-    configureGateway(app, { config: this.config, transport: this.transport });
+    configureGateway(this.adapterHost.httpAdapter.getInstance<FastifyInstance>(), this.options);
   }
 }

@@ -1,8 +1,5 @@
-import { AppError } from '@lore/platform/kernel';
-import { ipAllowed, permits, type PermissionAction, type PermissionResource } from '@lore/keys/contracts';
-import type { Caller, RequestScope } from './caller';
-
-export type Permission = readonly [PermissionResource, PermissionAction];
+import { AppError, ipAllowed, permits } from '@lore/platform/kernel';
+import type { Caller, Permission, RequestScope } from '@lore/platform/http';
 
 /**
  * Binds the caller to a workspace and checks what it may do there:

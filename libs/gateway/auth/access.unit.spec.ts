@@ -1,6 +1,6 @@
 import { AppError } from '@lore/platform/kernel';
-import { authorize, type Permission } from './access';
-import type { Caller } from './caller';
+import { authorize } from './access';
+import type { Caller, Permission } from '@lore/platform/http';
 
 const user = (over: Partial<Extract<Caller, { kind: 'user' }>> = {}): Caller => ({
   kind: 'user',

@@ -1,7 +1,7 @@
 import { AppError } from '@lore/platform/kernel';
-import type { Transport } from '@lore/platform/transport/port';
-import { API_KEY_PREFIX, KeysSubjects, type ApiKeyPrincipal } from '@lore/keys/contracts';
-import type { Caller } from './caller';
+import type { Caller } from '@lore/platform/http';
+import { send, type Transport } from '@lore/platform/transport/port';
+import { API_KEY_PREFIX, keysMessages } from '@lore/keys/contracts';
 import type { JwtVerifier } from './jwt-verifier';
 
 /** Resolves `Authorization: Bearer <JWT | API key>` to a caller (ARCHITECTURE §4, DualAuthScheme). */
@@ -17,7 +17,7 @@ export class Authenticator {
     const token = match?.[1];
     if (token === undefined) throw new AppError('unauthenticated', 'Authorization must be "Bearer <token>"');
     if (token.startsWith(API_KEY_PREFIX)) {
-      const principal = await this.transport.request<ApiKeyPrincipal>(KeysSubjects.authenticate, { token }, { requestId });
+      const principal = await send(this.transport, keysMessages.authenticate, { token }, { requestId });
       return { kind: 'api_key', ...principal };
     }
     const claims = await this.jwt.verify(token);

@@ -1,17 +1,22 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { AppError, type ValidationIssue } from '@lore/platform/kernel';
-import { zodIssuesToValidationIssues } from '@lore/platform/http';
+import { zodIssuesToValidationIssues, type HttpRoute, type RequestScope, type Send } from '@lore/platform/http';
+import { send, type Transport } from '@lore/platform/transport/port';
 import { authorize } from '../auth/access';
 import type { Authenticator } from '../auth/authenticator';
-import type { GatewayRoute } from './gateway-route';
 import { sendError } from './error-replies';
 
 /**
  * Registers routes on Fastify: authenticate, authorize, parse path/query/body with the
  * route's zod schemas (422 in FastAPI's shape), run the handler, send the success status.
  */
-export function registerRoutes(app: FastifyInstance, routes: readonly GatewayRoute[], authenticator: Authenticator): void {
+export function registerRoutes(
+  app: FastifyInstance,
+  routes: readonly HttpRoute[],
+  deps: { readonly authenticator: Authenticator; readonly transport: Transport; readonly requestTimeoutMs: number },
+): void {
+  const { authenticator, transport, requestTimeoutMs } = deps;
   for (const r of routes) {
     app.route({
       method: r.method,
@@ -21,7 +26,7 @@ export function registerRoutes(app: FastifyInstance, routes: readonly GatewayRou
           const issues: ValidationIssue[] = [];
           const params = parsePart(r.params, request.params, 'path', issues);
           const query = parsePart(r.query, request.query, 'query', issues);
-          let scope = null;
+          let scope: RequestScope | null = null;
           if (r.auth) {
             const caller = await authenticator.authenticate(request.headers.authorization, request.id);
             scope = authorize(caller, {
@@ -33,7 +38,9 @@ export function registerRoutes(app: FastifyInstance, routes: readonly GatewayRou
           }
           const body = parsePart(r.body, request.body ?? {}, 'body', issues);
           if (issues.length > 0) throw new AppError('validation', 'Request validation failed', issues);
-          const result = await r.handle({ params, query, body, scope: scope as never });
+          const sendForRequest: Send = (message, payload) => send(transport, message, payload, { requestId: request.id, timeoutMs: requestTimeoutMs });
+          // An open route (auth: false) never reads its scope.
+          const result = await r.handle({ params, query, body, scope: scope as RequestScope, send: sendForRequest });
           return reply.code(r.status).send(result);
         } catch (error) {
           return sendError(error, request, reply);

@@ -1,9 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import type { Transport } from '@lore/platform/transport/port';
+import { contextStatusMessage, send, type ContextStatus, type Transport } from '@lore/platform/transport/port';
 import { buildOpenApiDocument, docsHtml, swaggerUiAssetPath, type RouteSpec } from '@lore/platform/http';
-import { statusSubject, type ContextStatus } from '@lore/platform/runtime';
 
 const DOCS_ASSETS = new Set(['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'favicon-32x32.png']);
 const CONTENT_TYPES: Record<string, string> = { css: 'text/css', js: 'application/javascript', png: 'image/png' };
@@ -24,7 +23,7 @@ export function registerSystemRoutes(app: FastifyInstance, options: { transport:
     await Promise.all(
       options.contexts.map(async (context) => {
         try {
-          contexts[context] = await options.transport.request<ContextStatus>(statusSubject(context), {}, { timeoutMs: 2_000, requestId: request.id });
+          contexts[context] = await send(options.transport, contextStatusMessage(context), {}, { timeoutMs: 2_000, requestId: request.id });
         } catch (error) {
           contexts[context] = { ready: false, error: error instanceof Error ? error.message : String(error) };
         }

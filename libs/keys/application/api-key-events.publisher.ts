@@ -1,25 +1,26 @@
 import type { Transport } from '@lore/platform/transport/port';
-import type { Projection } from '@lore/platform/projections';
+import type { Reactor } from '@lore/platform/projections';
 import type { ApiKeyIntegrationEvent } from '@lore/keys/contracts';
 import { API_KEY_STREAM_PREFIX, upcastApiKeyEvent } from '@lore/keys/domain';
 
-/** At-least-once integration events (`events.api_key.*`) from a checkpointed subscription. */
-export function apiKeyEventsPublisher(transport: Transport): Projection {
+/** At-least-once integration events (`events.api_key.*`), resumed from a checkpoint after a restart. */
+export function apiKeyEventsPublisher(transport: Transport): Reactor {
   return {
     name: 'keys.integration-events.v1',
     streamPrefixes: [API_KEY_STREAM_PREFIX],
-    collections: [],
-    async handle(recorded) {
-      const event = upcastApiKeyEvent(recorded);
-      const type = event.type === 'keys.ApiKeyCreated' ? 'api_key.created' : 'api_key.revoked';
-      const message: ApiKeyIntegrationEvent = {
-        type,
-        event_id: recorded.id,
-        occurred_at: recorded.recordedAt,
-        workspace_id: event.data.workspaceId,
-        key_id: event.data.keyId,
-      };
-      await transport.publish(`events.${type}`, message);
+    async react(events) {
+      for (const recorded of events) {
+        const event = upcastApiKeyEvent(recorded);
+        const type = event.type === 'keys.ApiKeyCreated' ? 'api_key.created' : 'api_key.revoked';
+        const message: ApiKeyIntegrationEvent = {
+          type,
+          event_id: recorded.id,
+          occurred_at: recorded.recordedAt,
+          workspace_id: event.data.workspaceId,
+          key_id: event.data.keyId,
+        };
+        await transport.publish(`events.${type}`, message);
+      }
     },
   };
 }

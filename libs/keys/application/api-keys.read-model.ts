@@ -1,4 +1,5 @@
 import type { ApiKeyRecord } from '@lore/keys/contracts';
+import type { ApiKeyCreatedData } from '@lore/keys/domain';
 
 /** The API key read model; `secret_verifier` never leaves the keys service. */
 export interface ApiKeyDoc {
@@ -10,6 +11,8 @@ export interface ApiKeyDoc {
   readonly ip_whitelist: string[];
   readonly collections: string[];
   readonly created_by: string;
+  /** The API key that created this one, or null when a user did. */
+  readonly parent_key_id: string | null;
   readonly created_at: string;
   readonly updated_at: string;
   readonly expires_at: string | null;
@@ -26,6 +29,25 @@ export interface ApiKeyUsageDoc {
 
 export const API_KEYS = 'api_keys';
 export const API_KEY_USAGE = 'api_key_usage';
+
+/** The document of a newly created key: the projection's and the create reply's one source. */
+export function newApiKeyDoc(d: ApiKeyCreatedData): ApiKeyDoc {
+  return {
+    id: d.keyId,
+    workspace_id: d.workspaceId,
+    label: d.label,
+    status: d.status,
+    permissions: d.permissions,
+    ip_whitelist: d.ipWhitelist,
+    collections: d.collections,
+    created_by: d.createdBy,
+    parent_key_id: d.parentKeyId,
+    created_at: d.createdAt,
+    updated_at: d.createdAt,
+    expires_at: d.expiresAt,
+    secret_verifier: d.secretVerifier,
+  };
+}
 
 export function toApiKeyRecord(doc: ApiKeyDoc, lastUsedAt: string | null): ApiKeyRecord {
   return {

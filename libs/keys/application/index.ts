@@ -1,3 +1,1 @@
-export * from './keys.service';
-export * from './api-keys.read-model';
-export * from './api-keys.projection';
+export * from './keys.context';

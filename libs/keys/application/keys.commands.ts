@@ -1,68 +1,64 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { newId, type Clock, type Position } from '@lore/platform/kernel';
+import { fold, forbidden, newId, type Clock, type Position, type ReplyOf, type ValidRequestOf } from '@lore/platform/kernel';
 import type { EventStore } from '@lore/platform/event-store/port';
-import { handleCommand } from '@lore/platform/cqrs';
+import type { DocumentStore } from '@lore/platform/documents/port';
+import { handleCommand, type ReadYourWrites } from '@lore/platform/cqrs';
 import type { Keyring } from '@lore/platform/crypto';
-import type { ProjectionSet } from '@lore/platform/projections';
-import { API_KEY_PREFIX, type ApiKeyRecord, type ApiKeyRef, type CreateApiKeyCommand, type CreatedApiKey } from '@lore/keys/contracts';
-import { apiKeyDecider, apiKeyStreamId, upcastApiKeyEvent } from '@lore/keys/domain';
-import { toApiKeyRecord, type ApiKeyDoc } from './api-keys.read-model';
+import { API_KEY_PREFIX, type ApiKeyGrantor, type KeysMessages } from '@lore/keys/contracts';
+import { apiKeyDecider, apiKeyStreamId, upcastApiKeyEvent, type Grantor } from '@lore/keys/domain';
+import { API_KEYS, newApiKeyDoc, toApiKeyRecord, type ApiKeyDoc } from './api-keys.read-model';
 import type { KeysQueries } from './keys.queries';
+import { SECRET_PURPOSE } from './keys.queries';
 
 const apiKeyAggregate = { decider: apiKeyDecider, upcast: upcastApiKeyEvent };
-import { SECRET_PURPOSE } from './keys.queries';
+
+type Request<K extends keyof KeysMessages> = ValidRequestOf<KeysMessages[K]>;
+type Reply<K extends keyof KeysMessages> = ReplyOf<KeysMessages[K]>;
 
 export interface KeysCommandDeps {
   readonly events: EventStore;
+  readonly documents: DocumentStore;
   readonly keyring: Keyring;
-  readonly projections: ProjectionSet;
+  readonly readYourWrites: ReadYourWrites;
   readonly queries: KeysQueries;
   readonly clock: Clock;
-  readonly readYourWritesTimeoutMs: number;
 }
 
 export class KeysCommands {
   constructor(private readonly deps: KeysCommandDeps) {}
 
-  async create(command: CreateApiKeyCommand): Promise<CreatedApiKey> {
+  async create(command: Request<'create'>): Promise<Reply<'create'>> {
     const now = this.deps.clock.now();
     const keyId = newId('key', now.getTime());
     const secret = randomBytes(32).toString('base64url');
-    const at = now.toISOString();
-    const data = {
-      keyId,
-      workspaceId: command.workspaceId,
-      label: command.label,
-      status: command.status,
-      expiresAt: command.expiresAt,
-      permissions: command.permissions,
-      ipWhitelist: command.ipWhitelist,
-      collections: command.collections,
-      createdBy: command.createdBy,
-      secretVerifier: this.deps.keyring.verifier(SECRET_PURPOSE, secret),
-      createdAt: at,
-    };
-    const result = await handleCommand(this.deps.events, apiKeyAggregate, apiKeyStreamId(keyId), { kind: 'create', key: data, now: at }, {
-      newStream: true,
-      metadata: { actor: command.actor, workspaceId: command.workspaceId },
-    });
-    await this.settle(result.position);
-    const doc: ApiKeyDoc = {
-      id: keyId,
-      workspace_id: data.workspaceId,
-      label: data.label,
-      status: data.status,
-      permissions: data.permissions,
-      ip_whitelist: data.ipWhitelist,
-      collections: data.collections,
-      created_by: data.createdBy,
-      created_at: at,
-      updated_at: at,
-      expires_at: data.expiresAt,
-      secret_verifier: data.secretVerifier,
-    };
+    const grantor = await this.grantor(command.grantor, command.workspaceId);
+    if (grantor.kind === 'cascade') throw new Error('a cascade cannot create keys');
+    const result = await handleCommand(
+      this.deps.events,
+      apiKeyAggregate,
+      apiKeyStreamId(keyId),
+      {
+        kind: 'create',
+        request: {
+          keyId,
+          workspaceId: command.workspaceId,
+          label: command.label,
+          status: command.status,
+          secretVerifier: this.deps.keyring.verifier(SECRET_PURPOSE, secret),
+          expiresAt: command.expiresAt,
+          permissions: command.permissions,
+          ipWhitelist: command.ipWhitelist,
+          collections: command.collections,
+        },
+        grantor,
+        now: now.toISOString(),
+      },
+      { newStream: true, metadata: { actor: command.actor, workspaceId: command.workspaceId } },
+    );
+    await this.deps.readYourWrites.settle(result.position);
+    if (result.state.status === 'absent') throw new Error('creation left no key');
     return {
-      ...toApiKeyRecord(doc, null),
+      ...toApiKeyRecord(newApiKeyDoc(result.state.key), null),
       key: `${API_KEY_PREFIX}${keyId}.${secret}`,
       secret,
       // What the caller may keep to recognise the secret later; the store keeps a different, keyed hash.
@@ -70,19 +66,47 @@ export class KeysCommands {
     };
   }
 
-  /** Revocation takes effect before the response: authentication reads the same read model. */
-  async revoke(ref: ApiKeyRef): Promise<ApiKeyRecord> {
-    const result = await handleCommand(this.deps.events, apiKeyAggregate, apiKeyStreamId(ref.keyId), {
+  /**
+   * Revocation takes effect before the response (authentication reads the same read model)
+   * and reaches every key the revoked one created, and theirs. Authentication also refuses
+   * a key whose creator is revoked, so a crash halfway through the cascade opens nothing.
+   */
+  async revoke(command: Request<'revoke'>): Promise<Reply<'revoke'>> {
+    const metadata = { actor: command.actor, workspaceId: command.workspaceId };
+    const at = this.deps.clock.now().toISOString();
+    const grantor = await this.grantor(command.grantor, command.workspaceId);
+    const first = await handleCommand(this.deps.events, apiKeyAggregate, apiKeyStreamId(command.keyId), {
       kind: 'revoke',
-      keyId: ref.keyId,
-      workspaceId: ref.workspaceId,
-      at: this.deps.clock.now().toISOString(),
-    }, { metadata: { actor: ref.actor, workspaceId: ref.workspaceId } });
-    await this.settle(result.position);
-    return this.deps.queries.get(ref);
+      keyId: command.keyId,
+      workspaceId: command.workspaceId,
+      grantor,
+      at,
+    }, { metadata });
+    let last: Position | null = first.position;
+    const parents = [command.keyId];
+    for (let parent = parents.shift(); parent !== undefined; parent = parents.shift()) {
+      const children = await this.deps.documents.collection<ApiKeyDoc>(API_KEYS).find({ filter: { parent_key_id: parent } });
+      for (const child of children.items) {
+        parents.push(child.id);
+        const result = await handleCommand(this.deps.events, apiKeyAggregate, apiKeyStreamId(child.id), {
+          kind: 'revoke',
+          keyId: child.id,
+          workspaceId: command.workspaceId,
+          grantor: { kind: 'cascade', parentKeyId: parent },
+          at,
+        }, { metadata, retries: 3 });
+        last = result.position ?? last;
+      }
+    }
+    await this.deps.readYourWrites.settle(last);
+    return this.deps.queries.get(command);
   }
 
-  private async settle(position: Position | null): Promise<void> {
-    await this.deps.projections.waitFor(position, this.deps.readYourWritesTimeoutMs);
+  /** The grantor's grants come from its own event stream, never from the request. */
+  private async grantor(grantor: ApiKeyGrantor, workspaceId: string): Promise<Grantor> {
+    if (grantor.kind === 'user') return grantor;
+    const state = fold(apiKeyDecider, (await this.deps.events.readStream(apiKeyStreamId(grantor.keyId))).map(upcastApiKeyEvent));
+    if (state.status !== 'active' || state.key.workspaceId !== workspaceId) throw forbidden('The API key acting here is not active in this workspace');
+    return { kind: 'api_key', key: state.key };
   }
 }

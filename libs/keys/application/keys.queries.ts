@@ -1,13 +1,18 @@
 import { timingSafeEqual } from 'node:crypto';
-import { AppError, notFound, type Clock } from '@lore/platform/kernel';
+import { AppError, notFound, type Clock, type ReplyOf, type ValidRequestOf } from '@lore/platform/kernel';
 import type { DocumentStore } from '@lore/platform/documents/port';
 import type { Keyring } from '@lore/platform/crypto';
-import { parseApiKeyToken, type ApiKeyPrincipal, type ApiKeyRecord, type ListApiKeysQuery } from '@lore/keys/contracts';
+import { parseApiKeyToken, type KeysMessages } from '@lore/keys/contracts';
 import { API_KEYS, API_KEY_USAGE, toApiKeyRecord, type ApiKeyDoc, type ApiKeyUsageDoc } from './api-keys.read-model';
 
 /** last_used_at is written at most once per key per interval: current enough, cheap per request. */
 const USAGE_WRITE_INTERVAL_MS = 1_000;
 export const SECRET_PURPOSE = 'api-key-secret';
+/** Bound on the chain of creators checked per authentication (keys creating keys). */
+const MAX_ANCESTRY = 32;
+
+type Request<K extends keyof KeysMessages> = ValidRequestOf<KeysMessages[K]>;
+type Reply<K extends keyof KeysMessages> = ReplyOf<KeysMessages[K]>;
 
 export class KeysQueries {
   private readonly lastWritten = new Map<string, number>();
@@ -26,14 +31,14 @@ export class KeysQueries {
     return this.documents.collection<ApiKeyUsageDoc>(API_KEY_USAGE);
   }
 
-  async get(ref: { workspaceId: string; keyId: string }): Promise<ApiKeyRecord> {
+  async get(ref: { workspaceId: string; keyId: string }): Promise<Reply<'get'>> {
     const doc = await this.keys.get(ref.keyId);
     if (doc === null || doc.workspace_id !== ref.workspaceId) throw notFound('API key');
     const usage = await this.usage.get(doc.id);
     return toApiKeyRecord(doc, usage?.last_used_at ?? null);
   }
 
-  async list(query: ListApiKeysQuery): Promise<{ items: ApiKeyRecord[]; total: number }> {
+  async list(query: Request<'list'>): Promise<Reply<'list'>> {
     const filter = { workspace_id: query.workspaceId, ...(query.status === undefined ? {} : { status: query.status }) };
     const [total, page] = await Promise.all([
       this.keys.count(filter),
@@ -45,7 +50,7 @@ export class KeysQueries {
   }
 
   /** Resolves a bearer token to its key; every failure is the same 401 to the caller, with a reason it can act on. */
-  async authenticate(token: string): Promise<ApiKeyPrincipal> {
+  async authenticate(token: string): Promise<Reply<'authenticate'>> {
     const parsed = parseApiKeyToken(token);
     if (parsed === null) throw new AppError('unauthenticated', 'Invalid API key');
     const doc = await this.keys.get(parsed.keyId);
@@ -56,6 +61,7 @@ export class KeysQueries {
     if (doc.status !== 'active') throw new AppError('unauthenticated', 'API key is not active');
     const now = this.clock.now();
     if (doc.expires_at !== null && Date.parse(doc.expires_at) <= now.getTime()) throw new AppError('unauthenticated', 'API key has expired');
+    await this.checkCreators(doc);
     await this.touch(doc.id, now);
     return {
       keyId: doc.id,
@@ -65,6 +71,16 @@ export class KeysQueries {
       ipWhitelist: doc.ip_whitelist,
       collections: doc.collections,
     };
+  }
+
+  /** A key works only while the key that created it (and its creator, …) is active. */
+  private async checkCreators(doc: ApiKeyDoc): Promise<void> {
+    let parentId = doc.parent_key_id ?? null;
+    for (let depth = 0; parentId !== null; depth++) {
+      const parent = depth < MAX_ANCESTRY ? await this.keys.get(parentId) : null;
+      if (parent === null || parent.status !== 'active') throw new AppError('unauthenticated', 'API key has been revoked');
+      parentId = parent.parent_key_id ?? null;
+    }
   }
 
   private async touch(keyId: string, now: Date): Promise<void> {

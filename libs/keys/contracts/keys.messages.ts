@@ -1,57 +1,54 @@
 import { z } from 'zod';
+import { defineMessage, isValidIpRule, isValidPermission, PERMISSION_RESOURCES } from '@lore/platform/kernel';
+import { API_KEY_STATUSES, ApiKeyPrincipal, ApiKeyRecord, CreatedApiKey } from './keys.records';
 
-export const KeysSubjects = {
-  create: 'keys.command.create',
-  revoke: 'keys.command.revoke',
-  get: 'keys.query.get',
-  list: 'keys.query.list',
-  authenticate: 'keys.query.authenticate',
-} as const;
-
-export const CreateApiKeyCommand = z.object({
-  workspaceId: z.string(),
-  actor: z.string(),
-  createdBy: z.string(),
-  label: z.string(),
-  status: z.enum(['active', 'inactive']),
-  expiresAt: z.string().nullable(),
-  permissions: z.array(z.string()),
-  ipWhitelist: z.array(z.string()),
-  collections: z.array(z.string()),
+export const apiKeyPermission = z.string().refine(isValidPermission, {
+  message: `Unknown permission: use '*', or '<resource>:read|write|*' with resource one of ${PERMISSION_RESOURCES.join(', ')}`,
 });
-export type CreateApiKeyCommand = z.infer<typeof CreateApiKeyCommand>;
+export const apiKeyIpRule = z.string().refine(isValidIpRule, { message: 'Must be an IPv4 or IPv6 address or CIDR range' });
+export const apiKeyCollection = z.string().min(1).max(100);
+export const apiKeyLabel = z.string().min(1).max(255);
 
-export const ApiKeyRef = z.object({ workspaceId: z.string(), actor: z.string(), keyId: z.string() });
-export type ApiKeyRef = z.infer<typeof ApiKeyRef>;
+/**
+ * Who creates or revokes a key: a user (holding everything in the workspace) or an API key,
+ * whose grants the keys service reads itself and never exceeds.
+ */
+const Grantor = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('user'), userId: z.string().min(1).max(255) }),
+  z.object({ kind: z.literal('api_key'), keyId: z.string().min(1).max(100) }),
+]);
+export type ApiKeyGrantor = z.infer<typeof Grantor>;
 
-export const ListApiKeysQuery = z.object({
-  workspaceId: z.string(),
-  status: z.enum(['active', 'inactive', 'revoked']).optional(),
-  skip: z.number().int().min(0),
-  limit: z.number().int().min(1),
-});
-export type ListApiKeysQuery = z.infer<typeof ListApiKeysQuery>;
+const Scope = z.object({ workspaceId: z.string().min(1).max(255), actor: z.string().min(1).max(300) });
+const KeyRef = Scope.extend({ keyId: z.string().min(1).max(100) });
 
-export const AuthenticateApiKeyQuery = z.object({ token: z.string() });
-
-/** What the gateway learns about an API-key caller. */
-export const ApiKeyPrincipal = z.object({
-  keyId: z.string(),
-  workspaceId: z.string(),
-  createdBy: z.string(),
-  permissions: z.array(z.string()),
-  ipWhitelist: z.array(z.string()),
-  collections: z.array(z.string()),
-});
-export type ApiKeyPrincipal = z.infer<typeof ApiKeyPrincipal>;
-
-/** API keys are `lore_<key id>.<secret>`; JWTs never start with `lore_`. */
-export const API_KEY_PREFIX = 'lore_';
-
-export function parseApiKeyToken(token: string): { keyId: string; secret: string } | null {
-  if (!token.startsWith(API_KEY_PREFIX)) return null;
-  const body = token.slice(API_KEY_PREFIX.length);
-  const dot = body.indexOf('.');
-  if (dot <= 0 || dot === body.length - 1) return null;
-  return { keyId: body.slice(0, dot), secret: body.slice(dot + 1) };
-}
+export const keysMessages = {
+  /** Omitted `permissions`, `collections`, `ipWhitelist`, `expiresAt` are inherited from an API-key grantor. */
+  create: defineMessage(
+    'keys.command.create',
+    Scope.extend({
+      grantor: Grantor,
+      label: apiKeyLabel,
+      status: z.enum(['active', 'inactive']).default('active'),
+      expiresAt: z.iso.datetime({ offset: true }).nullish(),
+      permissions: z.array(apiKeyPermission).max(100).optional(),
+      ipWhitelist: z.array(apiKeyIpRule).max(100).optional(),
+      collections: z.array(apiKeyCollection).max(1000).optional(),
+    }),
+    CreatedApiKey,
+  ),
+  /** Revokes the key and every key it created, before answering. */
+  revoke: defineMessage('keys.command.revoke', KeyRef.extend({ grantor: Grantor }), ApiKeyRecord),
+  get: defineMessage('keys.query.get', KeyRef, ApiKeyRecord),
+  list: defineMessage(
+    'keys.query.list',
+    Scope.extend({
+      status: z.enum(API_KEY_STATUSES).optional(),
+      skip: z.number().int().min(0).default(0),
+      limit: z.number().int().min(1).max(1000).default(100),
+    }),
+    z.object({ items: z.array(ApiKeyRecord), total: z.number().int() }),
+  ),
+  authenticate: defineMessage('keys.query.authenticate', z.object({ token: z.string().min(1).max(1000) }), ApiKeyPrincipal),
+};
+export type KeysMessages = typeof keysMessages;

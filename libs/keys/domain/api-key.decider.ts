@@ -1,29 +1,58 @@
-import { conflict, invalid, notFound, type Decider } from '@lore/platform/kernel';
+import { conflict, covers, forbidden, invalid, ipRulesNarrow, notFound, type Decider } from '@lore/platform/kernel';
 import type { ApiKeyCreatedData, ApiKeyEvent } from './api-key.events';
 
 export type ApiKeyState =
   | { readonly status: 'absent' }
   | { readonly status: 'active' | 'inactive' | 'revoked'; readonly key: ApiKeyCreatedData; readonly updatedAt: string };
 
+/**
+ * Who hands out or takes away a key. A user holds everything in its workspace; an API key
+ * holds its own grants (read from its state by the handler); a cascade is the revocation
+ * of a key whose creator was revoked.
+ */
+export type Grantor =
+  | { readonly kind: 'user'; readonly userId: string }
+  | { readonly kind: 'api_key'; readonly key: ApiKeyCreatedData }
+  | { readonly kind: 'cascade'; readonly parentKeyId: string };
+
+/** What a creator asks for; an omitted limit is inherited from an API-key creator. */
+export interface ApiKeyRequest {
+  readonly keyId: string;
+  readonly workspaceId: string;
+  readonly label: string;
+  readonly status: 'active' | 'inactive';
+  readonly secretVerifier: string;
+  readonly expiresAt?: string | null | undefined;
+  readonly permissions?: readonly string[] | undefined;
+  readonly ipWhitelist?: readonly string[] | undefined;
+  readonly collections?: readonly string[] | undefined;
+}
+
 export type ApiKeyCommand =
-  | { readonly kind: 'create'; readonly key: ApiKeyCreatedData; readonly now: string }
-  | { readonly kind: 'revoke'; readonly keyId: string; readonly workspaceId: string; readonly at: string };
+  | { readonly kind: 'create'; readonly request: ApiKeyRequest; readonly grantor: Exclude<Grantor, { kind: 'cascade' }>; readonly now: string }
+  | { readonly kind: 'revoke'; readonly keyId: string; readonly workspaceId: string; readonly grantor: Grantor; readonly at: string };
 
 export const apiKeyDecider: Decider<ApiKeyCommand, ApiKeyState, ApiKeyEvent> = {
   initialState: () => ({ status: 'absent' }),
 
   decide(command, state) {
     switch (command.kind) {
-      case 'create':
-        if (state.status !== 'absent') throw conflict(`API key ${command.key.keyId} already exists`);
-        if (command.key.expiresAt !== null && Date.parse(command.key.expiresAt) <= Date.parse(command.now)) {
+      case 'create': {
+        if (state.status !== 'absent') throw conflict(`API key ${command.request.keyId} already exists`);
+        const { request, now } = command;
+        if (request.expiresAt != null && Date.parse(request.expiresAt) <= Date.parse(now)) {
           throw invalid(['body', 'expires_at'], 'Expiry must lie in the future');
         }
-        return [{ type: 'keys.ApiKeyCreated', data: command.key }];
-      case 'revoke':
+        return [{ type: 'keys.ApiKeyCreated', data: { ...delegate(request, command.grantor), createdAt: now } }];
+      }
+      case 'revoke': {
         if (state.status === 'absent' || state.key.workspaceId !== command.workspaceId) throw notFound('API key');
+        const cascadedFrom = command.grantor.kind === 'cascade' ? command.grantor.parentKeyId : null;
+        if (cascadedFrom !== null && state.key.parentKeyId !== cascadedFrom) throw forbidden(`API key ${command.keyId} was not created by ${cascadedFrom}`);
+        if (command.grantor.kind === 'api_key') mayRevoke(command.grantor.key, state.key);
         if (state.status === 'revoked') return []; // revoking twice changes nothing
-        return [{ type: 'keys.ApiKeyRevoked', data: { keyId: command.keyId, workspaceId: command.workspaceId, revokedAt: command.at } }];
+        return [{ type: 'keys.ApiKeyRevoked', data: { keyId: command.keyId, workspaceId: command.workspaceId, revokedAt: command.at, cascadedFrom } }];
+      }
     }
   },
 
@@ -36,3 +65,56 @@ export const apiKeyDecider: Decider<ApiKeyCommand, ApiKeyState, ApiKeyEvent> = {
     }
   },
 };
+
+/**
+ * A key can never be wider than its creator: permissions and collections it lacks cannot
+ * be granted, IP rules and expiry are inherited or narrowed. A user grants anything in its
+ * workspace; its omitted lists mean "everything" (`*`, all collections, any address, never).
+ */
+function delegate(request: ApiKeyRequest, grantor: Exclude<Grantor, { kind: 'cascade' }>): Omit<ApiKeyCreatedData, 'createdAt'> {
+  const base = { keyId: request.keyId, workspaceId: request.workspaceId, label: request.label, status: request.status, secretVerifier: request.secretVerifier };
+  if (grantor.kind === 'user') {
+    return {
+      ...base,
+      permissions: [...(request.permissions ?? ['*'])],
+      collections: [...(request.collections ?? [])],
+      ipWhitelist: [...(request.ipWhitelist ?? [])],
+      expiresAt: request.expiresAt ?? null,
+      createdBy: grantor.userId,
+      parentKeyId: null,
+    };
+  }
+  const parent = grantor.key;
+  if (parent.workspaceId !== request.workspaceId) throw forbidden('An API key can only create keys in its own workspace');
+  const permissions = [...(request.permissions ?? parent.permissions)];
+  const missing = permissions.filter((p) => !covers(parent.permissions, p));
+  if (missing.length > 0) throw forbidden(`Cannot grant permissions this API key lacks: ${missing.join(', ')}`);
+  const collections = [...(request.collections ?? parent.collections)];
+  const outside = collectionsOutside(collections, parent.collections);
+  if (outside !== null) throw forbidden(outside);
+  const ipWhitelist = [...(request.ipWhitelist ?? parent.ipWhitelist)];
+  if (!ipRulesNarrow(ipWhitelist, parent.ipWhitelist)) {
+    throw forbidden(`IP rules must lie within this API key's own (${parent.ipWhitelist.join(', ')})`);
+  }
+  const expiresAt = request.expiresAt === undefined ? parent.expiresAt : request.expiresAt;
+  if (parent.expiresAt !== null && (expiresAt === null || Date.parse(expiresAt) > Date.parse(parent.expiresAt))) {
+    throw forbidden(`A key created by this API key must expire no later than it does (${parent.expiresAt})`);
+  }
+  return { ...base, permissions, collections, ipWhitelist, expiresAt, createdBy: parent.createdBy, parentKeyId: parent.keyId };
+}
+
+/** Revoking a key takes covering its grants: a narrower key cannot take down a wider one. */
+function mayRevoke(grantor: ApiKeyCreatedData, target: ApiKeyCreatedData): void {
+  const missing = target.permissions.filter((p) => !covers(grantor.permissions, p));
+  if (missing.length > 0) throw forbidden(`Cannot revoke a key holding permissions this API key lacks: ${missing.join(', ')}`);
+  const outside = collectionsOutside(target.collections, grantor.collections);
+  if (outside !== null) throw forbidden(outside.replace('grant', 'revoke a key with'));
+}
+
+/** Null when `wanted` lies within `held` (an empty list means all collections), else why not. */
+function collectionsOutside(wanted: readonly string[], held: readonly string[]): string | null {
+  if (held.length === 0) return null;
+  if (wanted.length === 0) return 'Cannot grant access to all collections: this API key is limited to some';
+  const outside = wanted.filter((c) => !held.includes(c));
+  return outside.length > 0 ? `Cannot grant collections this API key lacks: ${outside.join(', ')}` : null;
+}

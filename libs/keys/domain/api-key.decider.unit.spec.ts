@@ -1,5 +1,5 @@
 import { deciderSpec, recordedEvent } from '@lore/platform/testing';
-import { apiKeyDecider, type ApiKeyCommand, type ApiKeyState } from './api-key.decider';
+import { apiKeyDecider, type ApiKeyCommand, type ApiKeyRequest, type ApiKeyState } from './api-key.decider';
 import type { ApiKeyCreatedData, ApiKeyEvent } from './api-key.events';
 import { upcastApiKeyEvent } from './api-key.upcasters';
 
@@ -17,19 +17,25 @@ const key = (over: Partial<ApiKeyCreatedData> = {}): ApiKeyCreatedData => ({
   ipWhitelist: [],
   collections: [],
   createdBy: 'user:u1',
+  parentKeyId: null,
   secretVerifier: 'f00d',
   createdAt: T0,
   ...over,
 });
 
 const created = (over: Partial<ApiKeyCreatedData> = {}): ApiKeyEvent => ({ type: 'keys.ApiKeyCreated', data: key(over) });
-const revoked = (at = T1, workspaceId = 'ws_1'): ApiKeyEvent => ({ type: 'keys.ApiKeyRevoked', data: { keyId: 'key_1', workspaceId, revokedAt: at } });
+const revoked = (at = T1, workspaceId = 'ws_1'): ApiKeyEvent => ({ type: 'keys.ApiKeyRevoked', data: { keyId: 'key_1', workspaceId, revokedAt: at, cascadedFrom: null } });
 
-const create = (over: Partial<ApiKeyCreatedData> = {}, now = T0): ApiKeyCommand => ({ kind: 'create', key: key(over), now });
+const USER = { kind: 'user', userId: 'user:u1' } as const;
+const create = (over: Partial<ApiKeyCreatedData> = {}, now = T0): ApiKeyCommand => {
+  const { createdAt: _at, createdBy: _by, parentKeyId: _parent, ...request } = key(over);
+  return { kind: 'create', request, grantor: USER, now };
+};
 const revoke = (over: Partial<Extract<ApiKeyCommand, { kind: 'revoke' }>> = {}): ApiKeyCommand => ({
   kind: 'revoke',
   keyId: 'key_1',
   workspaceId: 'ws_1',
+  grantor: USER,
   at: T1,
   ...over,
 });
@@ -181,5 +187,72 @@ describe('upcastApiKeyEvent', () => {
     ['null data', recorded('keys.ApiKeyRevoked', null)],
   ])('rejects %s', (_what, event) => {
     expect(() => upcastApiKeyEvent(event)).toThrow();
+  });
+});
+
+describe('apiKeyDecider: a key created by a key is never wider than its creator', () => {
+  const parent = key({ keyId: 'key_p', permissions: ['memories:*', 'api_keys:write'], ipWhitelist: ['127.0.0.1'], collections: ['c1', 'c2'], expiresAt: '2025-01-01T01:00:00.000Z' });
+  const byKey = (over: Partial<ApiKeyRequest> = {}, from: ApiKeyCreatedData = parent): ApiKeyCommand => ({
+    kind: 'create',
+    request: { keyId: 'key_1', workspaceId: 'ws_1', label: 'child', status: 'active', secretVerifier: 'f00d', ...over },
+    grantor: { kind: 'api_key', key: from },
+    now: T0,
+  });
+  const createdBy = (from: ApiKeyCreatedData, over: Partial<ApiKeyCreatedData>): ApiKeyEvent => created({ label: 'child', createdBy: from.createdBy, parentKeyId: from.keyId, ...over });
+
+  it("inherits every omitted limit: permissions, collections, IP rules and expiry", () => {
+    spec.given([]).when(byKey()).then([
+      createdBy(parent, { permissions: parent.permissions, collections: parent.collections, ipWhitelist: ['127.0.0.1'], expiresAt: parent.expiresAt }),
+    ]);
+  });
+
+  it('accepts narrower limits', () => {
+    spec
+      .given([])
+      .when(byKey({ permissions: ['memories:read'], collections: ['c1'], ipWhitelist: ['127.0.0.1/32'], expiresAt: '2025-01-01T00:30:00.000Z' }))
+      .then([createdBy(parent, { permissions: ['memories:read'], collections: ['c1'], ipWhitelist: ['127.0.0.1/32'], expiresAt: '2025-01-01T00:30:00.000Z' })]);
+  });
+
+  it.each([
+    ['no IP rules (any address)', { ipWhitelist: [] }],
+    ['an address outside its rules', { ipWhitelist: ['10.0.0.1'] }],
+    ['a range wider than its rules', { ipWhitelist: ['127.0.0.0/8'] }],
+    ['no expiry', { expiresAt: null }],
+    ['a later expiry', { expiresAt: '2025-01-01T02:00:00.000Z' }],
+    ['a permission it lacks', { permissions: ['collections:read'] }],
+    ['a wildcard it does not hold', { permissions: ['*'] }],
+    ['all collections', { collections: [] }],
+    ['a collection it lacks', { collections: ['c3'] }],
+  ] as const)('refuses %s with 403', (_what, over) => {
+    spec.given([]).when(byKey(over)).thenThrows('forbidden');
+  });
+
+  it('lets a key with any address hand out any IP rules, within ranges of the same family', () => {
+    const open = key({ keyId: 'key_o', permissions: ['*'], ipWhitelist: [] });
+    spec.given([]).when(byKey({ ipWhitelist: ['10.0.0.0/8'] }, open)).then([createdBy(open, { permissions: ['*'], ipWhitelist: ['10.0.0.0/8'] })]);
+    const ranged = key({ keyId: 'key_r', permissions: ['*'], ipWhitelist: ['10.0.0.0/8'] });
+    spec.given([]).when(byKey({ ipWhitelist: ['10.1.2.3', '10.2.0.0/16'] }, ranged)).then([createdBy(ranged, { permissions: ['*'], ipWhitelist: ['10.1.2.3', '10.2.0.0/16'] })]);
+    spec.given([]).when(byKey({ ipWhitelist: ['::ffff:10.1.2.3/128'] }, ranged)).thenThrows('forbidden');
+  });
+
+  it('refuses to create a key in another workspace than its own', () => {
+    spec.given([]).when(byKey({ workspaceId: 'ws_2' })).thenThrows('forbidden');
+  });
+
+  describe('revocation', () => {
+    const narrow = key({ keyId: 'key_n', permissions: ['api_keys:write'] });
+    it('takes covering the revoked key\'s grants', () => {
+      spec.given([created({ permissions: ['*'] })]).when(revoke({ grantor: { kind: 'api_key', key: narrow } })).thenThrows('forbidden');
+      spec.given([created({ collections: [] })]).when(revoke({ grantor: { kind: 'api_key', key: key({ permissions: ['*'], collections: ['c1'] }) } })).thenThrows('forbidden');
+      spec.given([created({ permissions: ['api_keys:write'] })]).when(revoke({ grantor: { kind: 'api_key', key: narrow } })).then([revoked()]);
+    });
+
+    it('cascades from the creating key only', () => {
+      spec
+        .given([created({ parentKeyId: 'key_p' })])
+        .when(revoke({ grantor: { kind: 'cascade', parentKeyId: 'key_p' } }))
+        .then([{ type: 'keys.ApiKeyRevoked', data: { keyId: 'key_1', workspaceId: 'ws_1', revokedAt: T1, cascadedFrom: 'key_p' } }]);
+      spec.given([created({ parentKeyId: 'key_p' })]).when(revoke({ grantor: { kind: 'cascade', parentKeyId: 'key_x' } })).thenThrows('forbidden');
+    });
   });
 });

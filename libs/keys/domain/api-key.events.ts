@@ -1,6 +1,10 @@
 import { z } from 'zod';
 
-/** `secretVerifier` is a keyed hash of the secret: the secret itself is never stored. */
+/**
+ * `secretVerifier` is a keyed hash of the secret: the secret itself is never stored.
+ * `parentKeyId` is the API key that created this one (null: a user did), whose limits it
+ * can never exceed and whose revocation revokes it.
+ */
 export const ApiKeyCreated = z.object({
   type: z.literal('keys.ApiKeyCreated'),
   data: z.object({
@@ -13,6 +17,7 @@ export const ApiKeyCreated = z.object({
     ipWhitelist: z.array(z.string()),
     collections: z.array(z.string()),
     createdBy: z.string(),
+    parentKeyId: z.string().nullable(),
     secretVerifier: z.string(),
     createdAt: z.string(),
   }),
@@ -20,7 +25,13 @@ export const ApiKeyCreated = z.object({
 
 export const ApiKeyRevoked = z.object({
   type: z.literal('keys.ApiKeyRevoked'),
-  data: z.object({ keyId: z.string(), workspaceId: z.string(), revokedAt: z.string() }),
+  data: z.object({
+    keyId: z.string(),
+    workspaceId: z.string(),
+    revokedAt: z.string(),
+    /** Set when the key was revoked because the key that created it was. */
+    cascadedFrom: z.string().nullable(),
+  }),
 });
 
 export const ApiKeyEvent = z.discriminatedUnion('type', [ApiKeyCreated, ApiKeyRevoked]);

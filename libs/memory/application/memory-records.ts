@@ -1,6 +1,12 @@
 import type { MemoryRecord, MemoryVersion } from '@lore/memory/contracts';
-import type { MemoryContent } from './memory-content';
 import type { MemoryDoc, MemoryVersionDoc } from './memory.read-models';
+
+/** The sealed part of a memory: everything the user wrote. */
+export interface MemoryContent {
+  readonly memory: string;
+  readonly topics: string[];
+  readonly metadata: Record<string, unknown>;
+}
 
 export function toMemoryRecord(doc: Pick<MemoryDoc, 'id' | 'user_id' | 'memory_type' | 'created_at' | 'updated_at'>, content: MemoryContent): MemoryRecord {
   return {

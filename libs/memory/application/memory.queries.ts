@@ -1,20 +1,17 @@
-import { AppError, notFound, type Clock } from '@lore/platform/kernel';
+import { AppError, notFound, type Clock, type ReplyOf, type ValidRequestOf } from '@lore/platform/kernel';
 import { decodeCursor, encodeCursor, type DocumentStore, type Filter } from '@lore/platform/documents/port';
-import type { ListMemoriesQuery, MemoryRecord, MemoryRef, MemoryVersion, UserScope } from '@lore/memory/contracts';
-import type { MemoryCipher, MemoryContent } from './memory-content';
-import { toMemoryRecord, toMemoryVersion } from './memory-records';
+import type { SealedFields } from '@lore/platform/crypto';
+import type { MemoryMessages, MemoryVersion } from '@lore/memory/contracts';
+import { toMemoryRecord, toMemoryVersion, type MemoryContent } from './memory-records';
 import { MEMORIES, MEMORY_VERSIONS, type MemoryDoc, type MemoryVersionDoc } from './memory.read-models';
 
-export interface MemoryListPage {
-  readonly items: MemoryRecord[];
-  readonly total: number;
-  readonly nextCursor: string | null;
-}
+type Request<K extends keyof MemoryMessages> = ValidRequestOf<MemoryMessages[K]>;
+type Reply<K extends keyof MemoryMessages> = ReplyOf<MemoryMessages[K]>;
 
 export class MemoryQueries {
   constructor(
     private readonly documents: DocumentStore,
-    private readonly cipher: MemoryCipher,
+    private readonly sealed: SealedFields<MemoryContent>,
     private readonly clock: Clock,
   ) {}
 
@@ -26,18 +23,18 @@ export class MemoryQueries {
     return this.documents.collection<MemoryVersionDoc>(MEMORY_VERSIONS);
   }
 
-  async get(ref: MemoryRef): Promise<MemoryRecord> {
+  async get(ref: Request<'get'>): Promise<Reply<'get'>> {
     const doc = await this.memories.get(ref.memoryId);
     // Another workspace's or another user's memory is indistinguishable from a missing one.
     if (doc === null || doc.workspace_id !== ref.workspaceId || doc.user_id !== ref.userId) throw notFound('Memory');
-    return toMemoryRecord(doc, await this.cipher.open(doc.id, doc.content));
+    return toMemoryRecord(doc, await this.sealed.open(doc.id, doc.content));
   }
 
-  async history(ref: MemoryRef): Promise<{ memory_id: string; versions: MemoryVersion[] }> {
+  async history(ref: Request<'history'>): Promise<Reply<'history'>> {
     await this.get(ref);
     const page = await this.versions.find({ filter: { memory_id: ref.memoryId }, sort: [['version', 'asc']] });
-    const versions = await Promise.all(page.items.map(async (v) => toMemoryVersion(v, await this.cipher.open(v.memory_id, v.content))));
-    return { memory_id: ref.memoryId, versions };
+    const versions = await Promise.all(page.items.map(async (v) => toMemoryVersion(v, await this.sealed.open(v.memory_id, v.content))));
+    return { versions };
   }
 
   /**
@@ -45,7 +42,7 @@ export class MemoryQueries {
    * store pages by itself; with them the user's memories are opened and paged here with
    * the same keyset cursor format, which stays stable under concurrent inserts.
    */
-  async list(query: ListMemoriesQuery): Promise<MemoryListPage> {
+  async list(query: Request<'list'>): Promise<Reply<'list'>> {
     const filter: Filter = {
       workspace_id: query.workspaceId,
       user_id: query.userId,
@@ -59,13 +56,13 @@ export class MemoryQueries {
         this.memories.count(filter),
         this.memories.find({ filter, sort, limit: query.limit, ...(query.cursor ? { cursor: query.cursor } : { skip: query.skip }) }),
       ]);
-      const items = await Promise.all(page.items.map(async (doc) => toMemoryRecord(doc, await this.cipher.open(doc.id, doc.content))));
+      const items = await Promise.all(page.items.map(async (doc) => toMemoryRecord(doc, await this.sealed.open(doc.id, doc.content))));
       return { items, total, nextCursor: page.nextCursor };
     }
     const all = (await this.memories.find({ filter, sort })).items;
     const matching: Array<{ doc: MemoryDoc; content: MemoryContent }> = [];
     for (const doc of all) {
-      const content = await this.cipher.open(doc.id, doc.content);
+      const content = await this.sealed.open(doc.id, doc.content);
       if (!topics.every((t) => content.topics.includes(t))) continue;
       if (search && !content.memory.toLowerCase().includes(search)) continue;
       matching.push({ doc, content });
@@ -81,7 +78,7 @@ export class MemoryQueries {
     };
   }
 
-  async export(scope: UserScope): Promise<{ user_id: string; workspace_id: string; exported_at: string; memories: Array<MemoryRecord & { history: MemoryVersion[] }> }> {
+  async export(scope: Request<'export'>): Promise<Reply<'export'>> {
     const filter = { workspace_id: scope.workspaceId, user_id: scope.userId };
     const [docs, versions] = await Promise.all([
       this.memories.find({ filter, sort: [['created_at', 'asc']] }),
@@ -90,13 +87,13 @@ export class MemoryQueries {
     const byMemory = new Map<string, MemoryVersion[]>();
     for (const v of versions.items) {
       const list = byMemory.get(v.memory_id) ?? [];
-      list.push(toMemoryVersion(v, await this.cipher.open(v.memory_id, v.content)));
+      list.push(toMemoryVersion(v, await this.sealed.open(v.memory_id, v.content)));
       byMemory.set(v.memory_id, list);
     }
     const memories = await Promise.all(
-      docs.items.map(async (doc) => ({ ...toMemoryRecord(doc, await this.cipher.open(doc.id, doc.content)), history: byMemory.get(doc.id) ?? [] })),
+      docs.items.map(async (doc) => ({ ...toMemoryRecord(doc, await this.sealed.open(doc.id, doc.content)), history: byMemory.get(doc.id) ?? [] })),
     );
-    return { user_id: scope.userId, workspace_id: scope.workspaceId, exported_at: this.clock.now().toISOString(), memories };
+    return { exportedAt: this.clock.now().toISOString(), memories };
   }
 }
 

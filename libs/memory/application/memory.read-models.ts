@@ -1,9 +1,11 @@
+import type { MemoryType } from '@lore/memory/domain';
+
 /** Documents of the memory read models; `content` stays sealed at rest. */
 export interface MemoryDoc {
   readonly id: string;
   readonly workspace_id: string;
   readonly user_id: string;
-  readonly memory_type: 'user' | 'agent' | 'team' | 'workflow';
+  readonly memory_type: MemoryType;
   readonly content: string;
   readonly version: number;
   readonly created_at: string;

@@ -1,4 +1,4 @@
-export * from './memory.limits';
-export * from './memory.http';
+export * from './memory.config';
+export * from './memory.records';
 export * from './memory.messages';
 export * from './memory.integration-events';

@@ -1,54 +1,72 @@
 import { z } from 'zod';
-import { MEMORY_TYPES } from './memory.limits';
-
-/** Request/reply subjects served by the memory service. */
-export const MemorySubjects = {
-  create: 'memory.command.create',
-  replace: 'memory.command.replace',
-  delete: 'memory.command.delete',
-  deleteAllOfUser: 'memory.command.delete-all-of-user',
-  get: 'memory.query.get',
-  list: 'memory.query.list',
-  history: 'memory.query.history',
-  export: 'memory.query.export',
-} as const;
+import { defineMessage, jsonDepth, MAX_JSON_DEPTH } from '@lore/platform/kernel';
+import { MEMORY_TYPES, type MemoryLimits } from './memory.config';
+import { MemoryRecord, MemoryVersion, MemoryWithHistory } from './memory.records';
 
 /** Who acts and for whom: resolved by the gateway from the credential (ARCHITECTURE §4). */
 const Scope = z.object({
-  workspaceId: z.string().min(1),
-  userId: z.string().min(1),
+  workspaceId: z.string().min(1).max(255),
+  userId: z.string().min(1).max(255),
   /** `user:<sub>` or `api_key:<id>`, recorded in event metadata for audit. */
-  actor: z.string().min(1),
+  actor: z.string().min(1).max(300),
 });
 
-const Content = z.object({
-  topics: z.array(z.string()).nullish(),
-  metadata: z.record(z.string(), z.unknown()).nullish(),
-});
+const MemoryId = z.string().min(1).max(100);
 
-export const CreateMemoryCommand = Scope.extend(Content.shape).extend({
-  memory: z.string(),
-  memoryType: z.enum(MEMORY_TYPES),
-});
-export type CreateMemoryCommand = z.infer<typeof CreateMemoryCommand>;
+/** The user-written fields with the configured limits: one definition for the messages and the HTTP bodies. */
+export function memoryFields(limits: MemoryLimits) {
+  const memory = z.string().min(1).max(limits.maxMemoryChars);
+  const topics = z.array(z.string().min(1).max(limits.maxTopicChars)).max(limits.maxTopics);
+  const metadata = z
+    .record(z.string(), z.unknown())
+    .refine((value) => jsonDepth(value) <= MAX_JSON_DEPTH, { message: `Metadata must nest at most ${MAX_JSON_DEPTH} levels` })
+    .refine((value) => jsonDepth(value) > MAX_JSON_DEPTH || Buffer.byteLength(JSON.stringify(value)) <= limits.maxMetadataBytes, {
+      message: `Metadata must be at most ${limits.maxMetadataBytes} bytes of JSON`,
+    });
+  return { memory, topics, metadata };
+}
 
-export const ReplaceMemoryCommand = Scope.extend(Content.shape).extend({ memoryId: z.string(), memory: z.string() });
-export type ReplaceMemoryCommand = z.infer<typeof ReplaceMemoryCommand>;
+/**
+ * The memory service's messages. Requests carry the configured limits, so the service
+ * enforces them for every caller on the transport, not only behind the gateway.
+ */
+export function memoryMessages(limits: MemoryLimits) {
+  const { memory, topics, metadata } = memoryFields(limits);
+  const ref = Scope.extend({ memoryId: MemoryId });
 
-export const MemoryRef = Scope.extend({ memoryId: z.string() });
-export type MemoryRef = z.infer<typeof MemoryRef>;
-
-export const UserScope = Scope;
-export type UserScope = z.infer<typeof UserScope>;
-
-export const ListMemoriesQuery = Scope.extend({
-  memoryType: z.enum(MEMORY_TYPES).optional(),
-  topics: z.array(z.string()).optional(),
-  search: z.string().optional(),
-  sortBy: z.enum(['created_at', 'updated_at']),
-  sortOrder: z.enum(['asc', 'desc']),
-  skip: z.number().int().min(0),
-  limit: z.number().int().min(1),
-  cursor: z.string().optional(),
-});
-export type ListMemoriesQuery = z.infer<typeof ListMemoriesQuery>;
+  return {
+    create: defineMessage(
+      'memory.command.create',
+      Scope.extend({ memory, memoryType: z.enum(MEMORY_TYPES), topics: topics.nullish(), metadata: metadata.nullish() }),
+      MemoryRecord,
+    ),
+    /** `topics` / `metadata` null or absent keep the current ones. */
+    replace: defineMessage(
+      'memory.command.replace',
+      ref.extend({ memory, topics: topics.nullish(), metadata: metadata.nullish() }),
+      z.object({ oldMemory: MemoryRecord, newMemory: MemoryRecord }),
+    ),
+    /** Permanent: answered once the memory is erased. Repeating it while erasure is pending completes it. */
+    delete: defineMessage('memory.command.delete', ref, z.object({ memoryId: z.string() })),
+    deleteAllOfUser: defineMessage('memory.command.delete-all-of-user', Scope, z.object({ deletedCount: z.number().int() })),
+    get: defineMessage('memory.query.get', ref, MemoryRecord),
+    list: defineMessage(
+      'memory.query.list',
+      Scope.extend({
+        memoryType: z.enum(MEMORY_TYPES).optional(),
+        topics: z.array(z.string().max(limits.maxTopicChars)).max(limits.maxTopics).optional(),
+        search: z.string().min(1).max(1000).optional(),
+        sortBy: z.enum(['created_at', 'updated_at']).default('created_at'),
+        sortOrder: z.enum(['asc', 'desc']).default('desc'),
+        skip: z.number().int().min(0).default(0),
+        limit: z.number().int().min(1).max(1000).default(100),
+        /** Keyset paging; takes precedence over skip. */
+        cursor: z.string().min(1).max(2000).optional(),
+      }),
+      z.object({ items: z.array(MemoryRecord), total: z.number().int(), nextCursor: z.string().nullable() }),
+    ),
+    history: defineMessage('memory.query.history', ref, z.object({ versions: z.array(MemoryVersion) })),
+    export: defineMessage('memory.query.export', Scope, z.object({ exportedAt: z.string(), memories: z.array(MemoryWithHistory) })),
+  };
+}
+export type MemoryMessages = ReturnType<typeof memoryMessages>;

@@ -1,36 +1,41 @@
 import { conflict, notFound, type Decider } from '@lore/platform/kernel';
-import type { MemoryEvent } from './memory.events';
-
-type MemoryType = 'user' | 'agent' | 'team' | 'workflow';
-
-export type MemoryState =
-  | { readonly status: 'absent' }
-  | {
-      readonly status: 'active';
-      readonly memoryId: string;
-      readonly workspaceId: string;
-      readonly userId: string;
-      readonly memoryType: MemoryType;
-      readonly content: string;
-      readonly version: number;
-      readonly createdAt: string;
-      readonly updatedAt: string;
-    }
-  | { readonly status: 'deleted'; readonly memoryId: string };
+import type { MemoryEvent, MemoryType } from './memory.events';
 
 interface Owner {
   readonly workspaceId: string;
   readonly userId: string;
 }
 
+export type ActiveMemory = Owner & {
+  readonly status: 'active';
+  readonly memoryId: string;
+  readonly memoryType: MemoryType;
+  readonly content: string;
+  readonly version: number;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+};
+
+export type MemoryState =
+  | { readonly status: 'absent' }
+  | ActiveMemory
+  /** Deleted, erasure possibly still pending: the owner is kept so a repeated delete is recognised. */
+  | (Owner & { readonly status: 'deleted'; readonly memoryId: string });
+
 export type MemoryCommand =
   | (Owner & { readonly kind: 'create'; readonly memoryId: string; readonly memoryType: MemoryType; readonly content: string; readonly at: string })
   | (Owner & { readonly kind: 'replace'; readonly content: string; readonly at: string })
   | (Owner & { readonly kind: 'delete'; readonly at: string });
 
-/** A memory exists for a caller only in its own workspace and only if the caller owns it. */
-function ownedBy(state: MemoryState, owner: Owner): state is Extract<MemoryState, { status: 'active' }> {
-  return state.status === 'active' && state.workspaceId === owner.workspaceId && state.userId === owner.userId;
+/**
+ * The ownership rule, defined once: a memory exists for a caller only in its own workspace
+ * and only if the caller owns it; to anyone else it is "not found", never "forbidden".
+ * The decider applies it to every command, and a handler that must open a memory's sealed
+ * content before deciding applies the same rule first.
+ */
+export function ownedMemory(state: MemoryState, owner: Owner): ActiveMemory {
+  if (state.status === 'active' && state.workspaceId === owner.workspaceId && state.userId === owner.userId) return state;
+  throw notFound('Memory');
 }
 
 export const memoryDecider: Decider<MemoryCommand, MemoryState, MemoryEvent> = {
@@ -53,29 +58,33 @@ export const memoryDecider: Decider<MemoryCommand, MemoryState, MemoryEvent> = {
             },
           },
         ];
-      case 'replace':
-        if (!ownedBy(state, command)) throw notFound('Memory');
+      case 'replace': {
+        const memory = ownedMemory(state, command);
         return [
           {
             type: 'memory.MemoryReplaced',
             data: {
-              memoryId: state.memoryId,
-              workspaceId: state.workspaceId,
-              userId: state.userId,
-              version: state.version + 1,
+              memoryId: memory.memoryId,
+              workspaceId: memory.workspaceId,
+              userId: memory.userId,
+              version: memory.version + 1,
               content: command.content,
               replacedAt: command.at,
             },
           },
         ];
-      case 'delete':
-        if (!ownedBy(state, command)) throw notFound('Memory');
+      }
+      case 'delete': {
+        // Deleting what the owner already deleted changes nothing (its erasure completes).
+        if (state.status === 'deleted' && state.workspaceId === command.workspaceId && state.userId === command.userId) return [];
+        const memory = ownedMemory(state, command);
         return [
           {
             type: 'memory.MemoryDeleted',
-            data: { memoryId: state.memoryId, workspaceId: state.workspaceId, userId: state.userId, deletedAt: command.at },
+            data: { memoryId: memory.memoryId, workspaceId: memory.workspaceId, userId: memory.userId, deletedAt: command.at },
           },
         ];
+      }
     }
   },
 
@@ -87,7 +96,7 @@ export const memoryDecider: Decider<MemoryCommand, MemoryState, MemoryEvent> = {
         if (state.status !== 'active') return state;
         return { ...state, content: event.data.content, version: event.data.version, updatedAt: event.data.replacedAt };
       case 'memory.MemoryDeleted':
-        return { status: 'deleted', memoryId: event.data.memoryId };
+        return { status: 'deleted', memoryId: event.data.memoryId, workspaceId: event.data.workspaceId, userId: event.data.userId };
     }
   },
 };

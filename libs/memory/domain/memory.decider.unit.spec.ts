@@ -121,19 +121,22 @@ describe('memoryDecider', () => {
   describe('delete', () => {
     it('deletes an active memory', () => {
       const state = spec.given([created, replaced(2, 'sealed-v2', T1)]).when(remove()).then([deleted]);
-      expect(state).toEqual({ status: 'deleted', memoryId: 'mem_1' });
+      expect(state).toEqual({ status: 'deleted', memoryId: 'mem_1', ...owner });
     });
 
-    it.each([
-      ['absent', []],
-      ['deleted', [created, deleted]],
-    ] as const)('is not found when the memory is %s', (_status, given) => {
-      spec.given(given).when(remove()).thenThrows('not_found');
+    it('is not found when the memory is absent', () => {
+      spec.given([]).when(remove()).thenThrows('not_found');
     });
 
-    it('is not found for another user or another workspace', () => {
+    it('changes nothing when its owner deletes it again (erasure may still be pending)', () => {
+      spec.given([created, deleted]).when(remove()).then([]);
+    });
+
+    it('is not found for another user or another workspace, also once deleted', () => {
       spec.given([created]).when(remove({ userId: 'user_2' })).thenThrows('not_found');
       spec.given([created]).when(remove({ workspaceId: 'ws_2' })).thenThrows('not_found');
+      spec.given([created, deleted]).when(remove({ userId: 'user_2' })).thenThrows('not_found');
+      spec.given([created, deleted]).when(remove({ workspaceId: 'ws_2' })).thenThrows('not_found');
     });
   });
 
@@ -142,7 +145,7 @@ describe('memoryDecider', () => {
     const expected: Record<MemoryState['status'], Record<MemoryCommand['kind'], readonly MemoryEvent[] | 'conflict' | 'not_found'>> = {
       absent: { create: [created], replace: 'not_found', delete: 'not_found' },
       active: { create: 'conflict', replace: [replaced(2, 'sealed-v2', T1)], delete: [deleted] },
-      deleted: { create: 'conflict', replace: 'not_found', delete: 'not_found' },
+      deleted: { create: 'conflict', replace: 'not_found', delete: [] },
     };
     const commands: ReadonlyArray<MemoryCommand> = [create(), replace(), remove()];
     for (const [status, given] of states) {
@@ -180,7 +183,7 @@ describe('memoryDecider', () => {
 
     it('ignores a replacement that arrives for a memory that is not active', () => {
       expect(memoryDecider.evolve({ status: 'absent' }, replaced(2, 'x', T1))).toEqual({ status: 'absent' });
-      expect(spec.given([created, deleted, replaced(2, 'x', T2)]).state).toEqual({ status: 'deleted', memoryId: 'mem_1' });
+      expect(spec.given([created, deleted, replaced(2, 'x', T2)]).state).toEqual({ status: 'deleted', memoryId: 'mem_1', ...owner });
     });
 
     it('does not mutate the state it folds from', () => {

@@ -5,13 +5,17 @@ import { z } from 'zod';
  * { memory, topics, metadata }: the event log never holds memory text in the clear, so
  * shredding the key makes a deleted memory unreadable wherever its events still lie.
  */
+/** Stored memory types; the public enum lives in the contracts, which must stay stable on their own. */
+export const MEMORY_TYPES = ['user', 'agent', 'team', 'workflow'] as const;
+export type MemoryType = (typeof MEMORY_TYPES)[number];
+
 export const MemoryCreated = z.object({
   type: z.literal('memory.MemoryCreated'),
   data: z.object({
     memoryId: z.string(),
     workspaceId: z.string(),
     userId: z.string(),
-    memoryType: z.enum(['user', 'agent', 'team', 'workflow']),
+    memoryType: z.enum(MEMORY_TYPES),
     content: z.string(),
     createdAt: z.string(),
   }),

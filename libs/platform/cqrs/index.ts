@@ -1,3 +1,2 @@
 export * from './aggregate-handler';
-export * from './message-routes';
-export * from './service-deps';
+export * from './context-definition';

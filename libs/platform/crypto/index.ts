@@ -1,3 +1,4 @@
 export * from './master-key';
 export * from './aead';
 export * from './keyring';
+export * from './sealed-fields';

@@ -6,3 +6,4 @@ export * from './pagination';
 export * from './openapi-schemas';
 export * from './openapi';
 export * from './docs-page';
+export * from './http-route';

@@ -20,7 +20,8 @@ export function offsetEnvelope<T extends z.ZodType>(item: T) {
 export interface OffsetPage<T> {
   readonly data: T[];
   readonly total_count: number;
-  readonly page: number;
+  /** Null when the page was reached by cursor: page numbers would be a guess. */
+  readonly page: number | null;
   readonly limit: number;
   readonly next_page: number | null;
   readonly next_cursor: string | null;
@@ -51,6 +52,22 @@ export function offsetPage<T>(input: OffsetPageInput<T>): OffsetPage<T> {
     next_page: hasMore ? page + 1 : null,
     next_cursor: input.nextCursor ?? null,
     has_more: hasMore,
+  };
+}
+
+/**
+ * The offset envelope for a page reached by `cursor`: `has_more` is exactly "there is a
+ * cursor to continue from", and the page numbers, which a cursor does not know, are null.
+ */
+export function cursorOffsetPage<T>(input: { readonly items: readonly T[]; readonly total: number; readonly limit: number; readonly nextCursor: string | null }): OffsetPage<T> {
+  return {
+    data: [...input.items],
+    total_count: input.total,
+    page: null,
+    limit: Math.max(1, Math.floor(input.limit)),
+    next_page: null,
+    next_cursor: input.nextCursor,
+    has_more: input.nextCursor !== null,
   };
 }
 

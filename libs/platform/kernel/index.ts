@@ -4,3 +4,8 @@ export * from './clock';
 export * from './ids';
 export * from './errors';
 export * from './decider';
+export * from './messages';
+export * from './permissions';
+export * from './env';
+export * from './json-depth';
+export * from './ip-rules';

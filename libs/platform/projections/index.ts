@@ -1,3 +1,3 @@
 export * from './projection';
 export * from './projection-runner';
-export * from './projection-set';
+export * from './event-processors';

@@ -1,7 +1,7 @@
 import { comparePositions, positionFromString, positionToString, START, unavailable, type Position } from '@lore/platform/kernel';
 import type { EventStore, EventSubscription } from '@lore/platform/event-store/port';
 import type { DocumentStore } from '@lore/platform/documents/port';
-import type { Projection } from './projection';
+import { isReactor, type Processor } from './projection';
 import { BatchContext } from './batch-context';
 
 interface Waiter {
@@ -12,9 +12,11 @@ interface Waiter {
 export type RunnerState = 'stopped' | 'catching-up' | 'live' | 'failed';
 
 /**
- * subscription → projection → checkpoint. The checkpoint is written with the batch's
- * documents, so a batch is applied exactly once where the document store is atomic and
- * replayed idempotently where it is not; events at or before the checkpoint are skipped.
+ * subscription → projection or reactor → checkpoint. A projection's checkpoint is written
+ * with the batch's documents, so a batch is applied exactly once where the document store
+ * is atomic and replayed idempotently where it is not; a reactor's checkpoint is written
+ * after its effects, so a crash repeats at most one batch. Events at or before the
+ * checkpoint are skipped.
  */
 export class ProjectionRunner {
   private subscription: EventSubscription | null = null;
@@ -24,7 +26,7 @@ export class ProjectionRunner {
   private failure: unknown = null;
 
   constructor(
-    readonly projection: Projection,
+    readonly processor: Processor,
     private readonly events: EventStore,
     private readonly documents: DocumentStore,
     private readonly onError: (error: unknown) => void = () => undefined,
@@ -40,14 +42,14 @@ export class ProjectionRunner {
 
   async start(): Promise<void> {
     if (this.subscription) return;
-    const stored = await this.documents.getCheckpoint(this.projection.name);
+    const stored = await this.documents.getCheckpoint(this.processor.name);
     this.position = stored === null ? START : positionFromString(stored);
     const head = await this.events.headPosition();
     this.stateValue = comparePositions(this.position, head) >= 0 ? 'live' : 'catching-up';
     const caughtUpAt = head;
     const after = stored === null ? {} : { after: this.position };
     this.subscription = this.events.subscribeToAll(
-      { ...after, streamPrefixes: this.projection.streamPrefixes },
+      { ...after, streamPrefixes: this.processor.streamPrefixes },
       async (batch) => {
         await this.apply(batch);
         if (this.stateValue === 'catching-up') await this.settleCatchUp(caughtUpAt);
@@ -69,10 +71,10 @@ export class ProjectionRunner {
     this.stateValue = 'stopped';
   }
 
-  /** Drops the read model and replays the whole log into it. */
+  /** Drops the read model (a reactor: its checkpoint) and replays the whole log into it. */
   async rebuild(): Promise<void> {
     await this.stop();
-    await this.documents.reset(this.projection.collections, this.projection.name);
+    await this.documents.reset(isReactor(this.processor) ? [] : this.processor.collections, this.processor.name);
     this.position = START;
     await this.start();
   }
@@ -83,11 +85,11 @@ export class ProjectionRunner {
    */
   async waitFor(position: Position, timeoutMs: number): Promise<void> {
     if (comparePositions(this.position, position) >= 0) return;
-    if (this.stateValue === 'failed') throw unavailable(`read model ${this.projection.name} is failing: ${String(this.failure)}`);
+    if (this.stateValue === 'failed') throw unavailable(`read model ${this.processor.name} is failing: ${String(this.failure)}`);
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiters = this.waiters.filter((w) => w.resolve !== done);
-        reject(unavailable(`the write was stored, but read model ${this.projection.name} did not catch up within ${timeoutMs} ms; retry the read`));
+        reject(unavailable(`the write was stored, but read model ${this.processor.name} did not catch up within ${timeoutMs} ms; retry the read`));
       }, timeoutMs);
       const done = (): void => {
         clearTimeout(timer);
@@ -97,14 +99,32 @@ export class ProjectionRunner {
     });
   }
 
+  /** Resolves once caught up with the log's head as it was at start; rejects if the runner fails or the time runs out. */
+  async untilLive(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.stateValue !== 'live') {
+      if (this.stateValue === 'failed') throw unavailable(`${this.processor.name} failed: ${String(this.failure)}`);
+      if (this.stateValue === 'stopped') throw unavailable(`${this.processor.name} is not running`);
+      if (Date.now() > deadline) throw unavailable(`${this.processor.name} did not catch up within ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+
   private async apply(batch: Parameters<Parameters<EventStore['subscribeToAll']>[1]>[0]): Promise<void> {
     const fresh = batch.filter((event) => comparePositions(event.position, this.position) > 0);
     const last = batch[batch.length - 1];
     if (last === undefined) return;
     if (fresh.length > 0) {
-      const context = new BatchContext(this.documents);
-      for (const event of fresh) await this.projection.handle(event, context);
-      await this.documents.write(context.writes, { name: this.projection.name, value: positionToString(last.position) });
+      const checkpoint = { name: this.processor.name, value: positionToString(last.position) };
+      const processor = this.processor;
+      if (isReactor(processor)) {
+        await processor.react(fresh);
+        await this.documents.write([], checkpoint);
+      } else {
+        const context = new BatchContext(this.documents);
+        for (const event of fresh) await processor.handle(event, context);
+        await this.documents.write(context.writes, checkpoint);
+      }
     }
     if (comparePositions(last.position, this.position) > 0) this.position = last.position;
     this.release();
@@ -126,7 +146,7 @@ export class ProjectionRunner {
       this.stateValue = 'live';
       return;
     }
-    const pending = await this.events.readAll({ after: this.position, maxCount: 1, streamPrefixes: this.projection.streamPrefixes });
+    const pending = await this.events.readAll({ after: this.position, maxCount: 1, streamPrefixes: this.processor.streamPrefixes });
     const first = pending[0];
     if (first === undefined || comparePositions(first.position, head) > 0) {
       if (this.stateValue === 'catching-up') this.stateValue = 'live';

@@ -13,8 +13,10 @@ export interface ProjectionContext {
 }
 
 /**
- * A read model (or an outbound feed) built from the event log. `name` is its checkpoint
- * name: bump its version suffix when the projection's output changes, and it rebuilds.
+ * A read model built from the event log (ARCHITECTURE §3.5): no effects besides its
+ * documents, which are written atomically with its checkpoint; rebuildable from position
+ * 0; read-your-writes waits for it. `name` is its checkpoint name: bump its version suffix
+ * when its output changes, and it rebuilds.
  */
 export interface Projection {
   readonly name: string;
@@ -23,3 +25,20 @@ export interface Projection {
   readonly collections: readonly string[];
   handle(event: RecordedEvent, context: ProjectionContext): Promise<void>;
 }
+
+/**
+ * Work with effects driven by the event log (integration-event publishing, erasure after a
+ * deletion, pipelines): checkpointed after each batch, so it resumes after a crash and may
+ * see an event again (at least once) — `react` must be idempotent. Never awaited by
+ * read-your-writes, and never rebuilt unless named.
+ */
+export interface Reactor {
+  readonly name: string;
+  readonly streamPrefixes: readonly string[];
+  /** A batch of events of its streams, in log order. */
+  react(events: readonly RecordedEvent[]): Promise<void>;
+}
+
+export type Processor = Projection | Reactor;
+
+export const isReactor = (processor: Processor): processor is Reactor => 'react' in processor;

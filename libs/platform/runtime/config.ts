@@ -1,17 +1,11 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { envFlag as flag, envInt as int, envOptional as optional } from '@lore/platform/kernel';
 
-const int = (fallback: number) => z.coerce.number().int().positive().default(fallback);
-const flag = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
-  .default('false')
-  .transform((v) => v === 'true' || v === '1' || v === 'yes');
-const optional = z
-  .string()
-  .optional()
-  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
-
-/** Every environment variable Lore reads, with its default (the README's table lists the same). */
+/**
+ * The platform's environment variables, with their defaults (the README's table lists the
+ * same). Each context reads its own slice (`config` of its definition and edge).
+ */
 const Env = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().default('0.0.0.0'),
@@ -31,10 +25,6 @@ const Env = z.object({
   REQUEST_TIMEOUT_MS: int(10_000),
   READ_YOUR_WRITES_TIMEOUT_MS: int(5_000),
   MAX_BODY_BYTES: int(1024 * 1024),
-  MEMORY_MAX_CHARS: int(10_000),
-  MEMORY_MAX_TOPICS: int(20),
-  MEMORY_TOPIC_MAX_CHARS: int(100),
-  MEMORY_METADATA_MAX_BYTES: int(16 * 1024),
 });
 
 export type LoreConfig = ReturnType<typeof loadConfig>;
@@ -62,11 +52,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     readYourWritesTimeoutMs: e.READ_YOUR_WRITES_TIMEOUT_MS,
     maxBodyBytes: e.MAX_BODY_BYTES,
-    memoryLimits: {
-      maxMemoryChars: e.MEMORY_MAX_CHARS,
-      maxTopics: e.MEMORY_MAX_TOPICS,
-      maxTopicChars: e.MEMORY_TOPIC_MAX_CHARS,
-      maxMetadataBytes: e.MEMORY_METADATA_MAX_BYTES,
-    },
   };
+}
+
+/** Parses a context's configuration slice from the same environment, with the same kind of message. */
+export function loadContextConfig<C>(context: { readonly name: string; readonly config: z.ZodType<C> }, env: NodeJS.ProcessEnv = process.env): C {
+  const parsed = context.config.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new Error(`Invalid configuration of ${context.name}: ${problems}`);
+  }
+  return parsed.data;
 }

@@ -75,7 +75,7 @@ export function describeRequestReplyContract(factory: TransportFactory): void {
       });
       const sent = { items: ['caller'] };
 
-      const result = await transport.request<{ items: string[] }>(subject, sent);
+      const result = (await transport.request(subject, sent)) as { items: string[] };
       result.items.push('mutated by caller');
 
       expect(sent).toEqual({ items: ['caller'] });

@@ -1,2 +1,3 @@
 export * from './transport.port';
 export * from './subjects';
+export * from './typed-messages';

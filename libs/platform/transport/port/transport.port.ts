@@ -23,7 +23,8 @@ export interface TransportSubscription {
 }
 
 export interface Transport {
-  request<R = unknown>(subject: string, payload: unknown, options?: RequestOptions): Promise<R>;
+  /** Untyped: contexts send through `send(transport, message, request)`, which parses the reply. */
+  request(subject: string, payload: unknown, options?: RequestOptions): Promise<unknown>;
   /** Serves requests on a subject; several servers of one subject share the load (queue group). */
   serve(subject: string, handler: RequestHandler): Promise<TransportSubscription>;
   /** Fire-and-forget integration event; `*` and `>` wildcards as in NATS work for subscribers. */

@@ -40,3 +40,26 @@ export function ipAllowed(address: string, rules: readonly string[]): boolean {
   }
   return false;
 }
+
+/**
+ * Whether every address `child` allows is also allowed by `parent` (empty = any address).
+ * A child rule is covered when one parent rule contains it: an address inside a range, or
+ * a range inside a wider (or equal) range of the same family.
+ */
+export function ipRulesNarrow(child: readonly string[], parent: readonly string[]): boolean {
+  if (parent.length === 0) return true;
+  if (child.length === 0) return false;
+  return child.every((rule) => isValidIpRule(rule) && parent.some((outer) => isValidIpRule(outer) && ruleWithin(rule, outer)));
+}
+
+function ruleWithin(rule: string, outer: string): boolean {
+  const [inner, innerBits] = asRange(rule);
+  const [range, bits] = asRange(outer);
+  return inner.kind() === range.kind() && innerBits >= bits && inner.match([range, bits] as [typeof inner, number]);
+}
+
+function asRange(rule: string): [ipaddr.IPv4 | ipaddr.IPv6, number] {
+  if (rule.includes('/')) return ipaddr.parseCIDR(rule);
+  const ip = ipaddr.process(rule);
+  return [ip, ip.kind() === 'ipv4' ? 32 : 128];
+}

@@ -7,7 +7,8 @@ import { EsdbEventStore } from '@lore/platform/event-store/esdb';
 import { openSqliteDocumentStore } from '@lore/platform/documents/sqlite';
 import { openMongoDocumentStore } from '@lore/platform/documents/mongo';
 import { Keyring, loadMasterKey } from '@lore/platform/crypto';
-import type { LoreConfig } from './config';
+import type { Logger } from 'pino';
+import type { LoreConfig } from '@lore/platform/runtime';
 
 export interface ContextStores {
   readonly events: EventStore;
@@ -20,7 +21,7 @@ export interface ContextStores {
  * Each context owns its stores. Production engines when their URL is set, otherwise
  * embedded SQLite files under DATA_DIR/<context>/ — chosen by configuration only.
  */
-export async function openContextStores(config: LoreConfig, context: string): Promise<ContextStores> {
+export async function openContextStores(config: LoreConfig, context: string, logger?: Logger): Promise<ContextStores> {
   const dir = join(config.dataDir, context);
   mkdirSync(dir, { recursive: true });
   const events = config.eventStoreUrl ? EsdbEventStore.connect(config.eventStoreUrl) : openSqliteEventStore({ path: join(dir, 'events.db') });
@@ -32,7 +33,11 @@ export async function openContextStores(config: LoreConfig, context: string): Pr
   const keyStore = config.mongoUrl
     ? await openMongoDocumentStore({ url: config.mongoUrl, database: `${database}_keys` })
     : openSqliteDocumentStore({ path: join(dir, 'keyring.db'), durability: 'full' });
-  const keyring = await Keyring.open(keyStore, loadMasterKey({ value: config.masterKey, dataDir: config.dataDir }));
+  const keyring = await Keyring.open(keyStore, loadMasterKey({
+    value: config.masterKey,
+    dataDir: config.dataDir,
+    onGenerated: (file) => logger?.warn({ file }, 'generated a new master key: back it up, without it no sealed data can be read'),
+  }));
   return {
     events,
     documents,

@@ -1,0 +1,42 @@
+/**
+ * The one registry of contexts (ARCHITECTURE §2): each line pairs a context's service half
+ * (its definition: messages, projections, reactors, config slice) with its edge half (its
+ * HTTP routes). Read by the standalone app, the service mains, the gateway (routes and
+ * `/ready`), the rebuild tool and the distributed runner. Adding a context: its libs, one
+ * line here, and `apps/<name>/main.ts`.
+ */
+import type { ContextDefinition } from '@lore/platform/cqrs';
+import type { HttpEdge } from '@lore/platform/http';
+import { loadContextConfig } from '@lore/platform/runtime';
+import type { ComposedEdge } from '@lore/gateway';
+import { keysContext } from '@lore/keys/application';
+import { keysEdge } from '@lore/keys/http';
+import { memoryContext } from '@lore/memory/application';
+import { memoryEdge } from '@lore/memory/http';
+
+export interface RegisteredContext {
+  readonly service: ContextDefinition;
+  readonly edge: HttpEdge;
+}
+
+/** Erases each pair's own config type once its halves are checked to agree on it. */
+function register<C>(service: ContextDefinition<C>, edge: HttpEdge<C>): RegisteredContext {
+  if (service.name !== edge.name) throw new Error(`context ${service.name} is paired with the edge of ${edge.name}`);
+  return { service, edge } as unknown as RegisteredContext;
+}
+
+export const CONTEXTS: readonly RegisteredContext[] = [
+  register(keysContext, keysEdge),
+  register(memoryContext, memoryEdge),
+];
+
+export function contextNamed(name: string): RegisteredContext {
+  const found = CONTEXTS.find((c) => c.service.name === name);
+  if (found === undefined) throw new Error(`no context named ${name}; known: ${CONTEXTS.map((c) => c.service.name).join(', ')}`);
+  return found;
+}
+
+/** Every registered context's routes, built from its configuration slice, for the gateway. */
+export function composeEdges(env: NodeJS.ProcessEnv = process.env): ComposedEdge[] {
+  return CONTEXTS.map(({ edge }) => ({ name: edge.name, routes: edge.routes(loadContextConfig(edge, env)) }));
+}

@@ -1,0 +1,51 @@
+import { defineContext } from '@lore/platform/cqrs';
+import { SealedFields } from '@lore/platform/crypto';
+import { handle } from '@lore/platform/transport/port';
+import { memoryConfig, memoryMessages } from '@lore/memory/contracts';
+import { MemoryCommands } from './memory.commands';
+import { MemoryQueries } from './memory.queries';
+import type { MemoryContent } from './memory-records';
+import { memoriesProjection } from './memories.projection';
+import { memoryVersionsProjection } from './memory-versions.projection';
+import { memoryEventsPublisher } from './memory-events.publisher';
+import { memoryErasureReactor } from './memory-erasure.reactor';
+import { MEMORIES, MEMORY_VERSIONS } from './memory.read-models';
+
+/** How long erasure may wait for the read models to drop a deleted memory (at start-up they may be catching up). */
+const ERASURE_PROJECTION_WAIT_MS = 10 * 60_000;
+
+/** The memory context: per-user memories, sealed at rest, permanently deletable. */
+export const memoryContext = defineContext({
+  name: 'memory',
+  config: memoryConfig,
+  build(deps) {
+    const messages = memoryMessages(deps.config.limits);
+    const sealed = new SealedFields<MemoryContent>(deps.keyring, 'Memory');
+    const commands = new MemoryCommands({ ...deps, sealed });
+    const queries = new MemoryQueries(deps.documents, sealed, deps.clock);
+    return {
+      handlers: [
+        handle(messages.create, (c) => commands.create(c)),
+        handle(messages.replace, (c) => commands.replace(c)),
+        handle(messages.delete, (c) => commands.delete(c)),
+        handle(messages.deleteAllOfUser, (c) => commands.deleteAllOfUser(c)),
+        handle(messages.get, (q) => queries.get(q)),
+        handle(messages.list, (q) => queries.list(q)),
+        handle(messages.history, (q) => queries.history(q)),
+        handle(messages.export, (q) => queries.export(q)),
+      ],
+      projections: [memoriesProjection, memoryVersionsProjection],
+      reactors: [
+        memoryEventsPublisher(deps.transport),
+        memoryErasureReactor({ ...deps, projected: (position) => deps.readYourWrites.settle(position, ERASURE_PROJECTION_WAIT_MS) }),
+      ],
+      async prepare() {
+        const memories = deps.documents.collection(MEMORIES);
+        await memories.ensureIndex(['workspace_id', 'user_id', 'created_at']);
+        await memories.ensureIndex(['workspace_id', 'user_id', 'updated_at']);
+        await deps.documents.collection(MEMORY_VERSIONS).ensureIndex(['memory_id', 'version']);
+        await deps.documents.collection(MEMORY_VERSIONS).ensureIndex(['workspace_id', 'user_id']);
+      },
+    };
+  },
+});

@@ -1,0 +1,32 @@
+import { z } from 'zod';
+import { MEMORY_TYPES } from './memory.config';
+
+/** A memory as the API shows it (SPEC §2.8), also the reply of the memory messages. */
+export const MemoryRecord = z
+  .object({
+    memory_id: z.string(),
+    user_id: z.string(),
+    memory: z.string(),
+    memory_type: z.enum(MEMORY_TYPES),
+    topics: z.array(z.string()),
+    metadata: z.record(z.string(), z.unknown()),
+    created_at: z.string().describe('ISO 8601 date-time'),
+    updated_at: z.string().describe('ISO 8601 date-time'),
+  })
+  .meta({ id: 'MemoryRecord' });
+export type MemoryRecord = z.infer<typeof MemoryRecord>;
+
+export const MemoryVersion = z
+  .object({
+    version: z.number().int().describe('1 for the first version, then one more per replacement'),
+    event: z.enum(['created', 'replaced']),
+    memory: z.string(),
+    topics: z.array(z.string()),
+    metadata: z.record(z.string(), z.unknown()),
+    recorded_at: z.string(),
+  })
+  .meta({ id: 'MemoryVersion' });
+export type MemoryVersion = z.infer<typeof MemoryVersion>;
+
+export const MemoryWithHistory = MemoryRecord.extend({ history: z.array(MemoryVersion) });
+export type MemoryWithHistory = z.infer<typeof MemoryWithHistory>;

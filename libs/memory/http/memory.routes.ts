@@ -1,0 +1,223 @@
+import { z } from 'zod';
+import { AppError } from '@lore/platform/kernel';
+import { commaList, cursorOffsetPage, defineEdge, offsetEnvelope, offsetPage, route, skipLimitQuery, type RequestScope } from '@lore/platform/http';
+import { MEMORY_TYPES, MemoryRecord, MemoryVersion, MemoryWithHistory, memoryConfig, memoryFields, memoryMessages } from '@lore/memory/contracts';
+
+const userId = z.string().min(1).max(255);
+const MemoryIdParams = z.object({ memory_id: z.string().min(1).max(100) });
+const UserIdQuery = z.object({ user_id: userId.optional() });
+
+const ListMemoriesQuery = skipLimitQuery({ defaultLimit: 100, maxLimit: 1000 }).extend({
+  user_id: userId.optional(),
+  memory_type: z.enum(MEMORY_TYPES).optional(),
+  topics: commaList.optional().describe('Comma-separated: memories having every listed topic'),
+  search: z.string().min(1).max(1000).optional().describe('Case-insensitive substring of the memory text'),
+  sort_by: z.enum(['created_at', 'updated_at']).default('created_at'),
+  sort_order: z.enum(['asc', 'desc']).default('desc'),
+  cursor: z.string().min(1).max(2000).optional().describe('next_cursor of the previous page; takes precedence over skip'),
+});
+
+const CreateMemoryResponse = z.object({ memory_id: z.string(), message: z.string(), memory: MemoryRecord });
+const ReplaceMemoryResponse = z.object({ memory_id: z.string(), message: z.string(), old_memory: MemoryRecord, new_memory: MemoryRecord });
+const DeleteMemoryResponse = z.object({ memory_id: z.string(), message: z.string() });
+const DeleteUserMemoriesResponse = z.object({ user_id: z.string(), deleted_count: z.number().int(), message: z.string() });
+const MemoryHistoryResponse = z.object({ memory_id: z.string(), versions: z.array(MemoryVersion) });
+const MemoryExportResponse = z.object({ user_id: z.string(), workspace_id: z.string(), exported_at: z.string(), memories: z.array(MemoryWithHistory) });
+
+/**
+ * Memory ownership at the edge (SPEC §5.4): a JWT caller is the user `sub`, and naming
+ * another user is 403; an API-key caller acts for the `user_id` it passes, which it must pass.
+ */
+function actingFor(scope: RequestScope, userId: string | null | undefined, location: 'body' | 'query') {
+  const base = { workspaceId: scope.workspaceId, actor: scope.actor };
+  if (scope.caller.kind === 'user') {
+    if (userId !== undefined && userId !== null && userId !== scope.caller.userId) throw new AppError('forbidden', 'user_id must be the authenticated user');
+    return { ...base, userId: scope.caller.userId };
+  }
+  if (userId === undefined || userId === null || userId === '') {
+    throw new AppError('validation', 'user_id is required', [{ loc: [location, 'user_id'], msg: 'Field required', type: 'missing' }]);
+  }
+  return { ...base, userId };
+}
+
+/** Memories over HTTP (SPEC §4.8), plus list, history, bulk delete and export. */
+export const memoryEdge = defineEdge({
+  name: 'memory',
+  config: memoryConfig,
+  routes({ limits }) {
+    const messages = memoryMessages(limits);
+    const { memory, topics, metadata } = memoryFields(limits);
+    const createBody = z.object({
+      user_id: userId.optional().describe('Owner. Required for API-key callers; a JWT caller may omit it or must pass its own `sub`.'),
+      memory,
+      memory_type: z.enum(MEMORY_TYPES).nullish().describe('Defaults to `user`'),
+      topics: topics.nullish(),
+      metadata: metadata.nullish(),
+    });
+    const replaceBody = z.object({
+      memory,
+      user_id: userId.nullish(),
+      topics: topics.nullish().describe('null or absent keeps the current topics'),
+      metadata: metadata.nullish().describe('null or absent keeps the current metadata'),
+    });
+    const common = { tags: ['Memories'], auth: true } as const;
+
+    return [
+      route({
+        ...common,
+        method: 'POST',
+        path: '/api/v1/memories',
+        operationId: 'create_memory',
+        summary: 'Create a memory',
+        permission: ['memories', 'write'],
+        body: createBody,
+        status: 201,
+        response: CreateMemoryResponse,
+        errors: [403],
+        handle: async ({ body, scope, send }) => {
+          const created = await send(messages.create, {
+            ...actingFor(scope, body.user_id, 'body'),
+            memory: body.memory,
+            memoryType: body.memory_type ?? 'user',
+            topics: body.topics ?? null,
+            metadata: body.metadata ?? null,
+          });
+          return { memory_id: created.memory_id, message: 'Memory created successfully', memory: created };
+        },
+      }),
+      route({
+        ...common,
+        method: 'GET',
+        path: '/api/v1/memories',
+        operationId: 'list_memories',
+        summary: "List a user's memories",
+        permission: ['memories', 'read'],
+        query: ListMemoriesQuery,
+        status: 200,
+        response: offsetEnvelope(MemoryRecord),
+        errors: [403],
+        handle: async ({ query, scope, send }) => {
+          const page = await send(messages.list, {
+            ...actingFor(scope, query.user_id, 'query'),
+            sortBy: query.sort_by,
+            sortOrder: query.sort_order,
+            skip: query.skip,
+            limit: query.limit,
+            ...(query.memory_type ? { memoryType: query.memory_type } : {}),
+            ...(query.topics && query.topics.length > 0 ? { topics: query.topics } : {}),
+            ...(query.search ? { search: query.search } : {}),
+            ...(query.cursor ? { cursor: query.cursor } : {}),
+          });
+          return query.cursor
+            ? cursorOffsetPage({ items: page.items, total: page.total, limit: query.limit, nextCursor: page.nextCursor })
+            : offsetPage({ items: page.items, total: page.total, skip: query.skip, limit: query.limit, nextCursor: page.nextCursor });
+        },
+      }),
+      route({
+        ...common,
+        method: 'DELETE',
+        path: '/api/v1/memories',
+        operationId: 'delete_user_memories',
+        summary: 'Permanently delete every memory of a user',
+        permission: ['memories', 'write'],
+        query: UserIdQuery,
+        status: 200,
+        response: DeleteUserMemoriesResponse,
+        errors: [403],
+        handle: async ({ query, scope, send }) => {
+          const owner = actingFor(scope, query.user_id, 'query');
+          const { deletedCount } = await send(messages.deleteAllOfUser, owner);
+          return { user_id: owner.userId, deleted_count: deletedCount, message: `Deleted ${deletedCount} memories` };
+        },
+      }),
+      route({
+        ...common,
+        method: 'GET',
+        path: '/api/v1/memories/export',
+        operationId: 'export_user_memories',
+        summary: 'Export every memory of a user with its history, as JSON',
+        permission: ['memories', 'read'],
+        query: UserIdQuery,
+        status: 200,
+        response: MemoryExportResponse,
+        errors: [403],
+        handle: async ({ query, scope, send }) => {
+          const owner = actingFor(scope, query.user_id, 'query');
+          const exported = await send(messages.export, owner);
+          return { user_id: owner.userId, workspace_id: owner.workspaceId, exported_at: exported.exportedAt, memories: exported.memories };
+        },
+      }),
+      route({
+        ...common,
+        method: 'GET',
+        path: '/api/v1/memories/:memory_id',
+        operationId: 'get_memory',
+        summary: 'Get a memory (only its owner sees it)',
+        permission: ['memories', 'read'],
+        params: MemoryIdParams,
+        query: UserIdQuery,
+        status: 200,
+        response: MemoryRecord,
+        errors: [403, 404],
+        handle: ({ params, query, scope, send }) => send(messages.get, { ...actingFor(scope, query.user_id, 'query'), memoryId: params.memory_id }),
+      }),
+      route({
+        ...common,
+        method: 'GET',
+        path: '/api/v1/memories/:memory_id/history',
+        operationId: 'get_memory_history',
+        summary: 'Every version of a memory, oldest first',
+        permission: ['memories', 'read'],
+        params: MemoryIdParams,
+        query: UserIdQuery,
+        status: 200,
+        response: MemoryHistoryResponse,
+        errors: [403, 404],
+        handle: async ({ params, query, scope, send }) => {
+          const { versions } = await send(messages.history, { ...actingFor(scope, query.user_id, 'query'), memoryId: params.memory_id });
+          return { memory_id: params.memory_id, versions };
+        },
+      }),
+      route({
+        ...common,
+        method: 'POST',
+        path: '/api/v1/memories/:memory_id/replace',
+        operationId: 'replace_memory',
+        summary: 'Replace a memory; returns the old and the new version',
+        permission: ['memories', 'write'],
+        params: MemoryIdParams,
+        body: replaceBody,
+        status: 200,
+        response: ReplaceMemoryResponse,
+        errors: [403, 404, 409],
+        handle: async ({ params, body, scope, send }) => {
+          const { oldMemory, newMemory } = await send(messages.replace, {
+            ...actingFor(scope, body.user_id, 'body'),
+            memoryId: params.memory_id,
+            memory: body.memory,
+            topics: body.topics ?? null,
+            metadata: body.metadata ?? null,
+          });
+          return { memory_id: params.memory_id, message: 'Memory replaced successfully', old_memory: oldMemory, new_memory: newMemory };
+        },
+      }),
+      route({
+        ...common,
+        method: 'DELETE',
+        path: '/api/v1/memories/:memory_id',
+        operationId: 'delete_memory',
+        summary: 'Permanently delete a memory (cannot be undone)',
+        permission: ['memories', 'write'],
+        params: MemoryIdParams,
+        query: UserIdQuery,
+        status: 200,
+        response: DeleteMemoryResponse,
+        errors: [403, 404],
+        handle: async ({ params, query, scope, send }) => {
+          const { memoryId } = await send(messages.delete, { ...actingFor(scope, query.user_id, 'query'), memoryId: params.memory_id });
+          return { memory_id: memoryId, message: 'Memory deleted successfully' };
+        },
+      }),
+    ];
+  },
+});

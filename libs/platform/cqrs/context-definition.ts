@@ -1,0 +1,57 @@
+import type { z } from 'zod';
+import type { Clock, Position } from '@lore/platform/kernel';
+import type { EventStore } from '@lore/platform/event-store/port';
+import type { DocumentStore } from '@lore/platform/documents/port';
+import type { MessageHandler, Transport } from '@lore/platform/transport/port';
+import type { Keyring } from '@lore/platform/crypto';
+import type { Projection, Reactor } from '@lore/platform/projections';
+
+/**
+ * Read-your-writes for a context's commands (ARCHITECTURE §3.6): `settle` waits until the
+ * projections serving reads have applied a write (bounded, then 503); `settleReactor`
+ * waits for one reactor, for the few writes whose meaning is its effect (a permanent
+ * deletion is reported done once erased).
+ */
+export interface ReadYourWrites {
+  /** `timeoutMs` defaults to READ_YOUR_WRITES_TIMEOUT_MS. */
+  settle(position: Position | null, timeoutMs?: number): Promise<void>;
+  settleReactor(name: string, position: Position | null): Promise<void>;
+}
+
+/** What a context is built from; its host chooses the adapters. */
+export interface ContextDeps<Config> {
+  readonly events: EventStore;
+  readonly documents: DocumentStore;
+  readonly keyring: Keyring;
+  readonly transport: Transport;
+  readonly clock: Clock;
+  /** The context's own configuration slice, parsed from the environment. */
+  readonly config: Config;
+  readonly readYourWrites: ReadYourWrites;
+}
+
+/** A built context: what it serves and what it runs from the event log. */
+export interface ContextParts {
+  readonly handlers: readonly MessageHandler[];
+  readonly projections: readonly Projection[];
+  readonly reactors: readonly Reactor[];
+  /** Prepares the read models (indexes) before the processors start. */
+  readonly prepare?: () => Promise<void>;
+}
+
+/**
+ * The one definition of a context's service half (its edge half is in `libs/<context>/http`):
+ * read by the standalone app, the service mains, the rebuild tool and `/ready` through the
+ * registry in `apps/contexts.ts`.
+ */
+export interface ContextDefinition<Config = unknown> {
+  readonly name: string;
+  /** Parses the context's environment variables (defaults applied); shared with its edge. */
+  readonly config: z.ZodType<Config>;
+  readonly build: (deps: ContextDeps<Config>) => ContextParts;
+}
+
+/** Keeps the config type of a definition tied to its schema. */
+export function defineContext<Config>(definition: ContextDefinition<Config>): ContextDefinition<Config> {
+  return definition;
+}

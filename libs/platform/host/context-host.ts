@@ -1,0 +1,66 @@
+import type { Logger } from 'pino';
+import { systemClock } from '@lore/platform/kernel';
+import { contextStatusMessage, handle, serveMessages, type Transport, type TransportSubscription } from '@lore/platform/transport/port';
+import type { ContextDefinition, ReadYourWrites } from '@lore/platform/cqrs';
+import { EventProcessors } from '@lore/platform/projections';
+import { loadContextConfig, type Lifecycle, type LoreConfig } from '@lore/platform/runtime';
+import { openContextStores, type ContextStores } from './context-stores';
+
+/**
+ * Hosts one context in a process: opens its stores, builds it from its definition, starts
+ * its projections and reactors, serves its messages (and its status, for `/ready`) on the
+ * transport; closes all of it on stop.
+ */
+export class ContextHost implements Lifecycle {
+  private stores: ContextStores | null = null;
+  private processors: EventProcessors | null = null;
+  private subscriptions: TransportSubscription[] = [];
+
+  constructor(
+    readonly definition: ContextDefinition,
+    private readonly deps: { readonly config: LoreConfig; readonly transport: Transport; readonly logger: Logger; readonly env?: NodeJS.ProcessEnv },
+  ) {}
+
+  async start(): Promise<void> {
+    const { definition, deps } = this;
+    const log = deps.logger.child({ context: definition.name });
+    const contextConfig = loadContextConfig(definition, deps.env ?? process.env);
+    const stores = await openContextStores(deps.config, definition.name, log);
+    this.stores = stores;
+    const readYourWrites: ReadYourWrites = {
+      settle: (position, timeoutMs) => this.running().waitFor(position, timeoutMs ?? deps.config.readYourWritesTimeoutMs),
+      settleReactor: (name, position) => this.running().waitForOne(name, position, deps.config.readYourWritesTimeoutMs),
+    };
+    const parts = definition.build({ ...stores, transport: deps.transport, clock: systemClock, config: contextConfig, readYourWrites });
+    await parts.prepare?.();
+    const processors = new EventProcessors(parts, stores.events, stores.documents, (processor, error) => log.error({ processor, err: error }, 'event processor failed'));
+    this.processors = processors;
+    await processors.start();
+    const status = handle(contextStatusMessage(definition.name), async () => ({ ready: processors.isReady(), projections: processors.status() }));
+    this.subscriptions = await serveMessages(deps.transport, [...parts.handlers, status].map((h) => ({ ...h, handle: logged(h.handle, log) })));
+    log.info('context started');
+  }
+
+  async stop(): Promise<void> {
+    for (const subscription of this.subscriptions.splice(0)) await subscription.close();
+    await this.processors?.stop();
+    await this.stores?.close();
+  }
+
+  private running(): EventProcessors {
+    if (this.processors === null) throw new Error(`${this.definition.name} is not started`);
+    return this.processors;
+  }
+}
+
+/** The transport hides unexpected errors from callers; they are logged here, once, with the request id. */
+function logged(handler: Parameters<typeof serveMessages>[1][number]['handle'], log: Logger): typeof handler {
+  return async (payload, context) => {
+    try {
+      return await handler(payload, context);
+    } catch (error) {
+      if (!(error instanceof Error && 'code' in error)) log.error({ subject: context.subject, reqId: context.requestId, err: error }, 'handler failed');
+      throw error;
+    }
+  };
+}

@@ -1,0 +1,3 @@
+export * from './context-stores';
+export * from './context-host';
+export * from './service-process';

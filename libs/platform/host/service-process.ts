@@ -1,0 +1,17 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import type { ContextDefinition } from '@lore/platform/cqrs';
+import { createLogger, LifecycleModule, loadConfig, openTransport } from '@lore/platform/runtime';
+import { ContextHost } from './context-host';
+
+/** Runs one context as its own process, serving its messages over NATS until SIGTERM. */
+export async function runServiceProcess(definition: ContextDefinition): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(config, `lore-${definition.name}`);
+  const transport = await openTransport(config, logger, 'distributed', `lore-${definition.name}`);
+  const host = new ContextHost(definition, { config, transport, logger });
+  const app = await NestFactory.createApplicationContext(LifecycleModule.forRoot([{ stop: () => transport.close() }, host]), { logger: false });
+  app.enableShutdownHooks();
+  await app.init();
+  logger.info({ service: definition.name }, 'service ready');
+}

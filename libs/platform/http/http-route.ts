@@ -1,0 +1,90 @@
+import type { z } from 'zod';
+import type { Message, PermissionAction, PermissionResource, ReplyOf, RequestOf } from '@lore/platform/kernel';
+import type { RouteSpec } from './route-spec';
+
+export type Permission = readonly [PermissionResource, PermissionAction];
+
+/** Who is calling, as proven by the bearer credential. */
+export type Caller =
+  | {
+      readonly kind: 'user';
+      readonly userId: string;
+      /** The token's `workspace_id` claim: the workspace used when X-Workspace-Id is absent. */
+      readonly defaultWorkspace: string | undefined;
+      /** Every workspace the token may use: `workspace_id` plus the `workspaces` claim. */
+      readonly workspaces: ReadonlySet<string>;
+    }
+  | {
+      readonly kind: 'api_key';
+      readonly keyId: string;
+      readonly workspaceId: string;
+      readonly createdBy: string;
+      readonly permissions: readonly string[];
+      readonly ipWhitelist: readonly string[];
+      readonly collections: readonly string[];
+    };
+
+/** A caller bound to the workspace a request acts in. */
+export interface RequestScope {
+  readonly caller: Caller;
+  readonly workspaceId: string;
+  /** `user:<sub>` or `api_key:<id>`, recorded with every event. */
+  readonly actor: string;
+  readonly requestId: string;
+}
+
+/** Sends a context's typed message for this request (the gateway binds transport and request id). */
+export type Send = <M extends Message>(message: M, request: RequestOf<M>) => Promise<ReplyOf<M>>;
+
+export interface RouteInput<P, Q, B> {
+  readonly params: P;
+  readonly query: Q;
+  readonly body: B;
+  /** The authenticated scope; routes with `auth: false` never read it. */
+  readonly scope: RequestScope;
+  readonly send: Send;
+}
+
+/**
+ * An HTTP operation: its described shape (RouteSpec, also the OpenAPI source), the
+ * permission it needs, and what it does: usually one typed message, its reply shaped for HTTP.
+ */
+export interface HttpRoute<P = unknown, Q = unknown, B = unknown> extends RouteSpec {
+  readonly permission: Permission | null;
+  readonly handle: (input: RouteInput<P, Q, B>) => Promise<unknown>;
+}
+
+type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+/** Typed constructor: infers params/query/body types from the zod schemas. */
+export function route<
+  PS extends z.ZodObject | undefined = undefined,
+  QS extends z.ZodObject | undefined = undefined,
+  BS extends z.ZodType | undefined = undefined,
+>(
+  spec: Omit<RouteSpec, 'params' | 'query' | 'body'> & {
+    readonly params?: PS;
+    readonly query?: QS;
+    readonly body?: BS;
+    readonly permission: Permission | null;
+    readonly handle: (input: RouteInput<Infer<PS>, Infer<QS>, Infer<BS>>) => Promise<unknown>;
+  },
+): HttpRoute {
+  // The handler's input is parsed with exactly these schemas before it runs (the gateway's
+  // registration), which is what makes the narrowing below sound.
+  return spec as unknown as HttpRoute;
+}
+
+/**
+ * The edge half of a context (`libs/<context>/http`): its routes, built from the same
+ * configuration slice its service reads. The gateway composes every context's edge.
+ */
+export interface HttpEdge<Config = unknown> {
+  readonly name: string;
+  readonly config: z.ZodType<Config>;
+  readonly routes: (config: Config) => readonly HttpRoute[];
+}
+
+export function defineEdge<Config>(edge: HttpEdge<Config>): HttpEdge<Config> {
+  return edge;
+}

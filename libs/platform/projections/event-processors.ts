@@ -1,0 +1,77 @@
+import type { Position } from '@lore/platform/kernel';
+import type { EventStore } from '@lore/platform/event-store/port';
+import type { DocumentStore } from '@lore/platform/documents/port';
+import { isReactor, type Projection, type Reactor } from './projection';
+import { ProjectionRunner } from './projection-runner';
+
+/**
+ * The projections and reactors one service hosts, each behind its own checkpointed runner.
+ * Read-your-writes waits for the projections only: a reactor (publishing, erasure) never
+ * holds up a write's response.
+ */
+export class EventProcessors {
+  readonly runners: readonly ProjectionRunner[];
+
+  constructor(
+    processors: { readonly projections: readonly Projection[]; readonly reactors: readonly Reactor[] },
+    events: EventStore,
+    documents: DocumentStore,
+    onError: (processor: string, error: unknown) => void,
+  ) {
+    this.runners = [...processors.projections, ...processors.reactors].map((p) => new ProjectionRunner(p, events, documents, (e) => onError(p.name, e)));
+  }
+
+  private get projections(): ProjectionRunner[] {
+    return this.runners.filter((r) => !isReactor(r.processor));
+  }
+
+  async start(): Promise<void> {
+    await Promise.all(this.runners.map((r) => r.start()));
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.runners.map((r) => r.stop()));
+  }
+
+  /** Read-your-writes: waits until every projection has applied the position. */
+  async waitFor(position: Position | null, timeoutMs: number): Promise<void> {
+    if (position === null) return;
+    await Promise.all(this.projections.map((r) => r.waitFor(position, timeoutMs)));
+  }
+
+  /** Waits for one named processor (e.g. erasure before a deletion is reported done). */
+  async waitForOne(name: string, position: Position | null, timeoutMs: number): Promise<void> {
+    if (position === null) return;
+    await this.runner(name).waitFor(position, timeoutMs);
+  }
+
+  isReady(): boolean {
+    return this.runners.every((r) => r.state === 'live');
+  }
+
+  status(): Record<string, string> {
+    return Object.fromEntries(this.runners.map((r) => [r.processor.name, r.state]));
+  }
+
+  /** Projection names, which a rebuild without names covers; reactors are rebuilt only when named. */
+  projectionNames(): string[] {
+    return this.projections.map((r) => r.processor.name);
+  }
+
+  /** Rebuilds the named processors and resolves once each has caught up with the log. */
+  async rebuild(names: readonly string[], timeoutMs: number): Promise<void> {
+    const unknown = names.filter((n) => !this.runners.some((r) => r.processor.name === n));
+    if (unknown.length > 0) throw new Error(`unknown projection: ${unknown.join(', ')}`);
+    for (const name of names) {
+      const runner = this.runner(name);
+      await runner.rebuild();
+      await runner.untilLive(timeoutMs);
+    }
+  }
+
+  private runner(name: string): ProjectionRunner {
+    const found = this.runners.find((r) => r.processor.name === name);
+    if (found === undefined) throw new Error(`no processor named ${name}`);
+    return found;
+  }
+}

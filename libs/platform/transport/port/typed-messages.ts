@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import { AppError, type Message, type ReplyOf, type RequestOf, type ValidRequestOf } from '@lore/platform/kernel';
+import type { MessageContext, RequestHandler, RequestOptions, Transport, TransportSubscription } from './transport.port';
+
+/**
+ * Sends a typed message and parses the reply with the message's reply schema: a reply that
+ * does not match (a service of another version, something that is not Lore) is an error,
+ * never a value of the wrong shape.
+ */
+export async function send<M extends Message>(transport: Transport, message: M, request: RequestOf<M>, options?: RequestOptions): Promise<ReplyOf<M>> {
+  const reply = await transport.request(message.subject, request, options);
+  const parsed = message.reply.safeParse(reply);
+  if (!parsed.success) throw new AppError('internal', `malformed reply on ${message.subject}`);
+  return parsed.data as ReplyOf<M>;
+}
+
+/** A message a service answers, with its handler. */
+export interface MessageHandler {
+  readonly message: Message;
+  readonly handle: RequestHandler;
+}
+
+/**
+ * Binds a handler to its message. Every request is validated with the message's request
+ * schema before the handler sees it, whoever sent it (the gateway or any client on NATS).
+ */
+export function handle<M extends Message>(message: M, fn: (request: ValidRequestOf<M>, context: MessageContext) => Promise<ReplyOf<M>>): MessageHandler {
+  return {
+    message,
+    handle: async (payload, context) => {
+      const parsed = message.request.safeParse(payload);
+      if (!parsed.success) {
+        throw new AppError(
+          'validation',
+          `request does not match ${message.subject}`,
+          parsed.error.issues.map((issue) => ({ loc: ['message', ...issue.path.map((p) => (typeof p === 'number' ? p : String(p)))], msg: issue.message, type: issue.code })),
+        );
+      }
+      return fn(parsed.data as ValidRequestOf<M>, context);
+    },
+  };
+}
+
+export async function serveMessages(transport: Transport, handlers: readonly MessageHandler[]): Promise<TransportSubscription[]> {
+  return Promise.all(handlers.map((h) => transport.serve(h.message.subject, h.handle)));
+}
+
+/** Readiness of a context, served by its host on `<context>.query.status` and read by `/ready`. */
+export const ContextStatus = z.object({
+  ready: z.boolean(),
+  projections: z.record(z.string(), z.string()),
+});
+export type ContextStatus = z.infer<typeof ContextStatus>;
+
+export const contextStatusMessage = (context: string) => ({ subject: `${context}.query.status`, request: z.object({}), reply: ContextStatus }) satisfies Message;

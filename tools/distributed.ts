@@ -1,0 +1,42 @@
+/**
+ * Runs the distributed topology on one machine: the gateway and one process per registered
+ * context, talking over the NATS at NATS_URL (`npm run start:distributed`). Each service
+ * keeps its stores under DATA_DIR/<context> (or the production engines, when EVENTSTORE_URL
+ * / MONGODB_URL are set). Stops all on SIGINT/SIGTERM, and the rest if one dies.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { CONTEXTS } from '../apps/contexts';
+
+const env = { ...process.env, NATS_URL: process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222' };
+const dataDir = resolve(env['DATA_DIR'] ?? './data');
+const processes = [...CONTEXTS.map((c) => c.service.name), 'gateway'];
+const children: ChildProcess[] = [];
+let stopping = false;
+
+function stop(code: number): void {
+  if (stopping) return;
+  stopping = true;
+  for (const child of children) child.kill('SIGTERM');
+  setTimeout(() => process.exit(code), 3000).unref();
+  void Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once('exit', r))))).then(() => process.exit(code));
+}
+
+for (const name of processes) {
+  // Services share DATA_DIR (each uses its <context> subdirectory, and they must agree on a
+  // locally generated master key); the gateway stores nothing.
+  const dir = name === 'gateway' ? join(dataDir, 'gateway') : dataDir;
+  mkdirSync(dir, { recursive: true });
+  const child = spawn(process.execPath, ['--enable-source-maps', join(__dirname, `${name}.js`)], { env: { ...env, DATA_DIR: dir }, stdio: ['ignore', 'inherit', 'inherit'] });
+  child.on('exit', (code) => {
+    if (!stopping) {
+      process.stderr.write(`${name} exited with ${String(code)}; stopping the others\n`);
+      stop(code ?? 1);
+    }
+  });
+  children.push(child);
+}
+
+process.on('SIGINT', () => stop(0));
+process.on('SIGTERM', () => stop(0));
