@@ -3,22 +3,63 @@
  *
  * - Type-checked typescript-eslint rules on every .ts file of apps/, libs/ and tools/.
  * - The dependency rule of §3.1 as `@nx/enforce-module-boundaries` over the tags in each
- *   project.json (`type:*` = layer, `scope:*` = bounded context). A violation is a lint
- *   error, not a review comment.
+ *   project.json (`type:*` = layer, `scope:*` = bounded context, plus `port:transport`,
+ *   `kind:storage` and `kind:runtime`, which single out one port and some adapters and hosts).
+ *   A violation is a lint error, not a review comment.
  *
- * Nx builds its project graph locally (nx.json: neverConnectToCloud, no daemon); nothing
- * here talks to a network service, so `npm run lint` works with CI=true and no terminal.
+ * The rule reads the Nx project graph from Nx's on-disk cache (.nx/workspace-data) and does
+ * not compute it. `npm run lint` therefore runs `node tools/lint/project-graph.mjs` first, which
+ * computes the graph locally (nx.json: neverConnectToCloud, no daemon; no network, works with
+ * CI=true and no terminal) and writes that cache. Without the cache the rule would print
+ * "No cached ProjectGraph is available. The rule will be skipped." and check nothing, so this
+ * file refuses to load instead (see `requireProjectGraph`).
+ *
+ * While nx.json does not turn on @nx/js source analysis (`pluginsConfig`), the graph has no
+ * project-to-project edges and `notDependOnLibsWithTags` below sees direct imports only. The
+ * layering holds transitively all the same, because every project is checked against its own
+ * allow-list: what a project may import may itself import only what its own list says. (Turning
+ * the analysis on would make `notDependOnLibsWithTags` transitive, but over spec-file edges too:
+ * the NATS adapter's contract spec imports platform/testing, which imports the SQLite stores, so
+ * the runtime and the gateway process would "depend on" storage.)
  */
 process.env.NX_DAEMON ??= 'false';
 process.env.NX_NO_CLOUD ??= 'true';
 
+const { readdirSync } = require('node:fs');
+const { join } = require('node:path');
 const { defineConfig } = require('eslint/config');
 const js = require('@eslint/js');
 const tseslint = require('typescript-eslint');
 const nx = require('@nx/eslint-plugin');
 
+/**
+ * Fails loudly when the project graph the boundary rule reads is missing (a fresh clone, or
+ * `eslint` run without the graph step): a dependency rule that silently skips is worse than none.
+ * It asks the same `@nx/devkit` instance the rule uses, through the same call.
+ */
+function requireProjectGraph() {
+  const devkit = require.resolve('@nx/devkit', { paths: [require.resolve('@nx/eslint-plugin')] });
+  try {
+    require(devkit).readCachedProjectGraph();
+  } catch (error) {
+    throw new Error(
+      'No cached Nx project graph, so @nx/enforce-module-boundaries would check nothing. ' +
+        'Run `npm run lint`, or `node tools/lint/project-graph.mjs` before `eslint`.',
+      { cause: error },
+    );
+  }
+}
+requireProjectGraph();
+
 /** Driver and framework packages that never appear below adapter and host code (§1, §3.1). */
 const DRIVERS = ['@nestjs/*', 'fastify', 'better-sqlite3', 'nats', 'mongodb', '@eventstore/*', 'pino'];
+/** Storage drivers: never in the HTTP edge (gateway, http libraries), which holds no data. */
+const STORAGE_DRIVERS = ['better-sqlite3', 'mongodb', '@eventstore/*'];
+
+/** Bounded contexts: every directory of libs/ but the platform and the gateway (tag `scope:<name>`). */
+const CONTEXTS = readdirSync(join(__dirname, 'libs'), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory() && !['platform', 'gateway'].includes(entry.name))
+  .map((entry) => entry.name);
 
 const ALL_TYPES = [
   'type:kernel',
@@ -28,7 +69,7 @@ const ALL_TYPES = [
   'type:adapter',
   'type:application',
   'type:http',
-  'type:nest',
+  'type:gateway',
   'type:host',
   'type:testing',
   'type:app',
@@ -36,65 +77,111 @@ const ALL_TYPES = [
 const except = (...tags) => ALL_TYPES.filter((t) => !tags.includes(t));
 
 /**
- * Layer constraints: what each `type:*` may import (direct dependencies; every project is
- * checked, so the rule holds transitively). `host` and `testing` are written as allow-lists
- * rather than `notDependOnLibsWithTags`, because Nx evaluates the latter over the whole
- * project graph, which also contains the edges of spec files (an adapter's contract spec
- * importing platform/testing would otherwise make every host "depend on" testing).
+ * Layer constraints: what each `type:*` may import. Written as allow-lists of direct
+ * dependencies (every project is checked, so each holds transitively) rather than
+ * `notDependOnLibsWithTags`, because Nx evaluates the latter over the whole project graph,
+ * which (once it has edges) also contains the edges of spec files: an adapter's contract spec
+ * importing platform/testing would make every host "depend on" testing.
  *
  * @param {{ inTests: boolean }} opts in spec files a library may also use the test kit and
  *   embedded adapters (§3.4: "never jest-mock your own ports: use the embedded adapters").
  */
 function layerConstraints({ inTests }) {
   const testKit = inTests ? ['type:testing', 'type:adapter'] : [];
-  const only = (sourceTag, tags, banned) => ({
-    sourceTag,
+  /**
+   * @param {string | string[]} source a tag, or tags that must all be present
+   * @param {string[]} tags what a project with that tag may import
+   * @param {{ banned?: string[], notTags?: string[] }} [more] npm packages it may not import, and
+   *   tags it may not depend on (not in specs, which may use the test kit and embedded adapters;
+   *   see the header about the graph's reach)
+   */
+  const only = (source, tags, { banned, notTags } = {}) => ({
+    ...(Array.isArray(source) ? { allSourceTags: source } : { sourceTag: source }),
     onlyDependOnLibsWithTags: tags.length === 0 && inTests ? testKit : [...tags, ...testKit],
-    ...(banned ? { bannedExternalImports: DRIVERS } : {}),
+    ...(banned ? { bannedExternalImports: banned } : {}),
+    ...(notTags && !inTests ? { notDependOnLibsWithTags: notTags } : {}),
   });
   return [
-    only('type:kernel', [], true),
-    only('type:domain', ['type:kernel'], true),
-    only('type:contracts', ['type:kernel'], true),
-    only('type:port', ['type:kernel'], true),
+    only('type:kernel', [], { banned: DRIVERS }),
+    only('type:domain', ['type:kernel'], { banned: DRIVERS }),
+    only('type:contracts', ['type:kernel'], { banned: DRIVERS }),
+    only('type:port', ['type:kernel'], { banned: DRIVERS }),
     only('type:adapter', ['type:port', 'type:kernel']),
-    only(
-      'type:application',
-      ['type:domain', 'type:contracts', 'type:port', 'type:application', 'type:kernel'],
-      true,
-    ),
-    only('type:http', ['type:kernel']),
-    only('type:nest', ['type:application', 'type:contracts', 'type:host', 'type:port', 'type:kernel']),
+    only('type:application', ['type:domain', 'type:contracts', 'type:port', 'type:application', 'type:kernel'], {
+      banned: DRIVERS,
+    }),
+
+    // HTTP: a context's routes (libs/<context>/http) see contracts, the shared edge pieces
+    // (libs/platform/http) and the kernel; which contracts is narrowed by scope below.
+    // libs/platform/http itself sees the kernel only.
+    only('type:http', ['type:contracts', 'type:http', 'type:kernel'], { banned: STORAGE_DRIVERS }),
+    only(['type:http', 'scope:platform'], ['type:kernel']),
+
+    // The HTTP edge (libs/gateway): contracts of any context, the http libraries, the kernel and
+    // the transport port; nothing that holds or computes state.
+    only('type:gateway', ['type:contracts', 'type:http', 'type:kernel', 'port:transport'], {
+      banned: STORAGE_DRIVERS,
+    }),
+
+    // Hosts: libs/platform/host runs a context in a process (stores, projections, messages)
+    // and may use everything but apps and the test kit. libs/platform/runtime (`kind:runtime`:
+    // config, logger, transport, Nest platform module) is also what the gateway process runs
+    // on, so it stays clear of storage adapters, application code and other hosts.
     only('type:host', except('type:app', 'type:testing')),
+    only('kind:runtime', ['type:kernel', 'type:port', 'type:adapter'], { notTags: ['kind:storage'] }),
+
     only('type:testing', except('type:app')),
     { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['*'] },
+    // The gateway process (apps/gateway) composes the HTTP edge on the runtime: no storage
+    // adapter or driver, no application or domain code, no host but the runtime.
+    only(
+      ['type:app', 'scope:gateway'],
+      [...except('type:application', 'type:domain', 'type:host', 'type:testing', 'type:app'), 'kind:runtime'],
+      { banned: STORAGE_DRIVERS, notTags: ['kind:storage', 'type:application', 'type:domain'] },
+    ),
   ];
 }
 
 /**
  * Context constraints: a context library sees its own context, the platform, and only the
- * `contracts` of other contexts. The platform sees only the platform. Composition roots
- * (gateway, standalone) see everything.
+ * `contracts` of other contexts; its http library sees only its own context's contracts. The
+ * platform sees only the platform. The gateway and standalone see every context (their layer
+ * constraints above say what of it).
  */
 const scopeConstraints = [
   { sourceTag: 'scope:platform', onlyDependOnLibsWithTags: ['scope:platform'] },
-  { sourceTag: 'scope:keys', onlyDependOnLibsWithTags: ['scope:keys', 'scope:platform', 'type:contracts'] },
-  { sourceTag: 'scope:memory', onlyDependOnLibsWithTags: ['scope:memory', 'scope:platform', 'type:contracts'] },
+  ...CONTEXTS.flatMap((context) => [
+    {
+      sourceTag: `scope:${context}`,
+      onlyDependOnLibsWithTags: [`scope:${context}`, 'scope:platform', 'type:contracts'],
+    },
+    { allSourceTags: ['type:http', `scope:${context}`], onlyDependOnLibsWithTags: [`scope:${context}`, 'scope:platform'] },
+  ]),
   { sourceTag: 'scope:gateway', onlyDependOnLibsWithTags: ['*'] },
   { sourceTag: 'scope:standalone', onlyDependOnLibsWithTags: ['*'] },
 ];
 
-const boundaries = ({ inTests }) => [
+/**
+ * apps/contexts.ts, the registry of contexts, belongs to no project (the rule does not check
+ * its own imports; it is a composition root like the apps). App mains import it relatively;
+ * the rule would report that as a "relative import of an external resource", so app files may.
+ */
+const REGISTRY_IMPORTS = ['../contexts'];
+
+/** @param {{ inTests: boolean, inApps?: boolean }} opts */
+const boundaries = ({ inTests, inApps = false }) => [
   'error',
   {
     enforceBuildableLibDependency: false,
-    allow: [],
+    allow: inApps ? REGISTRY_IMPORTS : [],
     depConstraints: [...layerConstraints({ inTests }), ...scopeConstraints],
   },
 ];
 
 const TS_FILES = ['apps/**/*.ts', 'libs/**/*.ts', 'tools/**/*.ts'];
 const TEST_FILES = ['**/*.spec.ts', 'libs/gateway/e2e/**/*.ts'];
+const APP_FILES = ['apps/*/**/*.ts'];
+const APP_TEST_FILES = ['apps/*/**/*.spec.ts'];
 
 module.exports = defineConfig(
   { ignores: ['**/dist/**', '**/node_modules/**', '**/coverage/**', '**/data/**', '**/tmp/**', '.nx/**'] },
@@ -182,4 +269,11 @@ module.exports = defineConfig(
       '@nx/enforce-module-boundaries': boundaries({ inTests: true }),
     },
   },
+
+  // App mains may import the context registry, apps/contexts.ts (see REGISTRY_IMPORTS). The
+  // gateway process reads it too (routes and /ready): it thereby holds the contexts'
+  // definitions, which are pure code; that it loads no storage driver is checked on its bundle
+  // (apps/gateway/gateway-bundle.int.spec.ts), since the registry belongs to no project.
+  { files: APP_FILES, rules: { '@nx/enforce-module-boundaries': boundaries({ inTests: false, inApps: true }) } },
+  { files: APP_TEST_FILES, rules: { '@nx/enforce-module-boundaries': boundaries({ inTests: true, inApps: true }) } },
 );

@@ -9,8 +9,8 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { CONTEXTS } from '../apps/contexts';
 
-const env = { ...process.env, NATS_URL: process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222' };
-const dataDir = resolve(env['DATA_DIR'] ?? './data');
+const env: NodeJS.ProcessEnv = { ...process.env, NATS_URL: process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222' };
+const dataDir = resolve(process.env['DATA_DIR'] ?? './data');
 const processes = [...CONTEXTS.map((c) => c.service.name), 'gateway'];
 const children: ChildProcess[] = [];
 let stopping = false;

@@ -4,12 +4,12 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeWithServer } from '@lore/platform/testing';
-import { describeApiKeys, describeAuth, describeMemories, type LoreUnderTest } from '@lore/gateway/e2e';
+import { describeApiKeys, describeAuth, describeErrors, describeMemories, type LoreUnderTest } from '@lore/gateway/e2e';
 
 const JWT_SECRET = 'distributed-e2e-secret';
 const ROOT = join(__dirname, '..', '..');
 
-/** The same black-box suites against gateway, keys and memory as three processes over real NATS. */
+/** The same black-box suites against the gateway and every context as separate processes over real NATS. */
 describeWithServer('NATS_URL', 'distributed topology over NATS', (natsUrl) => {
   let topology: ChildProcess;
   const lore: LoreUnderTest = { url: '', jwtSecret: JWT_SECRET };
@@ -17,7 +17,7 @@ describeWithServer('NATS_URL', 'distributed topology over NATS', (natsUrl) => {
   beforeAll(async () => {
     execFileSync(process.execPath, ['tools/build.mjs'], { cwd: ROOT, stdio: 'inherit' });
     const port = await freePort();
-    topology = spawn(process.execPath, ['tools/distributed.mjs'], {
+    topology = spawn(process.execPath, ['dist/distributed.js'], {
       cwd: ROOT,
       stdio: ['ignore', 'ignore', 'inherit'],
       env: {
@@ -46,6 +46,7 @@ describeWithServer('NATS_URL', 'distributed topology over NATS', (natsUrl) => {
   });
 
   describeAuth(() => lore);
+  describeErrors(() => lore);
   describeApiKeys(() => lore);
   describeMemories(() => lore);
 });

@@ -1,7 +1,7 @@
 import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { call, describeApiKeys, describeAuth, describeMemories, mintJwt, type LoreUnderTest } from '@lore/gateway/e2e';
+import { call, describeApiKeys, describeAuth, describeErrors, describeMemories, mintJwt, type LoreUnderTest } from '@lore/gateway/e2e';
 import { startStandalone } from './bootstrap';
 
 const JWT_SECRET = 'standalone-e2e-secret';
@@ -21,6 +21,7 @@ describe('standalone app over HTTP', () => {
   });
 
   describeAuth(() => lore);
+  describeErrors(() => lore);
   describeApiKeys(() => lore);
   describeMemories(() => lore);
 

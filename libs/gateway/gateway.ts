@@ -1,22 +1,46 @@
 import { randomUUID } from 'node:crypto';
-import { LogController, type FastifyInstance } from 'fastify';
+import { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { Logger } from 'pino';
 import type { Transport } from '@lore/platform/transport/port';
-import type { LoreConfig } from '@lore/platform/runtime';
-import { JwtVerifier } from './auth/jwt-verifier';
+import type { HttpRoute } from '@lore/platform/http';
+import { JwtVerifier, jwtConfigurationWarning, type JwtSettings } from './auth/jwt-verifier';
 import { Authenticator } from './auth/authenticator';
 import { registerRoutes } from './http/register-routes';
 import { useJsonBodyParser } from './http/json-body';
-import { apiKeyRoutes } from './routes/api-keys.routes';
-import { memoryRoutes } from './routes/memories.routes';
+import { answerClientError } from './http/client-errors';
+import { sendError } from './http/error-replies';
 import { registerSystemRoutes } from './routes/system.routes';
 
-/** The contexts whose services the gateway talks to (and checks in /ready). */
-export const GATEWAY_CONTEXTS = ['keys', 'memory'] as const;
+/** What the HTTP edge is configured with; the process that hosts it reads it from the environment. */
+export interface GatewayConfig {
+  readonly auth: JwtSettings;
+  readonly trustProxy: boolean;
+  readonly maxBodyBytes: number;
+  /** Bound on a request to a context service (then 503). */
+  readonly requestTimeoutMs: number;
+}
 
-/** Fastify settings the gateway needs from construction: body limit, request ids, proxy trust, logger. */
-export function gatewayServerOptions(config: LoreConfig, logger: Logger): ConstructorParameters<typeof FastifyAdapter>[0] {
+/** One context's edge as the gateway composes it: its name (checked in /ready) and its routes. */
+export interface ComposedEdge {
+  readonly name: string;
+  readonly routes: readonly HttpRoute[];
+}
+
+/**
+ * Longest path parameter the router matches (Fastify's default is 100, answered with its own
+ * 414). Node's default `maxHeaderSize` (16 KiB, request line included) bounds URLs anyway, so
+ * long ids reach the routes' zod validation (422/404) instead; anything longer still gets 414
+ * in the `{detail}` shape.
+ */
+export const MAX_PATH_PARAM_CHARS = 16_384;
+
+/**
+ * Fastify settings the gateway needs from construction: body limit, request ids, proxy trust,
+ * logger, and the `{detail}` shape for the errors Fastify and Node answer before any hook runs
+ * (malformed URLs, over-long parameters, oversized headers, unparsable requests).
+ */
+export function gatewayServerOptions(config: GatewayConfig, logger: Logger): ConstructorParameters<typeof FastifyAdapter>[0] {
   return {
     bodyLimit: config.maxBodyBytes,
     trustProxy: config.trustProxy,
@@ -25,15 +49,23 @@ export function gatewayServerOptions(config: LoreConfig, logger: Logger): Constr
     loggerInstance: logger,
     // The gateway logs one line per request itself (onResponse), without query strings.
     logController: new LogController({ disableRequestLogging: true }),
-    routerOptions: { ignoreTrailingSlash: true },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PATH_PARAM_CHARS },
+    frameworkErrors: (error, request, reply) => {
+      reply.header('X-Request-Id', request.id);
+      void sendError(error, request as FastifyRequest, reply as FastifyReply);
+    },
+    clientErrorHandler: (error, socket) => answerClientError(error, socket, logger),
   };
 }
 
 /** Wires the HTTP edge onto a Fastify instance: hooks, error shapes, every route. */
-export function configureGateway(app: FastifyInstance, options: { config: LoreConfig; transport: Transport }): void {
-  const { config, transport } = options;
+export function configureGateway(app: FastifyInstance, options: { config: GatewayConfig; transport: Transport; edges: readonly ComposedEdge[] }): void {
+  const { config, transport, edges } = options;
   const authenticator = new Authenticator(new JwtVerifier(config.auth), transport);
-  const routes = [...apiKeyRoutes(transport), ...memoryRoutes(transport, config.memoryLimits)];
+  const routes = edges.flatMap((edge) => edge.routes);
+
+  const jwtWarning = jwtConfigurationWarning(config.auth);
+  if (jwtWarning !== null) app.log.warn(jwtWarning);
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
@@ -44,6 +76,6 @@ export function configureGateway(app: FastifyInstance, options: { config: LoreCo
   });
   useJsonBodyParser(app);
 
-  registerRoutes(app, routes, authenticator);
-  registerSystemRoutes(app, { transport, contexts: GATEWAY_CONTEXTS, routes });
+  registerRoutes(app, routes, { authenticator, transport, requestTimeoutMs: config.requestTimeoutMs });
+  registerSystemRoutes(app, { transport, contexts: edges.map((edge) => edge.name), routes });
 }

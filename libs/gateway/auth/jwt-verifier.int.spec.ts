@@ -98,8 +98,12 @@ describe('JwtVerifier', () => {
     expect(['unauthenticated', 'unavailable']).toContain((error as AppError).code);
   });
 
-  it('rejects every token when nothing is configured', async () => {
-    await expectUnauthenticated(new JwtVerifier(none).verify(await hs256({ sub: 'user-1' })));
+  it('rejects every token when nothing is configured, saying that JWTs are not configured', async () => {
+    const { privateKey } = await generateKeyPair('RS256');
+    const verifier = new JwtVerifier(none);
+    for (const token of [await hs256({ sub: 'user-1' }), await rs256({ sub: 'user-1' }, privateKey, 'k1'), 'not-a-jwt']) {
+      await expectUnauthenticated(verifier.verify(token), /JWT authentication is not configured on this server \(set AUTH_JWT_SECRET or AUTH_JWKS_URL\)/);
+    }
   });
 
   describe('issuer and audience', () => {

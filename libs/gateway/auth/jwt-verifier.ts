@@ -8,6 +8,18 @@ export interface JwtSettings {
   readonly audience: string | undefined;
 }
 
+/** What a JWT caller is told when the server has no way to verify JWTs at all. */
+export const JWT_NOT_CONFIGURED = 'JWT authentication is not configured on this server (set AUTH_JWT_SECRET or AUTH_JWKS_URL)';
+
+/**
+ * The warning to log at start when JWTs cannot be verified (neither AUTH_JWT_SECRET nor
+ * AUTH_JWKS_URL is set), or null. Only API keys work then, and there is no JWT to create one.
+ */
+export function jwtConfigurationWarning(settings: JwtSettings): string | null {
+  if (settings.jwtSecret || settings.jwksUrl) return null;
+  return 'Neither AUTH_JWT_SECRET nor AUTH_JWKS_URL is set: every JWT will be refused (401), so only existing API keys can authenticate';
+}
+
 /**
  * Verifies bearer JWTs: HS256 with AUTH_JWT_SECRET (standalone, tests) and RS256/ES256
  * through the JWKS at AUTH_JWKS_URL (production identity providers). `exp` is enforced
@@ -51,6 +63,8 @@ export class JwtVerifier {
   }
 
   private async verifySignature(token: string): Promise<JWTPayload> {
+    // Say so plainly rather than letting every token fail as if it were the caller's fault.
+    if (!this.secret && !this.jwks) throw invalidToken(JWT_NOT_CONFIGURED);
     let alg: string | undefined;
     try {
       alg = decodeProtectedHeader(token).alg;

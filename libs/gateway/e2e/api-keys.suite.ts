@@ -123,6 +123,54 @@ export function describeApiKeys(lore: () => LoreUnderTest): void {
       expect(inherited.body.collections).toEqual(['a', 'b']);
     });
 
+    it("never lets a child key shed its creator's IP rules or expiry", async () => {
+      const { token } = await owner(lore());
+      const expiry = new Date(Date.now() + 3_600_000).toISOString();
+      const parent = (await call(lore(), 'POST', '/api/v1/api-keys', {
+        token,
+        body: { label: 'fenced parent', permissions: ['api_keys:write', 'memories:read'], ip_whitelist: ['127.0.0.1'], expires_at: expiry },
+      })).body;
+      const inherited = await call(lore(), 'POST', '/api/v1/api-keys', { token: parent.key, body: { label: 'inherits' } });
+      expect(inherited.status).toBe(201);
+      expect(inherited.body).toMatchObject({ ip_whitelist: ['127.0.0.1'], expires_at: parent.expires_at });
+      const later = new Date(Date.now() + 7_200_000).toISOString();
+      const wider: Array<Record<string, unknown>> = [{ ip_whitelist: [] }, { ip_whitelist: ['10.0.0.0/8'] }, { ip_whitelist: ['127.0.0.0/8'] }, { expires_at: null }, { expires_at: later }];
+      for (const body of wider) {
+        const reply = await call(lore(), 'POST', '/api/v1/api-keys', { token: parent.key, body: { label: 'wider', ...body } });
+        expect({ body, status: reply.status }).toEqual({ body, status: 403 });
+        expect(typeof reply.body.detail).toBe('string');
+      }
+      const narrower = await call(lore(), 'POST', '/api/v1/api-keys', {
+        token: parent.key,
+        body: { label: 'narrower', ip_whitelist: ['127.0.0.1/32'], expires_at: new Date(Date.now() + 1_800_000).toISOString() },
+      });
+      expect(narrower.status).toBe(201);
+    });
+
+    it('revokes every key a revoked key created, and their keys, at once', async () => {
+      const { token } = await owner(lore());
+      const parent = (await call(lore(), 'POST', '/api/v1/api-keys', { token, body: { label: 'parent', permissions: ['api_keys:*', 'memories:read'] } })).body;
+      const child = (await call(lore(), 'POST', '/api/v1/api-keys', { token: parent.key, body: { label: 'child' } })).body;
+      const grandchild = (await call(lore(), 'POST', '/api/v1/api-keys', { token: child.key, body: { label: 'grandchild', permissions: ['memories:read'] } })).body;
+      for (const k of [child, grandchild]) expect((await call(lore(), 'GET', '/api/v1/memories?user_id=u', { token: k.key })).status).toBe(200);
+      expect((await call(lore(), 'DELETE', `/api/v1/api-keys/${parent.id}`, { token })).status).toBe(200);
+      for (const k of [parent, child, grandchild]) {
+        expect((await call(lore(), 'GET', '/api/v1/memories?user_id=u', { token: k.key })).status).toBe(401);
+        expect((await call(lore(), 'GET', `/api/v1/api-keys/${k.id}`, { token })).body.status).toBe('revoked');
+      }
+    });
+
+    it('lets a key revoke only keys whose grants it covers', async () => {
+      const { token } = await owner(lore());
+      const everything = (await call(lore(), 'POST', '/api/v1/api-keys', { token, body: { label: 'all' } })).body;
+      const writer = (await call(lore(), 'POST', '/api/v1/api-keys', { token, body: { label: 'writer', permissions: ['api_keys:write'] } })).body;
+      const refused = await call(lore(), 'DELETE', `/api/v1/api-keys/${everything.id}`, { token: writer.key });
+      expect(refused.status).toBe(403);
+      expect((await call(lore(), 'GET', '/api/v1/memories?user_id=u', { token: everything.key })).status).toBe(200);
+      const peer = (await call(lore(), 'POST', '/api/v1/api-keys', { token, body: { label: 'peer', permissions: ['api_keys:write'] } })).body;
+      expect((await call(lore(), 'DELETE', `/api/v1/api-keys/${peer.id}`, { token: writer.key })).status).toBe(200);
+    });
+
     it('keeps keys to their workspace: another workspace gets 404', async () => {
       const a = await owner(lore());
       const b = await owner(lore());

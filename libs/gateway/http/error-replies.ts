@@ -1,11 +1,13 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '@lore/platform/kernel';
 import { errorBody, httpStatusOf, validationErrorBody } from '@lore/platform/http';
+import { allowedMethods } from './method-not-allowed';
 
 /**
  * Every failure leaves the gateway in the documented shape: 422 as FastAPI's
  * `{detail: [{loc, msg, type}]}` (malformed JSON too), everything else `{detail: "..."}`.
  * 401 carries `WWW-Authenticate: Bearer`. Internal errors are logged, never shown.
+ * A path that exists under other methods answers 405 with `Allow`, not 404.
  */
 export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (error instanceof AppError) {
@@ -21,11 +23,21 @@ export function sendError(error: unknown, request: FastifyRequest, reply: Fastif
       return reply.code(413).send(errorBody('Request body is too large'));
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return reply.code(415).send(errorBody('Content-Type must be application/json'));
+    // The router's own errors, reported through Fastify's `frameworkErrors` option.
+    case 'FST_ERR_BAD_URL':
+      return reply.code(400).send(errorBody('Malformed URL: invalid percent-encoding'));
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return reply.code(414).send(errorBody('URI Too Long'));
     default:
       break;
   }
   // Nest wraps Fastify's own errors (413, 404, 415) in HttpExceptions with their status.
   const status = typeof (error as { getStatus?: unknown }).getStatus === 'function' ? (error as { getStatus(): number }).getStatus() : fastifyError.statusCode;
+  if (status === 404 && request.is404) {
+    // No route for this method; when the path has routes for others, that is a 405.
+    const allow = allowedMethods(request);
+    if (allow.length > 0) return reply.code(405).header('Allow', allow.join(', ')).send(errorBody('Method Not Allowed'));
+  }
   if (typeof status === 'number' && status >= 400 && status < 500) {
     const message = status === 404 ? 'Not Found' : status === 413 ? 'Request body is too large' : (fastifyError.message ?? 'Bad request');
     return reply.code(status).send(errorBody(message));

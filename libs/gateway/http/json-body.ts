@@ -1,24 +1,48 @@
 import type { FastifyInstance } from 'fastify';
-import { AppError } from '@lore/platform/kernel';
-import { jsonDecodeIssue } from '@lore/platform/http';
+import { AppError, MAX_JSON_DEPTH, type ValidationIssue } from '@lore/platform/kernel';
+import { jsonDecodeIssue, jsonNestingIssue } from '@lore/platform/http';
+import { decodeJsonText, jsonSyntaxErrorPosition, nestingOverflowPosition } from './json-text';
 
 /**
- * Fastify's JSON parser (with its prototype-poisoning guards), but a body that is not JSON
- * becomes the FastAPI-shaped 422 `json_invalid`, naming the position where parsing failed.
+ * Fastify's JSON parser (with its prototype-poisoning guards), fronted by the checks FastAPI's
+ * clients expect to end in a 422 `json_invalid`: the body is read as bytes and decoded as
+ * strict UTF-8, its nesting depth is bounded (MAX_JSON_DEPTH, the body's own object being
+ * level 1) before parsing, so no recursive JSON walker downstream can overflow the stack, and a syntax error names the
+ * position where parsing failed. An empty body is no body (`undefined`), whatever the method:
+ * routes that need one then report the missing fields.
  */
 export function useJsonBodyParser(app: FastifyInstance): void {
   const parse = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+    if (bytes.length === 0) {
+      done(null, undefined);
+      return;
+    }
+    const decoded = decodeJsonText(bytes);
+    if (!decoded.ok) {
+      done(invalidJson(jsonDecodeIssue(decoded.position)), undefined);
+      return;
+    }
+    const text = decoded.text;
+    const tooDeep = nestingOverflowPosition(text, MAX_JSON_DEPTH);
+    if (tooDeep >= 0) {
+      done(invalidJson(jsonNestingIssue(tooDeep, MAX_JSON_DEPTH)), undefined);
+      return;
+    }
     // Fastify's default JSON parser is the callback form (it reports through the callback and
     // returns nothing); its declared type is the union with the promise form, hence `void`.
-    void parse(request, typeof body === 'string' ? body : body.toString('utf8'), (error, value) => {
+    void parse(request, text, (error, value) => {
       if (error) {
-        const position = /position (\d+)/.exec(error.message)?.[1];
-        done(new AppError('validation', 'JSON decode error', [jsonDecodeIssue(position === undefined ? 0 : Number(position))]), undefined);
+        done(invalidJson(jsonDecodeIssue(jsonSyntaxErrorPosition(text))), undefined);
         return;
       }
       done(null, value);
     });
   });
+}
+
+function invalidJson(issue: ValidationIssue): AppError {
+  return new AppError('validation', issue.msg, [issue]);
 }

@@ -10,7 +10,8 @@ export const apiKeysProjection: Projection = {
     const event = upcastApiKeyEvent(recorded);
     switch (event.type) {
       case 'keys.ApiKeyCreated':
-        context.upsert(API_KEYS, newApiKeyDoc(event.data));
+        // A key's first event: a redelivery must not bring back a key revoked since.
+        if ((await context.get<ApiKeyDoc>(API_KEYS, event.data.keyId)) === null) context.upsert(API_KEYS, newApiKeyDoc(event.data));
         return;
       case 'keys.ApiKeyRevoked': {
         const current = await context.get<ApiKeyDoc>(API_KEYS, event.data.keyId);

@@ -10,7 +10,7 @@ import { API_KEYS, newApiKeyDoc, toApiKeyRecord, type ApiKeyDoc } from './api-ke
 import type { KeysQueries } from './keys.queries';
 import { SECRET_PURPOSE } from './keys.queries';
 
-const apiKeyAggregate = { decider: apiKeyDecider, upcast: upcastApiKeyEvent };
+const apiKeyAggregate = { name: 'API key', decider: apiKeyDecider, upcast: upcastApiKeyEvent };
 
 type Request<K extends keyof KeysMessages> = ValidRequestOf<KeysMessages[K]>;
 type Reply<K extends keyof KeysMessages> = ReplyOf<KeysMessages[K]>;

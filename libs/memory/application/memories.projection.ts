@@ -12,6 +12,8 @@ export const memoriesProjection: Projection = {
     switch (event.type) {
       case 'memory.MemoryCreated': {
         const d = event.data;
+        // A memory's first event: a redelivery must not roll a replaced memory back to version 1.
+        if ((await context.get<MemoryDoc>(MEMORIES, d.memoryId)) !== null) return;
         const doc: MemoryDoc = {
           id: d.memoryId,
           workspace_id: d.workspaceId,

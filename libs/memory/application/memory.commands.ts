@@ -9,10 +9,14 @@ import { toMemoryRecord, type MemoryContent } from './memory-records';
 import { MEMORIES, type MemoryDoc } from './memory.read-models';
 import { MEMORY_ERASURE } from './memory-erasure.reactor';
 
-const memoryAggregate = { decider: memoryDecider, upcast: upcastMemoryEvent };
+const memoryAggregate = { name: 'memory', decider: memoryDecider, upcast: upcastMemoryEvent };
 
-/** Replacing is "make it say X": safe to decide again on top of a concurrent replace. */
-const REPLACE_RETRIES = 5;
+/**
+ * Replacing is "make it say X": safe to decide again on top of a concurrent replace. With
+ * the handler's jittered backoff, 20 lets all of 200 simultaneous replaces of one memory
+ * through (`npm run bench:contention`); only a replace that keeps losing gets 409.
+ */
+const REPLACE_RETRIES = 20;
 
 type Request<K extends keyof MemoryMessages> = ValidRequestOf<MemoryMessages[K]>;
 type Reply<K extends keyof MemoryMessages> = ReplyOf<MemoryMessages[K]>;

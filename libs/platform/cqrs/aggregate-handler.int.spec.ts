@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { AppError, conflict, START, type Decider, type DomainEvent, type RecordedEvent } from '@lore/platform/kernel';
 import { WrongExpectedRevisionError, type EventStore, type ExpectedRevision } from '@lore/platform/event-store/port';
 import { openSqliteEventStore, type SqliteEventStore } from '@lore/platform/event-store/sqlite';
-import { handleCommand, type AggregateType } from './aggregate-handler';
+import { handleCommand, retryDelayMs, type AggregateType, type RetryBackoff } from './aggregate-handler';
 
 /** A counter: each increment records the value it went from and to, so a re-decision is visible in the data. */
 type Incremented = DomainEvent<'counter.Incremented', { from: number; to: number }>;
@@ -29,6 +29,7 @@ const counterDecider: Decider<CounterCommand, CounterState, Incremented> = {
 
 /** Stored events are checked on the way in, and an older 'counter.Bumped' shape is upcast. */
 const counter: AggregateType<CounterCommand, CounterState, Incremented> = {
+  name: 'counter',
   decider: counterDecider,
   upcast(recorded: RecordedEvent): Incremented {
     const data = recorded.data as { from?: unknown; to?: unknown; n?: unknown };
@@ -41,6 +42,12 @@ const counter: AggregateType<CounterCommand, CounterState, Incremented> = {
 };
 
 const incremented = (from: number, to: number) => ({ id: randomUUID(), type: 'counter.Incremented', data: { from, to } });
+
+/** What a caller reads when concurrent writes to a counter could not be resolved. */
+const COUNTER_CONFLICT = 'The counter was changed by another request at the same time; retry.';
+
+/** Retries without waiting: these tests are about what is decided, not about time. */
+const noWait: Partial<RetryBackoff> = { sleep: async () => undefined };
 
 /** The real store, with each append's expected revision noted on the way through. */
 function recordingAppends(store: EventStore): { store: EventStore; expected: ExpectedRevision[] } {
@@ -170,14 +177,22 @@ describe('handleCommand (SQLite event store)', () => {
       };
     }
 
-    it('surfaces WrongExpectedRevisionError when retries is 0, and appends nothing', async () => {
+    it('surfaces a conflict in the caller\'s terms when retries is 0, and appends nothing', async () => {
       await handleCommand(events, counter, stream, { kind: 'increment', by: 1 });
       const { command, seen } = racing(1);
 
       const failure = handleCommand(events, counter, stream, command, { retries: 0 });
 
-      await expect(failure).rejects.toBeInstanceOf(WrongExpectedRevisionError);
-      await expect(failure).rejects.toMatchObject({ code: 'conflict', streamId: stream, expected: 0, actual: 1 });
+      await expect(failure).rejects.toBeInstanceOf(AppError);
+      await expect(failure).rejects.not.toBeInstanceOf(WrongExpectedRevisionError);
+      await expect(failure).rejects.toMatchObject({ code: 'conflict', message: COUNTER_CONFLICT });
+      // The store's details stay on the cause, for logs; none of them reach the message.
+      await expect(failure).rejects.toMatchObject({ cause: { streamId: stream, expected: 0, actual: 1 } });
+      const error = (await failure.catch((e: unknown) => e)) as AppError;
+      expect(error.cause).toBeInstanceOf(WrongExpectedRevisionError);
+      expect(error.message).not.toContain(stream);
+      expect(error.message).not.toMatch(/\d/);
+      expect(JSON.stringify(error.toJSON())).not.toContain(stream);
       expect(seen).toHaveLength(1);
       const stored = await events.readStream(stream);
       expect(stored.map((e) => e.data)).toEqual([
@@ -188,12 +203,21 @@ describe('handleCommand (SQLite event store)', () => {
 
     it('surfaces the conflict by default (no retries option)', async () => {
       await handleCommand(events, counter, stream, { kind: 'increment', by: 1 });
-      await expect(handleCommand(events, counter, stream, racing(1).command)).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+      await expect(handleCommand(events, counter, stream, racing(1).command)).rejects.toMatchObject({ code: 'conflict', message: COUNTER_CONFLICT });
+    });
+
+    it('names an aggregate without a name generically', async () => {
+      await handleCommand(events, counter, stream, { kind: 'increment', by: 1 });
+      const unnamed: AggregateType<CounterCommand, CounterState, Incremented> = { decider: counter.decider, upcast: counter.upcast };
+      await expect(handleCommand(events, unnamed, stream, racing(1).command)).rejects.toMatchObject({
+        code: 'conflict',
+        message: 'The resource was changed by another request at the same time; retry.',
+      });
     });
 
     it('conflicts when another writer creates the stream first (no_stream)', async () => {
       const failure = handleCommand(events, counter, stream, racing(1).command, { retries: 0 });
-      await expect(failure).rejects.toMatchObject({ expected: 'no_stream', actual: 0 });
+      await expect(failure).rejects.toMatchObject({ code: 'conflict', message: COUNTER_CONFLICT, cause: { expected: 'no_stream', actual: 0 } });
       expect(await events.readStream(stream)).toHaveLength(1);
     });
 
@@ -202,7 +226,7 @@ describe('handleCommand (SQLite event store)', () => {
       const { command, seen } = racing(1);
       const { store, expected } = recordingAppends(events);
 
-      const handled = await handleCommand(store, counter, stream, command, { retries: 1 });
+      const handled = await handleCommand(store, counter, stream, command, { retries: 1, backoff: noWait });
 
       expect(seen).toEqual([{ value: 1 }, { value: 101 }]);
       expect(expected).toEqual([0, 1]);
@@ -232,7 +256,7 @@ describe('handleCommand (SQLite event store)', () => {
           }
           return { kind: 'capped', by: 1, max: 50 };
         },
-        { retries: 3 },
+        { retries: 3, backoff: noWait },
       );
       await expect(failure).rejects.toMatchObject({ code: 'conflict', message: expect.stringContaining('50') });
       await expect(failure).rejects.not.toBeInstanceOf(WrongExpectedRevisionError);
@@ -243,7 +267,7 @@ describe('handleCommand (SQLite event store)', () => {
       await handleCommand(events, counter, stream, { kind: 'increment', by: 1 });
       const { command, seen } = racing(3);
 
-      await expect(handleCommand(events, counter, stream, command, { retries: 2 })).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+      await expect(handleCommand(events, counter, stream, command, { retries: 2, backoff: noWait })).rejects.toMatchObject({ code: 'conflict', message: COUNTER_CONFLICT });
 
       expect(seen).toHaveLength(3);
       expect((await events.readStream(stream)).map((e) => (e.data as { to: number }).to)).toEqual([1, 101, 201, 301]);
@@ -252,9 +276,40 @@ describe('handleCommand (SQLite event store)', () => {
     it('succeeds on the last allowed retry', async () => {
       await handleCommand(events, counter, stream, { kind: 'increment', by: 1 });
       const { command, seen } = racing(2);
-      const handled = await handleCommand(events, counter, stream, command, { retries: 2 });
+      const handled = await handleCommand(events, counter, stream, command, { retries: 2, backoff: noWait });
       expect(seen).toHaveLength(3);
       expect(handled.state).toEqual({ value: 202 });
+    });
+
+    describe('backoff between retries', () => {
+      it('waits a full-jitter exponential delay before each retry, up to the cap', async () => {
+        await handleCommand(events, counter, stream, { kind: 'increment', by: 1 });
+        const waits: number[] = [];
+        const backoff: Partial<RetryBackoff> = { baseMs: 4, capMs: 20, random: () => 0.5, sleep: async (ms) => void waits.push(ms) };
+
+        const handled = await handleCommand(events, counter, stream, racing(4).command, { retries: 4, backoff });
+
+        expect(waits).toEqual([2, 4, 8, 10]);
+        expect(handled.state).toEqual({ value: 402 });
+      });
+
+      it('does not wait after the last allowed retry: the conflict is surfaced at once', async () => {
+        await handleCommand(events, counter, stream, { kind: 'increment', by: 1 });
+        const waits: number[] = [];
+        const failure = handleCommand(events, counter, stream, racing(3).command, { retries: 2, backoff: { sleep: async (ms) => void waits.push(ms) } });
+        await expect(failure).rejects.toMatchObject({ code: 'conflict' });
+        expect(waits).toHaveLength(2);
+      });
+
+      it('draws each delay uniformly from [0, min(cap, base · 2^retry))', () => {
+        const at = (retry: number, random: number) => retryDelayMs(retry, { baseMs: 4, capMs: 256, random: () => random });
+        expect(at(0, 0)).toBe(0);
+        expect(at(0, 0.5)).toBe(2);
+        expect(at(3, 0.5)).toBe(16);
+        expect(at(6, 0.5)).toBe(128);
+        expect(at(20, 0.5)).toBe(128);
+        expect(at(20, 0.999)).toBeLessThan(256);
+      });
     });
 
     it('retries five racing handlers into one consistent stream', async () => {
@@ -263,4 +318,75 @@ describe('handleCommand (SQLite event store)', () => {
       expect(stored.map((e) => e.data)).toEqual([0, 1, 2, 3, 4].map((n) => ({ from: n, to: n + 1 })));
     });
   });
+
+  /**
+   * "Make it say X" from many writers at once, as concurrent replaces of one memory are. A
+   * writer that loses the race can only lose to another writer's success, so with N writers
+   * and N − 1 retries every one of them must get through.
+   */
+  describe('a burst of replace-like commands on one stream', () => {
+    const writers = 20;
+    const values = Array.from({ length: writers }, (_, i) => `v${i + 1}`);
+    const register = 'register-1';
+
+    async function burst(retries: number) {
+      const { aggregate, decisions } = countingRegister();
+      const outcomes = await Promise.allSettled(values.map((value) => handleCommand(events, aggregate, register, { value }, { retries, backoff: noWait })));
+      const stored = (await events.readStream(register)).map((e) => e.data as Replaced['data']);
+      return {
+        succeeded: outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : [])),
+        failed: outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason as unknown] : [])),
+        stored,
+        decisions: decisions(),
+      };
+    }
+
+    it('with retries, every writer succeeds and every success is visible exactly once, in one unbroken chain', async () => {
+      const { succeeded, failed, stored, decisions } = await burst(writers - 1);
+
+      expect(failed).toEqual([]);
+      expect(succeeded).toHaveLength(writers);
+      // The retry path is what made it pass: writers lost the race and decided again.
+      expect(decisions).toBeGreaterThan(writers);
+      expect(stored.map((d) => d.to).sort()).toEqual([...values].sort());
+      stored.forEach((d, i) => expect(d.from).toBe(i === 0 ? null : stored[i - 1]?.to));
+      // Each success answers with the version it actually replaced; no two replaced the same one.
+      expect(new Set(succeeded.map((h) => h.previous.value)).size).toBe(writers);
+      for (const h of succeeded) expect(stored).toContainEqual({ from: h.previous.value, to: h.state.value });
+    });
+
+    it('without retries, the same burst conflicts, in the caller\'s terms, and only the successes are stored', async () => {
+      const { succeeded, failed, stored, decisions } = await burst(0);
+
+      expect(decisions).toBe(writers);
+      expect(failed.length).toBeGreaterThanOrEqual(writers / 2);
+      for (const error of failed) expect(error).toMatchObject({ code: 'conflict', message: 'The register was changed by another request at the same time; retry.' });
+      expect(stored.map((d) => d.to).sort()).toEqual(succeeded.map((h) => h.state.value).sort());
+    });
+  });
 });
+
+/** "Make it say X": each event records the value it replaced, so a lost update shows as a broken chain. */
+type Replaced = DomainEvent<'register.Replaced', { from: string | null; to: string }>;
+interface RegisterState {
+  readonly value: string | null;
+}
+
+function countingRegister(): { aggregate: AggregateType<{ value: string }, RegisterState, Replaced>; decisions: () => number } {
+  let decisions = 0;
+  return {
+    decisions: () => decisions,
+    aggregate: {
+      name: 'register',
+      decider: {
+        initialState: () => ({ value: null }),
+        decide(command, state) {
+          decisions++;
+          return [{ type: 'register.Replaced', data: { from: state.value, to: command.value } }];
+        },
+        evolve: (_state, event) => ({ value: event.data.to }),
+      },
+      upcast: (recorded) => ({ type: 'register.Replaced', data: recorded.data as Replaced['data'] }),
+    },
+  };
+}

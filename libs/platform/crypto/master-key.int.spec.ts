@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadMasterKey } from './master-key';
+import { loadMasterKey, masterKeyGeneratedMessage } from './master-key';
 
 describe('loadMasterKey (DATA_DIR)', () => {
   let root: string;
@@ -31,6 +31,20 @@ describe('loadMasterKey (DATA_DIR)', () => {
     expect(Buffer.from(readFileSync(file, 'utf8').trim(), 'base64').equals(key)).toBe(true);
     // No temporary file is left behind.
     expect(readdirSync(dataDir)).toEqual(['master.key']);
+  });
+
+  it('tells the caller when it generated a key, and only then', () => {
+    const dataDir = join(root, 'data');
+    const generated: string[] = [];
+    const onGenerated = (file: string): void => {
+      generated.push(file);
+    };
+    loadMasterKey({ value: undefined, dataDir, onGenerated });
+    expect(generated).toEqual([join(dataDir, 'master.key')]);
+    loadMasterKey({ value: undefined, dataDir, onGenerated });
+    loadMasterKey({ value: randomBytes(32).toString('base64'), dataDir: join(root, 'other'), onGenerated });
+    expect(generated).toHaveLength(1);
+    expect(masterKeyGeneratedMessage(join(dataDir, 'master.key'))).toMatch(/generated a new master key at .*master\.key; back it up/);
   });
 
   it('reuses the generated key on the next load', () => {

@@ -7,9 +7,11 @@ export const MASTER_KEY_BYTES = 32;
 /**
  * The master key wraps every per-aggregate data key. Production passes it in
  * `LORE_MASTER_KEY` (32 bytes, base64 or hex). Standalone generates one into
- * `DATA_DIR/master.key` on first start and reuses it, so `npm start` needs no set-up.
+ * `DATA_DIR/master.key` on first start (mode 0600) and reuses it, so `npm start` needs no
+ * set-up. `onGenerated` is told the file's path when this call created it, so the caller can
+ * log it: the key is the only way to read the data, and it must be backed up.
  */
-export function loadMasterKey(options: { value: string | undefined; dataDir: string }): Buffer {
+export function loadMasterKey(options: { value: string | undefined; dataDir: string; onGenerated?: (file: string) => void }): Buffer {
   if (options.value) return parseMasterKey(options.value);
   const file = join(options.dataDir, 'master.key');
   if (existsSync(file)) return parseMasterKey(readFileSync(file, 'utf8').trim(), file);
@@ -27,7 +29,13 @@ export function loadMasterKey(options: { value: string | undefined; dataDir: str
   } finally {
     unlinkSync(temporary);
   }
+  options.onGenerated?.(file);
   return key;
+}
+
+/** The line to log when `loadMasterKey` generated a key. */
+export function masterKeyGeneratedMessage(file: string): string {
+  return `generated a new master key at ${file}; back it up: without it the data under DATA_DIR cannot be read`;
 }
 
 export function parseMasterKey(text: string, source = 'LORE_MASTER_KEY'): Buffer {

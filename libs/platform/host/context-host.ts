@@ -11,13 +11,13 @@ import { openContextStores, type ContextStores } from './context-stores';
  * its projections and reactors, serves its messages (and its status, for `/ready`) on the
  * transport; closes all of it on stop.
  */
-export class ContextHost implements Lifecycle {
+export class ContextHost<C = unknown> implements Lifecycle {
   private stores: ContextStores | null = null;
   private processors: EventProcessors | null = null;
   private subscriptions: TransportSubscription[] = [];
 
   constructor(
-    readonly definition: ContextDefinition,
+    readonly definition: ContextDefinition<C>,
     private readonly deps: { readonly config: LoreConfig; readonly transport: Transport; readonly logger: Logger; readonly env?: NodeJS.ProcessEnv },
   ) {}
 

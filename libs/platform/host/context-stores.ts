@@ -6,7 +6,7 @@ import { openSqliteEventStore } from '@lore/platform/event-store/sqlite';
 import { EsdbEventStore } from '@lore/platform/event-store/esdb';
 import { openSqliteDocumentStore } from '@lore/platform/documents/sqlite';
 import { openMongoDocumentStore } from '@lore/platform/documents/mongo';
-import { Keyring, loadMasterKey } from '@lore/platform/crypto';
+import { Keyring, loadMasterKey, masterKeyGeneratedMessage } from '@lore/platform/crypto';
 import type { Logger } from 'pino';
 import type { LoreConfig } from '@lore/platform/runtime';
 
@@ -36,7 +36,7 @@ export async function openContextStores(config: LoreConfig, context: string, log
   const keyring = await Keyring.open(keyStore, loadMasterKey({
     value: config.masterKey,
     dataDir: config.dataDir,
-    onGenerated: (file) => logger?.warn({ file }, 'generated a new master key: back it up, without it no sealed data can be read'),
+    onGenerated: (file) => logger?.warn(masterKeyGeneratedMessage(file)),
   }));
   return {
     events,

@@ -5,7 +5,7 @@ import { createLogger, LifecycleModule, loadConfig, openTransport } from '@lore/
 import { ContextHost } from './context-host';
 
 /** Runs one context as its own process, serving its messages over NATS until SIGTERM. */
-export async function runServiceProcess(definition: ContextDefinition): Promise<void> {
+export async function runServiceProcess<C>(definition: ContextDefinition<C>): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config, `lore-${definition.name}`);
   const transport = await openTransport(config, logger, 'distributed', `lore-${definition.name}`);

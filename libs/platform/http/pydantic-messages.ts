@@ -13,6 +13,13 @@ export interface MsgAndType {
 
 export const MISSING: MsgAndType = { msg: 'Field required', type: 'missing' };
 export const EXTRA_FORBIDDEN: MsgAndType = { msg: 'Extra inputs are not permitted', type: 'extra_forbidden' };
+/** FastAPI's wording for any body it cannot read as JSON (syntax, encoding). */
+export const JSON_INVALID: MsgAndType = { msg: 'JSON decode error', type: 'json_invalid' };
+
+/** A body nested deeper than the gateway accepts: still `json_invalid`, saying why. */
+export function jsonTooDeepMessage(maxDepth: number): MsgAndType {
+  return { msg: `JSON decode error: nested deeper than ${maxDepth} levels`, type: JSON_INVALID.type };
+}
 
 const plural = (n: number | bigint, word: string): string => `${word}${Number(n) === 1 ? '' : 's'}`;
 

@@ -6,6 +6,8 @@ import {
   invalidFormatMessage,
   invalidTypeMessage,
   invalidValueMessage,
+  JSON_INVALID,
+  jsonTooDeepMessage,
   MISSING,
   tooBigMessage,
   tooSmallMessage,
@@ -146,9 +148,18 @@ function closestBranch(branches: readonly (readonly z.core.$ZodIssue[])[]): read
   return best;
 }
 
-/** FastAPI's answer to an unparsable JSON body; `position` is the character offset. */
+/**
+ * FastAPI's answer to an unparsable JSON body (bad syntax or invalid UTF-8); `position` is
+ * the character offset where reading failed.
+ */
 export function jsonDecodeIssue(position: number): ValidationIssue {
-  return { loc: ['body', position], msg: 'JSON decode error', type: 'json_invalid' };
+  return { loc: ['body', position], msg: JSON_INVALID.msg, type: JSON_INVALID.type };
+}
+
+/** A JSON body nested deeper than `maxDepth`; `position` is the offending bracket's offset. */
+export function jsonNestingIssue(position: number, maxDepth: number): ValidationIssue {
+  const { msg, type } = jsonTooDeepMessage(maxDepth);
+  return { loc: ['body', position], msg, type };
 }
 
 export interface ValidationErrorBody {
@@ -181,21 +192,5 @@ const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
 
 export function httpStatusOf(code: ErrorCode): number {
   return STATUS_BY_CODE[code];
-}
-
-export interface ErrorResponse {
-  readonly status: number;
-  readonly body: ValidationErrorBody | ErrorBody;
-}
-
-/**
- * Status and body for an AppError. A validation error always answers with the 422
- * array shape, even when the thrower gave only a message, so clients see one shape.
- */
-export function appErrorResponse(error: AppError): ErrorResponse {
-  const status = httpStatusOf(error.code);
-  if (error.code !== 'validation') return { status, body: errorBody(error.message) };
-  const issues = error.issues.length > 0 ? error.issues : [{ loc: [], msg: error.message, type: 'value_error' }];
-  return { status, body: validationErrorBody(issues) };
 }
 

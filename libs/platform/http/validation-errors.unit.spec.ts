@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { AppError, type ValidationIssue } from '@lore/platform/kernel';
 import {
-  appErrorResponse,
   errorBody,
   httpStatusOf,
   jsonDecodeIssue,
+  jsonNestingIssue,
   validationErrorBody,
   zodIssuesToValidationIssues,
   type RequestLocation,
@@ -166,6 +166,10 @@ describe('error bodies', () => {
     expect(jsonDecodeIssue(12)).toEqual({ loc: ['body', 12], msg: 'JSON decode error', type: 'json_invalid' });
   });
 
+  it('reports a body nested too deeply as json_invalid at the offending position, naming the limit', () => {
+    expect(jsonNestingIssue(320, 64)).toEqual({ loc: ['body', 320], msg: 'JSON decode error: nested deeper than 64 levels', type: 'json_invalid' });
+  });
+
   it('wraps issues and messages in detail', () => {
     const issue = { loc: ['body'], msg: 'm', type: 't' };
     expect(validationErrorBody([issue])).toEqual({ detail: [issue] });
@@ -184,12 +188,5 @@ describe('error bodies', () => {
     ['internal', 500],
   ] as const)('maps %s to %i', (code, status) => {
     expect(httpStatusOf(code)).toBe(status);
-  });
-
-  it('turns AppErrors into status and body', () => {
-    expect(appErrorResponse(new AppError('not_found', 'Memory not found'))).toEqual({ status: 404, body: { detail: 'Memory not found' } });
-    const issues = [{ loc: ['body', 'x'], msg: 'bad', type: 'value_error' }];
-    expect(appErrorResponse(new AppError('validation', 'bad', issues))).toEqual({ status: 422, body: { detail: issues } });
-    expect(appErrorResponse(new AppError('validation', 'bad')).body).toEqual({ detail: [{ loc: [], msg: 'bad', type: 'value_error' }] });
   });
 });

@@ -4,13 +4,3 @@ export interface Clock {
 }
 
 export const systemClock: Clock = { now: () => new Date() };
-
-export function fixedClock(iso: string): Clock & { advance(ms: number): void } {
-  let t = Date.parse(iso);
-  return {
-    now: () => new Date(t),
-    advance: (ms: number) => {
-      t += ms;
-    },
-  };
-}

@@ -1,3 +1,4 @@
 export * from './projection';
 export * from './projection-runner';
 export * from './event-processors';
+export * from './batch-context';

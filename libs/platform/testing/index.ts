@@ -1,3 +1,5 @@
 export * from './servers';
 export * from './decider-spec';
 export * from './recorded-event';
+export * from './projection-spec';
+export * from './context-fixture';

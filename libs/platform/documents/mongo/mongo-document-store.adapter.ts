@@ -5,7 +5,7 @@
 import { MongoClient } from 'mongodb';
 import type { AnyBulkWriteOperation, Collection, Db } from 'mongodb';
 import type { Doc, DocumentCollection, DocumentStore, DocumentWrite, Filter, FindOptions, Page } from '@lore/platform/documents/port';
-import { assertCollectionName, assertCount, assertFieldPath, cursorAfter, readCursor, resolveSort } from '@lore/platform/documents/port';
+import { assertCollectionName, assertFieldPath, cursorAfter, planFind } from '@lore/platform/documents/port';
 import { mongoField, translateFilter, translateKeyset, translateSort } from './mongo-query.translator';
 
 export interface MongoDocumentStoreOptions {
@@ -109,12 +109,7 @@ class MongoDocumentCollection<T extends Doc> implements DocumentCollection<T> {
   }
 
   async find(options: FindOptions = {}): Promise<Page<T>> {
-    const keys = resolveSort(options.sort);
-    const { limit, cursor } = options;
-    assertCount(options.skip, 'skip');
-    assertCount(limit, 'limit');
-    if (limit === 0) throw new Error('limit must be at least 1');
-    const position = cursor === undefined ? undefined : readCursor(cursor, keys);
+    const { keys, limit, position } = planFind(options);
 
     const filter = translateFilter(options.filter);
     const query = position ? { $and: [filter, translateKeyset(keys, position)] } : filter;

@@ -7,7 +7,7 @@
  */
 import type { Document } from 'mongodb';
 import type { FieldOperators, Filter, Scalar } from '@lore/platform/documents/port';
-import { assertFieldPath, isScalar } from '@lore/platform/documents/port';
+import { assertFieldPath, isScalar, scalarOperand, scalarsOperand } from '@lore/platform/documents/port';
 import type { SortKey } from '@lore/platform/documents/port';
 
 /** Matches no document; Mongo refuses an empty `$or`, and this is what one would mean. */
@@ -85,18 +85,18 @@ function operatorCondition(path: string, operator: string, operand: unknown): Do
     case '$gte':
     case '$lt':
     case '$lte':
-      return { [operator]: scalar(path, operator, operand) };
+      return { [operator]: scalarOperand(path, operator, operand) };
     case '$in':
     case '$nin':
-      return { [operator]: scalars(path, operator, operand) };
+      return { [operator]: scalarsOperand(path, operator, operand) };
     case '$exists':
       if (typeof operand !== 'boolean') throw new Error(`filter on ${path}: $exists takes a boolean`);
       // Mongo's own $exists counts an explicit null as present; the port does not.
       return operand ? { $ne: null } : { $eq: null };
     case '$contains':
-      return { $elemMatch: { $eq: scalar(path, operator, operand) } };
+      return { $elemMatch: { $eq: scalarOperand(path, operator, operand) } };
     case '$containsAll': {
-      const wanted = scalars(path, operator, operand);
+      const wanted = scalarsOperand(path, operator, operand);
       // `$all: []` matches nothing in Mongo; the port's "holds every one of none" is any array.
       return wanted.length === 0 ? { $type: 'array' } : { $all: wanted, $type: 'array' };
     }
@@ -115,14 +115,4 @@ function escapeRegex(text: string): string {
 function conjunction(clauses: readonly Document[]): Document {
   if (clauses.length === 0) return {};
   return clauses.length === 1 ? (clauses[0] ?? {}) : { $and: clauses };
-}
-
-function scalar(path: string, operator: string, operand: unknown): Scalar {
-  if (!isScalar(operand)) throw new Error(`filter on ${path}: ${operator} takes a string, number, boolean or null`);
-  return operand;
-}
-
-function scalars(path: string, operator: string, operand: unknown): Scalar[] {
-  if (!Array.isArray(operand) || !operand.every(isScalar)) throw new Error(`filter on ${path}: ${operator} takes an array of scalars`);
-  return operand;
 }

@@ -7,7 +7,7 @@
  */
 import { AppError } from '@lore/platform/kernel';
 import { decodeCursor, encodeCursor } from './cursor';
-import type { Doc, Scalar, Sort, SortDirection } from './documents.port';
+import type { Doc, FindOptions, Scalar, Sort, SortDirection } from './documents.port';
 
 /** A leading letter or digit keeps names clear of engine-reserved ones (`_checkpoints`, `sqlite_*`). */
 const COLLECTION_NAME = /^[a-z0-9][a-z0-9_]{0,62}$/;
@@ -82,4 +82,26 @@ export function cursorAfter(doc: Doc, keys: readonly SortKey[]): string {
     return value;
   });
   return encodeCursor({ values, id: doc.id });
+}
+
+/** A filter operand that must be one scalar. */
+export function scalarOperand(path: string, operator: string, operand: unknown): Scalar {
+  if (!isScalar(operand)) throw new Error(`filter on ${path}: ${operator} takes a string, number, boolean or null`);
+  return operand;
+}
+
+/** A filter operand that must be an array of scalars. */
+export function scalarsOperand(path: string, operator: string, operand: unknown): Scalar[] {
+  if (!Array.isArray(operand) || !operand.every(isScalar)) throw new Error(`filter on ${path}: ${operator} takes an array of scalars`);
+  return operand;
+}
+
+/** What every adapter's `find` checks and derives before it queries: total order, bounds, cursor position. */
+export function planFind(options: FindOptions): { keys: SortKey[]; limit: number | undefined; position: Scalar[] | undefined } {
+  const keys = resolveSort(options.sort);
+  const { limit, cursor } = options;
+  assertCount(options.skip, 'skip');
+  assertCount(limit, 'limit');
+  if (limit === 0) throw new Error('limit must be at least 1');
+  return { keys, limit, position: cursor === undefined ? undefined : readCursor(cursor, keys) };
 }

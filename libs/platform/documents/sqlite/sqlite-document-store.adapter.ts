@@ -4,9 +4,10 @@
  * here is short and in-process, and a single connection keeps write ordering trivial.
  */
 import { createHash } from 'node:crypto';
+import { chmodSync, closeSync, openSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import type { Doc, DocumentCollection, DocumentStore, DocumentWrite, Filter, FindOptions, Page } from '@lore/platform/documents/port';
-import { assertCollectionName, assertCount, assertFieldPath, cursorAfter, readCursor, resolveSort } from '@lore/platform/documents/port';
+import { assertCollectionName, assertFieldPath, cursorAfter, planFind } from '@lore/platform/documents/port';
 import { SqliteQueryTranslator, valueSql } from './sqlite-query.translator';
 import type { SqlValue } from './sqlite-query.translator';
 
@@ -26,6 +27,29 @@ export function openSqliteDocumentStore(options: SqliteDocumentStoreOptions): Do
   return new SqliteDocumentStore(options);
 }
 
+/**
+ * Opens the SQLite file readable and writable by its owner only (0600): created with that mode
+ * before SQLite opens it (better-sqlite3 has no mode option), tightened if an older version
+ * left it wider. SQLite creates `-wal` and `-shm` with the main file's mode.
+ */
+function openPrivateDatabase(path: string): Database.Database {
+  if (path !== '' && path !== ':memory:' && !path.startsWith('file:')) {
+    closeSync(openSync(path, 'a', 0o600));
+    for (const file of [path, `${path}-wal`, `${path}-shm`]) tightenFileMode(file);
+  }
+  return new Database(path);
+}
+
+function tightenFileMode(file: string): void {
+  try {
+    if ((statSync(file).mode & 0o777) !== 0o600) chmodSync(file, 0o600);
+  } catch (error) {
+    // Absent (-wal/-shm before the first write) is fine; not ours to change (EPERM) is left as it is.
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT' && code !== 'EPERM') throw error;
+  }
+}
+
 const CHECKPOINTS = 'lore_checkpoints';
 /** Filter shapes repeat, but `$in` lists of varying length make new SQL; bound the cache. */
 const STATEMENT_CACHE_SIZE = 500;
@@ -40,7 +64,7 @@ class SqliteDocumentStore implements DocumentStore {
   private readonly applyReset: (tables: readonly string[], checkpointName: string) => void;
 
   constructor(options: SqliteDocumentStoreOptions) {
-    this.db = new Database(options.path);
+    this.db = openPrivateDatabase(options.path);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma(`synchronous = ${options.durability === 'full' ? 'FULL' : 'NORMAL'}`);
     // Deleted rows are overwritten with zeros in the main file; purgeDeleted() handles the WAL.
@@ -172,12 +196,7 @@ class SqliteDocumentCollection<T extends Doc> implements DocumentCollection<T> {
   }
 
   async find(options: FindOptions = {}): Promise<Page<T>> {
-    const keys = resolveSort(options.sort);
-    const { limit, cursor } = options;
-    assertCount(options.skip, 'skip');
-    assertCount(limit, 'limit');
-    if (limit === 0) throw new Error('limit must be at least 1');
-    const position = cursor === undefined ? undefined : readCursor(cursor, keys);
+    const { keys, limit, position } = planFind(options);
 
     const translator = new SqliteQueryTranslator();
     const where = [translator.filter(options.filter)];

@@ -8,7 +8,7 @@
  * Comparisons are type-bracketed as in MongoDB: `{ n: { $gt: 5 } }` never matches a string.
  */
 import type { FieldOperators, Filter, Scalar } from '@lore/platform/documents/port';
-import { assertFieldPath, isScalar } from '@lore/platform/documents/port';
+import { assertFieldPath, isScalar, scalarOperand, scalarsOperand } from '@lore/platform/documents/port';
 import type { SortKey } from '@lore/platform/documents/port';
 
 export type SqlValue = string | number | null;
@@ -107,25 +107,25 @@ export class SqliteQueryTranslator {
     const type = typeSql(path);
     switch (operator) {
       case '$eq':
-        return this.equals(value, type, scalar(path, operator, operand));
+        return this.equals(value, type, scalarOperand(path, operator, operand));
       case '$ne':
-        return `NOT (${this.equals(value, type, scalar(path, operator, operand))})`;
+        return `NOT (${this.equals(value, type, scalarOperand(path, operator, operand))})`;
       case '$in':
-        return this.in(value, type, scalars(path, operator, operand));
+        return this.in(value, type, scalarsOperand(path, operator, operand));
       case '$nin':
-        return `NOT (${this.in(value, type, scalars(path, operator, operand))})`;
+        return `NOT (${this.in(value, type, scalarsOperand(path, operator, operand))})`;
       case '$gt':
       case '$gte':
       case '$lt':
       case '$lte':
-        return this.range(operator, value, type, scalar(path, operator, operand));
+        return this.range(operator, value, type, scalarOperand(path, operator, operand));
       case '$exists':
         if (typeof operand !== 'boolean') throw new Error(`filter on ${path}: $exists takes a boolean`);
         return operand ? `${value} IS NOT NULL` : `${value} IS NULL`;
       case '$contains':
-        return `(${type} IS 'array' AND ${this.element(path, scalar(path, operator, operand))})`;
+        return `(${type} IS 'array' AND ${this.element(path, scalarOperand(path, operator, operand))})`;
       case '$containsAll': {
-        const wanted = scalars(path, operator, operand).map((item) => this.element(path, item));
+        const wanted = scalarsOperand(path, operator, operand).map((item) => this.element(path, item));
         return conjunction([`${type} IS 'array'`, ...wanted]);
       }
       case '$icontains':
@@ -177,14 +177,4 @@ function conjunction(parts: readonly string[]): string {
 function disjunction(parts: readonly string[]): string {
   if (parts.length === 0) return '0';
   return parts.length === 1 ? (parts[0] ?? '0') : `(${parts.map((part) => `(${part})`).join(' OR ')})`;
-}
-
-function scalar(path: string, operator: string, operand: unknown): Scalar {
-  if (!isScalar(operand)) throw new Error(`filter on ${path}: ${operator} takes a string, number, boolean or null`);
-  return operand;
-}
-
-function scalars(path: string, operator: string, operand: unknown): Scalar[] {
-  if (!Array.isArray(operand) || !operand.every(isScalar)) throw new Error(`filter on ${path}: ${operator} takes an array of scalars`);
-  return operand;
 }

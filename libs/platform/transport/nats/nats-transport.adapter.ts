@@ -1,4 +1,4 @@
-import { AppError } from '@lore/platform/kernel';
+import { AppError, type SerializedError } from '@lore/platform/kernel';
 import {
   DEFAULT_REQUEST_TIMEOUT_MS,
   type EventHandler,
@@ -8,8 +8,28 @@ import {
   type Transport,
   type TransportSubscription,
 } from '@lore/platform/transport/port';
-import { ErrorCode, Events, connect, headers, type Msg, type MsgHdrs, type NatsConnection, type Subscription } from 'nats';
-import { decodeJson, decodeReply, encodeFailure, encodeJson, type ReplyEnvelope } from './nats-wire.codec';
+import {
+  ErrorCode,
+  Events,
+  RequestStrategy,
+  connect,
+  headers,
+  nuid,
+  type Msg,
+  type MsgHdrs,
+  type NatsConnection,
+  type Subscription,
+} from 'nats';
+import {
+  INTERNAL_ERROR,
+  decodeIncoming,
+  decodeReply,
+  encodeEvent,
+  encodeFailure,
+  encodeRequest,
+  encodeResponse,
+  errorOfReply,
+} from './nats-wire.codec';
 
 /** Carries the HTTP request id across processes for log correlation. */
 export const REQUEST_ID_HEADER = 'Lore-Request-Id';
@@ -80,17 +100,33 @@ function natsTransport(nc: NatsConnection, onError: ((error: unknown) => void) |
     async request<R = unknown>(subject: string, payload: unknown, requestOptions?: RequestOptions): Promise<R> {
       assertOpen();
       const timeoutMs = requestOptions?.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-      const data = encodeJson(payload);
+      const id = nuid.next();
+      const data = encodeRequest(subject, payload, id);
       const hdrs = requestIdHeaders(requestOptions?.requestId);
-      let reply: Msg;
       try {
-        reply = await nc.request(subject, data, hdrs ? { timeout: timeoutMs, headers: hdrs } : { timeout: timeoutMs });
+        // A Nest server may answer with several messages ({ response }… then { isDisposed }),
+        // so this reads a stream; nats.js multiplexes it on the connection's one reply
+        // subscription, as it does single replies. The timer bounds the whole stream.
+        const replies = await nc.requestMany(subject, data, {
+          strategy: RequestStrategy.Timer,
+          maxWait: timeoutMs,
+          ...(hdrs ? { headers: hdrs } : {}),
+        });
+        let result: unknown;
+        for await (const reply of replies) {
+          const packet = decodeReply(reply.data, subject);
+          // Like Nest's client: a packet for another request is not ours to read.
+          if (packet.id !== undefined && packet.id !== id) continue;
+          if (packet.err) throw AppError.from(errorOfReply(packet.err) ?? masked(packet.err, subject, report));
+          // The last response of the stream wins, as with Nest's lastValueFrom.
+          if (packet.hasResponse) result = packet.response;
+          if (packet.isDisposed) return result as R;
+        }
       } catch (error) {
         throw requestFailure(error, subject, timeoutMs, report);
       }
-      const envelope: ReplyEnvelope = decodeReply(reply.data, subject);
-      if (envelope.ok) return envelope.result as R;
-      throw AppError.from(envelope.error);
+      // The timer ended the stream before its last packet.
+      throw timedOut(subject, timeoutMs);
     },
 
     async serve(subject: string, handler: RequestHandler): Promise<TransportSubscription> {
@@ -116,7 +152,7 @@ function natsTransport(nc: NatsConnection, onError: ((error: unknown) => void) |
 
     async publish(subject: string, payload: unknown, publishOptions?: { readonly requestId?: string }): Promise<void> {
       assertOpen();
-      const data = encodeJson(payload);
+      const data = encodeEvent(subject, payload);
       const hdrs = requestIdHeaders(publishOptions?.requestId);
       try {
         nc.publish(subject, data, hdrs ? { headers: hdrs } : {});
@@ -134,7 +170,7 @@ function natsTransport(nc: NatsConnection, onError: ((error: unknown) => void) |
         try {
           for await (const msg of sub) {
             try {
-              await handler(decodeJson(msg.data), contextOf(msg));
+              await handler(decodeIncoming(msg.data, msg.subject).data, contextOf(msg));
             } catch (error) {
               report(error);
             }
@@ -169,18 +205,21 @@ function natsTransport(nc: NatsConnection, onError: ((error: unknown) => void) |
   };
 }
 
-/** Runs a request handler and replies with an envelope. Never rejects. */
+/** Runs a request handler and replies with one packet, `isDisposed` set. Never rejects. */
 async function answer(handler: RequestHandler, msg: Msg, report: (error: unknown) => void): Promise<void> {
   if (!msg.reply) {
     report(new AppError('validation', `message on ${msg.subject} expects a reply but has no reply subject`));
     return;
   }
+  let id: unknown;
   let body: Uint8Array;
   try {
-    const result = await handler(decodeJson(msg.data), contextOf(msg));
-    body = encodeJson({ ok: true, result } satisfies ReplyEnvelope);
+    const request = decodeIncoming(msg.data, msg.subject);
+    id = request.id;
+    const result = await handler(request.data, contextOf(msg));
+    body = encodeResponse(id, result);
   } catch (error) {
-    body = encodeFailure(error);
+    body = encodeFailure(id, error);
   }
   try {
     msg.respond(body);
@@ -226,15 +265,37 @@ function requestFailure(error: unknown, subject: string, timeoutMs: number, repo
   if (error instanceof AppError) return error;
   const code = isRecord(error) && typeof error['code'] === 'string' ? error['code'] : undefined;
   if (code === ErrorCode.NoResponders) return new AppError('unavailable', `no service answers ${subject}`);
-  if (code === ErrorCode.Timeout) {
-    return new AppError('unavailable', `service ${subject} did not answer within ${timeoutMs} ms`);
-  }
+  if (code === ErrorCode.Timeout) return timedOut(subject, timeoutMs);
   if (code === ErrorCode.ConnectionClosed || code === ErrorCode.ConnectionDraining) {
     return new AppError('unavailable', 'transport is closed');
   }
   // Unexpected client failure: the caller gets a safe message, the host gets the cause.
   report(error);
   return new AppError('unavailable', `could not reach ${subject}`);
+}
+
+function timedOut(subject: string, timeoutMs: number): AppError {
+  return new AppError('unavailable', `service ${subject} did not answer within ${timeoutMs} ms`);
+}
+
+/**
+ * A failure reply without Lore's error shape (a plain Nest RpcException, Nest's "Internal
+ * server error"): not meant for Lore's callers, so they get `internal`, the host the cause.
+ */
+function masked(err: unknown, subject: string, report: (error: unknown) => void): SerializedError {
+  report(new Error(`service ${subject} failed with a reply that is not a Lore error: ${summarize(err)}`));
+  return INTERNAL_ERROR;
+}
+
+function summarize(value: unknown): string {
+  try {
+    if (typeof value === 'string') return value;
+    // undefined for values JSON cannot express.
+    const text = JSON.stringify(value) as string | undefined;
+    return text ?? String(value);
+  } catch {
+    return String(value);
+  }
 }
 
 async function watchStatus(nc: NatsConnection, report: (error: unknown) => void, setUp: (up: boolean) => void): Promise<void> {

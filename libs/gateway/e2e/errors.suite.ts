@@ -1,0 +1,175 @@
+import { request, type IncomingHttpHeaders } from 'node:http';
+import { call, mintJwt, unique, type LoreUnderTest } from './e2e-client';
+
+export interface RawReply<T = any> {
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+  readonly text: string;
+  readonly body: T;
+}
+
+/**
+ * One HTTP/1.1 request over its own connection with exactly the bytes given: invalid UTF-8,
+ * malformed percent-encoding, oversized headers, which fetch would refuse or normalise.
+ *
+ * `holdBodyMs`: send the headers, and the body only if no answer came within that time. A
+ * server that refuses a request from its headers (413 from Content-Length) answers and closes
+ * without reading the body; a client still uploading it then fails with EPIPE or ECONNRESET
+ * depending on timing. Holding the body makes that exchange deterministic, and a server that
+ * does wait for the body still gets it. Write errors after the answer arrived are ignored:
+ * the answer is what is checked.
+ */
+export function rawCall<T = any>(
+  lore: LoreUnderTest,
+  method: string,
+  path: string,
+  options: { headers?: Record<string, string>; body?: Buffer; holdBodyMs?: number } = {},
+): Promise<RawReply<T>> {
+  const url = new URL(lore.url);
+  return new Promise<RawReply<T>>((resolve, reject) => {
+    let answered = false;
+    let timer: NodeJS.Timeout | undefined;
+    const outgoing = request({ host: url.hostname, port: url.port, method, path, headers: options.headers, agent: false }, (response) => {
+      answered = true;
+      clearTimeout(timer);
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('error', reject);
+      response.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let body: unknown = text;
+        try {
+          body = text ? JSON.parse(text) : null;
+        } catch {
+          body = text;
+        }
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, text, body: body as T });
+        outgoing.destroy();
+      });
+    });
+    outgoing.on('error', (error: NodeJS.ErrnoException) => {
+      if (answered && (error.code === 'EPIPE' || error.code === 'ECONNRESET')) return;
+      clearTimeout(timer);
+      reject(error);
+    });
+    if (options.body === undefined) outgoing.end();
+    else if (options.holdBodyMs === undefined) outgoing.end(options.body);
+    else {
+      outgoing.flushHeaders();
+      timer = setTimeout(() => {
+        if (!answered) outgoing.end(options.body);
+      }, options.holdBodyMs);
+    }
+  });
+}
+
+const nested = (levels: number, inner: string): string => '{"a":'.repeat(levels) + inner + '}'.repeat(levels);
+
+/** Every error leaves the gateway in the documented shapes, whatever layer produced it. */
+export function describeErrors(lore: () => LoreUnderTest): void {
+  describe('error shapes', () => {
+    async function user(): Promise<{ token: string; auth: Record<string, string> }> {
+      const token = await mintJwt(lore().jwtSecret, { sub: unique('user'), workspace_id: unique('ws') });
+      return { token, auth: { authorization: `Bearer ${token}` } };
+    }
+
+    it('answers deeply nested JSON with 422 json_invalid at the body, not a 500', async () => {
+      const { token } = await user();
+      const bodies = [
+        // About 4,100 levels in an 8 KB body; 2,700 levels of objects within the metadata size limit;
+        // 10,000 levels (20 KB), where validating the metadata overflowed the stack (500).
+        `{"memory":"m","metadata":{"a":${'['.repeat(4_100)}${']'.repeat(4_100)}}}`,
+        `{"memory":"m","metadata":${nested(2_700, '1')}}`,
+        `{"memory":"m","metadata":{"a":${'['.repeat(10_000)}${']'.repeat(10_000)}}}`,
+      ];
+      for (const rawBody of bodies) {
+        const reply = await call(lore(), 'POST', '/api/v1/memories', { token, rawBody });
+        expect({ size: rawBody.length, status: reply.status }).toEqual({ size: rawBody.length, status: 422 });
+        expect(reply.body.detail).toEqual([{ loc: ['body', expect.any(Number)], msg: expect.stringMatching(/^JSON decode error/), type: 'json_invalid' }]);
+      }
+    });
+
+    it('accepts metadata nested up to the documented limit (64 levels, the body being level 1)', async () => {
+      const { token } = await user();
+      const atLimit = await call(lore(), 'POST', '/api/v1/memories', { token, rawBody: `{"memory":"m","metadata":${nested(62, '{}')}}` });
+      expect(atLimit.status).toBe(201);
+      const beyond = await call(lore(), 'POST', '/api/v1/memories', { token, rawBody: `{"memory":"m","metadata":${nested(63, '{}')}}` });
+      expect(beyond.status).toBe(422);
+      expect(beyond.body.detail[0]).toMatchObject({ loc: ['body', expect.any(Number)], type: 'json_invalid' });
+    });
+
+    it('answers invalid UTF-8 in a JSON body with 422 json_invalid, not a 400 about Content-Length', async () => {
+      const { auth } = await user();
+      const body = Buffer.concat([Buffer.from('{"memory":"'), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from('"}')]);
+      const reply = await rawCall(lore(), 'POST', '/api/v1/memories', { headers: { ...auth, 'content-type': 'application/json', 'content-length': String(body.length) }, body });
+      expect(reply.status).toBe(422);
+      expect(reply.body).toEqual({ detail: [{ loc: ['body', 11], msg: 'JSON decode error', type: 'json_invalid' }] });
+    });
+
+    it('lets path parameters over 100 characters reach validation (422), not a 414 in Fastify’s shape', async () => {
+      const { token } = await user();
+      const reply = await call(lore(), 'GET', `/api/v1/memories/${'m'.repeat(150)}`, { token });
+      expect(reply.status).toBe(422);
+      expect(reply.body.detail[0]).toMatchObject({ loc: ['path', 'memory_id'], type: 'string_too_long' });
+    });
+
+    it('answers malformed percent-encoding with 400 in the detail shape', async () => {
+      const { auth } = await user();
+      const reply = await rawCall(lore(), 'GET', '/api/v1/memories/%E0%A4%A', { headers: auth });
+      expect(reply.status).toBe(400);
+      expect(reply.body).toEqual({ detail: expect.any(String) });
+      expect(reply.headers['x-request-id']).toEqual(expect.any(String));
+    });
+
+    it('answers oversized headers with 431 in the detail shape', async () => {
+      const reply = await rawCall(lore(), 'GET', '/health', { headers: { 'x-padding': 'p'.repeat(17 * 1024) } });
+      expect(reply.status).toBe(431);
+      expect(reply.body).toEqual({ detail: expect.any(String) });
+    });
+
+    it('answers a request Node cannot parse (Content-Length with chunked encoding) with 400 in the detail shape', async () => {
+      const reply = await rawCall(lore(), 'GET', '/health', { headers: { 'content-length': '1', 'transfer-encoding': 'chunked' } });
+      expect(reply.status).toBe(400);
+      expect(reply.body).toEqual({ detail: expect.any(String) });
+    });
+
+    it('answers undeclared methods on known paths with 405 and Allow; unknown paths stay 404', async () => {
+      const { token } = await user();
+      const put = await call(lore(), 'PUT', '/api/v1/memories', { token, body: {} });
+      expect(put.status).toBe(405);
+      expect(put.body).toEqual({ detail: 'Method Not Allowed' });
+      expect(put.headers.get('allow')?.split(', ').sort()).toEqual(['DELETE', 'GET', 'HEAD', 'POST']);
+
+      const patch = await call(lore(), 'PATCH', '/health');
+      expect(patch.status).toBe(405);
+      expect(patch.body).toEqual({ detail: 'Method Not Allowed' });
+      expect(patch.headers.get('allow')?.split(', ').sort()).toEqual(['GET', 'HEAD']);
+
+      // Parameterised paths too, with or without a query string or trailing slash.
+      const post = await call(lore(), 'POST', '/api/v1/memories/mem_x/history/?user_id=u');
+      expect(post.status).toBe(405);
+      expect(post.headers.get('allow')?.split(', ').sort()).toEqual(['GET', 'HEAD']);
+
+      for (const [method, path] of [
+        ['GET', '/api/v1/nothing-here'],
+        ['PUT', '/api/v1/nothing-here'],
+        ['GET', '/api/v1/memories/a/b/c'],
+      ] as const) {
+        const reply = await call(lore(), method, path);
+        expect({ method, path, status: reply.status, body: reply.body as unknown }).toEqual({ method, path, status: 404, body: { detail: 'Not Found' } });
+      }
+    });
+
+    it('treats an empty JSON body as no body: DELETE succeeds, a POST that needs one gets 422 missing', async () => {
+      const { token, auth } = await user();
+      const created = await call(lore(), 'POST', '/api/v1/memories', { token, body: { memory: 'to delete' } });
+      expect(created.status).toBe(201);
+      const json = { ...auth, 'content-type': 'application/json', 'content-length': '0' };
+      const deleted = await rawCall(lore(), 'DELETE', `/api/v1/memories/${String(created.body.memory_id)}`, { headers: json, body: Buffer.alloc(0) });
+      expect(deleted.status).toBe(200);
+      const post = await rawCall(lore(), 'POST', '/api/v1/memories', { headers: json, body: Buffer.alloc(0) });
+      expect(post.status).toBe(422);
+      expect(post.body).toEqual({ detail: [{ loc: ['body', 'memory'], msg: 'Field required', type: 'missing' }] });
+    });
+  });
+}

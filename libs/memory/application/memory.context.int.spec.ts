@@ -1,0 +1,57 @@
+import { AppError } from '@lore/platform/kernel';
+import { send } from '@lore/platform/transport/port';
+import { startContext, type RunningContext } from '@lore/platform/testing';
+import { memoryMessages } from '@lore/memory/contracts';
+import { memoryContext } from './memory.context';
+
+/** The memory service enforces its rules for any caller on the transport, not only behind the gateway. */
+describe('memory context, called directly on the transport', () => {
+  let running: RunningContext;
+  const messages = memoryMessages({ maxMemoryChars: 20, maxTopics: 2, maxTopicChars: 5, maxMetadataBytes: 64 });
+  const scope = { workspaceId: 'ws', userId: 'alice', actor: 'user:alice' };
+
+  beforeAll(async () => {
+    running = await startContext(memoryContext, { MEMORY_MAX_CHARS: '20', MEMORY_MAX_TOPICS: '2', MEMORY_TOPIC_MAX_CHARS: '5', MEMORY_METADATA_MAX_BYTES: '64' });
+  });
+  afterAll(async () => {
+    await running.stop();
+  });
+
+  const rejected = async (payload: unknown): Promise<AppError> => {
+    const error = await running.transport.request(messages.create.subject, payload).then(() => null, (e: unknown) => e);
+    expect(error).toBeInstanceOf(AppError);
+    return error as AppError;
+  };
+
+  it('creates and reads back through typed messages', async () => {
+    const created = await send(running.transport, messages.create, { ...scope, memory: 'green tea', memoryType: 'user', topics: ['tea'] });
+    expect(created).toMatchObject({ memory: 'green tea', topics: ['tea'], user_id: 'alice' });
+    expect(await send(running.transport, messages.get, { ...scope, memoryId: created.memory_id })).toEqual(created);
+  });
+
+  it.each([
+    ['text over the configured limit', { memory: 'x'.repeat(21) }, ['message', 'memory']],
+    ['too many topics', { memory: 'ok', topics: ['a', 'b', 'c'] }, ['message', 'topics']],
+    ['a topic over its limit', { memory: 'ok', topics: ['toolong'] }, ['message', 'topics', 0]],
+    ['metadata over its size', { memory: 'ok', metadata: { note: 'y'.repeat(100) } }, ['message', 'metadata']],
+    ['metadata nested too deep', { memory: 'ok', metadata: deep(200) }, ['message', 'metadata']],
+    ['an unknown memory type', { memory: 'ok', memoryType: 'robot' }, ['message', 'memoryType']],
+    ['no owner', { memory: 'ok', userId: undefined }, ['message', 'userId']],
+  ])('refuses %s with a validation error naming the field', async (_what, over, loc) => {
+    const error = await rejected({ ...scope, memoryType: 'user', ...over });
+    expect(error.code).toBe('validation');
+    expect(error.issues.map((i) => i.loc)).toContainEqual(loc);
+  });
+
+  it("answers another user's memory as not found", async () => {
+    const created = await send(running.transport, messages.create, { ...scope, memory: 'mine', memoryType: 'user' });
+    const error = await running.transport.request(messages.get.subject, { ...scope, userId: 'mallory', memoryId: created.memory_id }).then(() => null, (e: unknown) => e);
+    expect(error).toMatchObject({ code: 'not_found' });
+  });
+});
+
+function deep(levels: number): Record<string, unknown> {
+  let value: Record<string, unknown> = {};
+  for (let i = 0; i < levels; i++) value = { a: value };
+  return value;
+}

@@ -1,0 +1,32 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import type { ContextDefinition } from '@lore/platform/cqrs';
+import type { Transport } from '@lore/platform/transport/port';
+import { createInProcessTransport } from '@lore/platform/transport/in-process';
+import { loadConfig } from '@lore/platform/runtime';
+import { ContextHost } from '@lore/platform/host';
+
+export interface RunningContext {
+  /** Any caller on the transport, as a client on NATS would be: no gateway in front. */
+  readonly transport: Transport;
+  stop(): Promise<void>;
+}
+
+/** Hosts one context on embedded stores in a temporary DATA_DIR, over the in-process transport. */
+export async function startContext<C>(definition: ContextDefinition<C>, env: NodeJS.ProcessEnv = {}): Promise<RunningContext> {
+  const dataDir = mkdtempSync(join(tmpdir(), `lore-${definition.name}-`));
+  const fullEnv = { ...env, DATA_DIR: dataDir, LORE_MASTER_KEY: Buffer.alloc(32, 9).toString('base64') };
+  const transport = createInProcessTransport();
+  const host = new ContextHost(definition, { config: loadConfig(fullEnv), transport, logger: pino({ level: 'silent' }), env: fullEnv });
+  await host.start();
+  return {
+    transport,
+    async stop() {
+      await host.stop();
+      await transport.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,67 @@
+/**
+ * Rebuilds read models from the event log: `npm run projections:rebuild -- [name ...]`.
+ * With no names, every projection of every registered context. Reactors (integration
+ * events, erasure) are not rebuilt: re-running their effects is not a rebuild. Run it while Lore is stopped: it opens the
+ * same stores the services use, as configured by the same environment variables. Prints
+ * progress per projection and exits non-zero on any failure.
+ */
+import pino from 'pino';
+import type { Writable } from 'node:stream';
+import { systemClock, unavailable } from '@lore/platform/kernel';
+import { createInProcessTransport } from '@lore/platform/transport/in-process';
+import { EventProcessors } from '@lore/platform/projections';
+import { loadConfig, loadContextConfig } from '@lore/platform/runtime';
+import { openContextStores } from '@lore/platform/host';
+import { CONTEXTS } from '../../apps/contexts';
+
+/** A rebuild is bounded: a projection that cannot catch up in this time is a failure. */
+const CATCH_UP_TIMEOUT_MS = 10 * 60_000;
+
+/** Rebuilds the named projections (default: all); resolves to the process exit code. */
+export async function rebuildProjections(
+  names: readonly string[],
+  io: { readonly env: NodeJS.ProcessEnv; readonly stdout: Pick<Writable, 'write'>; readonly stderr: Pick<Writable, 'write'> },
+): Promise<number> {
+  const { stdout, stderr } = io;
+  const config = loadConfig(io.env);
+  const logger = pino({ level: 'warn' });
+  const transport = createInProcessTransport();
+  const found = new Set<string>();
+  let failures = 0;
+  for (const { service } of CONTEXTS) {
+    const stores = await openContextStores(config, service.name, logger);
+    try {
+      const readYourWrites = { settle: async () => undefined, settleReactor: async () => undefined };
+      const parts = service.build({ ...stores, transport, clock: systemClock, config: loadContextConfig(service, io.env), readYourWrites });
+      await parts.prepare?.();
+      const processors = new EventProcessors(parts, stores.events, stores.documents, (processor, error) => {
+        failures++;
+        stderr.write(`${processor} failed: ${error instanceof Error ? error.message : String(error)}\n`);
+      });
+      const projections = processors.projectionNames();
+      const chosen = names.length === 0 ? projections : projections.filter((n) => names.includes(n));
+      for (const name of chosen) {
+        found.add(name);
+        const started = Date.now();
+        stdout.write(`${name}: rebuilding…\n`);
+        try {
+          await processors.rebuild([name], CATCH_UP_TIMEOUT_MS);
+          stdout.write(`${name}: rebuilt in ${Date.now() - started} ms\n`);
+        } catch (error) {
+          failures++;
+          stderr.write(`${name}: ${error instanceof Error ? error.message : String(error)}\n`);
+        }
+      }
+      await processors.stop();
+    } finally {
+      await stores.close();
+    }
+  }
+  await transport.close();
+  const unknown = names.filter((n) => !found.has(n));
+  if (unknown.length > 0) {
+    stderr.write(`${unavailable(`unknown projection: ${unknown.join(', ')}`).message}\n`);
+    failures++;
+  }
+  return failures === 0 ? 0 : 1;
+}
