@@ -106,7 +106,8 @@ function layerConstraints({ inTests }) {
     only('type:domain', ['type:kernel'], { banned: DRIVERS }),
     only('type:contracts', ['type:kernel'], { banned: DRIVERS }),
     only('type:port', ['type:kernel'], { banned: DRIVERS }),
-    only('type:adapter', ['type:port', 'type:kernel']),
+    // kind:sqlite is the embedded adapters' shared SQLite opening (libs/platform/sqlite).
+    only('type:adapter', ['type:port', 'type:kernel', 'kind:sqlite']),
     only('type:application', ['type:domain', 'type:contracts', 'type:port', 'type:application', 'type:kernel'], {
       banned: DRIVERS,
     }),

@@ -13,11 +13,11 @@
 //                             bundle's REPLACE_RETRIES constant cannot be found.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
 import { Pool } from 'undici';
+import { freePort } from './load.mjs';
 
 const COUNT = Number(process.env.BENCH_CONTENTION_COUNT ?? 200);
 const RUNS = Number(process.env.BENCH_CONTENTION_RUNS ?? 1);
@@ -27,16 +27,6 @@ const BUNDLE = 'dist/standalone.js';
 const BASELINE_BUNDLE = 'dist/standalone.contention-baseline.js';
 const children = [];
 const cleanup = [];
-
-function freePort() {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function start(name, entry) {
   const port = await freePort();

@@ -1,6 +1,18 @@
 // A closed-loop load generator: `concurrency` workers issue `count` requests in total,
 // each worker sending its next request when the previous answer arrives.
+import { createServer } from 'node:net';
 import { Pool } from 'undici';
+
+/** A port free at the time of asking, for a server the benchmark starts. */
+export function freePort() {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
 
 export async function runLoad({ url, concurrency, count, request }) {
   const pool = new Pool(url, { connections: concurrency, pipelining: 1 });

@@ -4,27 +4,16 @@
 // Knobs: BENCH_COUNT (default 5000 per operation), BENCH_CONCURRENCY (default 32).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
-import { runLoad } from './load.mjs';
+import { freePort, runLoad } from './load.mjs';
 
 const COUNT = Number(process.env.BENCH_COUNT ?? 5000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const SECRET = 'bench-secret';
 const children = [];
-
-function freePort() {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function start(name, args, env, readyPath) {
   const port = await freePort();

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { AppError, ErrorCode, ValidationIssue } from '@lore/platform/kernel';
+import type { ErrorCode, ValidationIssue } from '@lore/platform/kernel';
 import {
   customMessage,
   EXTRA_FORBIDDEN,

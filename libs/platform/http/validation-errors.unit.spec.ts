@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError, type ValidationIssue } from '@lore/platform/kernel';
+import type { ValidationIssue } from '@lore/platform/kernel';
 import {
   errorBody,
   httpStatusOf,

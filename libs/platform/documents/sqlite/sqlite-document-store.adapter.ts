@@ -4,8 +4,8 @@
  * here is short and in-process, and a single connection keeps write ordering trivial.
  */
 import { createHash } from 'node:crypto';
-import { chmodSync, closeSync, openSync, statSync } from 'node:fs';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { openPrivateDatabase } from '@lore/platform/sqlite';
 import type { Doc, DocumentCollection, DocumentStore, DocumentWrite, Filter, FindOptions, Page } from '@lore/platform/documents/port';
 import { assertCollectionName, assertFieldPath, cursorAfter, planFind } from '@lore/platform/documents/port';
 import { SqliteQueryTranslator, valueSql } from './sqlite-query.translator';
@@ -25,29 +25,6 @@ export interface SqliteDocumentStoreOptions {
 /** Synchronous, like better-sqlite3 itself: opening a local file cannot usefully be awaited. */
 export function openSqliteDocumentStore(options: SqliteDocumentStoreOptions): DocumentStore {
   return new SqliteDocumentStore(options);
-}
-
-/**
- * Opens the SQLite file readable and writable by its owner only (0600): created with that mode
- * before SQLite opens it (better-sqlite3 has no mode option), tightened if an older version
- * left it wider. SQLite creates `-wal` and `-shm` with the main file's mode.
- */
-function openPrivateDatabase(path: string): Database.Database {
-  if (path !== '' && path !== ':memory:' && !path.startsWith('file:')) {
-    closeSync(openSync(path, 'a', 0o600));
-    for (const file of [path, `${path}-wal`, `${path}-shm`]) tightenFileMode(file);
-  }
-  return new Database(path);
-}
-
-function tightenFileMode(file: string): void {
-  try {
-    if ((statSync(file).mode & 0o777) !== 0o600) chmodSync(file, 0o600);
-  } catch (error) {
-    // Absent (-wal/-shm before the first write) is fine; not ours to change (EPERM) is left as it is.
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== 'ENOENT' && code !== 'EPERM') throw error;
-  }
 }
 
 const CHECKPOINTS = 'lore_checkpoints';

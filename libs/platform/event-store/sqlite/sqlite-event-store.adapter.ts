@@ -1,5 +1,5 @@
-import { chmodSync, closeSync, openSync, statSync } from 'node:fs';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { openPrivateDatabase } from '@lore/platform/sqlite';
 import { AppError, START, systemClock } from '@lore/platform/kernel';
 import type { Clock, EventMetadata, Position, RecordedEvent } from '@lore/platform/kernel';
 import type {
@@ -36,29 +36,6 @@ interface PendingAppend extends AppendRequest {
 
 const CHECKPOINT_ATTEMPTS = 40;
 const CHECKPOINT_RETRY_MS = 50;
-
-/**
- * Opens the SQLite file readable and writable by its owner only (0600): created with that mode
- * before SQLite opens it (better-sqlite3 has no mode option), tightened if an older version
- * left it wider. SQLite creates `-wal` and `-shm` with the main file's mode.
- */
-function openPrivateDatabase(path: string): Database.Database {
-  if (path !== '' && path !== ':memory:' && !path.startsWith('file:')) {
-    closeSync(openSync(path, 'a', 0o600));
-    for (const file of [path, `${path}-wal`, `${path}-shm`]) tightenFileMode(file);
-  }
-  return new Database(path);
-}
-
-function tightenFileMode(file: string): void {
-  try {
-    if ((statSync(file).mode & 0o777) !== 0o600) chmodSync(file, 0o600);
-  } catch (error) {
-    // Absent (-wal/-shm before the first write) is fine; not ours to change (EPERM) is left as it is.
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== 'ENOENT' && code !== 'EPERM') throw error;
-  }
-}
 
 /** Opens (creating if needed) the event store in a SQLite file. */
 export function openSqliteEventStore(options: SqliteEventStoreOptions): SqliteEventStore {

@@ -79,7 +79,7 @@ export function createInProcessTransport(options: InProcessTransportOptions = {}
   };
 
   return {
-    async request<R = unknown>(subject: string, payload: unknown, requestOptions?: RequestOptions): Promise<R> {
+    async request(subject: string, payload: unknown, requestOptions?: RequestOptions): Promise<unknown> {
       assertOpen();
       const server = pick(subject);
       if (server === undefined) throw new AppError('unavailable', `no service answers ${subject}`);
@@ -88,7 +88,7 @@ export function createInProcessTransport(options: InProcessTransportOptions = {}
       server.inFlight.add(outcome);
       void outcome.then(() => server.inFlight.delete(outcome));
       const settled = await withTimeout(outcome, subject, requestOptions?.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS);
-      if (settled.ok) return settled.result as R;
+      if (settled.ok) return settled.result;
       throw AppError.from(settled.error);
     },
 

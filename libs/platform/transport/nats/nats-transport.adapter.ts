@@ -97,7 +97,7 @@ function natsTransport(nc: NatsConnection, onError: ((error: unknown) => void) |
   };
 
   return {
-    async request<R = unknown>(subject: string, payload: unknown, requestOptions?: RequestOptions): Promise<R> {
+    async request(subject: string, payload: unknown, requestOptions?: RequestOptions): Promise<unknown> {
       assertOpen();
       const timeoutMs = requestOptions?.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
       const id = nuid.next();
@@ -120,7 +120,7 @@ function natsTransport(nc: NatsConnection, onError: ((error: unknown) => void) |
           if (packet.err) throw AppError.from(errorOfReply(packet.err) ?? masked(packet.err, subject, report));
           // The last response of the stream wins, as with Nest's lastValueFrom.
           if (packet.hasResponse) result = packet.response;
-          if (packet.isDisposed) return result as R;
+          if (packet.isDisposed) return result;
         }
       } catch (error) {
         throw requestFailure(error, subject, timeoutMs, report);
