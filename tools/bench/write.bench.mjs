@@ -87,7 +87,7 @@ try {
   const standalone = await benchLore('standalone', standaloneServer.url);
   await stop(standaloneServer);
 
-  const distributedServer = await start('distributed', ['tools/distributed.mjs'], { NATS_URL, NATS_SUBJECT_PREFIX: `bench${process.pid}` }, '/ready');
+  const distributedServer = await start('distributed', ['dist/distributed.js'], { NATS_URL, NATS_SUBJECT_PREFIX: `bench${process.pid}` }, '/ready');
   const distributed = await benchLore('distributed', distributedServer.url);
   await stop(distributedServer);
 
