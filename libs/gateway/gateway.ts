@@ -3,13 +3,14 @@ import { LogController, type FastifyInstance, type FastifyReply, type FastifyReq
 import type { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { Logger } from 'pino';
 import type { Transport } from '@lore/platform/transport/port';
-import type { HttpRoute } from '@lore/platform/http';
+import { errorBody, type HttpRoute } from '@lore/platform/http';
 import { JwtVerifier, jwtConfigurationWarning, type JwtSettings } from './auth/jwt-verifier';
 import { Authenticator } from './auth/authenticator';
 import { registerRoutes } from './http/register-routes';
 import { useJsonBodyParser } from './http/json-body';
 import { answerClientError } from './http/client-errors';
 import { sendError } from './http/error-replies';
+import { allowedMethods } from './http/method-not-allowed';
 import { registerSystemRoutes } from './routes/system.routes';
 
 /** What the HTTP edge is configured with; the process that hosts it reads it from the environment. */
@@ -69,6 +70,13 @@ export function configureGateway(app: FastifyInstance, options: { config: Gatewa
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
+    // A known path asked with a method it does not declare: 405 before anything reads the
+    // request (body parsing would otherwise answer first for methods such as QUERY).
+    if (request.is404) {
+      const allow = allowedMethods(request);
+      if (allow.length > 0) return reply.code(405).header('Allow', allow.join(', ')).send(errorBody('Method Not Allowed'));
+    }
+    return undefined;
   });
   // One line per request, without query strings or bodies: no memory text or secret reaches the log.
   app.addHook('onResponse', async (request, reply) => {

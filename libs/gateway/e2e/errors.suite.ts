@@ -133,6 +133,13 @@ export function describeErrors(lore: () => LoreUnderTest): void {
       expect(reply.body).toEqual({ detail: expect.any(String) });
     });
 
+    it('refuses __proto__ keys in a JSON body with 422 json_invalid that says why', async () => {
+      const { token } = await user();
+      const reply = await call(lore(), 'POST', '/api/v1/memories', { token, rawBody: '{"memory":"m","metadata":{"__proto__":{"admin":true}}}' });
+      expect(reply.status).toBe(422);
+      expect(reply.body.detail[0]).toMatchObject({ loc: ['body', 26], type: 'json_invalid', msg: expect.stringContaining('__proto__') });
+    });
+
     it('answers undeclared methods on known paths with 405 and Allow; unknown paths stay 404', async () => {
       const { token } = await user();
       const put = await call(lore(), 'PUT', '/api/v1/memories', { token, body: {} });
@@ -144,6 +151,11 @@ export function describeErrors(lore: () => LoreUnderTest): void {
       expect(patch.status).toBe(405);
       expect(patch.body).toEqual({ detail: 'Method Not Allowed' });
       expect(patch.headers.get('allow')?.split(', ').sort()).toEqual(['GET', 'HEAD']);
+
+      // Methods that carry a body (QUERY) get 405 before anything reads one.
+      const query = await rawCall(lore(), 'QUERY', '/api/v1/memories/mem_x/history?user_id=u');
+      expect(query.status).toBe(405);
+      expect(query.body).toEqual({ detail: 'Method Not Allowed' });
 
       // Parameterised paths too, with or without a query string or trailing slash.
       const post = await call(lore(), 'POST', '/api/v1/memories/mem_x/history/?user_id=u');

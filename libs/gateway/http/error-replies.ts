@@ -1,13 +1,11 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '@lore/platform/kernel';
 import { errorBody, httpStatusOf, validationErrorBody } from '@lore/platform/http';
-import { allowedMethods } from './method-not-allowed';
 
 /**
  * Every failure leaves the gateway in the documented shape: 422 as FastAPI's
  * `{detail: [{loc, msg, type}]}` (malformed JSON too), everything else `{detail: "..."}`.
  * 401 carries `WWW-Authenticate: Bearer`. Internal errors are logged, never shown.
- * A path that exists under other methods answers 405 with `Allow`, not 404.
  */
 export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (error instanceof AppError) {
@@ -33,11 +31,6 @@ export function sendError(error: unknown, request: FastifyRequest, reply: Fastif
   }
   // Nest wraps Fastify's own errors (413, 404, 415) in HttpExceptions with their status.
   const status = typeof (error as { getStatus?: unknown }).getStatus === 'function' ? (error as { getStatus(): number }).getStatus() : fastifyError.statusCode;
-  if (status === 404 && request.is404) {
-    // No route for this method; when the path has routes for others, that is a 405.
-    const allow = allowedMethods(request);
-    if (allow.length > 0) return reply.code(405).header('Allow', allow.join(', ')).send(errorBody('Method Not Allowed'));
-  }
   if (typeof status === 'number' && status >= 400 && status < 500) {
     const message = status === 404 ? 'Not Found' : status === 413 ? 'Request body is too large' : (fastifyError.message ?? 'Bad request');
     return reply.code(status).send(errorBody(message));

@@ -35,7 +35,12 @@ export function useJsonBodyParser(app: FastifyInstance): void {
     // returns nothing); its declared type is the union with the promise form, hence `void`.
     void parse(request, text, (error, value) => {
       if (error) {
-        done(invalidJson(jsonDecodeIssue(jsonSyntaxErrorPosition(text))), undefined);
+        // Valid JSON that Fastify's prototype-poisoning guard refuses (`__proto__`, `constructor.prototype`).
+        const poisoned = isJson(text);
+        const issue = poisoned
+          ? { loc: ['body', Math.max(0, text.search(/"(__proto__|constructor)"/))], msg: 'JSON objects may not use the keys __proto__ or constructor.prototype', type: 'json_invalid' }
+          : jsonDecodeIssue(jsonSyntaxErrorPosition(text));
+        done(invalidJson(issue), undefined);
         return;
       }
       done(null, value);
@@ -45,4 +50,14 @@ export function useJsonBodyParser(app: FastifyInstance): void {
 
 function invalidJson(issue: ValidationIssue): AppError {
   return new AppError('validation', issue.msg, [issue]);
+}
+
+/** Whether plain JSON.parse accepts the text (Fastify's parser may still refuse it, see above). */
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
