@@ -273,8 +273,38 @@ module.exports = defineConfig(
 
   // App mains may import the context registry, apps/contexts.ts (see REGISTRY_IMPORTS). The
   // gateway process reads it too (routes and /ready): it thereby holds the contexts'
-  // definitions, which are pure code; that it loads no storage driver is checked on its bundle
-  // (apps/gateway/gateway-bundle.int.spec.ts), since the registry belongs to no project.
+  // definitions, inert until a host builds them with stores. So the registry itself may name
+  // definitions and edges only, never a store, a host or a driver (it belongs to no project,
+  // so the boundary rule cannot see it); the gateway's bundle is checked as well
+  // (apps/gateway/gateway-bundle.int.spec.ts).
   { files: APP_FILES, rules: { '@nx/enforce-module-boundaries': boundaries({ inTests: false, inApps: true }) } },
   { files: APP_TEST_FILES, rules: { '@nx/enforce-module-boundaries': boundaries({ inTests: true, inApps: true }) } },
+  // Deciders are pure: no Node API either (time, ids and randomness come in with the command).
+  // Node's built-ins are not external packages to the boundary rule, so the core rule bans them.
+  {
+    files: ['libs/*/domain/**/*.ts'],
+    ignores: TEST_FILES,
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: `^(node:.*|${require('node:module').builtinModules.join('|')})$`, message: 'Domain code is pure: no Node API (time, ids and randomness come in with the command).' }] },
+      ],
+    },
+  },
+  {
+    files: ['apps/contexts.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(@lore/platform/[a-z-]+/(sqlite|mongo|esdb|qdrant|nats|in-process)|@lore/platform/(host|sqlite)|better-sqlite3|mongodb|@eventstore/.*|@qdrant/.*|sqlite-vec)$',
+              message: 'The registry is read by the gateway process: it names context definitions and edges only, never a store, a host or a driver.',
+            },
+          ],
+        },
+      ],
+    },
+  },
 );

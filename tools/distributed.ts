@@ -27,7 +27,7 @@ for (const name of processes) {
   // Services share DATA_DIR (each uses its <context> subdirectory, and they must agree on a
   // locally generated master key); the gateway stores nothing.
   const dir = name === 'gateway' ? join(dataDir, 'gateway') : dataDir;
-  mkdirSync(dir, { recursive: true });
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
   const child = spawn(process.execPath, ['--enable-source-maps', join(__dirname, `${name}.js`)], { env: { ...env, DATA_DIR: dir }, stdio: ['ignore', 'inherit', 'inherit'] });
   child.on('exit', (code) => {
     if (!stopping) {

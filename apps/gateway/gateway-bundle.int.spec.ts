@@ -2,14 +2,16 @@ import { build } from 'esbuild';
 import { join } from 'node:path';
 
 const ROOT = join(__dirname, '..', '..');
-const STORAGE_DRIVERS = ['better-sqlite3', 'mongodb', '@eventstore/db-client'];
+const STORAGE_DRIVERS = ['better-sqlite3', 'mongodb', '@eventstore/db-client', '@qdrant/js-client-rest', 'sqlite-vec'];
+/** Sources of the store adapters and of the host that opens them. */
+const STORE_CODE = /libs\/platform\/(?:[a-z-]+\/(?:sqlite|mongo|esdb|qdrant)|host|sqlite)\//;
 
 /**
  * The gateway process opens no store, so its bundle must not even load a storage driver:
  * bundle apps/gateway/main.ts as the build does and read what it would require at run time.
  */
 describe('the gateway bundle', () => {
-  async function externalImports(entry: string): Promise<string[]> {
+  async function bundle(entry: string): Promise<{ imports: string[]; inputs: string[] }> {
     const result = await build({
       entryPoints: [join(ROOT, entry)],
       bundle: true,
@@ -23,17 +25,20 @@ describe('the gateway bundle', () => {
       metafile: true,
       logLevel: 'silent',
     });
-    return Object.values(result.metafile.outputs).flatMap((output) => output.imports.filter((i) => i.external).map((i) => i.path));
+    const imports = Object.values(result.metafile.outputs).flatMap((output) => output.imports.filter((i) => i.external).map((i) => i.path));
+    return { imports, inputs: Object.keys(result.metafile.inputs) };
   }
 
-  it('requires no storage driver', async () => {
-    const imports = await externalImports('apps/gateway/main.ts');
+  it('requires no storage driver and holds no store adapter or host', async () => {
+    const { imports, inputs } = await bundle('apps/gateway/main.ts');
     expect(imports).toEqual(expect.arrayContaining(['fastify', '@nestjs/core']));
     expect(imports.filter((path) => STORAGE_DRIVERS.some((driver) => path === driver || path.startsWith(`${driver}/`)))).toEqual([]);
+    expect(inputs.filter((path) => STORE_CODE.test(path))).toEqual([]);
   });
 
-  it('is a test that can fail: a service bundle does require them', async () => {
-    const imports = await externalImports('apps/memory/main.ts');
+  it('is a test that can fail: a service bundle does require and hold them', async () => {
+    const { imports, inputs } = await bundle('apps/memory/main.ts');
     expect(imports).toEqual(expect.arrayContaining(['better-sqlite3', 'mongodb', '@eventstore/db-client']));
+    expect(inputs.filter((path) => STORE_CODE.test(path)).length).toBeGreaterThan(0);
   });
 });

@@ -62,7 +62,7 @@ export function gatewayServerOptions(config: GatewayConfig, logger: Logger): Con
 /** Wires the HTTP edge onto a Fastify instance: hooks, error shapes, every route. */
 export function configureGateway(app: FastifyInstance, options: { config: GatewayConfig; transport: Transport; edges: readonly ComposedEdge[] }): void {
   const { config, transport, edges } = options;
-  const authenticator = new Authenticator(new JwtVerifier(config.auth), transport);
+  const authenticator = new Authenticator(new JwtVerifier(config.auth), transport, config.requestTimeoutMs);
   const routes = edges.flatMap((edge) => edge.routes);
 
   const jwtWarning = jwtConfigurationWarning(config.auth);

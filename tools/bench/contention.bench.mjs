@@ -10,7 +10,7 @@
 //   BENCH_BASELINE_RETRIES    also run a copy of dist/standalone.js whose memory-replace retry
 //                             count is patched to this value (default 0: no retries), as the
 //                             in-run baseline; "off" skips it. Skipped, with a note, when the
-//                             bundle's REPLACE_RETRIES constant cannot be found.
+//                             bundle's CONFLICT_RETRIES constant cannot be found.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -140,10 +140,10 @@ function report(label, r) {
 /** A copy of the bundle with the memory replace's retry count patched, or null when it cannot be found. */
 function baselineBundle(retries) {
   const source = readFileSync(BUNDLE, 'utf8');
-  const pattern = /\bREPLACE_RETRIES = \d+;/g;
+  const pattern = /\bCONFLICT_RETRIES = \d+;/g;
   const found = source.match(pattern) ?? [];
   if (found.length !== 1) return null;
-  writeFileSync(BASELINE_BUNDLE, source.replace(pattern, `REPLACE_RETRIES = ${retries};`));
+  writeFileSync(BASELINE_BUNDLE, source.replace(pattern, `CONFLICT_RETRIES = ${retries};`));
   cleanup.push(BASELINE_BUNDLE);
   return { entry: BASELINE_BUNDLE, built: found[0] };
 }
@@ -161,7 +161,7 @@ try {
   if (BASELINE_RETRIES !== 'off') {
     const baseline = baselineBundle(Number(BASELINE_RETRIES));
     if (baseline === null) {
-      console.log(`baseline skipped: ${BUNDLE} does not hold exactly one "REPLACE_RETRIES = <n>;" to patch`);
+      console.log(`baseline skipped: ${BUNDLE} does not hold exactly one "CONFLICT_RETRIES = <n>;" to patch`);
     } else {
       const server = await start('baseline', baseline.entry);
       const r = await contend(server.url);

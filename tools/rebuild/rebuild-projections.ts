@@ -31,7 +31,7 @@ export async function rebuildProjections(
   for (const { service } of CONTEXTS) {
     const stores = await openContextStores(config, service.name, logger);
     try {
-      const readYourWrites = { settle: async () => undefined, settleReactor: async () => undefined };
+      const readYourWrites = { settle: async () => undefined, settleReactor: async () => undefined, settleAllBut: async () => undefined };
       const parts = service.build({ ...stores, transport, clock: systemClock, config: loadContextConfig(service, io.env), readYourWrites });
       await parts.prepare?.();
       const processors = new EventProcessors(parts, stores.events, stores.documents, (processor, error) => {

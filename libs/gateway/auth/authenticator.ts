@@ -4,11 +4,17 @@ import { send, type Transport } from '@lore/platform/transport/port';
 import { API_KEY_PREFIX, keysMessages } from '@lore/keys/contracts';
 import type { JwtVerifier } from './jwt-verifier';
 
+/** Longest API key token the keys service reads; a longer one cannot be a key. */
+const MAX_API_KEY_CHARS = 1000;
+/** Longest user or workspace id Lore stores; a token naming a longer one is refused, not half-used. */
+const MAX_ID_CHARS = 255;
+
 /** Resolves `Authorization: Bearer <JWT | API key>` to a caller (ARCHITECTURE §4, DualAuthScheme). */
 export class Authenticator {
   constructor(
     private readonly jwt: JwtVerifier,
     private readonly transport: Transport,
+    private readonly requestTimeoutMs: number,
   ) {}
 
   async authenticate(authorization: string | undefined, requestId: string): Promise<Caller> {
@@ -17,13 +23,16 @@ export class Authenticator {
     const token = match?.[1];
     if (token === undefined) throw new AppError('unauthenticated', 'Authorization must be "Bearer <token>"');
     if (token.startsWith(API_KEY_PREFIX)) {
-      const principal = await send(this.transport, keysMessages.authenticate, { token }, { requestId });
+      if (token.length > MAX_API_KEY_CHARS) throw new AppError('unauthenticated', 'Invalid API key');
+      const principal = await send(this.transport, keysMessages.authenticate, { token }, { requestId, timeoutMs: this.requestTimeoutMs });
       return { kind: 'api_key', ...principal };
     }
     const claims = await this.jwt.verify(token);
     if (typeof claims.sub !== 'string' || claims.sub === '') throw new AppError('unauthenticated', 'Token has no subject');
-    const defaultWorkspace = typeof claims['workspace_id'] === 'string' && claims['workspace_id'] !== '' ? claims['workspace_id'] : undefined;
-    const others = Array.isArray(claims['workspaces']) ? claims['workspaces'].filter((w): w is string => typeof w === 'string' && w !== '') : [];
+    if (claims.sub.length > MAX_ID_CHARS) throw new AppError('unauthenticated', `Token subject is longer than ${MAX_ID_CHARS} characters`);
+    const workspaceId = (value: unknown): value is string => typeof value === 'string' && value !== '' && value.length <= MAX_ID_CHARS;
+    const defaultWorkspace = workspaceId(claims['workspace_id']) ? claims['workspace_id'] : undefined;
+    const others = Array.isArray(claims['workspaces']) ? claims['workspaces'].filter(workspaceId) : [];
     return {
       kind: 'user',
       userId: claims.sub,

@@ -169,6 +169,11 @@ export function describeApiKeys(lore: () => LoreUnderTest): void {
       expect((await call(lore(), 'GET', '/api/v1/memories?user_id=u', { token: everything.key })).status).toBe(200);
       const peer = (await call(lore(), 'POST', '/api/v1/api-keys', { token, body: { label: 'peer', permissions: ['api_keys:write'] } })).body;
       expect((await call(lore(), 'DELETE', `/api/v1/api-keys/${peer.id}`, { token: writer.key })).status).toBe(200);
+      // A key never takes down the key it was created from, though it holds the same grants.
+      const child = (await call(lore(), 'POST', '/api/v1/api-keys', { token: everything.key, body: { label: 'child' } })).body;
+      const upward = await call(lore(), 'DELETE', `/api/v1/api-keys/${everything.id}`, { token: child.key });
+      expect(upward.status).toBe(403);
+      expect((await call(lore(), 'GET', '/api/v1/memories?user_id=u', { token: everything.key })).status).toBe(200);
     });
 
     it('keeps keys to their workspace: another workspace gets 404', async () => {

@@ -214,8 +214,8 @@ export function describeMemories(lore: () => LoreUnderTest): void {
       const succeeded = replies.filter((r) => r.status === 200);
       const conflicts = replies.filter((r) => r.status === 409);
       expect(succeeded.length + conflicts.length).toBe(writers);
-      // Losing replaces are re-decided, not refused. Measured on the standalone app with 5
-      // retries: 11–12 of 12 with jittered backoff, 6 when the losers retry at once, 1 without retries.
+      // Losing replaces are re-decided, not refused. Measured on the standalone app (then with 5
+      // retries): 11–12 of 12 with jittered backoff, 6 when the losers retry at once, 1 without retries.
       expect(succeeded.length).toBeGreaterThanOrEqual(9);
       for (const r of conflicts) {
         expect(r.body).toEqual({ detail: expect.stringMatching(/changed by another request at the same time; retry/) });

@@ -65,6 +65,14 @@ describe('api keys projection', () => {
       .thenDocuments({ api_keys: [doc('key_1'), doc('key_2', { status: 'revoked', updated_at: at(5) })] });
   });
 
+  it('shows a key created by an already revoked key as revoked (a race with the cascade)', async () => {
+    const child = recordedEvent('apikey-key_c', 'keys.ApiKeyCreated', { ...created('key_c').data as object, keyId: 'key_c', label: 'label of key_c', secretVerifier: 'verifier-of-key_c', parentKeyId: 'key_1' }, at(6));
+    await apiKeys
+      .given([created('key_1'), revoked('key_1')])
+      .when([child])
+      .thenDocuments({ api_keys: [doc('key_1', { status: 'revoked', updated_at: at(5) }), doc('key_c', { status: 'revoked' })] });
+  });
+
   it('creates no document for the revocation of a key it never saw', async () => {
     await apiKeys.given([]).when([revoked('key_9')]).thenDocuments({ api_keys: [] });
   });
@@ -85,6 +93,11 @@ describe('api keys projection', () => {
     it('keeps a revoked key revoked through a replay of everything, event by event or in one batch', async () => {
       await apiKeys.given(history).whenReplayed().thenUnchanged();
       await apiKeys.given(history).whenReplayed({ oneBatch: true }).thenUnchanged();
+    });
+
+    it('never brings a revoked key back when its creation is delivered again', async () => {
+      await apiKeys.given(history).whenRedelivered([created('key_1')]).thenUnchanged();
+      await apiKeys.given(history).whenRedelivered([created('key_1')]).thenDocuments({ api_keys: [doc('key_1', { status: 'revoked', updated_at: at(5) })] });
     });
 
     it('is unchanged by the creation of an active key delivered again', async () => {

@@ -9,10 +9,15 @@ export const apiKeysProjection: Projection = {
   async handle(recorded, context) {
     const event = upcastApiKeyEvent(recorded);
     switch (event.type) {
-      case 'keys.ApiKeyCreated':
+      case 'keys.ApiKeyCreated': {
         // A key's first event: a redelivery must not bring back a key revoked since.
-        if ((await context.get<ApiKeyDoc>(API_KEYS, event.data.keyId)) === null) context.upsert(API_KEYS, newApiKeyDoc(event.data));
+        if ((await context.get<ApiKeyDoc>(API_KEYS, event.data.keyId)) !== null) return;
+        // Created by a key revoked in the meantime (a race with the cascade): shown as what it is.
+        const parent = event.data.parentKeyId === null ? null : await context.get<ApiKeyDoc>(API_KEYS, event.data.parentKeyId);
+        const doc = newApiKeyDoc(event.data);
+        context.upsert(API_KEYS, parent?.status === 'revoked' ? { ...doc, status: 'revoked' } : doc);
         return;
+      }
       case 'keys.ApiKeyRevoked': {
         const current = await context.get<ApiKeyDoc>(API_KEYS, event.data.keyId);
         if (current !== null) context.upsert(API_KEYS, { ...current, status: 'revoked', updated_at: event.data.revokedAt });

@@ -5,10 +5,13 @@ import type { DocumentStore } from '@lore/platform/documents/port';
 import { handleCommand, type ReadYourWrites } from '@lore/platform/cqrs';
 import type { Keyring } from '@lore/platform/crypto';
 import { API_KEY_PREFIX, type ApiKeyGrantor, type KeysMessages } from '@lore/keys/contracts';
-import { apiKeyDecider, apiKeyStreamId, upcastApiKeyEvent, type Grantor } from '@lore/keys/domain';
+import { apiKeyDecider, apiKeyStreamId, upcastApiKeyEvent, type ApiKeyState, type Grantor } from '@lore/keys/domain';
 import { API_KEYS, newApiKeyDoc, toApiKeyRecord, type ApiKeyDoc } from './api-keys.read-model';
 import type { KeysQueries } from './keys.queries';
 import { SECRET_PURPOSE } from './keys.queries';
+
+/** Keys creating keys: how far up a lineage is followed (authentication checks as far). */
+const MAX_LINEAGE = 32;
 
 const apiKeyAggregate = { name: 'API key', decider: apiKeyDecider, upcast: upcastApiKeyEvent };
 
@@ -82,6 +85,9 @@ export class KeysCommands {
       grantor,
       at,
     }, { metadata });
+    // Children are found in the read model once it shows this revocation: a child created
+    // concurrently is then either listed below or projected as revoked (its creator is).
+    await this.deps.readYourWrites.settle(first.position);
     let last: Position | null = first.position;
     const parents = [command.keyId];
     for (let parent = parents.shift(); parent !== undefined; parent = parents.shift()) {
@@ -102,11 +108,21 @@ export class KeysCommands {
     return this.deps.queries.get(command);
   }
 
-  /** The grantor's grants come from its own event stream, never from the request. */
+  /** The grantor's grants and lineage come from the event log, never from the request. */
   private async grantor(grantor: ApiKeyGrantor, workspaceId: string): Promise<Grantor> {
     if (grantor.kind === 'user') return grantor;
-    const state = fold(apiKeyDecider, (await this.deps.events.readStream(apiKeyStreamId(grantor.keyId))).map(upcastApiKeyEvent));
+    const state = await this.keyState(grantor.keyId);
     if (state.status !== 'active' || state.key.workspaceId !== workspaceId) throw forbidden('The API key acting here is not active in this workspace');
-    return { kind: 'api_key', key: state.key };
+    const ancestors: string[] = [];
+    for (let parent = state.key.parentKeyId; parent !== null && ancestors.length < MAX_LINEAGE; ) {
+      ancestors.push(parent);
+      const above = await this.keyState(parent);
+      parent = above.status === 'absent' ? null : above.key.parentKeyId;
+    }
+    return { kind: 'api_key', key: state.key, ancestors };
+  }
+
+  private async keyState(keyId: string): Promise<ApiKeyState> {
+    return fold(apiKeyDecider, (await this.deps.events.readStream(apiKeyStreamId(keyId))).map(upcastApiKeyEvent));
   }
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { send } from '@lore/platform/transport/port';
 import { startContext, type RunningContext } from '@lore/platform/testing';
 import { keysMessages } from '@lore/keys/contracts';
@@ -37,5 +38,19 @@ describe('keys context, called directly on the transport', () => {
   it('validates every request with the message schema', async () => {
     expect(await attempt({ ...scope, grantor: { kind: 'user', userId: 'alice' }, label: 'k', permissions: ['memories:delete'] })).toMatchObject({ code: 'validation' });
     expect(await attempt({ ...scope, grantor: { kind: 'robot' }, label: 'k' })).toMatchObject({ code: 'validation' });
+  });
+
+  it("refuses a key whose creator is revoked even when the cascade never ran (a crash right after the creator's revocation)", async () => {
+    const parent = await send(running.transport, keysMessages.create, { ...scope, grantor: { kind: 'user', userId: 'alice' }, label: 'parent', permissions: ['api_keys:write', 'memories:read'] });
+    const child = await send(running.transport, keysMessages.create, { ...scope, grantor: { kind: 'api_key', keyId: parent.id }, label: 'child' });
+    expect(await send(running.transport, keysMessages.authenticate, { token: child.key })).toMatchObject({ keyId: child.id });
+    // Only the creator's revocation reaches the log, as if the process died before the cascade.
+    const stores = await running.openStores();
+    await stores.events.append(`apikey-${parent.id}`, [{ id: randomUUID(), type: 'keys.ApiKeyRevoked', data: { keyId: parent.id, workspaceId: 'ws', revokedAt: new Date().toISOString(), cascadedFrom: null } }], 0);
+    await stores.close();
+    const authenticate = (token: string): Promise<unknown> => running.transport.request(keysMessages.authenticate.subject, { token }).then(() => null, (e: unknown) => e);
+    for (let i = 0; i < 100 && (await authenticate(parent.key)) === null; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await authenticate(parent.key)).toMatchObject({ code: 'unauthenticated' });
+    expect(await authenticate(child.key)).toMatchObject({ code: 'unauthenticated' });
   });
 });

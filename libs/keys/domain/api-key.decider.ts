@@ -1,4 +1,4 @@
-import { conflict, covers, forbidden, invalid, ipRulesNarrow, notFound, type Decider } from '@lore/platform/kernel';
+import { conflict, covers, forbidden, invalid, ipRulesNarrow, notFound, permits, type Decider } from '@lore/platform/kernel';
 import type { ApiKeyCreatedData, ApiKeyEvent } from './api-key.events';
 
 export type ApiKeyState =
@@ -7,12 +7,12 @@ export type ApiKeyState =
 
 /**
  * Who hands out or takes away a key. A user holds everything in its workspace; an API key
- * holds its own grants (read from its state by the handler); a cascade is the revocation
- * of a key whose creator was revoked.
+ * holds its own grants and knows the keys it descends from (both read from the event log
+ * by the handler); a cascade is the revocation of a key whose creator was revoked.
  */
 export type Grantor =
   | { readonly kind: 'user'; readonly userId: string }
-  | { readonly kind: 'api_key'; readonly key: ApiKeyCreatedData }
+  | { readonly kind: 'api_key'; readonly key: ApiKeyCreatedData; readonly ancestors: readonly string[] }
   | { readonly kind: 'cascade'; readonly parentKeyId: string };
 
 /** What a creator asks for; an omitted limit is inherited from an API-key creator. */
@@ -41,7 +41,8 @@ export const apiKeyDecider: Decider<ApiKeyCommand, ApiKeyState, ApiKeyEvent> = {
         if (state.status !== 'absent') throw conflict(`API key ${command.request.keyId} already exists`);
         const { request, now } = command;
         if (request.expiresAt != null && Date.parse(request.expiresAt) <= Date.parse(now)) {
-          throw invalid(['body', 'expires_at'], 'Expiry must lie in the future');
+          // Located as the field of the create message; the HTTP edge checks the same on its body first.
+          throw invalid(['message', 'expiresAt'], 'Expiry must lie in the future');
         }
         return [{ type: 'keys.ApiKeyCreated', data: { ...delegate(request, command.grantor), createdAt: now } }];
       }
@@ -49,7 +50,7 @@ export const apiKeyDecider: Decider<ApiKeyCommand, ApiKeyState, ApiKeyEvent> = {
         if (state.status === 'absent' || state.key.workspaceId !== command.workspaceId) throw notFound('API key');
         const cascadedFrom = command.grantor.kind === 'cascade' ? command.grantor.parentKeyId : null;
         if (cascadedFrom !== null && state.key.parentKeyId !== cascadedFrom) throw forbidden(`API key ${command.keyId} was not created by ${cascadedFrom}`);
-        if (command.grantor.kind === 'api_key') mayRevoke(command.grantor.key, state.key);
+        if (command.grantor.kind === 'api_key') mayRevoke(command.grantor, state.key);
         if (state.status === 'revoked') return []; // revoking twice changes nothing
         return [{ type: 'keys.ApiKeyRevoked', data: { keyId: command.keyId, workspaceId: command.workspaceId, revokedAt: command.at, cascadedFrom } }];
       }
@@ -72,6 +73,7 @@ export const apiKeyDecider: Decider<ApiKeyCommand, ApiKeyState, ApiKeyEvent> = {
  * workspace; its omitted lists mean "everything" (`*`, all collections, any address, never).
  */
 function delegate(request: ApiKeyRequest, grantor: Exclude<Grantor, { kind: 'cascade' }>): Omit<ApiKeyCreatedData, 'createdAt'> {
+  if (grantor.kind === 'api_key') mayManageKeys(grantor.key);
   const base = { keyId: request.keyId, workspaceId: request.workspaceId, label: request.label, status: request.status, secretVerifier: request.secretVerifier };
   if (grantor.kind === 'user') {
     return {
@@ -103,8 +105,23 @@ function delegate(request: ApiKeyRequest, grantor: Exclude<Grantor, { kind: 'cas
   return { ...base, permissions, collections, ipWhitelist, expiresAt, createdBy: parent.createdBy, parentKeyId: parent.keyId };
 }
 
-/** Revoking a key takes covering its grants: a narrower key cannot take down a wider one. */
-function mayRevoke(grantor: ApiKeyCreatedData, target: ApiKeyCreatedData): void {
+/** Managing keys takes `api_keys:write`, whoever asks (the gateway checks it too, but not every caller comes through it). */
+function mayManageKeys(key: ApiKeyCreatedData): void {
+  if (!permits(key.permissions, 'api_keys', 'write')) throw forbidden('This API key lacks the permission api_keys:write');
+}
+
+/**
+ * Revoking a key takes `api_keys:write` and covering the target's grants (a narrower key
+ * cannot take down a wider one), and a key can never revoke one it descends from: a
+ * delegated key must not take down the tree it was handed.
+ */
+function mayRevoke(grantor: Extract<Grantor, { kind: 'api_key' }>, target: ApiKeyCreatedData): void {
+  mayManageKeys(grantor.key);
+  if (grantor.ancestors.includes(target.keyId)) throw forbidden('An API key cannot revoke the key it was created from');
+  mayCover(grantor.key, target);
+}
+
+function mayCover(grantor: ApiKeyCreatedData, target: ApiKeyCreatedData): void {
   const missing = target.permissions.filter((p) => !covers(grantor.permissions, p));
   if (missing.length > 0) throw forbidden(`Cannot revoke a key holding permissions this API key lacks: ${missing.join(', ')}`);
   const outside = collectionsOutside(target.collections, grantor.collections);

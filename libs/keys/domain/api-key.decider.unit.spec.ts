@@ -74,9 +74,9 @@ describe('apiKeyDecider', () => {
       spec.given([]).when(create({ expiresAt }, T0)).then([created({ expiresAt })]);
     });
 
-    it('rejects an expiry in the past as a validation error on body.expires_at', () => {
+    it('rejects an expiry in the past as a validation error on expiresAt', () => {
       const error = spec.given([]).when(create({ expiresAt: T0 }, T1)).thenThrows('validation', /future/);
-      expect(error.issues).toEqual([expect.objectContaining({ loc: ['body', 'expires_at'] })]);
+      expect(error.issues).toEqual([expect.objectContaining({ loc: ['message', 'expiresAt'] })]);
     });
 
     it('rejects an expiry equal to now', () => {
@@ -195,7 +195,7 @@ describe('apiKeyDecider: a key created by a key is never wider than its creator'
   const byKey = (over: Partial<ApiKeyRequest> = {}, from: ApiKeyCreatedData = parent): ApiKeyCommand => ({
     kind: 'create',
     request: { keyId: 'key_1', workspaceId: 'ws_1', label: 'child', status: 'active', secretVerifier: 'f00d', ...over },
-    grantor: { kind: 'api_key', key: from },
+    grantor: { kind: 'api_key', key: from, ancestors: [] },
     now: T0,
   });
   const createdBy = (from: ApiKeyCreatedData, over: Partial<ApiKeyCreatedData>): ApiKeyEvent => created({ label: 'child', createdBy: from.createdBy, parentKeyId: from.keyId, ...over });
@@ -235,6 +235,11 @@ describe('apiKeyDecider: a key created by a key is never wider than its creator'
     spec.given([]).when(byKey({ ipWhitelist: ['::ffff:10.1.2.3/128'] }, ranged)).thenThrows('forbidden');
   });
 
+  it('refuses a creator without api_keys:write, even for a key within its grants', () => {
+    const reader = key({ keyId: 'key_r', permissions: ['memories:read'] });
+    spec.given([]).when(byKey({ permissions: ['memories:read'] }, reader)).thenThrows('forbidden');
+  });
+
   it('refuses to create a key in another workspace than its own', () => {
     spec.given([]).when(byKey({ workspaceId: 'ws_2' })).thenThrows('forbidden');
   });
@@ -242,9 +247,20 @@ describe('apiKeyDecider: a key created by a key is never wider than its creator'
   describe('revocation', () => {
     const narrow = key({ keyId: 'key_n', permissions: ['api_keys:write'] });
     it('takes covering the revoked key\'s grants', () => {
-      spec.given([created({ permissions: ['*'] })]).when(revoke({ grantor: { kind: 'api_key', key: narrow } })).thenThrows('forbidden');
-      spec.given([created({ collections: [] })]).when(revoke({ grantor: { kind: 'api_key', key: key({ permissions: ['*'], collections: ['c1'] }) } })).thenThrows('forbidden');
-      spec.given([created({ permissions: ['api_keys:write'] })]).when(revoke({ grantor: { kind: 'api_key', key: narrow } })).then([revoked()]);
+      spec.given([created({ permissions: ['*'] })]).when(revoke({ grantor: { kind: 'api_key', key: narrow, ancestors: [] } })).thenThrows('forbidden');
+      spec.given([created({ collections: [] })]).when(revoke({ grantor: { kind: 'api_key', key: key({ permissions: ['*'], collections: ['c1'] }), ancestors: [] } })).thenThrows('forbidden');
+      spec.given([created({ permissions: ['api_keys:write'] })]).when(revoke({ grantor: { kind: 'api_key', key: narrow, ancestors: [] } })).then([revoked()]);
+    });
+
+    it('takes api_keys:write, whatever else the key covers', () => {
+      const reader = key({ keyId: 'key_r', permissions: ['memories:read'] });
+      spec.given([created({ permissions: ['memories:read'] })]).when(revoke({ grantor: { kind: 'api_key', key: reader, ancestors: [] } })).thenThrows('forbidden');
+    });
+
+    it('never reaches a key the revoking key descends from', () => {
+      const child = key({ keyId: 'key_c', permissions: ['*'], parentKeyId: 'key_1' });
+      spec.given([created({ permissions: ['*'] })]).when(revoke({ grantor: { kind: 'api_key', key: child, ancestors: ['key_1'] } })).thenThrows('forbidden');
+      spec.given([created({ permissions: ['*'] })]).when(revoke({ grantor: { kind: 'api_key', key: child, ancestors: ['key_0'] } })).then([revoked()]);
     });
 
     it('cascades from the creating key only', () => {

@@ -17,6 +17,7 @@ const CreateApiKeyBody = z.object({
   status: z.enum(['active', 'inactive']).default('active'),
   expires_at: z.iso
     .datetime({ offset: true })
+    .refine((value) => Date.parse(value) > Date.now(), { message: 'Expiry must lie in the future' })
     .nullish()
     .describe("Must lie in the future. Absent: the creator's expiry (a user's keys: never); null: never, which a key created by an expiring key may not ask for"),
   permissions: z.array(apiKeyPermission).max(100).optional().describe("Absent: the creator's own permissions"),

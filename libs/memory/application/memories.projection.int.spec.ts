@@ -56,6 +56,10 @@ describe('memories projection', () => {
       await memories.given(history).whenRedelivered([replaced('mem_1', 2)]).thenDocuments({ memories: [doc('mem_1', 3)] });
     });
 
+    it('does not roll back to version 1 when the creation is delivered again', async () => {
+      await memories.given(history).whenRedelivered([created('mem_1')]).thenUnchanged();
+    });
+
     it('is unchanged by the latest replace delivered again', async () => {
       await memories.given(history).whenRedelivered([replaced('mem_1', 3)]).thenUnchanged();
     });

@@ -8,8 +8,9 @@ import { MEMORY_STREAM_PREFIX, memoryStreamId, upcastMemoryEvent } from '@lore/m
 export const MEMORY_ERASURE = 'memory.erasure.v1';
 
 /**
- * Permanent deletion (SPEC §3 rule 2), driven by `memory.MemoryDeleted`: once the read
- * models have dropped the memory, shred its data key, delete its stream and make the
+ * Permanent deletion (SPEC §3 rule 2), driven by `memory.MemoryDeleted`: once every other
+ * processor of the memory streams has passed the deletion (the read models have dropped
+ * the memory, the publisher has announced it), shred its data key, delete its stream and make the
  * engines forget the bytes. A reactor with a checkpoint, so a crash between the deletion
  * event and the shredding is repaired on restart; every step is idempotent.
  */
@@ -17,8 +18,8 @@ export function memoryErasureReactor(deps: {
   readonly events: EventStore;
   readonly documents: DocumentStore;
   readonly keyring: Keyring;
-  /** Resolves once the read models have applied the position (they must drop the memory first). */
-  readonly projected: (position: Position) => Promise<void>;
+  /** Resolves once every other processor has handled the position: deleting the stream first would hide the events from them. */
+  readonly processedByOthers: (position: Position) => Promise<void>;
 }): Reactor {
   return {
     name: MEMORY_ERASURE,
@@ -27,7 +28,7 @@ export function memoryErasureReactor(deps: {
       const deletions = events.filter((e) => e.type === 'memory.MemoryDeleted');
       const last = deletions[deletions.length - 1];
       if (last === undefined) return;
-      await deps.projected(last.position);
+      await deps.processedByOthers(last.position);
       const keyIds: string[] = [];
       const streamIds: string[] = [];
       for (const deletion of deletions) {

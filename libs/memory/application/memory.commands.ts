@@ -12,11 +12,12 @@ import { MEMORY_ERASURE } from './memory-erasure.reactor';
 const memoryAggregate = { name: 'memory', decider: memoryDecider, upcast: upcastMemoryEvent };
 
 /**
- * Replacing is "make it say X": safe to decide again on top of a concurrent replace. With
- * the handler's jittered backoff, 20 lets all of 200 simultaneous replaces of one memory
- * through (`npm run bench:contention`); only a replace that keeps losing gets 409.
+ * Replacing is "make it say X" and deleting "make it gone": both are safe to decide again on
+ * top of a concurrent write. With the handler's jittered backoff, 20 lets all of 200
+ * simultaneous replaces of one memory through (`npm run bench:contention`); only a command
+ * that keeps losing gets 409.
  */
-const REPLACE_RETRIES = 20;
+const CONFLICT_RETRIES = 20;
 
 type Request<K extends keyof MemoryMessages> = ValidRequestOf<MemoryMessages[K]>;
 type Reply<K extends keyof MemoryMessages> = ReplyOf<MemoryMessages[K]>;
@@ -66,7 +67,7 @@ export class MemoryCommands {
         const content = this.deps.sealed.seal(command.memoryId, next, await this.deps.sealed.keyOf(before.content));
         return { kind: 'replace' as const, workspaceId: command.workspaceId, userId: command.userId, content, at: this.deps.clock.now().toISOString() };
       },
-      { retries: REPLACE_RETRIES, metadata: { actor: command.actor, workspaceId: command.workspaceId } },
+      { retries: CONFLICT_RETRIES, metadata: { actor: command.actor, workspaceId: command.workspaceId } },
     );
     await this.deps.readYourWrites.settle(result.position);
     const after = ownedMemory(result.state, command);
@@ -78,11 +79,12 @@ export class MemoryCommands {
   async delete(command: Request<'delete'>): Promise<Reply<'delete'>> {
     const streamId = memoryStreamId(command.memoryId);
     const result = await handleCommand(this.deps.events, memoryAggregate, streamId, this.deleteCommand(command), {
+      retries: CONFLICT_RETRIES,
       metadata: { actor: command.actor, workspaceId: command.workspaceId },
     });
     // Deleted before, erasure still pending (say, after a crash): wait for that deletion's erasure.
     const position = result.position ?? (await this.deps.events.readStream(streamId)).at(-1)?.position ?? null;
-    await this.deps.readYourWrites.settle(position);
+    // Erasure runs after every other processor, read models included: once it has passed, all has.
     await this.deps.readYourWrites.settleReactor(MEMORY_ERASURE, position);
     return { memoryId: command.memoryId };
   }
@@ -94,6 +96,7 @@ export class MemoryCommands {
     for (const doc of owned.items) {
       try {
         const result = await handleCommand(this.deps.events, memoryAggregate, memoryStreamId(doc.id), this.deleteCommand(scope), {
+          retries: CONFLICT_RETRIES,
           metadata: { actor: scope.actor, workspaceId: scope.workspaceId },
         });
         if (result.position !== null) {
@@ -105,7 +108,6 @@ export class MemoryCommands {
         if (!(error instanceof Error && 'code' in error && error.code === 'not_found')) throw error;
       }
     }
-    await this.deps.readYourWrites.settle(last);
     await this.deps.readYourWrites.settleReactor(MEMORY_ERASURE, last);
     return { deletedCount };
   }

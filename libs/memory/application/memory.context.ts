@@ -8,11 +8,14 @@ import type { MemoryContent } from './memory-records';
 import { memoriesProjection } from './memories.projection';
 import { memoryVersionsProjection } from './memory-versions.projection';
 import { memoryEventsPublisher } from './memory-events.publisher';
-import { memoryErasureReactor } from './memory-erasure.reactor';
+import { MEMORY_ERASURE, memoryErasureReactor } from './memory-erasure.reactor';
 import { MEMORIES, MEMORY_VERSIONS } from './memory.read-models';
 
-/** How long erasure may wait for the read models to drop a deleted memory (at start-up they may be catching up). */
-const ERASURE_PROJECTION_WAIT_MS = 10 * 60_000;
+/**
+ * How long erasure may wait for the read models and the publisher to pass a deletion (at
+ * start-up they may be catching up); past it, erasure fails and its runner retries.
+ */
+const ERASURE_WAIT_MS = 10 * 60_000;
 
 /** The memory context: per-user memories, sealed at rest, permanently deletable. */
 export const memoryContext = defineContext({
@@ -37,7 +40,7 @@ export const memoryContext = defineContext({
       projections: [memoriesProjection, memoryVersionsProjection],
       reactors: [
         memoryEventsPublisher(deps.transport),
-        memoryErasureReactor({ ...deps, projected: (position) => deps.readYourWrites.settle(position, ERASURE_PROJECTION_WAIT_MS) }),
+        memoryErasureReactor({ ...deps, processedByOthers: (position) => deps.readYourWrites.settleAllBut(MEMORY_ERASURE, position, ERASURE_WAIT_MS) }),
       ],
       async prepare() {
         const memories = deps.documents.collection(MEMORIES);

@@ -1,7 +1,7 @@
 import { AppError, notFound, type Clock, type ReplyOf, type ValidRequestOf } from '@lore/platform/kernel';
 import { decodeCursor, encodeCursor, type DocumentStore, type Filter } from '@lore/platform/documents/port';
 import type { SealedFields } from '@lore/platform/crypto';
-import type { MemoryMessages, MemoryVersion } from '@lore/memory/contracts';
+import type { MemoryMessages, MemoryRecord, MemoryVersion } from '@lore/memory/contracts';
 import { toMemoryRecord, toMemoryVersion, type MemoryContent } from './memory-records';
 import { MEMORIES, MEMORY_VERSIONS, type MemoryDoc, type MemoryVersionDoc } from './memory.read-models';
 
@@ -56,13 +56,14 @@ export class MemoryQueries {
         this.memories.count(filter),
         this.memories.find({ filter, sort, limit: query.limit, ...(query.cursor ? { cursor: query.cursor } : { skip: query.skip }) }),
       ]);
-      const items = await Promise.all(page.items.map(async (doc) => toMemoryRecord(doc, await this.sealed.open(doc.id, doc.content))));
-      return { items, total, nextCursor: page.nextCursor };
+      const opened = await Promise.all(page.items.map(async (doc) => this.openRecord(doc)));
+      return { items: opened.filter((r) => r !== null), total, nextCursor: page.nextCursor };
     }
     const all = (await this.memories.find({ filter, sort })).items;
     const matching: Array<{ doc: MemoryDoc; content: MemoryContent }> = [];
     for (const doc of all) {
-      const content = await this.sealed.open(doc.id, doc.content);
+      const content = await this.openContent(doc.id, doc.content);
+      if (content === null) continue;
       if (!topics.every((t) => content.topics.includes(t))) continue;
       if (search && !content.memory.toLowerCase().includes(search)) continue;
       matching.push({ doc, content });
@@ -86,14 +87,30 @@ export class MemoryQueries {
     ]);
     const byMemory = new Map<string, MemoryVersion[]>();
     for (const v of versions.items) {
+      const content = await this.openContent(v.memory_id, v.content);
+      if (content === null) continue;
       const list = byMemory.get(v.memory_id) ?? [];
-      list.push(toMemoryVersion(v, await this.sealed.open(v.memory_id, v.content)));
+      list.push(toMemoryVersion(v, content));
       byMemory.set(v.memory_id, list);
     }
-    const memories = await Promise.all(
-      docs.items.map(async (doc) => ({ ...toMemoryRecord(doc, await this.sealed.open(doc.id, doc.content)), history: byMemory.get(doc.id) ?? [] })),
-    );
+    const opened = await Promise.all(docs.items.map(async (doc) => this.openRecord(doc)));
+    const memories = opened.filter((r) => r !== null).map((record) => ({ ...record, history: byMemory.get(record.memory_id) ?? [] }));
     return { exportedAt: this.clock.now().toISOString(), memories };
+  }
+
+  private async openRecord(doc: MemoryDoc): Promise<MemoryRecord | null> {
+    const content = await this.openContent(doc.id, doc.content);
+    return content === null ? null : toMemoryRecord(doc, content);
+  }
+
+  /** Null for a memory erased since the read: a listing leaves it out rather than failing. */
+  private async openContent(memoryId: string, sealed: string): Promise<MemoryContent | null> {
+    try {
+      return await this.sealed.open(memoryId, sealed);
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'not_found') return null;
+      throw error;
+    }
   }
 }
 

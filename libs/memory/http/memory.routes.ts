@@ -1,21 +1,27 @@
 import { z } from 'zod';
 import { AppError } from '@lore/platform/kernel';
 import { commaList, cursorOffsetPage, defineEdge, offsetEnvelope, offsetPage, route, skipLimitQuery, type RequestScope } from '@lore/platform/http';
-import { MEMORY_TYPES, MemoryRecord, MemoryVersion, MemoryWithHistory, memoryConfig, memoryFields, memoryMessages } from '@lore/memory/contracts';
+import { MEMORY_TYPES, MemoryRecord, MemoryVersion, MemoryWithHistory, memoryConfig, memoryFields, memoryMessages, type MemoryLimits } from '@lore/memory/contracts';
 
 const userId = z.string().min(1).max(255);
 const MemoryIdParams = z.object({ memory_id: z.string().min(1).max(100) });
 const UserIdQuery = z.object({ user_id: userId.optional() });
 
-const ListMemoriesQuery = skipLimitQuery({ defaultLimit: 100, maxLimit: 1000 }).extend({
-  user_id: userId.optional(),
-  memory_type: z.enum(MEMORY_TYPES).optional(),
-  topics: commaList.optional().describe('Comma-separated: memories having every listed topic'),
-  search: z.string().min(1).max(1000).optional().describe('Case-insensitive substring of the memory text'),
-  sort_by: z.enum(['created_at', 'updated_at']).default('created_at'),
-  sort_order: z.enum(['asc', 'desc']).default('desc'),
-  cursor: z.string().min(1).max(2000).optional().describe('next_cursor of the previous page; takes precedence over skip'),
-});
+/** The list query, bounded like the service's message so that every refusal names the query field. */
+function listMemoriesQuery(limits: MemoryLimits) {
+  return skipLimitQuery({ defaultLimit: 100, maxLimit: 1000 }).extend({
+    user_id: userId.optional(),
+    memory_type: z.enum(MEMORY_TYPES).optional(),
+    topics: commaList
+      .pipe(z.array(z.string().max(limits.maxTopicChars)).max(limits.maxTopics))
+      .optional()
+      .describe('Comma-separated: memories having every listed topic'),
+    search: z.string().min(1).max(1000).optional().describe('Case-insensitive substring of the memory text'),
+    sort_by: z.enum(['created_at', 'updated_at']).default('created_at'),
+    sort_order: z.enum(['asc', 'desc']).default('desc'),
+    cursor: z.string().min(1).max(2000).optional().describe('next_cursor of the previous page; takes precedence over skip'),
+  });
+}
 
 const CreateMemoryResponse = z.object({ memory_id: z.string(), message: z.string(), memory: MemoryRecord });
 const ReplaceMemoryResponse = z.object({ memory_id: z.string(), message: z.string(), old_memory: MemoryRecord, new_memory: MemoryRecord });
@@ -92,7 +98,7 @@ export const memoryEdge = defineEdge({
         operationId: 'list_memories',
         summary: "List a user's memories",
         permission: ['memories', 'read'],
-        query: ListMemoriesQuery,
+        query: listMemoriesQuery(limits),
         status: 200,
         response: offsetEnvelope(MemoryRecord),
         errors: [403],

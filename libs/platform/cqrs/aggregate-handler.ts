@@ -1,5 +1,5 @@
-import { AppError, fold, newUuid, type Decider, type DomainEvent, type EventMetadata, type Position, type RecordedEvent } from '@lore/platform/kernel';
-import { WrongExpectedRevisionError, type EventStore, type ExpectedRevision } from '@lore/platform/event-store/port';
+import { AppError, fold, newUuid, notFound, type Decider, type DomainEvent, type EventMetadata, type Position, type RecordedEvent } from '@lore/platform/kernel';
+import { StreamDeletedError, WrongExpectedRevisionError, type EventStore, type ExpectedRevision } from '@lore/platform/event-store/port';
 
 /** Maps a stored event to the current shape of its type (ARCHITECTURE §3.3: stored events are never edited). */
 export type Upcaster<E extends DomainEvent> = (event: RecordedEvent) => E;
@@ -109,11 +109,17 @@ export async function handleCommand<C, S, E extends DomainEvent>(
       const state = events.reduce(aggregate.decider.evolve, previous);
       return { state, previous, events, position: result.position };
     } catch (error) {
+      // Deleted (permanently) between our read and our append: to the caller it is simply gone.
+      if (error instanceof StreamDeletedError) throw notFound(capitalised(aggregate.name ?? 'resource'));
       if (!(error instanceof WrongExpectedRevisionError)) throw error;
       if (attempt >= retries) throw concurrentWriteConflict(aggregate.name, error);
       await backoff.sleep(retryDelayMs(attempt, backoff));
     }
   }
+}
+
+function capitalised(name: string): string {
+  return name.charAt(0).toUpperCase() + name.slice(1);
 }
 
 function concurrentWriteConflict(name: string | undefined, cause: WrongExpectedRevisionError): AppError {

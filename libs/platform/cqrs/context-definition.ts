@@ -16,6 +16,8 @@ export interface ReadYourWrites {
   /** `timeoutMs` defaults to READ_YOUR_WRITES_TIMEOUT_MS. */
   settle(position: Position | null, timeoutMs?: number): Promise<void>;
   settleReactor(name: string, position: Position | null): Promise<void>;
+  /** For a reactor that destroys what others read (erasure): waits for every other processor. */
+  settleAllBut(name: string, position: Position | null, timeoutMs: number): Promise<void>;
 }
 
 /** What a context is built from; its host chooses the adapters. */

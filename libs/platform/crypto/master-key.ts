@@ -15,7 +15,7 @@ export function loadMasterKey(options: { value: string | undefined; dataDir: str
   if (options.value) return parseMasterKey(options.value);
   const file = join(options.dataDir, 'master.key');
   if (existsSync(file)) return parseMasterKey(readFileSync(file, 'utf8').trim(), file);
-  mkdirSync(options.dataDir, { recursive: true });
+  mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   const key = randomBytes(MASTER_KEY_BYTES);
   // Written aside and linked into place, so a concurrently starting service never reads a half-written key.
   const temporary = `${file}.${process.pid}.tmp`;

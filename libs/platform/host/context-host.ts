@@ -30,13 +30,14 @@ export class ContextHost<C = unknown> implements Lifecycle {
     const readYourWrites: ReadYourWrites = {
       settle: (position, timeoutMs) => this.running().waitFor(position, timeoutMs ?? deps.config.readYourWritesTimeoutMs),
       settleReactor: (name, position) => this.running().waitForOne(name, position, deps.config.readYourWritesTimeoutMs),
+      settleAllBut: (name, position, timeoutMs) => this.running().waitForAllBut(name, position, timeoutMs),
     };
     const parts = definition.build({ ...stores, transport: deps.transport, clock: systemClock, config: contextConfig, readYourWrites });
     await parts.prepare?.();
     const processors = new EventProcessors(parts, stores.events, stores.documents, (processor, error) => log.error({ processor, err: error }, 'event processor failed'));
     this.processors = processors;
     await processors.start();
-    const status = handle(contextStatusMessage(definition.name), async () => ({ ready: processors.isReady(), projections: processors.status() }));
+    const status = handle(contextStatusMessage(definition.name), async () => ({ ready: processors.isReady(), processors: processors.status() }));
     this.subscriptions = await serveMessages(deps.transport, [...parts.handlers, status].map((h) => ({ ...h, handle: logged(h.handle, log) })));
     log.info('context started');
   }

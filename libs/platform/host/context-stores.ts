@@ -23,7 +23,8 @@ export interface ContextStores {
  */
 export async function openContextStores(config: LoreConfig, context: string, logger?: Logger): Promise<ContextStores> {
   const dir = join(config.dataDir, context);
-  mkdirSync(dir, { recursive: true });
+  // Only the service's user may list or read what a context stores.
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
   const events = config.eventStoreUrl ? EsdbEventStore.connect(config.eventStoreUrl) : openSqliteEventStore({ path: join(dir, 'events.db') });
   const database = `${config.mongoDatabasePrefix}_${context}`;
   const documents = config.mongoUrl

@@ -6,8 +6,9 @@ import { ProjectionRunner } from './projection-runner';
 
 /**
  * The projections and reactors one service hosts, each behind its own checkpointed runner.
- * Read-your-writes waits for the projections only: a reactor (publishing, erasure) never
- * holds up a write's response.
+ * Read-your-writes waits for the projections only; a write waits for a reactor only where
+ * the reactor's effect is what the write promises (a permanent deletion is answered once
+ * erased).
  */
 export class EventProcessors {
   readonly runners: readonly ProjectionRunner[];
@@ -39,6 +40,12 @@ export class EventProcessors {
     await Promise.all(this.projections.map((r) => r.waitFor(position, timeoutMs)));
   }
 
+  /** Waits until every processor but `name` has handled the position (erasure waits for all readers of a stream it deletes). */
+  async waitForAllBut(name: string, position: Position | null, timeoutMs: number): Promise<void> {
+    if (position === null) return;
+    await Promise.all(this.runners.filter((r) => r.processor.name !== name).map((r) => r.waitFor(position, timeoutMs)));
+  }
+
   /** Waits for one named processor (e.g. erasure before a deletion is reported done). */
   async waitForOne(name: string, position: Position | null, timeoutMs: number): Promise<void> {
     if (position === null) return;
@@ -53,7 +60,7 @@ export class EventProcessors {
     return Object.fromEntries(this.runners.map((r) => [r.processor.name, r.state]));
   }
 
-  /** Projection names, which a rebuild without names covers; reactors are rebuilt only when named. */
+  /** Projection names: what a rebuild covers (reactors are never rebuilt: re-running effects is no rebuild). */
   projectionNames(): string[] {
     return this.projections.map((r) => r.processor.name);
   }

@@ -270,7 +270,7 @@ describe('ProjectionRunner (SQLite event store + SQLite document store)', () => 
   });
 
   describe('a failing handler', () => {
-    it("puts the runner in state 'failed', reports the error, and keeps the last good checkpoint", async () => {
+    it("puts the runner in state 'retrying', reports the error, keeps the last good checkpoint, and answers waits at once when it keeps failing", async () => {
       const errors: unknown[] = [];
       const running = runner(counterProjection(), (error) => errors.push(error));
       await running.start();
@@ -278,14 +278,15 @@ describe('ProjectionRunner (SQLite event store + SQLite document store)', () => 
       await running.waitFor(good, WAIT_MS);
 
       const poisoned = await append(events, 'counter-a', 1, 'test.Poison');
-      await eventually(() => running.state === 'failed', WAIT_MS);
-
-      expect(errors).toHaveLength(1);
+      await eventually(() => running.state === 'retrying', WAIT_MS);
       expect(String(errors[0])).toContain('cannot project this event');
       expect(await documents.getCheckpoint(NAME)).toBe(positionToString(good));
       expect(await counters(documents)).toEqual({ 'counter-a': 2 });
-      // Read-your-writes answers at once rather than waiting out the timeout.
-      await expect(running.waitFor(poisoned, WAIT_MS)).rejects.toMatchObject({ code: 'unavailable' });
+      // A poison event fails every retry; after a few, read-your-writes answers at once.
+      await eventually(() => errors.length >= 3, WAIT_MS);
+      const failure = running.waitFor(poisoned, WAIT_MS);
+      await expect(failure).rejects.toMatchObject({ code: 'unavailable' });
+      await expect(failure).rejects.not.toMatchObject({ message: expect.stringContaining('cannot project') });
     });
 
     it('applies nothing of a batch in which one event fails', async () => {
@@ -293,9 +294,31 @@ describe('ProjectionRunner (SQLite event store + SQLite document store)', () => 
       await append(events, 'counter-a', 1, 'test.Poison');
       const running = runner(counterProjection());
       await running.start();
-      await eventually(() => running.state === 'failed', WAIT_MS);
+      await eventually(() => running.state === 'retrying', WAIT_MS);
       expect(await counters(documents)).toEqual({});
       expect(await documents.getCheckpoint(NAME)).toBeNull();
+    });
+
+    it('recovers on its own once the cause is gone, from its checkpoint, applying each event once', async () => {
+      let broken = true;
+      const errors: unknown[] = [];
+      const projection = counterProjection();
+      const flaky: Projection = {
+        ...projection,
+        async handle(event, context) {
+          if (broken) throw new Error('store briefly away');
+          await projection.handle(event, context);
+        },
+      };
+      const running = runner(flaky, (error) => errors.push(error));
+      await running.start();
+      const position = await append(events, 'counter-a', 3);
+      await eventually(() => errors.length >= 1, WAIT_MS);
+      expect(running.state).toBe('retrying');
+      broken = false;
+      await running.waitFor(position, WAIT_MS);
+      await eventually(() => running.state === 'live', WAIT_MS);
+      expect(await counters(documents)).toEqual({ 'counter-a': 3 });
     });
   });
 });

@@ -9,21 +9,30 @@ interface Waiter {
   readonly resolve: () => void;
 }
 
-export type RunnerState = 'stopped' | 'catching-up' | 'live' | 'failed';
+export type RunnerState = 'stopped' | 'catching-up' | 'live' | 'retrying';
+
+/** Restart delays after a failure: full jitter over 100 ms · 2^failures, capped at 30 s. */
+const RETRY_BASE_MS = 100;
+const RETRY_CAP_MS = 30_000;
+/** After this many failures in a row the cause is likely not transient: waits answer at once. */
+const FAILURES_BEFORE_FAST_FAIL = 3;
 
 /**
  * subscription → projection or reactor → checkpoint. A projection's checkpoint is written
  * with the batch's documents, so a batch is applied exactly once where the document store
  * is atomic and replayed idempotently where it is not; a reactor's checkpoint is written
  * after its effects, so a crash repeats at most one batch. Events at or before the
- * checkpoint are skipped.
+ * checkpoint are skipped. A failure (a handler that throws, a store or broker that is
+ * briefly away) never stops a runner for good: it restarts from its checkpoint with
+ * growing, jittered delays, reporting `retrying` meanwhile.
  */
 export class ProjectionRunner {
   private subscription: EventSubscription | null = null;
   private position: Position = START;
   private waiters: Waiter[] = [];
   private stateValue: RunnerState = 'stopped';
-  private failure: unknown = null;
+  private failures = 0;
+  private retryTimer: NodeJS.Timeout | null = null;
 
   constructor(
     readonly processor: Processor,
@@ -42,6 +51,7 @@ export class ProjectionRunner {
 
   async start(): Promise<void> {
     if (this.subscription) return;
+    this.clearRetry();
     const stored = await this.documents.getCheckpoint(this.processor.name);
     this.position = stored === null ? START : positionFromString(stored);
     const head = await this.events.headPosition();
@@ -52,19 +62,17 @@ export class ProjectionRunner {
       { ...after, streamPrefixes: this.processor.streamPrefixes },
       async (batch) => {
         await this.apply(batch);
+        this.failures = 0;
         if (this.stateValue === 'catching-up') await this.settleCatchUp(caughtUpAt);
       },
-      (error) => {
-        this.stateValue = 'failed';
-        this.failure = error;
-        this.onError(error);
-      },
+      (error) => this.fail(error),
     );
     // A log whose head lies in streams this projection ignores never delivers past it.
     if (this.stateValue === 'catching-up') void this.settleCatchUp(caughtUpAt);
   }
 
   async stop(): Promise<void> {
+    this.clearRetry();
     const subscription = this.subscription;
     this.subscription = null;
     if (subscription) await subscription.close();
@@ -85,7 +93,9 @@ export class ProjectionRunner {
    */
   async waitFor(position: Position, timeoutMs: number): Promise<void> {
     if (comparePositions(this.position, position) >= 0) return;
-    if (this.stateValue === 'failed') throw unavailable(`read model ${this.processor.name} is failing: ${String(this.failure)}`);
+    if (this.stateValue === 'retrying' && this.failures >= FAILURES_BEFORE_FAST_FAIL) {
+      throw unavailable(`the write was stored, but ${this.processor.name} is failing and retrying; retry the read later`);
+    }
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiters = this.waiters.filter((w) => w.resolve !== done);
@@ -103,11 +113,31 @@ export class ProjectionRunner {
   async untilLive(timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (this.stateValue !== 'live') {
-      if (this.stateValue === 'failed') throw unavailable(`${this.processor.name} failed: ${String(this.failure)}`);
+      if (this.stateValue === 'retrying') throw unavailable(`${this.processor.name} failed and is retrying`);
       if (this.stateValue === 'stopped') throw unavailable(`${this.processor.name} is not running`);
       if (Date.now() > deadline) throw unavailable(`${this.processor.name} did not catch up within ${timeoutMs} ms`);
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
+  }
+
+  /** The subscription ended with an error: report it, then start again from the checkpoint. */
+  private fail(error: unknown): void {
+    this.subscription = null;
+    if (this.stateValue === 'stopped') return;
+    this.stateValue = 'retrying';
+    this.failures++;
+    this.onError(error);
+    const delay = Math.random() * Math.min(RETRY_CAP_MS, RETRY_BASE_MS * 2 ** (this.failures - 1));
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      this.start().catch((startError: unknown) => this.fail(startError));
+    }, delay);
+    this.retryTimer.unref();
+  }
+
+  private clearRetry(): void {
+    if (this.retryTimer !== null) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
   }
 
   private async apply(batch: Parameters<Parameters<EventStore['subscribeToAll']>[1]>[0]): Promise<void> {

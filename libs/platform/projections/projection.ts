@@ -29,8 +29,9 @@ export interface Projection {
 /**
  * Work with effects driven by the event log (integration-event publishing, erasure after a
  * deletion, pipelines): checkpointed after each batch, so it resumes after a crash and may
- * see an event again (at least once) — `react` must be idempotent. Never awaited by
- * read-your-writes, and never rebuilt unless named.
+ * see an event again (at least once) — `react` must be idempotent. Read-your-writes never
+ * waits for it; a write whose promise is the effect itself (a permanent deletion, answered
+ * once erased) waits for that one reactor. Never rebuilt: re-running effects is no rebuild.
  */
 export interface Reactor {
   readonly name: string;

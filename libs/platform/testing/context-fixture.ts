@@ -6,11 +6,13 @@ import type { ContextDefinition } from '@lore/platform/cqrs';
 import type { Transport } from '@lore/platform/transport/port';
 import { createInProcessTransport } from '@lore/platform/transport/in-process';
 import { loadConfig } from '@lore/platform/runtime';
-import { ContextHost } from '@lore/platform/host';
+import { ContextHost, openContextStores, type ContextStores } from '@lore/platform/host';
 
 export interface RunningContext {
   /** Any caller on the transport, as a client on NATS would be: no gateway in front. */
   readonly transport: Transport;
+  /** Opens the context's stores beside the running context (to write what a crash would leave, say). */
+  openStores(): Promise<ContextStores>;
   stop(): Promise<void>;
 }
 
@@ -23,6 +25,7 @@ export async function startContext<C>(definition: ContextDefinition<C>, env: Nod
   await host.start();
   return {
     transport,
+    openStores: () => openContextStores(loadConfig(fullEnv), definition.name),
     async stop() {
       await host.stop();
       await transport.close();

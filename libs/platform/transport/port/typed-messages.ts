@@ -48,7 +48,8 @@ export async function serveMessages(transport: Transport, handlers: readonly Mes
 /** Readiness of a context, served by its host on `<context>.query.status` and read by `/ready`. */
 export const ContextStatus = z.object({
   ready: z.boolean(),
-  projections: z.record(z.string(), z.string()),
+  /** State of each projection and reactor: live, catching-up, retrying, stopped. */
+  processors: z.record(z.string(), z.string()),
 });
 export type ContextStatus = z.infer<typeof ContextStatus>;
 
