@@ -3,10 +3,28 @@ import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Controller, Module, type INestMicroservice } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { ClientProxyFactory, EventPattern, Payload, Transport as NestTransport, type ClientProxy, type MicroserviceOptions } from '@nestjs/microservices';
+import { lastValueFrom, timeout } from 'rxjs';
 import { describeWithServer } from '@lore/platform/testing';
-import { describeApiKeys, describeAuth, describeErrors, describeMemories, type LoreUnderTest } from '@lore/gateway/e2e';
+import { call, describeApiKeys, describeAuth, describeErrors, describeMemories, mintJwt, type LoreUnderTest } from '@lore/gateway/e2e';
 
 const JWT_SECRET = 'distributed-e2e-secret';
+/** This run's own subject space, so parallel runs on one NATS never answer each other. */
+const SUBJECT_PREFIX = `e2e${process.pid}`;
+
+/** A downstream system written as a stock NestJS microservice, subscribed to Lore's integration events. */
+const downstream: unknown[] = [];
+@Controller()
+class DownstreamController {
+  @EventPattern(`${SUBJECT_PREFIX}.events.memory.created`)
+  memoryCreated(@Payload() event: unknown): void {
+    downstream.push(event);
+  }
+}
+@Module({ controllers: [DownstreamController] })
+class DownstreamModule {}
 const ROOT = join(__dirname, '..', '..');
 
 /** The same black-box suites against the gateway and every context as separate processes over real NATS. */
@@ -24,7 +42,7 @@ describeWithServer('NATS_URL', 'distributed topology over NATS', (natsUrl) => {
         ...process.env,
         NATS_URL: natsUrl,
         // Its own subject space, so parallel runs on one NATS never answer each other.
-        NATS_SUBJECT_PREFIX: `e2e${process.pid}`,
+        NATS_SUBJECT_PREFIX: SUBJECT_PREFIX,
         PORT: String(port),
         HOST: '127.0.0.1',
         DATA_DIR: mkdtempSync(join(tmpdir(), 'lore-distributed-')),
@@ -49,6 +67,37 @@ describeWithServer('NATS_URL', 'distributed topology over NATS', (natsUrl) => {
   describeErrors(() => lore);
   describeApiKeys(() => lore);
   describeMemories(() => lore);
+
+  it('serves a stock NestJS client (send) and reaches its @EventPattern handlers, with the service enforcing its own rules', async () => {
+    const microservice: INestMicroservice = await NestFactory.createMicroservice<MicroserviceOptions>(DownstreamModule, {
+      transport: NestTransport.NATS,
+      options: { servers: [natsUrl] },
+      logger: false,
+    });
+    await microservice.listen();
+    const client: ClientProxy = ClientProxyFactory.create({ transport: NestTransport.NATS, options: { servers: [natsUrl] } });
+    await client.connect();
+    try {
+      const token = await mintJwt(JWT_SECRET, { sub: 'nest-user', workspace_id: 'nest-ws' });
+      const created = await call(lore, 'POST', '/api/v1/memories', { token, body: { memory: 'called from Nest' } });
+      expect(created.status).toBe(201);
+      const scope = { workspaceId: 'nest-ws', userId: 'nest-user', actor: 'service:nest-e2e' };
+      const got = await lastValueFrom(client.send(`${SUBJECT_PREFIX}.memory.query.get`, { ...scope, memoryId: created.body.memory_id }).pipe(timeout(5_000)));
+      expect(got).toEqual(created.body.memory);
+      const refused = await lastValueFrom(client.send(`${SUBJECT_PREFIX}.memory.command.create`, { ...scope, memory: 'x'.repeat(20_000), memoryType: 'user' }).pipe(timeout(5_000))).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      expect(refused).toMatchObject({ code: 'validation' });
+      for (let i = 0; i < 100 && !downstream.some((e) => (e as { memory_id?: string }).memory_id === created.body.memory_id); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(downstream).toContainEqual(expect.objectContaining({ type: 'memory.created', memory_id: created.body.memory_id, workspace_id: 'nest-ws' }));
+    } finally {
+      await client.close();
+      await microservice.close();
+    }
+  });
 });
 
 async function freePort(): Promise<number> {

@@ -6,7 +6,8 @@
 // must then be either readable (its deletion never got recorded; a new DELETE erases it)
 // or gone: no event of its stream is left, and its data key and its ciphertext appear in no
 // file under DATA_DIR (read before the kill from the event log, through a read-only
-// connection; only the stream's tombstone keeps its id). Knobs: PROBE_ROUNDS (default 10), PROBE_MEMORIES (default 40).
+// connection; only the stream's tombstone keeps its id). Knobs: PROBE_ROUNDS (default 10),
+// PROBE_MEMORIES (default 40), PROBE_ENTRY (the standalone bundle, default dist/standalone.js).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,10 +19,11 @@ import { freePort } from '../bench/load.mjs';
 const ROUNDS = Number(process.env.PROBE_ROUNDS ?? 10);
 const MEMORIES = Number(process.env.PROBE_MEMORIES ?? 40);
 const SECRET = 'probe-secret';
+const ENTRY = process.env.PROBE_ENTRY ?? 'dist/standalone.js';
 
 async function start(dataDir) {
   const port = await freePort();
-  const child = spawn(process.execPath, ['dist/standalone.js'], {
+  const child = spawn(process.execPath, [ENTRY], {
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, AUTH_JWT_SECRET: SECRET, LOG_LEVEL: 'silent', LORE_MASTER_KEY: '' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
