@@ -1,0 +1,3 @@
+export * from './embedding-provider.contract';
+export * from './models-dir';
+export * from './test-embedding-server';

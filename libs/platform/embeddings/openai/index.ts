@@ -1,0 +1,3 @@
+export * from './openai-embeddings.adapter';
+export * from './approximate-tokenizer';
+export * from './retry-policy';

@@ -1,0 +1,5 @@
+export * from './embeddings.port';
+export * from './embedding-errors';
+export * from './embedding-batcher';
+export * from './query-cache';
+export * from './vector-math';
