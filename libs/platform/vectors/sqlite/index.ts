@@ -1,0 +1,2 @@
+export { openSqliteVectorStore } from './sqlite-vector-store.adapter';
+export type { SqliteVectorStoreOptions } from './sqlite-vector-store.adapter';

@@ -1,0 +1,328 @@
+/**
+ * Embedded vector index: SQLite with sqlite-vec (dense KNN on `vec0` tables partitioned by
+ * collection) and FTS5 (BM25), one set of tables per index (`sqlite-vector-schema.ts`), in
+ * one file beside a checkpoint table, so that a projection's batch and its checkpoint
+ * commit in one transaction. Synchronous better-sqlite3 calls behind the async port, as
+ * in the document store: short in-process work, one connection, trivial write ordering.
+ */
+import type Database from 'better-sqlite3';
+import * as sqliteVec from 'sqlite-vec';
+import { notFound } from '@lore/platform/kernel';
+import { openPrivateDatabase } from '@lore/platform/sqlite';
+import type { Checkpoint, Distance, PointPayload, VectorIndex, VectorIndexDefinition, VectorPoint, VectorStore, VectorWrite } from '@lore/platform/vectors/port';
+import {
+  assertId,
+  assertIndexDefinition,
+  assertIndexName,
+  assertPayload,
+  assertPoint,
+  assertScope,
+  compileFilter,
+  sameDefinition,
+  storedVector,
+} from '@lore/platform/vectors/port';
+import type { FilterNode } from '@lore/platform/vectors/port';
+import { DATETIME_FUNCTION, datetimeWithin, filterSql, SqlParams } from './sqlite-filter.translator';
+import { CHECKPOINTS, createIndexSql, dropIndexSql, REGISTRY, STORE_DDL, tablesOf, vectorBlob } from './sqlite-vector-schema';
+import type { IndexTables, Param } from './sqlite-vector-schema';
+import { SqliteVectorIndex } from './sqlite-vector-index';
+
+export interface SqliteVectorStoreOptions {
+  /** File path, or ':memory:' for a private in-memory database. */
+  readonly path: string;
+  /** As for the document store: 'normal' (default) suits read models, which are rebuildable. */
+  readonly durability?: 'full' | 'normal';
+  /**
+   * Bytes of the file SQLite reads through mmap (default 2 GiB, SQLite's ceiling; 0 turns it
+   * off). KNN scans read every vector of a partition; through mmap they skip the page cache's
+   * copies, which halves a 100k-vector scan here (see vector-index.manual.ts).
+   */
+  readonly mmapBytes?: number;
+}
+
+const DEFAULT_MMAP_BYTES = 2 ** 31 - 2 ** 16;
+
+/** Synchronous, like better-sqlite3 itself. */
+export function openSqliteVectorStore(options: SqliteVectorStoreOptions): VectorStore {
+  return new SqliteVectorStore(options);
+}
+
+type Statement = Database.Statement<Param[]>;
+const STATEMENT_CACHE_SIZE = 500;
+
+/** A write after validation, ready to apply inside the transaction. */
+type PlannedWrite =
+  | { readonly op: 'upsert'; readonly tables: IndexTables; readonly points: readonly VectorPoint[]; readonly distance: Distance }
+  | { readonly op: 'delete'; readonly tables: IndexTables; readonly ids: readonly string[] }
+  | { readonly op: 'deleteWhere'; readonly tables: readonly IndexTables[]; readonly collections: readonly string[]; readonly filter: FilterNode }
+  | { readonly op: 'setPayload'; readonly tables: IndexTables; readonly ids: readonly string[]; readonly payload: Partial<PointPayload> };
+
+interface ExistingRow {
+  readonly rowid: number;
+  readonly text: string;
+}
+
+export class SqliteVectorStore implements VectorStore {
+  readonly db: Database.Database;
+  private readonly statements = new Map<string, Statement>();
+  private readonly definitions = new Map<string, VectorIndexDefinition>();
+  private readonly applyWrites: (writes: readonly PlannedWrite[], checkpoint: Checkpoint | undefined) => void;
+  private readonly applyReset: (names: readonly string[], checkpointName: string) => void;
+
+  constructor(options: SqliteVectorStoreOptions) {
+    this.db = openPrivateDatabase(options.path);
+    sqliteVec.load(this.db);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma(`synchronous = ${options.durability === 'full' ? 'FULL' : 'NORMAL'}`);
+    // Deleted rows are overwritten with zeros in the main file; purgeDeleted() handles the WAL.
+    this.db.pragma('secure_delete = ON');
+    this.db.pragma('busy_timeout = 5000');
+    this.db.pragma(`mmap_size = ${Math.max(0, Math.floor(options.mmapBytes ?? DEFAULT_MMAP_BYTES))}`);
+    this.db.function(DATETIME_FUNCTION, { deterministic: true }, datetimeWithin);
+    for (const sql of STORE_DDL) this.db.exec(sql);
+    const rows = this.db.prepare(`SELECT name, dimensions, distance FROM ${REGISTRY}`).all() as VectorIndexDefinition[];
+    for (const row of rows) this.definitions.set(row.name, { name: row.name, dimensions: row.dimensions, distance: row.distance });
+
+    this.applyWrites = this.db.transaction((writes: readonly PlannedWrite[], checkpoint: Checkpoint | undefined) => {
+      for (const write of writes) this.applyWrite(write);
+      if (checkpoint) {
+        this.run(`INSERT INTO ${CHECKPOINTS} (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value`, [checkpoint.name, checkpoint.value]);
+      }
+    });
+    this.applyReset = this.db.transaction((names: readonly string[], checkpointName: string) => {
+      // Dropping and recreating is faster than deleting row by row; secure_delete zeroes the freed pages.
+      for (const name of names) {
+        const definition = this.definitions.get(name);
+        if (!definition) continue;
+        for (const sql of [...dropIndexSql(name), ...createIndexSql(definition)]) this.db.exec(sql);
+      }
+      this.run(`DELETE FROM ${CHECKPOINTS} WHERE name = ?`, [checkpointName]);
+    });
+  }
+
+  async ensureIndex(definition: VectorIndexDefinition): Promise<void> {
+    assertIndexDefinition(definition);
+    const existing = this.definitions.get(definition.name);
+    if (existing) {
+      if (!sameDefinition(existing, definition)) {
+        throw new Error(`vector index ${definition.name} exists with ${existing.dimensions} dimensions (${existing.distance}), not ${definition.dimensions} (${definition.distance})`);
+      }
+      return;
+    }
+    this.db.transaction(() => {
+      for (const sql of createIndexSql(definition)) this.db.exec(sql);
+      this.run(`INSERT INTO ${REGISTRY} (name, dimensions, distance) VALUES (?, ?, ?)`, [definition.name, definition.dimensions, definition.distance]);
+    })();
+    this.definitions.set(definition.name, { name: definition.name, dimensions: definition.dimensions, distance: definition.distance });
+  }
+
+  async listIndexes(): Promise<VectorIndexDefinition[]> {
+    return [...this.definitions.values()].sort((a, b) => (a.name < b.name ? -1 : 1));
+  }
+
+  async dropIndex(name: string): Promise<void> {
+    assertIndexName(name);
+    this.statements.clear();
+    this.db.transaction(() => {
+      for (const sql of dropIndexSql(name)) this.db.exec(sql);
+      this.run(`DELETE FROM ${REGISTRY} WHERE name = ?`, [name]);
+    })();
+    this.definitions.delete(name);
+  }
+
+  index(name: string): VectorIndex {
+    assertIndexName(name);
+    return new SqliteVectorIndex(this, name);
+  }
+
+  async write(writes: readonly VectorWrite[], checkpoint?: Checkpoint): Promise<void> {
+    // Everything is validated and compiled before the transaction starts.
+    const planned = writes.map((write) => this.plan(write));
+    this.applyWrites(planned, checkpoint);
+  }
+
+  async getCheckpoint(name: string): Promise<string | null> {
+    const value = this.prepare(`SELECT value FROM ${CHECKPOINTS} WHERE name = ?`).pluck(true).get(name);
+    return typeof value === 'string' ? value : null;
+  }
+
+  async reset(indexes: readonly string[], checkpointName: string): Promise<void> {
+    indexes.forEach(assertIndexName);
+    this.statements.clear();
+    this.applyReset(indexes, checkpointName);
+  }
+
+  async purgeDeleted(): Promise<void> {
+    // FTS5 secure-delete already removed deleted rows' terms from the index, and secure_delete
+    // zeroed freed cells; TRUNCATE copies every WAL frame into the main file and cuts the WAL
+    // to zero bytes, so no old page image survives there either.
+    const result = this.db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
+    if (result[0]?.busy) throw new Error('purgeDeleted: WAL checkpoint blocked by another connection; retry');
+  }
+
+  async close(): Promise<void> {
+    this.statements.clear();
+    if (this.db.open) this.db.close();
+  }
+
+  // ---- shared with SqliteVectorIndex ----
+
+  definition(name: string): VectorIndexDefinition {
+    const definition = this.definitions.get(name);
+    if (!definition) throw notFound(`vector index ${name}`);
+    return definition;
+  }
+
+  prepare(sql: string): Statement {
+    let statement = this.statements.get(sql);
+    if (statement) {
+      this.statements.delete(sql);
+    } else {
+      statement = this.db.prepare<Param[]>(sql);
+      if (this.statements.size >= STATEMENT_CACHE_SIZE) {
+        const oldest = this.statements.keys().next();
+        if (!oldest.done) this.statements.delete(oldest.value);
+      }
+    }
+    this.statements.set(sql, statement);
+    return statement;
+  }
+
+  run(sql: string, params: readonly Param[]): Database.RunResult {
+    return this.prepare(sql).run(...params);
+  }
+
+  // ---- writes ----
+
+  private plan(write: VectorWrite): PlannedWrite {
+    switch (write.op) {
+      case 'upsert': {
+        const definition = this.definition(write.index);
+        for (const point of write.points) assertPoint(point, definition);
+        return { op: 'upsert', tables: tablesOf(write.index), points: write.points, distance: definition.distance };
+      }
+      case 'delete':
+        this.definition(write.index);
+        write.ids.forEach((id) => assertId(id));
+        return { op: 'delete', tables: tablesOf(write.index), ids: write.ids };
+      case 'deleteWhere': {
+        assertScope(write);
+        const names = write.index === undefined ? [...this.definitions.keys()] : [this.definition(write.index).name];
+        return { op: 'deleteWhere', tables: names.map(tablesOf), collections: write.collections, filter: compileFilter(write.filter) };
+      }
+      case 'setPayload':
+        this.definition(write.index);
+        write.ids.forEach((id) => assertId(id));
+        assertPayload(write.payload, true);
+        return { op: 'setPayload', tables: tablesOf(write.index), ids: write.ids, payload: write.payload };
+    }
+  }
+
+  private applyWrite(write: PlannedWrite): void {
+    switch (write.op) {
+      case 'upsert':
+        for (const point of write.points) this.upsertPoint(write.tables, point, write.distance);
+        return;
+      case 'delete':
+        for (const id of write.ids) {
+          const row = this.existing(write.tables, id);
+          if (row) this.deleteRow(write.tables, row);
+        }
+        return;
+      case 'deleteWhere':
+        for (const tables of write.tables) this.deleteWhere(tables, write.collections, write.filter);
+        return;
+      case 'setPayload':
+        for (const id of write.ids) this.setPayload(write.tables, id, write.payload);
+        return;
+    }
+  }
+
+  private existing(tables: IndexTables, id: string): ExistingRow | undefined {
+    return this.prepare(`SELECT p.rowid AS rowid, t.text AS text FROM ${tables.points} AS p JOIN ${tables.text} AS t ON t.rowid = p.rowid WHERE p.id = ?`).get(id) as
+      | ExistingRow
+      | undefined;
+  }
+
+  private upsertPoint(tables: IndexTables, point: VectorPoint, distance: Distance): void {
+    const { payload } = point;
+    const columns: Param[] = [point.collectionId, payload.content_id, payload.source, payload.chunk_index, JSON.stringify(payload.tags), JSON.stringify(payload.metadata)];
+    const row = this.existing(tables, point.id);
+    let rowid: number;
+    if (row) {
+      rowid = row.rowid;
+      this.run(`UPDATE ${tables.points} SET collection_id = ?, content_id = ?, source = ?, chunk_index = ?, tags = ?, metadata = ? WHERE rowid = ?`, [...columns, rowid]);
+      if (row.text !== point.text) {
+        this.ftsDelete(tables, rowid, row.text);
+        this.run(`UPDATE ${tables.text} SET text = ? WHERE rowid = ?`, [point.text, rowid]);
+        this.ftsInsert(tables, rowid, point.text);
+      }
+      // vec0 cannot move a row to another partition, and the vector changes anyway: replace the row.
+      this.run(`DELETE FROM ${tables.knn} WHERE rowid = ?`, [BigInt(rowid)]);
+    } else {
+      const inserted = this.run(`INSERT INTO ${tables.points} (collection_id, content_id, source, chunk_index, tags, metadata, id) VALUES (?, ?, ?, ?, ?, ?, ?)`, [...columns, point.id]);
+      rowid = Number(inserted.lastInsertRowid);
+      this.run(`INSERT INTO ${tables.text} (rowid, text) VALUES (?, ?)`, [rowid, point.text]);
+      this.ftsInsert(tables, rowid, point.text);
+    }
+    this.run(`INSERT INTO ${tables.knn} (rowid, collection_id, embedding, content_id, source, chunk_index) VALUES (?, ?, ?, ?, ?, ?)`, [
+      BigInt(rowid),
+      point.collectionId,
+      vectorBlob(storedVector(point.vector, distance)),
+      payload.content_id,
+      payload.source ?? '',
+      BigInt(payload.chunk_index),
+    ]);
+  }
+
+  private deleteRow(tables: IndexTables, row: ExistingRow): void {
+    this.ftsDelete(tables, row.rowid, row.text);
+    this.run(`DELETE FROM ${tables.knn} WHERE rowid = ?`, [BigInt(row.rowid)]);
+    this.run(`DELETE FROM ${tables.text} WHERE rowid = ?`, [row.rowid]);
+    this.run(`DELETE FROM ${tables.points} WHERE rowid = ?`, [row.rowid]);
+  }
+
+  private deleteWhere(tables: IndexTables, collections: readonly string[], filter: FilterNode): void {
+    if (filter.kind === 'none') return;
+    const params = new SqlParams();
+    const scope = `p.collection_id IN (${params.list(collections)})`;
+    const where = filter.kind === 'all' ? scope : `${scope} AND ${filterSql(filter, params)}`;
+    const rows = this.prepare(`SELECT p.rowid AS rowid, t.text AS text FROM ${tables.points} AS p JOIN ${tables.text} AS t ON t.rowid = p.rowid WHERE ${where}`).all(
+      ...params.values,
+    ) as ExistingRow[];
+    for (const row of rows) this.deleteRow(tables, row);
+  }
+
+  private setPayload(tables: IndexTables, id: string, payload: Partial<PointPayload>): void {
+    const row = this.existing(tables, id);
+    if (!row) return;
+    const assignments: string[] = [];
+    const values: Param[] = [];
+    const knnAssignments: string[] = [];
+    const knnValues: Param[] = [];
+    const set = (column: string, value: Param, knnValue?: Param): void => {
+      assignments.push(`${column} = ?`);
+      values.push(value);
+      if (knnValue !== undefined) {
+        knnAssignments.push(`${column} = ?`);
+        knnValues.push(knnValue);
+      }
+    };
+    if (payload.content_id !== undefined) set('content_id', payload.content_id, payload.content_id);
+    if (payload.source !== undefined) set('source', payload.source, payload.source ?? '');
+    if (payload.chunk_index !== undefined) set('chunk_index', payload.chunk_index, BigInt(payload.chunk_index));
+    if (payload.tags !== undefined) set('tags', JSON.stringify(payload.tags));
+    if (payload.metadata !== undefined) set('metadata', JSON.stringify(payload.metadata));
+    if (assignments.length > 0) this.run(`UPDATE ${tables.points} SET ${assignments.join(', ')} WHERE rowid = ?`, [...values, row.rowid]);
+    if (knnAssignments.length > 0) this.run(`UPDATE ${tables.knn} SET ${knnAssignments.join(', ')} WHERE rowid = ?`, [...knnValues, BigInt(row.rowid)]);
+  }
+
+  private ftsInsert(tables: IndexTables, rowid: number, text: string): void {
+    this.run(`INSERT INTO ${tables.fts} (rowid, text) VALUES (?, ?)`, [rowid, text]);
+  }
+
+  /** External content: FTS5 needs the indexed text back to remove its terms. */
+  private ftsDelete(tables: IndexTables, rowid: number, text: string): void {
+    this.run(`INSERT INTO ${tables.fts} (${tables.fts}, rowid, text) VALUES ('delete', ?, ?)`, [rowid, text]);
+  }
+}
