@@ -122,14 +122,26 @@ export interface PointHit {
   readonly rank: number;
 }
 
-/** A hit's score and 1-based rank within one leg's filtered candidates. */
+/**
+ * A hit's score on one leg, and its 1-based rank within that leg's own filtered candidates;
+ * `rank` is null when the leg did not list the point and the score was completed (below).
+ */
 export interface LegScore {
   readonly score: number;
-  readonly rank: number;
+  readonly rank: number | null;
 }
 
 export interface HybridHit extends PointHit {
-  /** null where the point was not among that leg's candidates. */
+  /**
+   * Each leg's view of the point, the same on every adapter:
+   * - the leg listed it among its `candidates`: `{ score, rank }`, exactly as that leg's own
+   *   search (`searchVector` / `searchKeyword`) scores and ranks it;
+   * - it did not, under a completing fusion (`weighted_score`, the default): `{ score, rank: null }`,
+   *   the score that leg's own search gives the point (vector: its similarity to the query
+   *   vector; keyword: its BM25 for the query text, 0 when it does not match the text at all);
+   *   so both legs are always present;
+   * - it did not, under any other fusion: null.
+   */
   readonly legs: { readonly vector: LegScore | null; readonly keyword: LegScore | null };
 }
 
@@ -142,7 +154,12 @@ export interface VectorIndex {
   searchVector(query: VectorQuery): Promise<PointHit[]>;
   /** BM25 over the stemmed text (terms ORed), best first; text with no terms finds nothing. */
   searchKeyword(query: KeywordQuery): Promise<PointHit[]>;
-  /** Both legs under the same scope and filter, each `candidates` deep, fused by `fusion`. */
+  /**
+   * Both legs under the same scope and filter, each `candidates` deep, fused by `fusion` with
+   * the port's `fuse`. For a completing fusion (`completes(fusion)`, the default) the adapter
+   * then scores the candidates each leg did not list on that leg (`completionNeeded`:
+   * at most 2 × `candidates` points, by id, never a scan) and passes them as `LegCompletion`.
+   */
   searchHybrid(query: HybridQuery): Promise<HybridHit[]>;
 }
 

@@ -9,10 +9,15 @@
  *   payloads. Not Qdrant's server-side fusion (`prefetch` + `rrf`/`dbsf`): that returns only
  *   the fused score, while Lore reports each leg's score and rank, supports relative-score
  *   fusion, and must rank exactly as the embedded adapter does for the same legs.
+ *   For a completing fusion (`weighted_score`, the default), a second `queryBatch` scores the
+ *   candidates each leg did not list on that leg: the same dense / sparse query, restricted by
+ *   a `has_id` filter to those points (plus the scope filter), `limit` = their number, dense
+ *   search `exact` (a brute-force score of at most `candidates` points, not an HNSW guess);
+ *   a point absent from the sparse answer does not match the text and scores 0.
  */
 import type { Schemas } from '@qdrant/js-client-rest';
-import type { HybridHit, HybridQuery, KeywordQuery, LegCandidate, PointHit, SearchScope, StoredPoint, VectorIndex, VectorIndexDefinition, VectorQuery } from '@lore/platform/vectors/port';
-import { assertId, assertLimit, assertScope, assertVector, byScoreThenId, compileFilter, distinct, fuse, planHybrid } from '@lore/platform/vectors/port';
+import type { HybridHit, HybridQuery, LegCompletion, KeywordQuery, LegCandidate, PointHit, SearchScope, StoredPoint, VectorIndex, VectorIndexDefinition, VectorQuery } from '@lore/platform/vectors/port';
+import { assertId, assertLimit, assertScope, assertVector, byScoreThenId, compileFilter, completionNeeded, distinct, fuse, planHybrid } from '@lore/platform/vectors/port';
 import type { QdrantFilter } from './qdrant-filter.translator';
 import { scopedFilter } from './qdrant-filter.translator';
 import { pointUuid } from './qdrant-point-id';
@@ -92,7 +97,10 @@ export class QdrantVectorIndex implements VectorIndex {
     const searches = [denseRequest(query.vector, filter, candidates, false)];
     if (sparse) searches.push(sparseRequest(sparse, filter, candidates, false));
     const [dense, keyword] = await this.store.client.queryBatch(this.collection, { searches });
-    const fused = fuse(legOf(dense, definition, 'vector'), legOf(keyword, definition, 'keyword'), fusion, query.limit);
+    const vectorLeg = legOf(dense, definition, 'vector');
+    const keywordLeg = legOf(keyword, definition, 'keyword');
+    const completion = await this.complete(definition, completionNeeded(vectorLeg, keywordLeg, fusion), query.vector, sparse, filter);
+    const fused = fuse(vectorLeg, keywordLeg, fusion, query.limit, completion);
     if (fused.length === 0) return [];
     const records = await this.store.client.retrieve(this.collection, { ids: fused.map((f) => pointUuid(f.id)), with_payload: true });
     const byId = new Map<string, StoredPoint>();
@@ -106,6 +114,39 @@ export class QdrantVectorIndex implements VectorIndex {
       return point ? [{ ...point, score: f.score, rank: i + 1, legs: { vector: f.vector, keyword: f.keyword } }] : [];
     });
   }
+
+  /** Each leg's scores of the candidates it did not list, in one `queryBatch` (see the header). */
+  private async complete(
+    definition: VectorIndexDefinition,
+    needed: { readonly vector: readonly string[]; readonly keyword: readonly string[] },
+    vector: readonly number[] | Float32Array,
+    sparse: Schemas['SparseVector'] | null,
+    filter: QdrantFilter,
+  ): Promise<LegCompletion> {
+    const completion = { vector: new Map<string, number>(), keyword: new Map<string, number>() };
+    const searches: QueryRequest[] = [];
+    const legs: Array<{ leg: 'vector' | 'keyword'; into: Map<string, number> }> = [];
+    if (needed.vector.length > 0) {
+      searches.push({ ...denseRequest(vector, onlyIds(filter, needed.vector), needed.vector.length, false), params: { exact: true } });
+      legs.push({ leg: 'vector', into: completion.vector });
+    }
+    // No query terms: nothing matches the text, every keyword score is 0.
+    if (needed.keyword.length > 0 && sparse) {
+      searches.push(sparseRequest(sparse, onlyIds(filter, needed.keyword), needed.keyword.length, false));
+      legs.push({ leg: 'keyword', into: completion.keyword });
+    }
+    if (searches.length === 0) return completion;
+    const responses = await this.store.client.queryBatch(this.collection, { searches });
+    legs.forEach(({ leg, into }, i) => {
+      for (const { id, score } of legOf(responses[i], definition, leg)) into.set(id, score);
+    });
+    return completion;
+  }
+}
+
+/** The scope filter, further restricted to the given points. */
+function onlyIds(filter: QdrantFilter, ids: readonly string[]): QdrantFilter {
+  return { must: [filter, { has_id: ids.map(pointUuid) }] };
 }
 
 function denseRequest(vector: readonly number[] | Float32Array, filter: QdrantFilter, limit: number, withPayload: boolean): QueryRequest {

@@ -15,9 +15,18 @@
  *
  * Keyword search is FTS5 `MATCH` on the stemmed index, joined to the points table for scope
  * and filter, ranked by `bm25()`: exact BM25 top k among matching points.
+ *
+ * Hybrid search runs both legs, then, for a completing fusion (`weighted_score`), scores the
+ * candidates each leg did not list on that leg, by the same engine functions as the legs:
+ * the vector score of keyword-only candidates by vec0 point lookups (`rowid = ?`, at most
+ * `candidates` of them) with sqlite-vec's `vec_distance_cosine` / `vec_distance_l2` (the KNN's
+ * own distance function, so a completed score equals the one the vector leg would report),
+ * and the BM25 of vector-only candidates by one FTS5 query, the keyword leg's MATCH restricted
+ * to their rowids (`bm25()`'s statistics are the whole table's, as in the leg); a candidate
+ * the MATCH does not find scores 0.
  */
-import type { FilterNode, HybridHit, HybridQuery, KeywordQuery, LegCandidate, PointHit, PointPayload, SearchScope, StoredPoint, Vector, VectorIndex, VectorIndexDefinition, VectorQuery } from '@lore/platform/vectors/port';
-import { assertId, assertLimit, assertScope, assertVector, byScoreThenId, compileFilter, distinct, fuse, MAX_CANDIDATES, planHybrid } from '@lore/platform/vectors/port';
+import type { FilterNode, HybridHit, LegCompletion, HybridQuery, KeywordQuery, LegCandidate, PointHit, PointPayload, SearchScope, StoredPoint, Vector, VectorIndex, VectorIndexDefinition, VectorQuery } from '@lore/platform/vectors/port';
+import { assertId, assertLimit, assertScope, assertVector, byScoreThenId, compileFilter, completionNeeded, distinct, fuse, MAX_CANDIDATES, planHybrid } from '@lore/platform/vectors/port';
 import { filterSql, splitForKnn, SqlParams } from './sqlite-filter.translator';
 import type { KnnPushdown } from './sqlite-filter.translator';
 import { ftsQuery } from './sqlite-fts-query';
@@ -112,7 +121,12 @@ export class SqliteVectorIndex implements VectorIndex {
     const filter = compileFilter(query.filter);
     const vector = this.vectorLeg(definition, query.collections, filter, query.vector, candidates);
     const keyword = this.keywordLeg(query.collections, filter, query.text, candidates);
-    const fused = fuse(vector, keyword, fusion, query.limit);
+    const needed = completionNeeded(vector, keyword, fusion);
+    const completion: LegCompletion = {
+      vector: this.vectorScores(definition, needed.vector, query.vector),
+      keyword: this.keywordScores(needed.keyword, query.text),
+    };
+    const fused = fuse(vector, keyword, fusion, query.limit, completion);
     const rows = this.rowsById(fused.map((f) => f.id));
     return fused.flatMap((f, i) => {
       const row = rows.get(f.id);
@@ -193,7 +207,45 @@ export class SqliteVectorIndex implements VectorIndex {
     return rows.map((row) => ({ id: row.id, score: -row.bm25 }));
   }
 
+  // ---- completion: one leg's scores of given points (see the header) ----
+
+  /** The vector leg's score of each of `ids` (point lookups on vec0, never a scan); missing points are left out. */
+  private vectorScores(definition: VectorIndexDefinition, ids: readonly string[], vector: Vector): Map<string, number> {
+    const out = new Map<string, number>();
+    if (ids.length === 0) return out;
+    const tables = tablesOf(this.name);
+    const blob = vectorBlob(vector);
+    const cosine = definition.distance === 'cosine';
+    const lookup = this.store.prepare(`SELECT ${cosine ? 'vec_distance_cosine' : 'vec_distance_l2'}(embedding, ?) FROM ${tables.knn} WHERE rowid = ?`).pluck(true);
+    for (const [rowid, id] of this.rowidsById(tables, ids)) {
+      const distance = lookup.get(blob, BigInt(rowid)) as number | undefined;
+      if (typeof distance === 'number') out.set(id, cosine ? 1 - distance : -distance);
+    }
+    return out;
+  }
+
+  /** The keyword leg's BM25 of each of `ids` that matches `text` (one FTS5 query restricted to their rowids); the others score 0 and are left out. */
+  private keywordScores(ids: readonly string[], text: string): Map<string, number> {
+    const out = new Map<string, number>();
+    const match = ftsQuery(text);
+    if (ids.length === 0 || match === null) return out;
+    const { points, fts } = tablesOf(this.name);
+    const rows = this.store
+      .prepare(
+        `SELECT p.id AS id, bm25(${fts}) AS bm25 FROM ${fts} JOIN ${points} AS p ON p.rowid = ${fts}.rowid ` +
+          `WHERE ${fts} MATCH ? AND ${fts}.rowid IN (SELECT rowid FROM ${points} WHERE id IN (SELECT value FROM json_each(?)))`,
+      )
+      .all(match, JSON.stringify(ids)) as Array<{ id: string; bm25: number }>;
+    for (const row of rows) out.set(row.id, -row.bm25);
+    return out;
+  }
+
   // ---- rows ----
+
+  private rowidsById(tables: IndexTables, ids: readonly string[]): Map<number, string> {
+    const rows = this.store.prepare(`SELECT rowid, id FROM ${tables.points} WHERE id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as Array<{ rowid: number; id: string }>;
+    return new Map(rows.map((row) => [row.rowid, row.id]));
+  }
 
   private scopeSql(collections: readonly string[], filter: FilterNode, params: SqlParams): string {
     const scope = `p.collection_id IN (${params.list(collections)})`;

@@ -93,7 +93,15 @@ describe('SQLite vector store (file-backed)', () => {
       // sqlite-vec's idxStr starts with its plan kind: 3 is KNN (1 would be a full scan, 2 a point lookup).
       expect(plan).toMatch(/SCAN vec_knn_ix VIRTUAL TABLE INDEX 0:3/);
     }
-    expect(statements.some((sql) => /vec_distance_/.test(sql))).toBe(false);
+    // Distance functions only score given points (hybrid completion): vec0 point lookups by rowid, never a scan.
+    const distances = [...new Set(statements.filter((sql) => /vec_distance_/.test(sql)))];
+    expect(distances.length).toBeGreaterThan(0);
+    for (const sql of distances) {
+      const unbound = new Array<null>(sql.split('?').length - 1).fill(null);
+      const plan = (store.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...unbound) as Array<{ detail: string }>).map((row) => row.detail).join('\n');
+      expect(plan).toMatch(/^SCAN vec_knn_ix VIRTUAL TABLE INDEX \d+:2/);
+      expect(sql).toMatch(/WHERE rowid = \?$/);
+    }
     expect(knn.some((sql) => sql.includes('content_id = ?'))).toBe(true);
     expect(knn.some((sql) => sql.includes('rowid IN'))).toBe(true);
   });
