@@ -230,10 +230,13 @@ export class SqliteVectorIndex implements VectorIndex {
     const match = ftsQuery(text);
     if (ids.length === 0 || match === null) return out;
     const { points, fts } = tablesOf(this.name);
+    // `+rowid` keeps the candidate list away from FTS5: handed to it, FTS5 looks each rowid up
+    // and recomputes the query's IDF per lookup (about 1.7 ms each for a common term at 100k
+    // rows). Scanned as one MATCH and filtered after, it costs what the keyword leg costs.
     const rows = this.store
       .prepare(
         `SELECT p.id AS id, bm25(${fts}) AS bm25 FROM ${fts} JOIN ${points} AS p ON p.rowid = ${fts}.rowid ` +
-          `WHERE ${fts} MATCH ? AND ${fts}.rowid IN (SELECT rowid FROM ${points} WHERE id IN (SELECT value FROM json_each(?)))`,
+          `WHERE ${fts} MATCH ? AND +${fts}.rowid IN (SELECT rowid FROM ${points} WHERE id IN (SELECT value FROM json_each(?)))`,
       )
       .all(match, JSON.stringify(ids)) as Array<{ id: string; bm25: number }>;
     for (const row of rows) out.set(row.id, -row.bm25);
