@@ -2,7 +2,10 @@
 // main is built without touching this file) and the tools that run against the stores
 // into dist/. Dependencies stay external: they come from node_modules at run time.
 import { build } from 'esbuild';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+
+/** How every Lore bundle is made; the tests that build bundles read the same file. */
+const options = JSON.parse(readFileSync(new URL('./bundle-options.json', import.meta.url), 'utf8'));
 
 const apps = Object.fromEntries(
   readdirSync('apps', { withFileTypes: true })
@@ -12,13 +15,8 @@ const apps = Object.fromEntries(
 
 await build({
   entryPoints: { ...apps, 'rebuild-projections': 'tools/rebuild-projections.ts', distributed: 'tools/distributed.ts' },
+  ...options,
   outdir: 'dist',
-  bundle: true,
-  platform: 'node',
-  target: 'node20',
-  format: 'cjs',
-  packages: 'external',
   sourcemap: true,
-  tsconfig: 'tsconfig.base.json',
   logLevel: 'warning',
 });

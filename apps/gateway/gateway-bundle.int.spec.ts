@@ -1,7 +1,7 @@
-import { build } from 'esbuild';
 import { join } from 'node:path';
+import { build } from 'esbuild';
+import { bundleOptions, REPO_ROOT as ROOT } from '@lore/platform/testing';
 
-const ROOT = join(__dirname, '..', '..');
 const STORAGE_DRIVERS = ['better-sqlite3', 'mongodb', '@eventstore/db-client', '@qdrant/js-client-rest', 'sqlite-vec'];
 /** Sources of the store adapters and of the host that opens them. */
 const STORE_CODE = /libs\/platform\/(?:[a-z-]+\/(?:sqlite|mongo|esdb|qdrant)|host|sqlite)\//;
@@ -13,15 +13,10 @@ const STORE_CODE = /libs\/platform\/(?:[a-z-]+\/(?:sqlite|mongo|esdb|qdrant)|hos
 describe('the gateway bundle', () => {
   async function bundle(entry: string): Promise<{ imports: string[]; inputs: string[] }> {
     const result = await build({
+      ...bundleOptions(),
       entryPoints: [join(ROOT, entry)],
-      bundle: true,
       write: false,
       outdir: join(ROOT, 'dist', 'bundle-check'),
-      platform: 'node',
-      target: 'node20',
-      format: 'cjs',
-      packages: 'external',
-      tsconfig: join(ROOT, 'tsconfig.base.json'),
       metafile: true,
       logLevel: 'silent',
     });

@@ -2,8 +2,8 @@ import { execFile } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
+import { bundleOptions, REPO_ROOT as ROOT } from '@lore/platform/testing';
 
-const ROOT = join(__dirname, '..', '..');
 
 /**
  * Permanent deletion against a real `kill -9`: tools/probes/kill-during-delete.mjs starts the
@@ -18,14 +18,9 @@ describe('kill -9 during deletes', () => {
 
   it('leaves every acknowledged deletion deleted and no deleted memory on disk', async () => {
     await build({
+      ...bundleOptions(),
       entryPoints: { standalone: join(ROOT, 'apps/standalone/main.ts') },
       outdir,
-      bundle: true,
-      platform: 'node',
-      target: 'node20',
-      format: 'cjs',
-      packages: 'external',
-      tsconfig: join(ROOT, 'tsconfig.base.json'),
       logLevel: 'silent',
     });
     const output = await new Promise<string>((resolve, reject) => {

@@ -12,6 +12,8 @@ import { ProjectionRunner } from './projection-runner';
  */
 export class EventProcessors {
   readonly runners: readonly ProjectionRunner[];
+  /** The runners read-your-writes waits for (every write asks). */
+  private readonly projections: readonly ProjectionRunner[];
 
   constructor(
     processors: { readonly projections: readonly Projection[]; readonly reactors: readonly Reactor[] },
@@ -20,11 +22,9 @@ export class EventProcessors {
     onError: (processor: string, error: unknown) => void,
   ) {
     this.runners = [...processors.projections, ...processors.reactors].map((p) => new ProjectionRunner(p, events, documents, (e) => onError(p.name, e)));
+    this.projections = this.runners.filter((r) => !isReactor(r.processor));
   }
 
-  private get projections(): ProjectionRunner[] {
-    return this.runners.filter((r) => !isReactor(r.processor));
-  }
 
   async start(): Promise<void> {
     await Promise.all(this.runners.map((r) => r.start()));

@@ -3,3 +3,5 @@ export * from './decider-spec';
 export * from './recorded-event';
 export * from './projection-spec';
 export * from './context-fixture';
+export * from './fresh-fixture';
+export * from './bundle-options';

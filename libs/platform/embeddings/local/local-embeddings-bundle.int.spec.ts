@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
+import { bundleOptions } from '@lore/platform/testing';
 import { describeWithModels, repoRoot } from '@lore/platform/embeddings/contract';
 
 /**
@@ -17,16 +18,10 @@ describeWithModels('local embeddings from an esbuild bundle', (modelsDir) => {
 
   it('embeds through the worker when run from the bundle', async () => {
     await build({
-      absWorkingDir: root,
+      ...bundleOptions(),
       entryPoints: { bundle: 'libs/platform/embeddings/local/local-embeddings.bundle-fixture.ts' },
       outdir,
-      bundle: true,
-      platform: 'node',
-      target: 'node20',
-      format: 'cjs',
-      packages: 'external',
       sourcemap: true,
-      tsconfig: 'tsconfig.base.json',
       logLevel: 'silent',
     });
     const bundle = join(outdir, 'bundle.js');

@@ -137,9 +137,8 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
     return this.batcher.submit(texts, 'documents');
   }
 
-  async embedQuery(text: string): Promise<Float32Array> {
-    const [vector] = await this.batcher.submit([text], 'query');
-    return vector as Float32Array;
+  embedQuery(text: string): Promise<Float32Array> {
+    return this.batcher.submitQuery(text);
   }
 
   async tokenize(texts: readonly string[]): Promise<Tokenization[]> {

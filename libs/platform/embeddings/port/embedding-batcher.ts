@@ -61,6 +61,12 @@ export class EmbeddingBatcher {
     return Promise.all(results);
   }
 
+  /** One query's vector, ahead of queued documents: what every provider's `embedQuery` is. */
+  async submitQuery(text: string): Promise<Float32Array> {
+    const [vector] = await this.submit([text], 'query');
+    return vector as Float32Array;
+  }
+
   /** Fails every queued text with `error`, and every later submission; running batches finish. */
   close(error: Error): void {
     this.closed = error;

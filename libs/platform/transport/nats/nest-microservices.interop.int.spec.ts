@@ -1,176 +1,30 @@
 import { randomBytes } from 'node:crypto';
-import { Controller, Module, type INestMicroservice } from '@nestjs/common';
+import type { INestMicroservice } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import {
   ClientProxyFactory,
-  Ctx,
-  EventPattern,
-  MessagePattern,
   NatsRecordBuilder,
-  Payload,
-  RpcException,
   Transport as NestTransport,
   type ClientProxy,
   type MicroserviceOptions,
-  type NatsContext,
 } from '@nestjs/microservices';
-import { AppError, type ValidationIssue } from '@lore/platform/kernel';
+import { AppError } from '@lore/platform/kernel';
 import { describeWithServer } from '@lore/platform/testing';
 import type { MessageContext, Transport } from '@lore/platform/transport/port';
 import { connect, headers, type NatsConnection } from 'nats';
-import { Observable, lastValueFrom, timeout } from 'rxjs';
+import { lastValueFrom, timeout } from 'rxjs';
 import { REQUEST_ID_HEADER, connectNatsTransport } from './nats-transport.adapter';
+import { CONFLICT_ISSUES, Deliveries, NEST, PREFIX, StockNestModule, nestEvents, nestRequests } from './nest-stock-app.fixture';
 
 /**
  * Lore's NATS transport against the real `@nestjs/microservices` NATS client and server, on
  * a real NATS server: a stock Nest app can call Lore services and receive their events, and
  * Lore can call Nest services and receive theirs. Subjects live under a prefix unique to
- * this run, so parallel runs on one server never see each other's messages.
+ * this run, so parallel runs on one server never see each other's messages. The stock Nest
+ * app is in nest-stock-app.fixture.ts.
  */
-const PREFIX = `lore-nest-interop.${randomBytes(6).toString('hex')}`;
-const NEST = {
-  echo: `${PREFIX}.nest.echo`,
-  nothing: `${PREFIX}.nest.nothing`,
-  stream: `${PREFIX}.nest.stream`,
-  lateDispose: `${PREFIX}.nest.late-dispose`,
-  loreError: `${PREFIX}.nest.lore-error`,
-  plainError: `${PREFIX}.nest.plain-error`,
-  crash: `${PREFIX}.nest.crash`,
-  lateError: `${PREFIX}.nest.late-error`,
-  neverDisposed: `${PREFIX}.nest.never-disposed`,
-  event: `${PREFIX}.nest.event`,
-} as const;
 let loreSubjects = 0;
 const loreSubject = (name: string): string => `${PREFIX}.lore.${name}.${++loreSubjects}`;
-
-const CONFLICT_ISSUES: ValidationIssue[] = [{ loc: ['body', 'version'], msg: 'stale', type: 'conflict' }];
-
-/** Values delivered asynchronously, and a way to wait for a count of them. */
-class Deliveries<T> {
-  readonly items: T[] = [];
-  private waiters: Array<() => void> = [];
-
-  push(item: T): void {
-    this.items.push(item);
-    const waiters = this.waiters;
-    this.waiters = [];
-    for (const wake of waiters) wake();
-  }
-
-  /** Rejects after a bound, so a delivery that never comes fails its test with a reason. */
-  async waitFor(count: number, boundMs = 5_000): Promise<T[]> {
-    const bound = Date.now() + boundMs;
-    while (this.items.length < count) {
-      const left = bound - Date.now();
-      if (left <= 0) throw new Error(`expected ${count} deliveries, got ${this.items.length}`);
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, left);
-        this.waiters.push(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-    }
-    return this.items;
-  }
-}
-
-interface NestDelivery {
-  readonly data: unknown;
-  readonly subject: string;
-  readonly requestId: string | undefined;
-}
-
-const nestRequests = new Deliveries<NestDelivery>();
-const nestEvents = new Deliveries<NestDelivery>();
-
-function delivery(data: unknown, ctx: NatsContext): NestDelivery {
-  const hdrs = ctx.getHeaders() as { get(key: string): string } | undefined;
-  return { data, subject: ctx.getSubject(), requestId: hdrs?.get(REQUEST_ID_HEADER) || undefined };
-}
-
-/** Runs `step` on a later turn of the event loop, so Nest sends what came before on its own. */
-const later = (step: () => void): void => {
-  setImmediate(step);
-};
-
-@Controller()
-class StockNestController {
-  @MessagePattern(NEST.echo)
-  echo(@Payload() data: unknown, @Ctx() ctx: NatsContext): unknown {
-    nestRequests.push(delivery(data, ctx));
-    return { echoed: data };
-  }
-
-  @MessagePattern(NEST.nothing)
-  nothing(): undefined {
-    return undefined;
-  }
-
-  /** Four packets: { response: 'x:1' }, { response: 'x:2' }, { response: 'x:3' }, { isDisposed: true }. */
-  @MessagePattern(NEST.stream)
-  stream(data: unknown): Observable<string> {
-    return new Observable<string>((subscriber) => {
-      subscriber.next(`${String(data)}:1`);
-      later(() => {
-        subscriber.next(`${String(data)}:2`);
-        later(() => {
-          subscriber.next(`${String(data)}:3`);
-          later(() => subscriber.complete());
-        });
-      });
-    });
-  }
-
-  /** Two packets: { response: 'answer' }, then { isDisposed: true }. */
-  @MessagePattern(NEST.lateDispose)
-  lateDispose(data: unknown): Observable<string> {
-    return new Observable<string>((subscriber) => {
-      subscriber.next(`answer to ${String(data)}`);
-      later(() => subscriber.complete());
-    });
-  }
-
-  @MessagePattern(NEST.loreError)
-  loreError(): never {
-    throw new RpcException({ code: 'conflict', message: 'memory changed meanwhile', issues: CONFLICT_ISSUES });
-  }
-
-  @MessagePattern(NEST.plainError)
-  plainError(): never {
-    throw new RpcException('quota of the remote service exceeded');
-  }
-
-  @MessagePattern(NEST.crash)
-  crash(): never {
-    throw new Error('secret connection string postgres://admin:hunter2@db');
-  }
-
-  /** A response, then a failure: { response: 'x' }, then { err, isDisposed: true }. */
-  @MessagePattern(NEST.lateError)
-  lateError(data: unknown): Observable<string> {
-    return new Observable<string>((subscriber) => {
-      subscriber.next(String(data));
-      later(() => subscriber.error(new RpcException({ code: 'conflict', message: 'changed while streaming' })));
-    });
-  }
-
-  /** A response and never the end of the stream. */
-  @MessagePattern(NEST.neverDisposed)
-  neverDisposed(data: unknown): Observable<string> {
-    return new Observable<string>((subscriber) => {
-      subscriber.next(String(data));
-    });
-  }
-
-  @EventPattern(NEST.event)
-  event(@Payload() data: unknown, @Ctx() ctx: NatsContext): void {
-    nestEvents.push(delivery(data, ctx));
-  }
-}
-
-@Module({ controllers: [StockNestController] })
-class StockNestModule {}
 
 /** What an observable or promise failed with. */
 async function failure(promise: Promise<unknown>): Promise<unknown> {

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { useFreshFixture } from '@lore/platform/testing';
 import type { Distance, PointPayload, VectorIndex, VectorPoint, VectorStore } from '@lore/platform/vectors/port';
 
 export interface VectorStoreFixture {
@@ -23,26 +23,11 @@ export interface ContractContext {
 
 /** Opens a fresh fixture around every test so that tests never share a connection's state. */
 export function useContractContext(factory: VectorStoreFactory): ContractContext {
-  const run = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
-  let counter = 0;
-  let fixture: VectorStoreFixture | undefined;
-
-  beforeEach(async () => {
-    fixture = await factory();
-  });
-  afterEach(async () => {
-    const current = fixture;
-    fixture = undefined;
-    await current?.cleanup();
-  });
-
+  const fixture = useFreshFixture(factory, 'vector store');
   const ctx: ContractContext = {
-    fixture: () => {
-      if (!fixture) throw new Error('the vector store fixture is only available inside a test');
-      return fixture;
-    },
-    store: () => ctx.fixture().store,
-    uniqueName: (prefix = 'c') => `${prefix}_${run}_${++counter}`,
+    fixture: fixture.current,
+    store: () => fixture.current().store,
+    uniqueName: fixture.uniqueName,
     newIndex: async (dimensions = 8, distance: Distance = 'cosine') => {
       const name = ctx.uniqueName('ix');
       await ctx.store().ensureIndex({ name, dimensions, distance });
