@@ -11,6 +11,8 @@ import { loadContextConfig } from '@lore/platform/runtime';
 import type { ComposedEdge } from '@lore/gateway';
 import { keysContext } from '@lore/keys/application';
 import { keysEdge } from '@lore/keys/http';
+import { knowledgeContext } from '@lore/knowledge/application';
+import { knowledgeEdge } from '@lore/knowledge/http';
 import { memoryContext } from '@lore/memory/application';
 import { memoryEdge } from '@lore/memory/http';
 
@@ -27,6 +29,7 @@ function register<C>(service: ContextDefinition<C>, edge: HttpEdge<C>): Register
 
 export const CONTEXTS: readonly RegisteredContext[] = [
   register(keysContext, keysEdge),
+  register(knowledgeContext, knowledgeEdge),
   register(memoryContext, memoryEdge),
 ];
 

@@ -3,7 +3,7 @@ import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createLogger, LifecycleModule, loadConfig, openTransport, type LoreConfig } from '@lore/platform/runtime';
-import { ContextHost } from '@lore/platform/host';
+import { ContextHost, openEmbeddingModels } from '@lore/platform/host';
 import { GatewayErrorFilter, GatewayModule, gatewayServerOptions } from '@lore/gateway';
 import { CONTEXTS, composeEdges } from '../contexts';
 
@@ -15,9 +15,11 @@ export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Pro
   const config = loadConfig(env);
   const logger = createLogger(config, 'lore');
   const transport = await openTransport(config, logger, 'standalone', 'lore');
-  const hosts = CONTEXTS.map(({ service }) => new ContextHost(service, { config, transport, logger, env }));
+  // One set of models for every context: one local model in memory, one query cache.
+  const embeddings = openEmbeddingModels(env);
+  const hosts = CONTEXTS.map(({ service }) => new ContextHost(service, { config, transport, logger, env, embeddings }));
   @Module({
-    imports: [LifecycleModule.forRoot([{ stop: () => transport.close() }, ...hosts]), GatewayModule.forRoot({ config, transport, edges: composeEdges(env) })],
+    imports: [LifecycleModule.forRoot([{ stop: () => embeddings.close() }, { stop: () => transport.close() }, ...hosts]), GatewayModule.forRoot({ config, transport, edges: composeEdges(env) })],
   })
   class StandaloneModule {}
   const app = await NestFactory.create<NestFastifyApplication>(StandaloneModule, new FastifyAdapter(gatewayServerOptions(config, logger)), {

@@ -8,6 +8,7 @@ import { JwtVerifier, jwtConfigurationWarning, type JwtSettings } from './auth/j
 import { Authenticator } from './auth/authenticator';
 import { registerRoutes } from './http/register-routes';
 import { useJsonBodyParser } from './http/json-body';
+import { useMultipart } from './http/multipart-upload';
 import { answerClientError } from './http/client-errors';
 import { sendError } from './http/error-replies';
 import { allowedMethods } from './http/method-not-allowed';
@@ -83,6 +84,7 @@ export function configureGateway(app: FastifyInstance, options: { config: Gatewa
     request.log.info({ method: request.method, route: request.routeOptions.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
   });
   useJsonBodyParser(app);
+  useMultipart(app);
 
   registerRoutes(app, routes, { authenticator, transport, requestTimeoutMs: config.requestTimeoutMs });
   registerSystemRoutes(app, { transport, contexts: edges.map((edge) => edge.name), routes });

@@ -11,7 +11,7 @@ import { systemClock, unavailable } from '@lore/platform/kernel';
 import { createInProcessTransport } from '@lore/platform/transport/in-process';
 import { EventProcessors } from '@lore/platform/projections';
 import { loadConfig, loadContextConfig } from '@lore/platform/runtime';
-import { openContextStores } from '@lore/platform/host';
+import { openContextStores, openEmbeddingModels } from '@lore/platform/host';
 import { CONTEXTS } from '../../apps/contexts';
 
 /** A rebuild is bounded: a projection that cannot catch up in this time is a failure. */
@@ -26,18 +26,26 @@ export async function rebuildProjections(
   const config = loadConfig(io.env);
   const logger = pino({ level: 'warn' });
   const transport = createInProcessTransport();
+  // Projections read events, never models: nothing is loaded, they only complete the deps.
+  const embeddings = openEmbeddingModels(io.env);
   const found = new Set<string>();
   let failures = 0;
   for (const { service } of CONTEXTS) {
     const stores = await openContextStores(config, service.name, logger);
     try {
       const readYourWrites = { settle: async () => undefined, settleReactor: async () => undefined, settleAllBut: async () => undefined };
-      const parts = service.build({ ...stores, transport, clock: systemClock, config: loadContextConfig(service, io.env), readYourWrites });
+      const parts = service.build({ ...stores, embeddings, transport, clock: systemClock, config: loadContextConfig(service, io.env), readYourWrites, log: logger });
       await parts.prepare?.();
-      const processors = new EventProcessors(parts, stores.events, stores.documents, (processor, error) => {
-        failures++;
-        stderr.write(`${processor} failed: ${error instanceof Error ? error.message : String(error)}\n`);
-      });
+      const processors = new EventProcessors(
+        parts,
+        stores.events,
+        stores.documents,
+        (processor, error) => {
+          failures++;
+          stderr.write(`${processor} failed: ${error instanceof Error ? error.message : String(error)}\n`);
+        },
+        stores.vectors,
+      );
       const projections = processors.projectionNames();
       const chosen = names.length === 0 ? projections : projections.filter((n) => names.includes(n));
       for (const name of chosen) {
@@ -58,6 +66,7 @@ export async function rebuildProjections(
     }
   }
   await transport.close();
+  await embeddings.close();
   const unknown = names.filter((n) => !found.has(n));
   if (unknown.length > 0) {
     stderr.write(`${unavailable(`unknown projection: ${unknown.join(', ')}`).message}\n`);

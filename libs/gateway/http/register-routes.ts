@@ -6,6 +6,7 @@ import { send, type Transport } from '@lore/platform/transport/port';
 import { authorize } from '../auth/access';
 import type { Authenticator } from '../auth/authenticator';
 import { sendError } from './error-replies';
+import { readUpload } from './multipart-upload';
 
 /**
  * Registers routes on Fastify: authenticate, authorize, parse path/query/body with the
@@ -21,6 +22,7 @@ export function registerRoutes(
     app.route({
       method: r.method,
       url: r.path,
+      ...(r.bodyLimit === undefined ? {} : { bodyLimit: r.bodyLimit }),
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         try {
           const issues: ValidationIssue[] = [];
@@ -36,11 +38,13 @@ export function registerRoutes(
               requestId: request.id,
             });
           }
-          const body = parsePart(r.body, request.body ?? {}, 'body', issues);
+          const multipart = r.upload !== undefined && request.isMultipart();
+          const upload = multipart && r.upload !== undefined ? await readUpload(request, r.upload, issues) : null;
+          const body = multipart ? undefined : parsePart(r.body, request.body ?? {}, 'body', issues);
           if (issues.length > 0) throw new AppError('validation', 'Request validation failed', issues);
           const sendForRequest: Send = (message, payload) => send(transport, message, payload, { requestId: request.id, timeoutMs: requestTimeoutMs });
           // An open route (auth: false) never reads its scope.
-          const result = await r.handle({ params, query, body, scope: scope as RequestScope, send: sendForRequest });
+          const result = await r.handle({ params, query, body, upload, scope: scope as RequestScope, send: sendForRequest });
           return reply.code(r.status).send(result);
         } catch (error) {
           return sendError(error, request, reply);

@@ -4,7 +4,9 @@ import type { EventStore } from '@lore/platform/event-store/port';
 import type { DocumentStore } from '@lore/platform/documents/port';
 import type { MessageHandler, Transport } from '@lore/platform/transport/port';
 import type { Keyring } from '@lore/platform/crypto';
-import type { Projection, Reactor } from '@lore/platform/projections';
+import type { ReadModelProjection, Reactor } from '@lore/platform/projections';
+import type { VectorStore } from '@lore/platform/vectors/port';
+import type { EmbeddingModels } from '@lore/platform/embeddings/port';
 
 /**
  * Read-your-writes for a context's commands (ARCHITECTURE §3.6): `settle` waits until the
@@ -25,20 +27,37 @@ export interface ContextDeps<Config> {
   readonly events: EventStore;
   readonly documents: DocumentStore;
   readonly keyring: Keyring;
+  /** The context's own vector store, opened on first use. */
+  readonly vectors: VectorStore;
+  /** The process's embedding models (shared by its contexts: one local model in memory). */
+  readonly embeddings: EmbeddingModels;
   readonly transport: Transport;
   readonly clock: Clock;
   /** The context's own configuration slice, parsed from the environment. */
   readonly config: Config;
   readonly readYourWrites: ReadYourWrites;
+  /** For what no caller sees: background work that fails and retries. */
+  readonly log: ContextLog;
+}
+
+export interface ContextLog {
+  warn(details: Record<string, unknown>, message: string): void;
+  error(details: Record<string, unknown>, message: string): void;
 }
 
 /** A built context: what it serves and what it runs from the event log. */
 export interface ContextParts {
   readonly handlers: readonly MessageHandler[];
-  readonly projections: readonly Projection[];
+  /** Document and vector read models: read-your-writes waits for all of them. */
+  readonly projections: readonly ReadModelProjection[];
   readonly reactors: readonly Reactor[];
   /** Prepares the read models (indexes) before the processors start. */
   readonly prepare?: () => Promise<void>;
+  /**
+   * Long-running work the context does besides reacting to events (the ingestion workers):
+   * started after the processors, stopped before them.
+   */
+  readonly workers?: readonly { start(): Promise<void>; stop(): Promise<void> }[];
 }
 
 /**

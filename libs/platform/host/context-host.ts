@@ -4,7 +4,9 @@ import { contextStatusMessage, handle, serveMessages, type Transport, type Trans
 import type { ContextDefinition, ReadYourWrites } from '@lore/platform/cqrs';
 import { EventProcessors } from '@lore/platform/projections';
 import { loadContextConfig, type Lifecycle, type LoreConfig } from '@lore/platform/runtime';
+import type { EmbeddingModels } from '@lore/platform/embeddings/port';
 import { openContextStores, type ContextStores } from './context-stores';
+import { openEmbeddingModels } from './embedding-models';
 
 /**
  * Hosts one context in a process: opens its stores, builds it from its definition, starts
@@ -15,10 +17,20 @@ export class ContextHost<C = unknown> implements Lifecycle {
   private stores: ContextStores | null = null;
   private processors: EventProcessors | null = null;
   private subscriptions: TransportSubscription[] = [];
+  private workers: { start(): Promise<void>; stop(): Promise<void> }[] = [];
+  /** Opened here when the process did not pass its shared models. */
+  private ownEmbeddings: EmbeddingModels | null = null;
 
   constructor(
     readonly definition: ContextDefinition<C>,
-    private readonly deps: { readonly config: LoreConfig; readonly transport: Transport; readonly logger: Logger; readonly env?: NodeJS.ProcessEnv },
+    private readonly deps: {
+      readonly config: LoreConfig;
+      readonly transport: Transport;
+      readonly logger: Logger;
+      readonly env?: NodeJS.ProcessEnv;
+      /** The process's models, shared by the contexts it hosts; opened from the environment when absent. */
+      readonly embeddings?: EmbeddingModels;
+    },
   ) {}
 
   async start(): Promise<void> {
@@ -32,11 +44,15 @@ export class ContextHost<C = unknown> implements Lifecycle {
       settleReactor: (name, position) => this.running().waitForOne(name, position, deps.config.readYourWritesTimeoutMs),
       settleAllBut: (name, position, timeoutMs) => this.running().waitForAllBut(name, position, timeoutMs),
     };
-    const parts = definition.build({ ...stores, transport: deps.transport, clock: systemClock, config: contextConfig, readYourWrites });
+    const embeddings = deps.embeddings ?? (this.ownEmbeddings = openEmbeddingModels(deps.env ?? process.env));
+    const parts = definition.build({ ...stores, embeddings, transport: deps.transport, clock: systemClock, config: contextConfig, readYourWrites, log });
     await parts.prepare?.();
-    const processors = new EventProcessors(parts, stores.events, stores.documents, (processor, error) => log.error({ processor, err: error }, 'event processor failed'));
+    const onError = (processor: string, error: unknown): void => log.error({ processor, err: error }, 'event processor failed');
+    const processors = new EventProcessors(parts, stores.events, stores.documents, onError, stores.vectors);
     this.processors = processors;
     await processors.start();
+    this.workers = [...(parts.workers ?? [])];
+    for (const worker of this.workers) await worker.start();
     const status = handle(contextStatusMessage(definition.name), async () => ({ ready: processors.isReady(), processors: processors.status() }));
     this.subscriptions = await serveMessages(deps.transport, [...parts.handlers, status].map((h) => ({ ...h, handle: logged(h.handle, log) })));
     log.info('context started');
@@ -44,8 +60,10 @@ export class ContextHost<C = unknown> implements Lifecycle {
 
   async stop(): Promise<void> {
     for (const subscription of this.subscriptions.splice(0)) await subscription.close();
+    for (const worker of this.workers.splice(0)) await worker.stop();
     await this.processors?.stop();
     await this.stores?.close();
+    await this.ownEmbeddings?.close();
   }
 
   private running(): EventProcessors {

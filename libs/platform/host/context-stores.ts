@@ -6,7 +6,11 @@ import { openSqliteEventStore } from '@lore/platform/event-store/sqlite';
 import { EsdbEventStore } from '@lore/platform/event-store/esdb';
 import { openSqliteDocumentStore } from '@lore/platform/documents/sqlite';
 import { openMongoDocumentStore } from '@lore/platform/documents/mongo';
+import type { VectorStore } from '@lore/platform/vectors/port';
+import { openSqliteVectorStore } from '@lore/platform/vectors/sqlite';
+import { openQdrantVectorStore } from '@lore/platform/vectors/qdrant';
 import { Keyring, loadMasterKey, masterKeyGeneratedMessage } from '@lore/platform/crypto';
+import { lazyVectorStore } from './lazy-vector-store';
 import type { Logger } from 'pino';
 import type { LoreConfig } from '@lore/platform/runtime';
 
@@ -14,6 +18,8 @@ export interface ContextStores {
   readonly events: EventStore;
   readonly documents: DocumentStore;
   readonly keyring: Keyring;
+  /** Opened on first use: Qdrant when QDRANT_URL is set, else DATA_DIR/<context>/vectors.db. */
+  readonly vectors: VectorStore;
   close(): Promise<void>;
 }
 
@@ -39,11 +45,18 @@ export async function openContextStores(config: LoreConfig, context: string, log
     dataDir: config.dataDir,
     onGenerated: (file) => logger?.warn(masterKeyGeneratedMessage(file)),
   }));
+  const vectors = lazyVectorStore(async () =>
+    config.qdrantUrl
+      ? openQdrantVectorStore({ url: config.qdrantUrl, prefix: `${config.qdrantCollectionPrefix}_${context}`, ...(config.qdrantApiKey === undefined ? {} : { apiKey: config.qdrantApiKey }) })
+      : openSqliteVectorStore({ path: join(dir, 'vectors.db') }),
+  );
   return {
     events,
     documents,
     keyring,
+    vectors,
     async close() {
+      await vectors.close();
       await events.close();
       await documents.close();
       await keyStore.close();

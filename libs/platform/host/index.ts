@@ -1,3 +1,4 @@
 export * from './context-stores';
 export * from './context-host';
 export * from './service-process';
+export * from './embedding-models';

@@ -36,10 +36,19 @@ export interface RequestScope {
 /** Sends a context's typed message for this request (the gateway binds transport and request id). */
 export type Send = <M extends Message>(message: M, request: RequestOf<M>) => Promise<ReplyOf<M>>;
 
-export interface RouteInput<P, Q, B> {
+/** A file sent as multipart/form-data, with the text fields sent beside it. */
+export interface Upload<F = Record<string, unknown>> {
+  readonly file: { readonly filename: string; readonly mimeType: string; readonly bytes: Buffer };
+  readonly fields: F;
+}
+
+export interface RouteInput<P, Q, B, U = Record<string, unknown>> {
   readonly params: P;
   readonly query: Q;
+  /** The JSON body; undefined when the request was an upload. */
   readonly body: B;
+  /** Set when the request was multipart/form-data (routes with `upload` only). */
+  readonly upload: Upload<U> | null;
   /** The authenticated scope; routes with `auth: false` never read it. */
   readonly scope: RequestScope;
   readonly send: Send;
@@ -61,13 +70,15 @@ export function route<
   PS extends z.ZodObject | undefined = undefined,
   QS extends z.ZodObject | undefined = undefined,
   BS extends z.ZodType | undefined = undefined,
+  US extends z.ZodObject | undefined = undefined,
 >(
-  spec: Omit<RouteSpec, 'params' | 'query' | 'body'> & {
+  spec: Omit<RouteSpec, 'params' | 'query' | 'body' | 'upload'> & {
     readonly params?: PS;
     readonly query?: QS;
     readonly body?: BS;
+    readonly upload?: { readonly fields: NonNullable<US>; readonly maxBytes: number };
     readonly permission: Permission | null;
-    readonly handle: (input: RouteInput<Infer<PS>, Infer<QS>, Infer<BS>>) => Promise<unknown>;
+    readonly handle: (input: RouteInput<Infer<PS>, Infer<QS>, Infer<BS> | (US extends z.ZodObject ? undefined : never), Infer<US>>) => Promise<unknown>;
   },
 ): HttpRoute {
   // The handler's input is parsed with exactly these schemas before it runs (the gateway's

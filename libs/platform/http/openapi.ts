@@ -27,7 +27,7 @@ export interface OpenApiOperation {
   readonly summary: string;
   readonly tags: string[];
   readonly parameters?: OpenApiParameter[];
-  readonly requestBody?: { required: boolean; content: { 'application/json': { schema: JsonObject } } };
+  readonly requestBody?: { required: boolean; content: { 'application/json'?: { schema: JsonObject }; 'multipart/form-data'?: { schema: JsonObject } } };
   readonly responses: Record<string, { description: string; content?: { 'application/json': { schema: JsonObject } } }>;
   readonly security?: Array<Record<string, string[]>>;
 }
@@ -198,7 +198,10 @@ function operationOf(components: ComponentSchemas, route: RouteSpec): OpenApiOpe
           requestBody: {
             // An optional body schema is the only way a route says "body may be omitted".
             required: route.body._zod.optin !== 'optional',
-            content: { 'application/json': { schema: components.embed(route.body, 'input', `${route.operationId}_body`) } },
+            content: {
+              'application/json': { schema: components.embed(route.body, 'input', `${route.operationId}_body`) },
+              ...(route.upload ? { 'multipart/form-data': { schema: uploadSchema(components.embed(route.upload.fields, 'input', `${route.operationId}_upload`)) } } : {}),
+            },
           },
         }
       : {}),
@@ -246,4 +249,11 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
     },
     tags: tags.map((name) => ({ name })),
   };
+}
+
+/** The upload's fields plus its one binary part, `file`. */
+function uploadSchema(fields: JsonObject): JsonObject {
+  const properties = (fields['properties'] ?? {}) as JsonObject;
+  const required = Array.isArray(fields['required']) ? (fields['required'] as string[]) : [];
+  return { ...fields, type: 'object', properties: { ...properties, file: { type: 'string', format: 'binary' } }, required: ['file', ...required] };
 }

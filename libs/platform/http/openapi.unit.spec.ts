@@ -134,7 +134,7 @@ describe('buildOpenApiDocument', () => {
   it('documents the request body and success status', () => {
     const post = doc.paths['/api/v1/memories']?.post;
     expect(post?.requestBody?.required).toBe(true);
-    const bodySchema = post?.requestBody?.content['application/json'].schema;
+    const bodySchema = post?.requestBody?.content['application/json']?.schema;
     // Input view: a defaulted field is optional for the caller.
     expect(bodySchema).toMatchObject({ type: 'object', required: ['content'] });
     expect(post?.responses['201']?.content?.['application/json'].schema).toEqual({ $ref: '#/components/schemas/Memory' });

@@ -18,6 +18,13 @@ export interface RouteSpec {
   readonly params?: z.ZodObject;
   readonly query?: z.ZodObject;
   readonly body?: z.ZodType;
+  /** Largest JSON body this operation takes, when above the gateway's MAX_BODY_BYTES. */
+  readonly bodyLimit?: number;
+  /**
+   * Also accepts `multipart/form-data`: one file part named `file` (at most `maxBytes`, else
+   * 413) and the text fields `fields` describes. The handler then gets `upload` instead of `body`.
+   */
+  readonly upload?: { readonly fields: z.ZodObject; readonly maxBytes: number };
   /** Success status (201 for creates, else 200) and its body schema. */
   readonly status: 200 | 201;
   readonly response: z.ZodType;

@@ -1,7 +1,8 @@
 import type { Position } from '@lore/platform/kernel';
 import type { EventStore } from '@lore/platform/event-store/port';
 import type { DocumentStore } from '@lore/platform/documents/port';
-import { isReactor, type Projection, type Reactor } from './projection';
+import type { VectorStore } from '@lore/platform/vectors/port';
+import { isReactor, type ReadModelProjection, type Reactor } from './projection';
 import { ProjectionRunner } from './projection-runner';
 
 /**
@@ -16,12 +17,13 @@ export class EventProcessors {
   private readonly projections: readonly ProjectionRunner[];
 
   constructor(
-    processors: { readonly projections: readonly Projection[]; readonly reactors: readonly Reactor[] },
+    processors: { readonly projections: readonly ReadModelProjection[]; readonly reactors: readonly Reactor[] },
     events: EventStore,
     documents: DocumentStore,
     onError: (processor: string, error: unknown) => void,
+    vectors: VectorStore | null = null,
   ) {
-    this.runners = [...processors.projections, ...processors.reactors].map((p) => new ProjectionRunner(p, events, documents, (e) => onError(p.name, e)));
+    this.runners = [...processors.projections, ...processors.reactors].map((p) => new ProjectionRunner(p, events, documents, (e) => onError(p.name, e), vectors));
     this.projections = this.runners.filter((r) => !isReactor(r.processor));
   }
 

@@ -1,7 +1,8 @@
-import { comparePositions, positionFromString, positionToString, START, unavailable, type Position } from '@lore/platform/kernel';
+import { comparePositions, positionFromString, positionToString, START, unavailable, type Position, type RecordedEvent } from '@lore/platform/kernel';
 import type { EventStore, EventSubscription } from '@lore/platform/event-store/port';
 import type { DocumentStore } from '@lore/platform/documents/port';
-import { isReactor, type Processor } from './projection';
+import type { VectorStore, VectorWrite } from '@lore/platform/vectors/port';
+import { isReactor, isVectorProjection, type Processor, type VectorProjection } from './projection';
 import { BatchContext } from './batch-context';
 
 interface Waiter {
@@ -39,7 +40,11 @@ export class ProjectionRunner {
     private readonly events: EventStore,
     private readonly documents: DocumentStore,
     private readonly onError: (error: unknown) => void = () => undefined,
-  ) {}
+    /** Where vector projections write (and keep their checkpoints). */
+    private readonly vectors: VectorStore | null = null,
+  ) {
+    if (isVectorProjection(processor) && vectors === null) throw new Error(`${processor.name} is a vector projection: its runner needs a vector store`);
+  }
 
   get state(): RunnerState {
     return this.stateValue;
@@ -52,7 +57,7 @@ export class ProjectionRunner {
   async start(): Promise<void> {
     if (this.subscription) return;
     this.clearRetry();
-    const stored = await this.documents.getCheckpoint(this.processor.name);
+    const stored = await this.checkpointStore().getCheckpoint(this.processor.name);
     this.position = stored === null ? START : positionFromString(stored);
     const head = await this.events.headPosition();
     this.stateValue = comparePositions(this.position, head) >= 0 ? 'live' : 'catching-up';
@@ -82,7 +87,13 @@ export class ProjectionRunner {
   /** Drops the read model (a reactor: its checkpoint) and replays the whole log into it. */
   async rebuild(): Promise<void> {
     await this.stop();
-    await this.documents.reset(isReactor(this.processor) ? [] : this.processor.collections, this.processor.name);
+    const processor = this.processor;
+    if (isVectorProjection(processor)) {
+      const vectors = this.vectorStore();
+      await vectors.reset((await vectors.listIndexes()).map((i) => i.name), processor.name);
+    } else {
+      await this.documents.reset(isReactor(processor) ? [] : processor.collections, processor.name);
+    }
     this.position = START;
     await this.start();
   }
@@ -150,6 +161,8 @@ export class ProjectionRunner {
       if (isReactor(processor)) {
         await processor.react(fresh);
         await this.documents.write([], checkpoint);
+      } else if (isVectorProjection(processor)) {
+        await this.applyVectors(processor, fresh, checkpoint);
       } else {
         const context = new BatchContext(this.documents);
         for (const event of fresh) await processor.handle(event, context);
@@ -158,6 +171,23 @@ export class ProjectionRunner {
     }
     if (comparePositions(last.position, this.position) > 0) this.position = last.position;
     this.release();
+  }
+
+  private async applyVectors(processor: VectorProjection, events: readonly RecordedEvent[], checkpoint: { name: string; value: string }): Promise<void> {
+    const vectors = this.vectorStore();
+    const writes: VectorWrite[] = [];
+    const context = { ensureIndex: (definition: Parameters<VectorStore['ensureIndex']>[0]) => vectors.ensureIndex(definition), write: (w: VectorWrite) => void writes.push(w) };
+    for (const event of events) await processor.handle(event, context);
+    await vectors.write(writes, checkpoint);
+  }
+
+  private checkpointStore(): Pick<DocumentStore, 'getCheckpoint'> {
+    return isVectorProjection(this.processor) ? this.vectorStore() : this.documents;
+  }
+
+  private vectorStore(): VectorStore {
+    if (this.vectors === null) throw new Error(`${this.processor.name} has no vector store`);
+    return this.vectors;
   }
 
   private release(): void {

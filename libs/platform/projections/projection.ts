@@ -1,5 +1,6 @@
 import type { RecordedEvent } from '@lore/platform/kernel';
 import type { Doc, Filter } from '@lore/platform/documents/port';
+import type { VectorIndexDefinition, VectorWrite } from '@lore/platform/vectors/port';
 
 /**
  * What a projection sees while it handles a batch: reads see the batch's own earlier
@@ -40,6 +41,29 @@ export interface Reactor {
   react(events: readonly RecordedEvent[]): Promise<void>;
 }
 
-export type Processor = Projection | Reactor;
+/** What a vector projection sees while it handles a batch: its writes go out with the batch's checkpoint. */
+export interface VectorProjectionContext {
+  /** Creates the index before the batch's first write to it (idempotent). */
+  ensureIndex(definition: VectorIndexDefinition): Promise<void>;
+  write(write: VectorWrite): void;
+}
+
+/**
+ * A read model in the vector store (points for dense, keyword and hybrid search): like a
+ * `Projection`, its writes and its checkpoint go to its store together (atomically on SQLite,
+ * idempotently in order on Qdrant), it is rebuildable from position 0, and read-your-writes
+ * waits for it, so a search right after a write finds what was written.
+ */
+export interface VectorProjection {
+  readonly name: string;
+  readonly streamPrefixes: readonly string[];
+  readonly target: 'vectors';
+  handle(event: RecordedEvent, context: VectorProjectionContext): Promise<void>;
+}
+
+export type Processor = Projection | VectorProjection | Reactor;
+/** What read-your-writes waits for. */
+export type ReadModelProjection = Projection | VectorProjection;
 
 export const isReactor = (processor: Processor): processor is Reactor => 'react' in processor;
+export const isVectorProjection = (processor: Processor): processor is VectorProjection => 'target' in processor && processor.target === 'vectors';

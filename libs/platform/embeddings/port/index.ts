@@ -3,3 +3,4 @@ export * from './embedding-errors';
 export * from './embedding-batcher';
 export * from './query-cache';
 export * from './vector-math';
+export * from './embedding-models';

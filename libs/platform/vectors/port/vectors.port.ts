@@ -150,7 +150,12 @@ export interface VectorIndex {
   /** The stored points among `ids`, in the order asked; missing ids are left out. */
   get(ids: readonly string[], options?: { readonly withVector?: boolean }): Promise<StoredPoint[]>;
   count(scope: SearchScope): Promise<number>;
-  /** Exactly the `limit` nearest matching points (or all matches when fewer), nearest first. */
+  /**
+   * The `limit` nearest matching points (or all matches when fewer), nearest first. Engines may
+   * answer big collections approximately, as Qdrant's HNSW does and the SQLite adapter's IVF does
+   * from 20k points per collection (unfiltered searches; recall@10 >= 0.95 measured, see
+   * vectors/README.md); never fewer than `limit` when that many points match.
+   */
   searchVector(query: VectorQuery): Promise<PointHit[]>;
   /** BM25 over the stemmed text (terms ORed), best first; text with no terms finds nothing. */
   searchKeyword(query: KeywordQuery): Promise<PointHit[]>;

@@ -2,7 +2,10 @@
  * Reads and searches of one embedded index.
  *
  * Dense k-NN always goes through sqlite-vec's KNN (`embedding MATCH ? AND k = ?`) on the
- * vec0 table, partitioned by collection, never through a distance scan of a table:
+ * vec0 table, partitioned by collection, never through a distance scan of a table. In a
+ * collection with IVF centroids (`sqlite-ivf.ts`: from 20k points) an unfiltered search, and the
+ * over-fetch of a residual-only filter, probe the nearest lists only (approximate, recall@10
+ * >= 0.95 measured); every other search scans the collection exactly:
  * - the filter's top-level conditions on `content_id`, `source` and `chunk_index` are
  *   evaluated by vec0 inside the scan (metadata columns), so such filters are exact at once;
  * - any other condition (metadata, tags, $or, $not …) is a residual that vec0 cannot see. The
@@ -14,23 +17,25 @@
  *   them (`rowid IN (…)`), which is exact whatever the selectivity. At most two KNN scans.
  *
  * Keyword search is FTS5 `MATCH` on the stemmed index, joined to the points table for scope
- * and filter, ranked by `bm25()`: exact BM25 top k among matching points.
+ * and filter, ranked by `bm25()`: exact BM25 top k among matching points, with the query's most
+ * common terms pruned when a bound proves they cannot change the top k (`sqlite-keyword.ts`).
  *
  * Hybrid search runs both legs, then, for a completing fusion (`weighted_score`), scores the
  * candidates each leg did not list on that leg, by the same engine functions as the legs:
  * the vector score of keyword-only candidates by vec0 point lookups (`rowid = ?`, at most
  * `candidates` of them) with sqlite-vec's `vec_distance_cosine` / `vec_distance_l2` (the KNN's
  * own distance function, so a completed score equals the one the vector leg would report),
- * and the BM25 of vector-only candidates by one FTS5 query, the keyword leg's MATCH restricted
- * to their rowids (`bm25()`'s statistics are the whole table's, as in the leg); a candidate
- * the MATCH does not find scores 0.
+ * and the BM25 of vector-only candidates by FTS5's formula over their texts with the index's
+ * statistics (`sqlite-bm25.ts`; the whole table's, as in the leg); a candidate holding no
+ * query term scores 0.
  */
 import type { FilterNode, HybridHit, LegCompletion, HybridQuery, KeywordQuery, LegCandidate, PointHit, PointPayload, SearchScope, StoredPoint, Vector, VectorIndex, VectorIndexDefinition, VectorQuery } from '@lore/platform/vectors/port';
 import { assertId, assertLimit, assertScope, assertVector, byScoreThenId, compileFilter, completionNeeded, distinct, fuse, MAX_CANDIDATES, planHybrid } from '@lore/platform/vectors/port';
 import { filterSql, splitForKnn, SqlParams } from './sqlite-filter.translator';
 import type { KnnPushdown } from './sqlite-filter.translator';
-import { ftsQuery } from './sqlite-fts-query';
+import { SqliteKeywordSearch } from './sqlite-keyword';
 import { tablesOf, vectorBlob } from './sqlite-vector-schema';
+import { nearestClusters } from './sqlite-ivf';
 import type { IndexTables, Param } from './sqlite-vector-schema';
 import type { SqliteVectorStore } from './sqlite-vector-store.adapter';
 
@@ -61,10 +66,14 @@ const ROW_COLUMNS = 'p.rowid AS rowid, p.id AS id, p.collection_id AS collection
 const withText = (tables: IndexTables): string => `${tables.points} AS p JOIN ${tables.text} AS t ON t.rowid = p.rowid`;
 
 export class SqliteVectorIndex implements VectorIndex {
+  private readonly keyword: SqliteKeywordSearch;
+
   constructor(
     private readonly store: SqliteVectorStore,
     readonly name: string,
-  ) {}
+  ) {
+    this.keyword = new SqliteKeywordSearch(store, name, (collections, filter, params) => this.scopeSql(collections, filter, params));
+  }
 
   async get(ids: readonly string[], options: { readonly withVector?: boolean } = {}): Promise<StoredPoint[]> {
     this.store.definition(this.name);
@@ -143,10 +152,13 @@ export class SqliteVectorIndex implements VectorIndex {
     const blob = vectorBlob(vector);
     let neighbours: Neighbour[];
     if (pushdown.residual === null) {
-      neighbours = this.knn(tables, collections, blob, k, pushdown);
+      // Conditions vec0 evaluates (content_id, source, chunk_index) mostly pick one content or a
+      // few, where an approximate answer would visibly miss chunks: those searches stay exact.
+      neighbours = pushdown.sql.length === 0 ? this.knn(definition, collections, blob, k, pushdown) : this.exactKnn(tables, collections, blob, k, pushdown);
     } else {
       const fetch = Math.min(MAX_CANDIDATES, Math.max(k * OVERFETCH_FACTOR, OVERFETCH_MIN));
-      const nearest = this.knn(tables, collections, blob, fetch, pushdown);
+      // Residual only: the over-fetch may be approximate (IVF); a selective residual falls through to the exact pass below.
+      const nearest = pushdown.sql.length === 0 ? this.knn(definition, collections, blob, fetch, pushdown) : this.exactKnn(tables, collections, blob, fetch, pushdown);
       const accepted = this.accepting(tables, nearest, pushdown.residual);
       neighbours = nearest.filter((n) => accepted.has(n.rowid));
       if (neighbours.length < k && nearest.length === fetch) {
@@ -154,7 +166,7 @@ export class SqliteVectorIndex implements VectorIndex {
         const params = new SqlParams();
         const where = this.scopeSql(collections, filter, params);
         const matching = this.store.prepare(`SELECT p.rowid FROM ${tables.points} AS p WHERE ${where}`).pluck(true).all(...params.values) as number[];
-        neighbours = matching.length === 0 ? [] : this.knn(tables, collections, blob, k, { sql: [], params: [], residual: null }, matching);
+        neighbours = matching.length === 0 ? [] : this.exactKnn(tables, collections, blob, k, { sql: [], params: [], residual: null }, matching);
       }
     }
     const ids = this.idsByRowid(tables, neighbours.slice(0, k).map((n) => n.rowid));
@@ -168,8 +180,37 @@ export class SqliteVectorIndex implements VectorIndex {
       .sort(byScoreThenId);
   }
 
-  /** vec0 KNN: the k nearest in each collection (SQLite runs the partition `IN` once per value), merged here. */
-  private knn(tables: IndexTables, collections: readonly string[], blob: Buffer, k: number, pushdown: KnnPushdown, rowids?: readonly number[]): Neighbour[] {
+  /**
+   * The k nearest: per collection with IVF centroids, vec0 KNN over the lists nearest to the
+   * query (`cluster IN (…)`: SQLite runs it once per list, k each, merged here), or the exact
+   * scan of the collection when those lists hold fewer than k matches; collections without
+   * centroids, exactly, in one vec0 KNN.
+   */
+  private knn(definition: VectorIndexDefinition, collections: readonly string[], blob: Buffer, k: number, pushdown: KnnPushdown): Neighbour[] {
+    const tables = tablesOf(this.name);
+    const exact: string[] = [];
+    const found: Neighbour[] = [];
+    const query = new Float32Array(blob.buffer, blob.byteOffset, definition.dimensions);
+    for (const collection of collections) {
+      const model = this.store.ivf.model(definition, collection);
+      if (!model) {
+        exact.push(collection);
+        continue;
+      }
+      const lists = nearestClusters(model, definition.distance, query, this.store.ivf.probes(model));
+      const conditions = ['embedding MATCH ?', 'k = ?', 'collection_id = ?', `cluster IN (${lists.map(() => '?').join(', ')})`, ...pushdown.sql];
+      const params: Param[] = [blob, BigInt(k), collection, ...lists.map((c) => BigInt(c)), ...pushdown.params];
+      const rows = this.store.prepare(`SELECT rowid, distance FROM ${tables.knn} WHERE ${conditions.join(' AND ')}`).all(...params) as Neighbour[];
+      if (rows.length >= k) found.push(...rows);
+      else exact.push(collection);
+    }
+    if (exact.length > 0) found.push(...this.exactKnn(tables, exact, blob, k, pushdown));
+    found.sort((a, b) => a.distance - b.distance || a.rowid - b.rowid);
+    return found.length > k ? found.slice(0, k) : found;
+  }
+
+  /** vec0 KNN over every point of the collections (SQLite runs the partition `IN` once per value), merged here. */
+  private exactKnn(tables: IndexTables, collections: readonly string[], blob: Buffer, k: number, pushdown: KnnPushdown, rowids?: readonly number[]): Neighbour[] {
     const partition = collections.length === 1 ? 'collection_id = ?' : `collection_id IN (${collections.map(() => '?').join(', ')})`;
     const conditions = ['embedding MATCH ?', 'k = ?', partition, ...pushdown.sql];
     const params: Param[] = [blob, BigInt(k), ...collections, ...pushdown.params];
@@ -193,18 +234,7 @@ export class SqliteVectorIndex implements VectorIndex {
   }
 
   private keywordLeg(collections: readonly string[], filter: FilterNode, text: string, k: number): LegCandidate[] {
-    const match = ftsQuery(text);
-    if (match === null || filter.kind === 'none') return [];
-    const { points, fts } = tablesOf(this.name);
-    const params = new SqlParams();
-    params.bind(match);
-    const where = this.scopeSql(collections, filter, params);
-    params.bind(BigInt(k));
-    const rows = this.store
-      .prepare(`SELECT p.id AS id, bm25(${fts}) AS bm25 FROM ${fts} JOIN ${points} AS p ON p.rowid = ${fts}.rowid WHERE ${fts} MATCH ? AND ${where} ORDER BY bm25, p.id LIMIT ?`)
-      .all(...params.values) as Array<{ id: string; bm25: number }>;
-    // FTS5's bm25() is negated so that ORDER BY ascending puts the best first; the port's scores grow with relevance.
-    return rows.map((row) => ({ id: row.id, score: -row.bm25 }));
+    return this.keyword.leg(collections, filter, text, k);
   }
 
   // ---- completion: one leg's scores of given points (see the header) ----
@@ -224,23 +254,9 @@ export class SqliteVectorIndex implements VectorIndex {
     return out;
   }
 
-  /** The keyword leg's BM25 of each of `ids` that matches `text` (one FTS5 query restricted to their rowids); the others score 0 and are left out. */
+  /** The keyword leg's BM25 of each of `ids` that matches `text` (`SqliteKeywordSearch.scores`); the others score 0 and are left out. */
   private keywordScores(ids: readonly string[], text: string): Map<string, number> {
-    const out = new Map<string, number>();
-    const match = ftsQuery(text);
-    if (ids.length === 0 || match === null) return out;
-    const { points, fts } = tablesOf(this.name);
-    // `+rowid` keeps the candidate list away from FTS5: handed to it, FTS5 looks each rowid up
-    // and recomputes the query's IDF per lookup (about 1.7 ms each for a common term at 100k
-    // rows). Scanned as one MATCH and filtered after, it costs what the keyword leg costs.
-    const rows = this.store
-      .prepare(
-        `SELECT p.id AS id, bm25(${fts}) AS bm25 FROM ${fts} JOIN ${points} AS p ON p.rowid = ${fts}.rowid ` +
-          `WHERE ${fts} MATCH ? AND +${fts}.rowid IN (SELECT rowid FROM ${points} WHERE id IN (SELECT value FROM json_each(?)))`,
-      )
-      .all(match, JSON.stringify(ids)) as Array<{ id: string; bm25: number }>;
-    for (const row of rows) out.set(row.id, -row.bm25);
-    return out;
+    return this.keyword.scores(ids, text);
   }
 
   // ---- rows ----

@@ -9,7 +9,7 @@ import type Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { notFound } from '@lore/platform/kernel';
 import { openPrivateDatabase } from '@lore/platform/sqlite';
-import type { Checkpoint, Distance, PointPayload, VectorIndex, VectorIndexDefinition, VectorPoint, VectorStore, VectorWrite } from '@lore/platform/vectors/port';
+import type { Checkpoint, PointPayload, VectorIndex, VectorIndexDefinition, VectorPoint, VectorStore, VectorWrite } from '@lore/platform/vectors/port';
 import {
   assertId,
   assertIndexDefinition,
@@ -26,6 +26,9 @@ import { DATETIME_FUNCTION, datetimeWithin, filterSql, SqlParams } from './sqlit
 import { CHECKPOINTS, createIndexSql, dropIndexSql, REGISTRY, STORE_DDL, tablesOf, vectorBlob } from './sqlite-vector-schema';
 import type { IndexTables, Param } from './sqlite-vector-schema';
 import { SqliteVectorIndex } from './sqlite-vector-index';
+import { IvfLists } from './sqlite-ivf-lists';
+import type { IvfOptions } from './sqlite-ivf';
+import type { Bm25Stats } from './sqlite-bm25';
 
 export interface SqliteVectorStoreOptions {
   /** File path, or ':memory:' for a private in-memory database. */
@@ -38,6 +41,11 @@ export interface SqliteVectorStoreOptions {
    * copies, which halves a 100k-vector scan here (see vector-index.manual.ts).
    */
   readonly mmapBytes?: number;
+  /**
+   * Approximate (IVF) dense search for big collections (`sqlite-ivf.ts`); `false` keeps every
+   * search exact. Defaults: IVF_DEFAULTS, chosen by tools/bench/search.bench.mjs (see README).
+   */
+  readonly ivf?: IvfOptions | false;
 }
 
 const DEFAULT_MMAP_BYTES = 2 ** 31 - 2 ** 16;
@@ -52,9 +60,9 @@ const STATEMENT_CACHE_SIZE = 500;
 
 /** A write after validation, ready to apply inside the transaction. */
 type PlannedWrite =
-  | { readonly op: 'upsert'; readonly tables: IndexTables; readonly points: readonly VectorPoint[]; readonly distance: Distance }
+  | { readonly op: 'upsert'; readonly tables: IndexTables; readonly points: readonly VectorPoint[]; readonly definition: VectorIndexDefinition }
   | { readonly op: 'delete'; readonly tables: IndexTables; readonly ids: readonly string[] }
-  | { readonly op: 'deleteWhere'; readonly tables: readonly IndexTables[]; readonly collections: readonly string[]; readonly filter: FilterNode }
+  | { readonly op: 'deleteWhere'; readonly tables: readonly IndexTables[]; readonly names: readonly string[]; readonly collections: readonly string[]; readonly filter: FilterNode }
   | { readonly op: 'setPayload'; readonly tables: IndexTables; readonly ids: readonly string[]; readonly payload: Partial<PointPayload> };
 
 interface ExistingRow {
@@ -64,6 +72,9 @@ interface ExistingRow {
 
 export class SqliteVectorStore implements VectorStore {
   readonly db: Database.Database;
+  readonly ivf: IvfLists;
+  /** BM25 statistics per index (`sqlite-bm25.ts`), dropped by every write. */
+  readonly keywordStats = new Map<string, Bm25Stats>();
   private readonly statements = new Map<string, Statement>();
   private readonly definitions = new Map<string, VectorIndexDefinition>();
   private readonly applyWrites: (writes: readonly PlannedWrite[], checkpoint: Checkpoint | undefined) => void;
@@ -78,13 +89,19 @@ export class SqliteVectorStore implements VectorStore {
     this.db.pragma('secure_delete = ON');
     this.db.pragma('busy_timeout = 5000');
     this.db.pragma(`mmap_size = ${Math.max(0, Math.floor(options.mmapBytes ?? DEFAULT_MMAP_BYTES))}`);
+    this.ivf = new IvfLists(this, options.ivf);
     this.db.function(DATETIME_FUNCTION, { deterministic: true }, datetimeWithin);
     for (const sql of STORE_DDL) this.db.exec(sql);
     const rows = this.db.prepare(`SELECT name, dimensions, distance FROM ${REGISTRY}`).all() as VectorIndexDefinition[];
     for (const row of rows) this.definitions.set(row.name, { name: row.name, dimensions: row.dimensions, distance: row.distance });
 
     this.applyWrites = this.db.transaction((writes: readonly PlannedWrite[], checkpoint: Checkpoint | undefined) => {
-      for (const write of writes) this.applyWrite(write);
+      const touched = new Map<string, Set<string>>();
+      for (const write of writes) this.applyWrite(write, touched);
+      for (const [name, collections] of touched) {
+        const definition = this.definitions.get(name);
+        if (definition) this.ivf.maintain(definition, collections);
+      }
       if (checkpoint) {
         this.run(`INSERT INTO ${CHECKPOINTS} (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value`, [checkpoint.name, checkpoint.value]);
       }
@@ -123,6 +140,9 @@ export class SqliteVectorStore implements VectorStore {
   async dropIndex(name: string): Promise<void> {
     assertIndexName(name);
     this.statements.clear();
+    this.ivf.clear();
+    this.keywordStats.clear();
+    this.db.exec(`DROP TABLE IF EXISTS temp.${tablesOf(name).fts}_vocab`);
     this.db.transaction(() => {
       for (const sql of dropIndexSql(name)) this.db.exec(sql);
       this.run(`DELETE FROM ${REGISTRY} WHERE name = ?`, [name]);
@@ -138,7 +158,14 @@ export class SqliteVectorStore implements VectorStore {
   async write(writes: readonly VectorWrite[], checkpoint?: Checkpoint): Promise<void> {
     // Everything is validated and compiled before the transaction starts.
     const planned = writes.map((write) => this.plan(write));
-    this.applyWrites(planned, checkpoint);
+    this.keywordStats.clear();
+    try {
+      this.applyWrites(planned, checkpoint);
+    } catch (error) {
+      // The transaction rolled back: centroids cached during it may not exist.
+      this.ivf.clear();
+      throw error;
+    }
   }
 
   async getCheckpoint(name: string): Promise<string | null> {
@@ -149,6 +176,9 @@ export class SqliteVectorStore implements VectorStore {
   async reset(indexes: readonly string[], checkpointName: string): Promise<void> {
     indexes.forEach(assertIndexName);
     this.statements.clear();
+    this.ivf.clear();
+    this.keywordStats.clear();
+    for (const name of indexes) this.db.exec(`DROP TABLE IF EXISTS temp.${tablesOf(name).fts}_vocab`);
     this.applyReset(indexes, checkpointName);
   }
 
@@ -199,7 +229,7 @@ export class SqliteVectorStore implements VectorStore {
       case 'upsert': {
         const definition = this.definition(write.index);
         for (const point of write.points) assertPoint(point, definition);
-        return { op: 'upsert', tables: tablesOf(write.index), points: write.points, distance: definition.distance };
+        return { op: 'upsert', tables: tablesOf(write.index), points: write.points, definition };
       }
       case 'delete':
         this.definition(write.index);
@@ -208,7 +238,7 @@ export class SqliteVectorStore implements VectorStore {
       case 'deleteWhere': {
         assertScope(write);
         const names = write.index === undefined ? [...this.definitions.keys()] : [this.definition(write.index).name];
-        return { op: 'deleteWhere', tables: names.map(tablesOf), collections: write.collections, filter: compileFilter(write.filter) };
+        return { op: 'deleteWhere', tables: names.map(tablesOf), names, collections: write.collections, filter: compileFilter(write.filter) };
       }
       case 'setPayload':
         this.definition(write.index);
@@ -218,10 +248,17 @@ export class SqliteVectorStore implements VectorStore {
     }
   }
 
-  private applyWrite(write: PlannedWrite): void {
+  /** `touched`: per index, the collections whose size may have grown or reached 0 (IVF maintenance). */
+  private applyWrite(write: PlannedWrite, touched: Map<string, Set<string>>): void {
+    const touch = (name: string, collections: readonly string[]): void => {
+      const set = touched.get(name) ?? new Set<string>();
+      for (const c of collections) set.add(c);
+      touched.set(name, set);
+    };
     switch (write.op) {
       case 'upsert':
-        for (const point of write.points) this.upsertPoint(write.tables, point, write.distance);
+        for (const point of write.points) this.upsertPoint(write.tables, point, write.definition);
+        touch(write.definition.name, write.points.map((p) => p.collectionId));
         return;
       case 'delete':
         for (const id of write.ids) {
@@ -231,6 +268,7 @@ export class SqliteVectorStore implements VectorStore {
         return;
       case 'deleteWhere':
         for (const tables of write.tables) this.deleteWhere(tables, write.collections, write.filter);
+        for (const name of write.names) touch(name, write.collections);
         return;
       case 'setPayload':
         for (const id of write.ids) this.setPayload(write.tables, id, write.payload);
@@ -244,7 +282,7 @@ export class SqliteVectorStore implements VectorStore {
       | undefined;
   }
 
-  private upsertPoint(tables: IndexTables, point: VectorPoint, distance: Distance): void {
+  private upsertPoint(tables: IndexTables, point: VectorPoint, definition: VectorIndexDefinition): void {
     const { payload } = point;
     const columns: Param[] = [point.collectionId, payload.content_id, payload.source, payload.chunk_index, JSON.stringify(payload.tags), JSON.stringify(payload.metadata)];
     const row = this.existing(tables, point.id);
@@ -265,14 +303,16 @@ export class SqliteVectorStore implements VectorStore {
       this.run(`INSERT INTO ${tables.text} (rowid, text) VALUES (?, ?)`, [rowid, point.text]);
       this.ftsInsert(tables, rowid, point.text);
     }
-    this.run(`INSERT INTO ${tables.knn} (rowid, collection_id, embedding, content_id, source, chunk_index) VALUES (?, ?, ?, ?, ?, ?)`, [
-      BigInt(rowid),
-      point.collectionId,
-      vectorBlob(storedVector(point.vector, distance)),
-      payload.content_id,
-      payload.source ?? '',
-      BigInt(payload.chunk_index),
-    ]);
+    const vector = storedVector(point.vector, definition.distance);
+    const values: Param[] = [BigInt(rowid), point.collectionId, vectorBlob(vector), payload.content_id, payload.source ?? '', BigInt(payload.chunk_index)];
+    if (this.ivf.layout(definition.name)) {
+      this.run(`INSERT INTO ${tables.knn} (rowid, collection_id, embedding, content_id, source, chunk_index, cluster) VALUES (?, ?, ?, ?, ?, ?, ?)`, [
+        ...values,
+        BigInt(this.ivf.clusterOf(definition, point.collectionId, vector)),
+      ]);
+    } else {
+      this.run(`INSERT INTO ${tables.knn} (rowid, collection_id, embedding, content_id, source, chunk_index) VALUES (?, ?, ?, ?, ?, ?)`, values);
+    }
   }
 
   private deleteRow(tables: IndexTables, row: ExistingRow): void {

@@ -1,0 +1,40 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import multipart from '@fastify/multipart';
+import type { z } from 'zod';
+import type { ValidationIssue } from '@lore/platform/kernel';
+import { zodIssuesToValidationIssues, type Upload } from '@lore/platform/http';
+
+/** Text fields of an upload: a few, and small (the file carries the bulk). */
+const FIELD_LIMITS = { fields: 20, fieldSize: 256 * 1024, files: 1, parts: 22 };
+
+/** Lets routes that declare `upload` read multipart/form-data; nothing else parses it. */
+export function useMultipart(app: FastifyInstance): void {
+  // Loaded with the other plugins when the server starts (Fastify queues registrations).
+  void app.register(multipart, { limits: FIELD_LIMITS, throwFileSizeLimit: true });
+}
+
+/**
+ * Reads the one file part `file` (413 past `maxBytes`) and the text fields, validating the
+ * fields with the route's schema (422 issues located in `body`, as FastAPI reports form fields).
+ */
+export async function readUpload(request: FastifyRequest, spec: { readonly fields: z.ZodObject; readonly maxBytes: number }, issues: ValidationIssue[]): Promise<Upload | null> {
+  const fields: Record<string, string> = {};
+  let file: Upload['file'] | null = null;
+  for await (const part of request.parts({ limits: { ...FIELD_LIMITS, fileSize: spec.maxBytes } })) {
+    if (part.type === 'file') {
+      if (part.fieldname !== 'file' || file !== null) {
+        await part.toBuffer();
+        issues.push({ loc: ['body', part.fieldname], msg: 'Only one file, in the field "file", is accepted', type: 'value_error' });
+        continue;
+      }
+      file = { filename: part.filename, mimeType: part.mimetype, bytes: await part.toBuffer() };
+    } else {
+      fields[part.fieldname] = typeof part.value === 'string' ? part.value : String(part.value);
+    }
+  }
+  if (file === null) issues.push({ loc: ['body', 'file'], msg: 'Field required', type: 'missing' });
+  const parsed = spec.fields.safeParse(fields);
+  if (!parsed.success) issues.push(...zodIssuesToValidationIssues(parsed.error.issues, 'body', fields, spec.fields));
+  if (file === null || !parsed.success) return null;
+  return { file, fields: parsed.data };
+}

@@ -1,0 +1,84 @@
+import type { VectorProjection } from '@lore/platform/projections';
+import type { JsonObject } from '@lore/platform/vectors/port';
+import { COLLECTION_STREAM_PREFIX, CONTENT_STREAM_PREFIX, upcastCollectionEvent, upcastContentEvent } from '@lore/knowledge/domain';
+import { chunkMetadata, chunkPoint, decodeVector, tagsOf } from './chunk-shape';
+
+export const CHUNK_VECTORS = 'knowledge.chunk-vectors.v1';
+
+/**
+ * Chunks as points of the vector index (dense vector, BM25 text, payload), partitioned by
+ * collection. Read-your-writes waits for it, so a chunk edit is searchable when its response
+ * returns. Deletions reach every index (`deleteWhere` without an index): a collection being
+ * re-indexed has points in two.
+ */
+export const chunkVectorsProjection: VectorProjection = {
+  name: CHUNK_VECTORS,
+  target: 'vectors',
+  streamPrefixes: [COLLECTION_STREAM_PREFIX, CONTENT_STREAM_PREFIX],
+  async handle(recorded, context) {
+    if (recorded.streamId.startsWith(COLLECTION_STREAM_PREFIX)) {
+      const event = upcastCollectionEvent(recorded);
+      switch (event.type) {
+        case 'knowledge.CollectionDeleted':
+          context.write({ op: 'deleteWhere', collections: [event.data.collectionId] });
+          return;
+        case 'knowledge.CollectionChunksReindexed': {
+          const d = event.data;
+          await context.ensureIndex(d.index);
+          const points = d.chunks.map((c) =>
+            chunkPoint({ id: c.chunkId, collectionId: d.collectionId, contentId: c.contentId, chunkIndex: c.chunkIndex, text: c.text, source: c.source, metadata: c.metadata, vector: decodeVector(c.vector) }),
+          );
+          context.write({ op: 'upsert', index: d.index.name, points });
+          return;
+        }
+        case 'knowledge.CollectionReindexCompleted':
+          // The switch: the old model's points of this collection go.
+          if (event.data.from.index !== event.data.to.index) context.write({ op: 'deleteWhere', index: event.data.from.index, collections: [event.data.collectionId] });
+          return;
+        default:
+          return;
+      }
+    }
+    const event = upcastContentEvent(recorded);
+    switch (event.type) {
+      case 'knowledge.ContentProcessingStarted':
+      case 'knowledge.ContentReprocessRequested':
+      case 'knowledge.ContentDeleted':
+        context.write({ op: 'deleteWhere', collections: [event.data.collectionId], filter: { content_id: event.data.contentId } });
+        return;
+      case 'knowledge.ContentChunksAdded': {
+        const d = event.data;
+        await context.ensureIndex(d.index);
+        const points = d.chunks.map((c) =>
+          chunkPoint({
+            id: c.chunkId,
+            collectionId: d.collectionId,
+            contentId: d.contentId,
+            chunkIndex: c.chunkIndex,
+            text: c.text,
+            source: d.source,
+            metadata: chunkMetadata(d.metadata, c),
+            vector: decodeVector(c.vector),
+          }),
+        );
+        context.write({ op: 'upsert', index: d.index.name, points });
+        return;
+      }
+      case 'knowledge.ChunkEdited': {
+        const d = event.data;
+        if (d.vector === null) {
+          context.write({ op: 'setPayload', index: d.index, ids: [d.chunkId], payload: { metadata: d.metadata as JsonObject, tags: tagsOf(d.metadata) } });
+        } else {
+          const point = chunkPoint({ id: d.chunkId, collectionId: d.collectionId, contentId: d.contentId, chunkIndex: d.chunkIndex, text: d.text, source: d.source, metadata: d.metadata, vector: decodeVector(d.vector) });
+          context.write({ op: 'upsert', index: d.index, points: [point] });
+        }
+        return;
+      }
+      case 'knowledge.ChunkDeleted':
+        context.write({ op: 'deleteWhere', collections: [event.data.collectionId], filter: { content_id: event.data.contentId, chunk_index: event.data.chunkIndex } });
+        return;
+      default:
+        return;
+    }
+  },
+};

@@ -1,0 +1,65 @@
+import type { Projection } from '@lore/platform/projections';
+import { COLLECTION_STREAM_PREFIX, CONTENT_STREAM_PREFIX, upcastCollectionEvent, upcastContentEvent } from '@lore/knowledge/domain';
+import { CHUNKS, type ChunkDoc } from './knowledge.read-models';
+import { chunkMetadata } from './chunk-shape';
+
+/** Chunk records for listing and reading (their vectors live in the vector index). */
+export const chunksProjection: Projection = {
+  name: 'knowledge.chunks.v1',
+  streamPrefixes: [COLLECTION_STREAM_PREFIX, CONTENT_STREAM_PREFIX],
+  collections: [CHUNKS],
+  async handle(recorded, context) {
+    if (recorded.streamId.startsWith(COLLECTION_STREAM_PREFIX)) {
+      const event = upcastCollectionEvent(recorded);
+      if (event.type === 'knowledge.CollectionDeleted') context.deleteMany(CHUNKS, { collection_id: event.data.collectionId });
+      return;
+    }
+    const event = upcastContentEvent(recorded);
+    switch (event.type) {
+      case 'knowledge.ContentProcessingStarted':
+      case 'knowledge.ContentReprocessRequested':
+      case 'knowledge.ContentDeleted':
+        context.deleteMany(CHUNKS, { content_id: event.data.contentId });
+        return;
+      case 'knowledge.ContentChunksAdded': {
+        const d = event.data;
+        for (const chunk of d.chunks) {
+          const doc: ChunkDoc = {
+            id: chunk.chunkId,
+            content_id: d.contentId,
+            collection_id: d.collectionId,
+            workspace_id: d.workspaceId,
+            content_name: d.contentName,
+            source: d.source,
+            content: chunk.text,
+            metadata: chunkMetadata(d.metadata, chunk),
+            chunk_index: chunk.chunkIndex,
+            size_bytes: Buffer.byteLength(chunk.text),
+            created_at: d.addedAt,
+            updated_at: d.addedAt,
+          };
+          context.upsert(CHUNKS, doc);
+        }
+        return;
+      }
+      case 'knowledge.ChunkEdited': {
+        const current = await context.get<ChunkDoc>(CHUNKS, event.data.chunkId);
+        if (current === null) return;
+        const text = event.data.text;
+        context.upsert(CHUNKS, {
+          ...current,
+          content: text,
+          size_bytes: Buffer.byteLength(text),
+          metadata: event.data.metadata,
+          updated_at: event.data.editedAt,
+        });
+        return;
+      }
+      case 'knowledge.ChunkDeleted':
+        context.delete(CHUNKS, event.data.chunkId);
+        return;
+      default:
+        return;
+    }
+  },
+};

@@ -1,0 +1,142 @@
+import { invalid, newId, notFound, type Clock, type ReplyOf, type ValidRequestOf } from '@lore/platform/kernel';
+import type { EventStore } from '@lore/platform/event-store/port';
+import type { DocumentStore } from '@lore/platform/documents/port';
+import type { EmbeddingModels } from '@lore/platform/embeddings/port';
+import type { VectorStore } from '@lore/platform/vectors/port';
+import { handleCommand, type ReadYourWrites } from '@lore/platform/cqrs';
+import type { KnowledgeMessages, KnowledgeScope } from '@lore/knowledge/contracts';
+import { collectionDecider, collectionStreamId, mayAccess, upcastCollectionEvent, type Access, type CollectionProperties } from '@lore/knowledge/domain';
+import { COLLECTIONS, type CollectionDoc } from './knowledge.read-models';
+import { toCollectionRecord } from './collection-docs';
+import { chooseModel, chunkingSettings } from './embedding-choice';
+
+const collectionAggregate = { name: 'collection', decider: collectionDecider, upcast: upcastCollectionEvent };
+/** Updates are "make it so": safe to decide again on top of a concurrent write. */
+const RETRIES = 10;
+
+type Request<K extends keyof KnowledgeMessages> = ValidRequestOf<KnowledgeMessages[K]>;
+type Reply<K extends keyof KnowledgeMessages> = ReplyOf<KnowledgeMessages[K]>;
+
+export interface KnowledgeCommandDeps {
+  readonly events: EventStore;
+  readonly documents: DocumentStore;
+  readonly vectors: VectorStore;
+  readonly embeddings: EmbeddingModels;
+  readonly readYourWrites: ReadYourWrites;
+  readonly clock: Clock;
+}
+
+export const accessOf = (scope: KnowledgeScope): Access => ({ workspaceId: scope.workspaceId, collections: scope.collections });
+
+export class CollectionCommands {
+  constructor(private readonly deps: KnowledgeCommandDeps) {}
+
+  async create(command: Request<'createCollection'>): Promise<Reply<'createCollection'>> {
+    const model = chooseModel(this.deps.embeddings, command.embedding);
+    const settings = { ...(command.settings ?? {}), ...chunkingSettings(model, command.settings) };
+    if (command.parent_id !== undefined && command.parent_id !== null) await this.assertParent(command, command.parent_id, null);
+    const now = this.deps.clock.now();
+    const collectionId = newId('col', now.getTime());
+    const properties: CollectionProperties = {
+      name: command.name,
+      description: command.description ?? null,
+      storeType: command.store_type ?? 'vector',
+      visibility: command.visibility ?? 'private',
+      status: command.status ?? 'active',
+      tags: command.tags ?? [],
+      parentId: command.parent_id ?? null,
+      metaData: command.meta_data ?? {},
+      settings,
+      sourceType: command.source_type ?? 'document',
+      sourceId: command.source_id ?? null,
+    };
+    const result = await handleCommand(
+      this.deps.events,
+      collectionAggregate,
+      collectionStreamId(collectionId),
+      { kind: 'create', collectionId, workspaceId: command.workspaceId, properties, embedding: model, createdBy: command.actor, at: now.toISOString() },
+      { newStream: true, metadata: { actor: command.actor, workspaceId: command.workspaceId } },
+    );
+    await this.deps.readYourWrites.settle(result.position);
+    return this.record(collectionId);
+  }
+
+  async update(command: Request<'updateCollection'>): Promise<Reply<'updateCollection'>> {
+    const access = { workspaceId: command.workspaceId, collections: command.collections };
+    const current = await this.visible(command.collectionId, access);
+    if (command.parent_id !== undefined && command.parent_id !== null) await this.assertParent(command, command.parent_id, command.collectionId);
+    const target = command.embedding === undefined || command.embedding === null ? null : chooseModel(this.deps.embeddings, { provider: current.model.provider, model: current.model.model, ...definedOnly(command.embedding) });
+    const model = target ?? current.pending_model ?? current.model;
+    const settings = command.settings === undefined || command.settings === null ? (target === null ? undefined : { ...current.settings, ...chunkingSettings(model, current.settings) }) : { ...current.settings, ...command.settings, ...chunkingSettings(model, { ...current.settings, ...command.settings }) };
+    const changes: Partial<CollectionProperties> = definedOnly({
+      name: command.name,
+      description: command.description,
+      storeType: command.store_type ?? undefined,
+      visibility: command.visibility ?? undefined,
+      status: command.status ?? undefined,
+      tags: command.tags ?? undefined,
+      parentId: command.parent_id,
+      metaData: command.meta_data ?? undefined,
+      settings,
+      sourceType: command.source_type,
+      sourceId: command.source_id,
+    });
+    const metadata = { actor: command.actor, workspaceId: command.workspaceId };
+    const stream = collectionStreamId(command.collectionId);
+    const at = this.deps.clock.now().toISOString();
+    const updated = await handleCommand(this.deps.events, collectionAggregate, stream, { kind: 'update', access, changes, at }, { retries: RETRIES, metadata });
+    let position = updated.position;
+    if (target !== null) {
+      const reindexId = newId('rix');
+      const started = await handleCommand(this.deps.events, collectionAggregate, stream, { kind: 'change-model', access, to: target, reindexId, at }, { retries: RETRIES, metadata });
+      position = started.position ?? position;
+    }
+    await this.deps.readYourWrites.settle(position);
+    return this.record(command.collectionId);
+  }
+
+  async delete(command: Request<'deleteCollection'>): Promise<Reply<'deleteCollection'>> {
+    const result = await handleCommand(
+      this.deps.events,
+      collectionAggregate,
+      collectionStreamId(command.collectionId),
+      { kind: 'delete', access: { workspaceId: command.workspaceId, collections: command.collections }, at: this.deps.clock.now().toISOString() },
+      { retries: RETRIES, metadata: { actor: command.actor, workspaceId: command.workspaceId } },
+    );
+    // The read models drop the collection, its contents, chunks and points in this position's batch.
+    await this.deps.readYourWrites.settle(result.position);
+    return { collectionId: command.collectionId };
+  }
+
+  private async visible(collectionId: string, access: Access): Promise<CollectionDoc> {
+    const doc = await this.deps.documents.collection<CollectionDoc>(COLLECTIONS).get(collectionId);
+    if (doc === null || !mayAccess(access, { workspaceId: doc.workspace_id, collectionId: doc.id })) throw notFound('Collection');
+    return doc;
+  }
+
+  /** A parent is a visible collection, and never the collection itself or one of its descendants. */
+  private async assertParent(scope: KnowledgeScope, parentId: string, self: string | null): Promise<void> {
+    const access = accessOf(scope);
+    let cursor: string | null = parentId;
+    for (let depth = 0; cursor !== null; depth++) {
+      if (cursor === self) throw invalid(['body', 'parent_id'], 'A collection cannot be its own ancestor');
+      const doc: CollectionDoc | null = await this.deps.documents.collection<CollectionDoc>(COLLECTIONS).get(cursor);
+      if (doc === null || !mayAccess(access, { workspaceId: doc.workspace_id, collectionId: doc.id })) {
+        if (depth === 0) throw invalid(['body', 'parent_id'], 'Parent collection not found');
+        return;
+      }
+      if (depth > 100) throw invalid(['body', 'parent_id'], 'Collections nest at most 100 levels');
+      cursor = doc.parent_id;
+    }
+  }
+
+  private async record(collectionId: string): Promise<Reply<'createCollection'>> {
+    const doc = await this.deps.documents.collection<CollectionDoc>(COLLECTIONS).get(collectionId);
+    if (doc === null) throw notFound('Collection');
+    return toCollectionRecord(doc);
+  }
+}
+
+function definedOnly<T extends object>(value: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> };
+}

@@ -1,0 +1,22 @@
+import type { ChunkRecord, ContentRecord } from '@lore/knowledge/contracts';
+import type { ChunkDoc, ContentDoc } from './knowledge.read-models';
+
+export function toContentRecord(doc: ContentDoc): ContentRecord {
+  const { lease_until: _lease, retry_at: _retry, ...record } = doc;
+  return record;
+}
+
+export function toChunkRecord(doc: ChunkDoc, embedding?: readonly number[]): ChunkRecord {
+  return {
+    id: doc.id,
+    content_id: doc.content_id,
+    collection_id: doc.collection_id,
+    content: doc.content,
+    metadata: doc.metadata,
+    chunk_index: doc.chunk_index,
+    size_bytes: doc.size_bytes,
+    created_at: doc.created_at,
+    updated_at: doc.updated_at,
+    ...(embedding === undefined ? {} : { embedding: [...embedding] }),
+  };
+}

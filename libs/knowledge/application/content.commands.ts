@@ -1,0 +1,143 @@
+import { invalid, newId, notFound, type ReplyOf, type ValidRequestOf } from '@lore/platform/kernel';
+import { handleCommand } from '@lore/platform/cqrs';
+import type { KnowledgeMessages } from '@lore/knowledge/contracts';
+import { contentDecider, contentIdOfChunk, contentStreamId, mayAccess, upcastContentEvent } from '@lore/knowledge/domain';
+import { CHUNKS, COLLECTIONS, CONTENTS, type ChunkDoc, type CollectionDoc, type ContentDoc } from './knowledge.read-models';
+import { accessOf, type KnowledgeCommandDeps } from './collection.commands';
+import { providerOf } from './embedding-choice';
+import { encodeVector } from './chunk-shape';
+import { toChunkRecord, toContentRecord } from './content-records';
+
+const contentAggregate = { name: 'content', decider: contentDecider, upcast: upcastContentEvent };
+const RETRIES = 10;
+
+type Request<K extends keyof KnowledgeMessages> = ValidRequestOf<KnowledgeMessages[K]>;
+type Reply<K extends keyof KnowledgeMessages> = ReplyOf<KnowledgeMessages[K]>;
+
+/** Contents and their chunks: upload, delete, reprocess; chunk edits and deletions. */
+export class ContentCommands {
+  constructor(private readonly deps: KnowledgeCommandDeps) {}
+
+  async create(command: Request<'createContent'>): Promise<Reply<'createContent'>> {
+    const collection = await this.deps.documents.collection<CollectionDoc>(COLLECTIONS).get(command.collectionId);
+    if (collection === null || !mayAccess(accessOf(command), { workspaceId: collection.workspace_id, collectionId: collection.id })) {
+      throw invalid(['body', 'collection_id'], 'Collection not found', 'not_found');
+    }
+    const now = this.deps.clock.now();
+    const contentId = newId('cnt', now.getTime());
+    const event = {
+      contentId,
+      collectionId: command.collectionId,
+      workspaceId: command.workspaceId,
+      name: command.name,
+      source: command.source ?? null,
+      mimeType: command.mimeType,
+      metadata: command.metadata ?? {},
+      text: command.text,
+      sizeBytes: Buffer.byteLength(command.text),
+      createdBy: command.actor,
+      createdAt: now.toISOString(),
+    };
+    const result = await handleCommand(this.deps.events, contentAggregate, contentStreamId(contentId), { kind: 'add', event }, {
+      newStream: true,
+      metadata: { actor: command.actor, workspaceId: command.workspaceId },
+    });
+    await this.deps.readYourWrites.settle(result.position);
+    return this.contentRecord(contentId);
+  }
+
+  async delete(command: Request<'deleteContent'>): Promise<Reply<'deleteContent'>> {
+    const result = await handleCommand(
+      this.deps.events,
+      contentAggregate,
+      contentStreamId(command.contentId),
+      { kind: 'delete', access: accessOf(command), cause: 'request', at: this.deps.clock.now().toISOString() },
+      { retries: RETRIES, metadata: { actor: command.actor, workspaceId: command.workspaceId } },
+    );
+    await this.deps.readYourWrites.settle(result.position);
+    return { contentId: command.contentId };
+  }
+
+  async reprocess(command: Request<'reprocessContent'>): Promise<Reply<'reprocessContent'>> {
+    const result = await handleCommand(
+      this.deps.events,
+      contentAggregate,
+      contentStreamId(command.contentId),
+      { kind: 'reprocess', access: accessOf(command), requestedBy: command.actor, at: this.deps.clock.now().toISOString() },
+      { retries: RETRIES, metadata: { actor: command.actor, workspaceId: command.workspaceId } },
+    );
+    await this.deps.readYourWrites.settle(result.position);
+    return this.contentRecord(command.contentId);
+  }
+
+  /** A text change is embedded before it is recorded; the response waits until the new vector is searchable. */
+  async updateChunk(command: Request<'updateChunk'>): Promise<Reply<'updateChunk'>> {
+    const { chunk, collection } = await this.chunkWithCollection(command);
+    const text = command.content ?? chunk.content;
+    const metadata = command.metadata ?? chunk.metadata;
+    let vector: string | null = null;
+    if (command.content !== undefined && command.content !== chunk.content) {
+      const provider = providerOf(this.deps.embeddings, collection.model);
+      const [tokens] = await provider.tokenize([text]);
+      if (tokens !== undefined && tokens.count > collection.model.maxInputTokens) {
+        throw invalid(['body', 'content'], `The chunk has ${tokens.count} tokens; ${collection.model.model} reads at most ${collection.model.maxInputTokens}`);
+      }
+      const [embedded] = await provider.embedDocuments([text]);
+      if (embedded === undefined) throw new Error('the embedding provider returned no vector');
+      vector = encodeVector(embedded);
+    }
+    if (vector === null && command.metadata === undefined) return toChunkRecord(chunk);
+    const result = await handleCommand(
+      this.deps.events,
+      contentAggregate,
+      contentStreamId(chunk.content_id),
+      {
+        kind: 'edit-chunk',
+        access: accessOf(command),
+        chunkId: chunk.id,
+        chunkIndex: chunk.chunk_index,
+        index: collection.model.index,
+        source: chunk.source,
+        text,
+        metadata,
+        vector,
+        editedBy: command.actor,
+        at: this.deps.clock.now().toISOString(),
+      },
+      { metadata: { actor: command.actor, workspaceId: command.workspaceId } },
+    );
+    await this.deps.readYourWrites.settle(result.position);
+    const updated = await this.deps.documents.collection<ChunkDoc>(CHUNKS).get(chunk.id);
+    if (updated === null) throw notFound('Chunk');
+    return toChunkRecord(updated);
+  }
+
+  async deleteChunk(command: Request<'deleteChunk'>): Promise<Reply<'deleteChunk'>> {
+    const contentId = contentIdOfChunk(command.chunkId);
+    if (contentId === null) throw notFound('Chunk');
+    const result = await handleCommand(
+      this.deps.events,
+      contentAggregate,
+      contentStreamId(contentId),
+      { kind: 'delete-chunk', access: accessOf(command), chunkId: command.chunkId, at: this.deps.clock.now().toISOString() },
+      { retries: RETRIES, metadata: { actor: command.actor, workspaceId: command.workspaceId } },
+    );
+    await this.deps.readYourWrites.settle(result.position);
+    return { chunkId: command.chunkId };
+  }
+
+  private async chunkWithCollection(command: Request<'updateChunk'>): Promise<{ chunk: ChunkDoc; collection: CollectionDoc }> {
+    const chunk = await this.deps.documents.collection<ChunkDoc>(CHUNKS).get(command.chunkId);
+    const access = accessOf(command);
+    if (chunk === null || !mayAccess(access, { workspaceId: chunk.workspace_id, collectionId: chunk.collection_id })) throw notFound('Chunk');
+    const collection = await this.deps.documents.collection<CollectionDoc>(COLLECTIONS).get(chunk.collection_id);
+    if (collection === null) throw notFound('Chunk');
+    return { chunk, collection };
+  }
+
+  private async contentRecord(contentId: string): Promise<Reply<'getContent'>> {
+    const doc = await this.deps.documents.collection<ContentDoc>(CONTENTS).get(contentId);
+    if (doc === null) throw notFound('Content');
+    return toContentRecord(doc);
+  }
+}

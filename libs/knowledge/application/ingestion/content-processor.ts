@@ -1,0 +1,97 @@
+import { newUuid, type Clock } from '@lore/platform/kernel';
+import type { EventStore } from '@lore/platform/event-store/port';
+import type { EmbeddingProvider } from '@lore/platform/embeddings/port';
+import { handleCommand } from '@lore/platform/cqrs';
+import { chunkIdOf, contentDecider, contentStreamId, upcastContentEvent, type ContentCommand, type EmbeddingModel, type LiveContent } from '@lore/knowledge/domain';
+import { chunkText } from '../chunking';
+import { encodeVector } from '../chunk-shape';
+
+const contentAggregate = { name: 'content', decider: contentDecider, upcast: upcastContentEvent };
+/** Chunks embedded and recorded together: one event of ~64 × (text + 2 KB of vector). */
+const CHUNKS_PER_EVENT = 64;
+/** A heartbeat may land between our read and append: decide again, the lease decides. */
+const LEASE_RETRIES = 5;
+
+/** Why an attempt stopped early: the worker is stopping, or the attempt ran out of time. */
+export class AttemptAborted extends Error {
+  constructor(readonly why: 'stopping' | 'timeout') {
+    super(why);
+  }
+}
+
+export interface Attempt {
+  readonly content: LiveContent;
+  readonly leaseId: string;
+  readonly model: EmbeddingModel;
+  readonly chunkSize: number;
+  readonly chunkOverlap: number;
+}
+
+/**
+ * One processing attempt of one content, as appends to its stream under a lease: claim,
+ * chunk with the model's own tokenizer, embed, record the chunks in batches, complete.
+ * Every append is checked against the lease, so a worker that lost it (another took over
+ * after it stalled, the content was deleted or reprocessed) stops at its next step.
+ */
+export class ContentProcessor {
+  constructor(private readonly deps: { readonly events: EventStore; readonly clock: Clock; readonly leaseMs: number; readonly maxAttempts: number }) {}
+
+  /** Null when the content is not startable now (someone holds it, it is done, or gone). */
+  async claim(contentId: string, settings: { readonly model: EmbeddingModel; readonly chunkSize: number; readonly chunkOverlap: number }): Promise<Attempt | null> {
+    const leaseId = newUuid();
+    const now = this.deps.clock.now();
+    const result = await handleCommand(this.deps.events, contentAggregate, contentStreamId(contentId), {
+      kind: 'start',
+      leaseId,
+      leaseUntil: new Date(now.getTime() + this.deps.leaseMs).toISOString(),
+      chunkSize: settings.chunkSize,
+      chunkOverlap: settings.chunkOverlap,
+      embedding: settings.model,
+      maxAttempts: this.deps.maxAttempts,
+      at: now.toISOString(),
+    });
+    const state = result.state;
+    if (result.events.length === 0 || state.status !== 'active' || state.phase !== 'processing' || state.lease?.leaseId !== leaseId) return null;
+    return { content: state, leaseId, ...settings };
+  }
+
+  async renew(contentId: string, leaseId: string): Promise<void> {
+    const until = new Date(this.deps.clock.now().getTime() + this.deps.leaseMs).toISOString();
+    await this.append(contentId, { kind: 'renew', leaseId, leaseUntil: until });
+  }
+
+  async run(attempt: Attempt, provider: EmbeddingProvider, signal: AbortSignal): Promise<void> {
+    const { content, leaseId } = attempt;
+    const chunks = await chunkText(content.text, { chunkSize: attempt.chunkSize, chunkOverlap: attempt.chunkOverlap }, (texts) => provider.tokenize(texts));
+    throwIfAborted(signal);
+    const index = { name: attempt.model.index, dimensions: attempt.model.dimensions, distance: attempt.model.distance };
+    for (let from = 0; from < chunks.length; from += CHUNKS_PER_EVENT) {
+      const batch = chunks.slice(from, from + CHUNKS_PER_EVENT);
+      const vectors = await provider.embedDocuments(batch.map((c) => c.text));
+      throwIfAborted(signal);
+      const positions = batch.map((chunk, i) => {
+        const vector = vectors[i];
+        if (vector === undefined) throw new Error('the embedding provider returned fewer vectors than texts');
+        return { chunkId: chunkIdOf(content.contentId, chunk.index), chunkIndex: chunk.index, text: chunk.text, start: chunk.start, end: chunk.end, tokens: chunk.tokens, vector: encodeVector(vector) };
+      });
+      await this.append(content.contentId, { kind: 'add-chunks', leaseId, index, chunks: positions, at: this.now() });
+    }
+    await this.append(content.contentId, { kind: 'complete', leaseId, at: this.now() });
+  }
+
+  async fail(contentId: string, leaseId: string, error: string, retryAt: Date | null): Promise<void> {
+    await this.append(contentId, { kind: 'fail', leaseId, error, retryAt: retryAt?.toISOString() ?? null, at: this.now() });
+  }
+
+  private async append(contentId: string, command: ContentCommand): Promise<void> {
+    await handleCommand(this.deps.events, contentAggregate, contentStreamId(contentId), command, { retries: LEASE_RETRIES, metadata: { actor: 'system:ingestion' } });
+  }
+
+  private now(): string {
+    return this.deps.clock.now().toISOString();
+  }
+}
+
+function throwIfAborted(signal: AbortSignal): void {
+  if (signal.aborted) throw signal.reason instanceof AttemptAborted ? signal.reason : new AttemptAborted('stopping');
+}

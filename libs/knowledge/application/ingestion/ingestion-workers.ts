@@ -1,0 +1,205 @@
+import type { Clock } from '@lore/platform/kernel';
+import type { ContextLog } from '@lore/platform/cqrs';
+import type { EventStore } from '@lore/platform/event-store/port';
+import type { DocumentStore } from '@lore/platform/documents/port';
+import { isEmbeddingUnavailable, type EmbeddingModels } from '@lore/platform/embeddings/port';
+import { LeaseLostError } from '@lore/knowledge/domain';
+import type { KnowledgeConfig } from '@lore/knowledge/contracts';
+import { COLLECTIONS, CONTENTS, type CollectionDoc, type ContentDoc } from '../knowledge.read-models';
+import { providerOf } from '../embedding-choice';
+import { AttemptAborted, ContentProcessor, type Attempt } from './content-processor';
+
+/** Retry delays after transient failures: 2 s, 8 s, 32 s, … capped at 5 min. */
+const RETRY_BASE_MS = 2_000;
+const RETRY_CAP_MS = 5 * 60_000;
+/** Contents looked at per sweep. */
+const SWEEP_BATCH = 500;
+
+
+/**
+ * Runs processing attempts, `workers` at a time. Work arrives from the ingestion reactor (a
+ * content was added, reprocessed, or its retry is scheduled) and from a sweep of the read
+ * model every half lease, which finds what no event announces any more: contents left `new`
+ * or `processing` by a crash or a restart, retries that came due. Each attempt holds a lease
+ * renewed by heartbeats, runs under a timeout, and ends `completed`, `failed` with a reason,
+ * or scheduled for a retry; it never stays stuck.
+ */
+export class IngestionWorkers {
+  private readonly queue: string[] = [];
+  private readonly queued = new Set<string>();
+  private readonly running = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private sweeper: NodeJS.Timeout | null = null;
+  private stopped = true;
+  private readonly processor: ContentProcessor;
+
+  constructor(
+    private readonly deps: {
+      readonly events: EventStore;
+      readonly documents: DocumentStore;
+      readonly embeddings: EmbeddingModels;
+      readonly clock: Clock;
+      readonly config: KnowledgeConfig['processing'];
+      readonly log?: ContextLog;
+    },
+  ) {
+    this.processor = new ContentProcessor({ events: deps.events, clock: deps.clock, leaseMs: deps.config.leaseMs, maxAttempts: deps.config.maxAttempts });
+  }
+
+  async start(): Promise<void> {
+    this.stopped = false;
+    this.sweeper = setInterval(() => void this.sweep(), Math.max(250, Math.floor(this.deps.config.leaseMs / 2)));
+    this.sweeper.unref();
+    await this.sweep();
+  }
+
+  /** Stops taking work and aborts running attempts; their leases lapse and another worker resumes them. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.sweeper !== null) clearInterval(this.sweeper);
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    this.queue.length = 0;
+    this.queued.clear();
+    const running = [...this.running.values()];
+    for (const r of running) r.controller.abort(new AttemptAborted('stopping'));
+    await Promise.allSettled(running.map((r) => r.done));
+  }
+
+  enqueue(contentId: string): void {
+    if (this.stopped || this.queued.has(contentId) || this.running.has(contentId)) return;
+    this.queued.add(contentId);
+    this.queue.push(contentId);
+    this.pump();
+  }
+
+  /** A retry at `at` (ISO): queued then. */
+  scheduleAt(contentId: string, at: string): void {
+    if (this.stopped) return;
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      this.enqueue(contentId);
+    }, Math.max(0, Date.parse(at) - this.deps.clock.now().getTime()));
+    timer.unref();
+    this.timers.add(timer);
+  }
+
+  /** Resolves when nothing is queued or running (tests and benchmarks). */
+  async idle(): Promise<void> {
+    while (this.queue.length > 0 || this.running.size > 0) await new Promise((r) => setTimeout(r, 20));
+  }
+
+  private async sweep(): Promise<void> {
+    if (this.stopped) return;
+    try {
+      const now = this.deps.clock.now().toISOString();
+      const page = await this.deps.documents
+        .collection<ContentDoc>(CONTENTS)
+        .find({ filter: { status: { $in: ['new', 'processing'] } }, sort: [['updated_at', 'asc']], limit: SWEEP_BATCH });
+      for (const content of page.items) {
+        const due = content.status === 'new' || (content.retry_at !== null ? content.retry_at <= now : content.lease_until === null || content.lease_until <= now);
+        if (due) this.enqueue(content.id);
+      }
+    } catch (error) {
+      this.deps.log?.warn({ err: error }, 'ingestion sweep failed; next sweep retries');
+    }
+  }
+
+  private pump(): void {
+    while (!this.stopped && this.running.size < this.deps.config.workers && this.queue.length > 0) {
+      const contentId = this.queue.shift() as string;
+      this.queued.delete(contentId);
+      const controller = new AbortController();
+      const done = this.process(contentId, controller.signal)
+        .catch((error: unknown) => this.deps.log?.warn({ err: error, contentId }, 'processing attempt ended with an error'))
+        .finally(() => {
+          this.running.delete(contentId);
+          this.pump();
+        });
+      this.running.set(contentId, { controller, done });
+    }
+  }
+
+  private async process(contentId: string, signal: AbortSignal): Promise<void> {
+    const content = await this.deps.documents.collection<ContentDoc>(CONTENTS).get(contentId);
+    if (content === null) return;
+    const collection = await this.deps.documents.collection<CollectionDoc>(COLLECTIONS).get(content.collection_id);
+    if (collection === null) return; // deleted with its collection: the cascade removes it
+    // During a model change new contents go straight to the new model's index.
+    const model = collection.pending_model ?? collection.model;
+    const attempt = await this.processor.claim(contentId, { model, chunkSize: collection.settings.chunk_size, chunkOverlap: collection.settings.chunk_overlap });
+    if (attempt === null) {
+      if (content.retry_at !== null) this.scheduleAt(contentId, content.retry_at);
+      return;
+    }
+    await this.attempt(attempt, signal);
+  }
+
+  private async attempt(attempt: Attempt, stopping: AbortSignal): Promise<void> {
+    const { contentId } = attempt.content;
+    const controller = new AbortController();
+    const abort = (reason: AttemptAborted | LeaseLostError): void => {
+      if (!controller.signal.aborted) controller.abort(reason);
+    };
+    stopping.addEventListener('abort', () => abort(new AttemptAborted('stopping')), { once: true });
+    const timeout = setTimeout(() => abort(new AttemptAborted('timeout')), this.deps.config.timeoutMs);
+    const heartbeat = setInterval(() => {
+      this.processor.renew(contentId, attempt.leaseId).catch((error: unknown) => {
+        if (error instanceof LeaseLostError) abort(error);
+      });
+    }, Math.max(100, Math.floor(this.deps.config.leaseMs / 3)));
+    try {
+      const provider = providerOf(this.deps.embeddings, attempt.model);
+      await race(this.processor.run(attempt, provider, controller.signal), controller.signal);
+    } catch (error) {
+      await this.afterFailure(attempt, controller.signal.aborted ? controller.signal.reason : error);
+    } finally {
+      clearTimeout(timeout);
+      clearInterval(heartbeat);
+    }
+  }
+
+  private async afterFailure(attempt: Attempt, error: unknown): Promise<void> {
+    const { contentId } = attempt.content;
+    if (error instanceof LeaseLostError) return; // someone else owns it now, or it is gone
+    if (error instanceof AttemptAborted && error.why === 'stopping') return; // the lease lapses; a worker resumes it
+    const { message, transient } = describe(error, this.deps.config.timeoutMs);
+    const attemptsLeft = this.deps.config.maxAttempts - attempt.content.attemptsSinceRequest - 1;
+    const retryAt = transient && attemptsLeft > 0 ? new Date(this.deps.clock.now().getTime() + retryDelay(attempt.content.attemptsSinceRequest)) : null;
+    const reason = transient && retryAt === null ? `${message} (gave up after ${this.deps.config.maxAttempts} attempts)` : message;
+    try {
+      await this.processor.fail(contentId, attempt.leaseId, reason, retryAt);
+      if (retryAt !== null) this.scheduleAt(contentId, retryAt.toISOString());
+    } catch (failError) {
+      if (!(failError instanceof LeaseLostError)) throw failError;
+    }
+  }
+}
+
+function retryDelay(attemptsSoFar: number): number {
+  return Math.min(RETRY_CAP_MS, RETRY_BASE_MS * 4 ** Math.max(0, attemptsSoFar));
+}
+
+/** A reason users can act on; transient causes (a busy provider, a crashed worker thread) are retried. */
+function describe(error: unknown, timeoutMs: number): { message: string; transient: boolean } {
+  if (error instanceof AttemptAborted) return { message: `Processing timed out after ${Math.round(timeoutMs / 1000)} s`, transient: false };
+  if (isEmbeddingUnavailable(error)) return { message: error.message, transient: error.retryable };
+  if (error instanceof Error && 'code' in error && typeof error.code === 'string') return { message: error.message, transient: error.code === 'unavailable' };
+  return { message: `Processing failed: ${error instanceof Error ? error.message : String(error)}`, transient: false };
+}
+
+/** Settles with the work, or rejects as soon as the signal aborts (the work's own promise is left to finish). */
+async function race(work: Promise<void>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) throw signal.reason;
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason instanceof Error ? signal.reason : new AttemptAborted('stopping'));
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    await Promise.race([work, aborted]);
+  } finally {
+    if (onAbort !== undefined) signal.removeEventListener('abort', onAbort);
+    work.catch(() => undefined);
+  }
+}

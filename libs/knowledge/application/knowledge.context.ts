@@ -1,0 +1,69 @@
+import { defineContext } from '@lore/platform/cqrs';
+import { handle } from '@lore/platform/transport/port';
+import { knowledgeConfig, knowledgeMessages } from '@lore/knowledge/contracts';
+import { CollectionCommands } from './collection.commands';
+import { ContentCommands } from './content.commands';
+import { KnowledgeQueries } from './knowledge.queries';
+import { KnowledgeSearch } from './search.query';
+import { catalogProjection } from './catalog.projection';
+import { chunksProjection } from './chunks.projection';
+import { chunkVectorsProjection } from './chunk-vectors.projection';
+import { collectionMembersProjection } from './collection-members.projection';
+import { collectionCascadeReactor } from './collection-cascade.reactor';
+import { IngestionWorkers } from './ingestion/ingestion-workers';
+import { ingestionReactor } from './ingestion/ingestion.reactor';
+import { reindexReactor } from './reindex.reactor';
+import { CHUNKS, COLLECTIONS, CONTENTS } from './knowledge.read-models';
+import { COLLECTION_MEMBERS } from './collection-members.projection';
+
+/** How long a reactor may wait for the read models to pass its events (they may be catching up at start-up). */
+const READ_MODELS_WAIT_MS = 10 * 60_000;
+
+/** The knowledge context: collections, contents, chunks, and search over them. */
+export const knowledgeContext = defineContext({
+  name: 'knowledge',
+  config: knowledgeConfig,
+  build(deps) {
+    const messages = knowledgeMessages(deps.config);
+    const collections = new CollectionCommands(deps);
+    const contents = new ContentCommands(deps);
+    const queries = new KnowledgeQueries(deps.documents, deps.vectors);
+    const search = new KnowledgeSearch({ ...deps, queries });
+    const workers = new IngestionWorkers({ ...deps, config: deps.config.processing });
+    return {
+      handlers: [
+        handle(messages.createCollection, (c) => collections.create(c)),
+        handle(messages.updateCollection, (c) => collections.update(c)),
+        handle(messages.deleteCollection, (c) => collections.delete(c)),
+        handle(messages.getCollection, (q) => queries.getCollection(q)),
+        handle(messages.listCollections, (q) => queries.listCollections(q)),
+        handle(messages.createContent, (c) => contents.create(c)),
+        handle(messages.deleteContent, (c) => contents.delete(c)),
+        handle(messages.reprocessContent, (c) => contents.reprocess(c)),
+        handle(messages.getContent, (q) => queries.getContent(q)),
+        handle(messages.listContents, (q) => queries.listContents(q)),
+        handle(messages.getChunk, (q) => queries.getChunk(q)),
+        handle(messages.listChunks, (q) => queries.listChunks(q)),
+        handle(messages.updateChunk, (c) => contents.updateChunk(c)),
+        handle(messages.deleteChunk, (c) => contents.deleteChunk(c)),
+        handle(messages.search, (q) => search.search(q)),
+      ],
+      projections: [catalogProjection, chunksProjection, chunkVectorsProjection, collectionMembersProjection],
+      reactors: [
+        ingestionReactor(workers, (position) => deps.readYourWrites.settle(position, READ_MODELS_WAIT_MS)),
+        collectionCascadeReactor({ ...deps, membersSettled: (position) => deps.readYourWrites.settle(position, READ_MODELS_WAIT_MS) }),
+        reindexReactor(deps),
+      ],
+      workers: [workers],
+      async prepare() {
+        const { documents } = deps;
+        await documents.collection(COLLECTIONS).ensureIndex(['workspace_id', 'created_at']);
+        await documents.collection(CONTENTS).ensureIndex(['workspace_id', 'collection_id', 'created_at']);
+        await documents.collection(CONTENTS).ensureIndex(['status', 'updated_at']);
+        await documents.collection(CHUNKS).ensureIndex(['workspace_id', 'collection_id', 'content_id', 'chunk_index']);
+        await documents.collection(CHUNKS).ensureIndex(['content_id', 'chunk_index']);
+        await documents.collection(COLLECTION_MEMBERS).ensureIndex(['collection_id']);
+      },
+    };
+  },
+});

@@ -1,0 +1,120 @@
+import { AppError, type ReplyOf, type ValidRequestOf } from '@lore/platform/kernel';
+import type { DocumentStore } from '@lore/platform/documents/port';
+import type { EmbeddingModels } from '@lore/platform/embeddings/port';
+import { compileFilter, type FusionOptions, type HybridHit, type PointHit, type VectorFilter, type VectorStore } from '@lore/platform/vectors/port';
+import type { KnowledgeMessages, SearchResult } from '@lore/knowledge/contracts';
+import { CONTENTS, type ContentDoc } from './knowledge.read-models';
+import type { KnowledgeQueries } from './knowledge.queries';
+import { providerOf } from './embedding-choice';
+
+type Request = ValidRequestOf<KnowledgeMessages['search']>;
+type Reply = ReplyOf<KnowledgeMessages['search']>;
+
+/**
+ * `POST /collections/search`: one collection, one of three retrievers, the same filter on
+ * both legs of a hybrid search before fusion. Scores: vector = cosine similarity, keyword =
+ * BM25, hybrid = the fusion's (default weighted_score); every hit says how each leg scored it.
+ */
+export class KnowledgeSearch {
+  /** Indexes known to exist: an index is created with a collection's first chunks. */
+  private readonly ready = new Set<string>();
+
+  constructor(
+    private readonly deps: { readonly documents: DocumentStore; readonly vectors: VectorStore; readonly embeddings: EmbeddingModels; readonly queries: KnowledgeQueries },
+  ) {}
+
+  async search(request: Request): Promise<Reply> {
+    const started = performance.now();
+    const collection = await this.deps.queries.visibleCollection(request, request.collectionId);
+    const filter = request.filters === null || request.filters === undefined ? undefined : (request.filters as VectorFilter);
+    validateFilter(filter);
+    const model = collection.model;
+    const scope = { collections: [collection.id], ...(filter === undefined ? {} : { filter }) };
+    const limit = request.maxResults;
+    const empty = (): Reply => this.reply(request, [], started);
+    const vectorOf = async (): Promise<Float32Array> => providerOf(this.deps.embeddings, model).embedQuery(request.query);
+
+    let hits: readonly (PointHit | HybridHit)[];
+    switch (request.searchType) {
+      case 'keyword':
+        if (!(await this.hasIndex(model))) return empty();
+        hits = await this.deps.vectors.index(model.index).searchKeyword({ ...scope, text: request.query, limit });
+        break;
+      case 'vector': {
+        const vector = await vectorOf();
+        if (!(await this.hasIndex(model))) return empty();
+        hits = await this.deps.vectors.index(model.index).searchVector({ ...scope, vector, limit });
+        break;
+      }
+      case 'hybrid': {
+        const vector = await vectorOf();
+        if (!(await this.hasIndex(model))) return empty();
+        const fusion = request.fusion === null || request.fusion === undefined ? undefined : (request.fusion as FusionOptions);
+        hits = await this.deps.vectors.index(model.index).searchHybrid({ ...scope, vector, text: request.query, limit, ...(fusion === undefined ? {} : { fusion }) });
+        break;
+      }
+    }
+    const names = await this.contentNames(hits.map((h) => h.payload.content_id));
+    const results = hits.map((hit) => toResult(hit, request.searchType, names));
+    return this.reply(request, results, started);
+  }
+
+  private reply(request: Request, results: SearchResult[], started: number): Reply {
+    return {
+      results,
+      total_results: results.length,
+      query: request.query,
+      search_type: request.searchType,
+      collection_id: request.collectionId,
+      execution_time_ms: Math.round((performance.now() - started) * 100) / 100,
+    };
+  }
+
+  private async hasIndex(model: { readonly index: string }): Promise<boolean> {
+    const name = model.index;
+    if (this.ready.has(name)) return true;
+    const exists = (await this.deps.vectors.listIndexes()).some((i) => i.name === name);
+    if (exists) this.ready.add(name);
+    return exists;
+  }
+
+  private async contentNames(ids: readonly string[]): Promise<Map<string, string>> {
+    const distinct = [...new Set(ids)];
+    if (distinct.length === 0) return new Map();
+    const page = await this.deps.documents.collection<ContentDoc>(CONTENTS).find({ filter: { id: { $in: distinct } } });
+    return new Map(page.items.map((c) => [c.id, c.name]));
+  }
+}
+
+/** The grammar is checked before any model runs; errors name the place under `body.filters`. */
+function validateFilter(filter: VectorFilter | undefined): void {
+  try {
+    compileFilter(filter);
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'validation') {
+      throw new AppError('validation', error.message, error.issues.map((i) => ({ ...i, loc: ['body', ...i.loc] })));
+    }
+    throw error;
+  }
+}
+
+function toResult(hit: PointHit | HybridHit, searchType: Request['searchType'], names: ReadonlyMap<string, string>): SearchResult {
+  const own = { score: hit.score, rank: hit.rank };
+  const scores =
+    'legs' in hit
+      ? { vector: hit.legs.vector, keyword: hit.legs.keyword }
+      : searchType === 'vector'
+        ? { vector: own, keyword: null }
+        : { vector: null, keyword: own };
+  return {
+    content: hit.text,
+    score: hit.score,
+    metadata: hit.payload.metadata,
+    content_id: hit.payload.content_id,
+    source: hit.payload.source,
+    chunk_id: hit.id,
+    chunk_index: hit.payload.chunk_index,
+    content_name: names.get(hit.payload.content_id) ?? null,
+    scores,
+  };
+}

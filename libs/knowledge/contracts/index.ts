@@ -1,0 +1,4 @@
+export * from './knowledge.config';
+export * from './knowledge.fields';
+export * from './knowledge.records';
+export * from './knowledge.messages';

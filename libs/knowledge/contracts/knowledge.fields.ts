@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import { jsonDepth, MAX_JSON_DEPTH } from '@lore/platform/kernel';
+import { VISIBILITIES } from './knowledge.config';
+
+/** JSON objects users attach (metadata, meta_data, settings): bounded in depth and size. */
+export const MAX_METADATA_BYTES = 64 * 1024;
+export const jsonObject = z
+  .record(z.string(), z.unknown())
+  .refine((value) => jsonDepth(value) <= MAX_JSON_DEPTH, { message: `Must nest at most ${MAX_JSON_DEPTH} levels` })
+  .refine((value) => jsonDepth(value) > MAX_JSON_DEPTH || Buffer.byteLength(JSON.stringify(value)) <= MAX_METADATA_BYTES, {
+    message: `Must be at most ${MAX_METADATA_BYTES} bytes of JSON`,
+  });
+
+const tag = z.string().min(1).max(100);
+export const MAX_TAGS = 50;
+export const CollectionId = z.string().min(1).max(100);
+export const ContentId = z.string().min(1).max(100);
+export const ChunkId = z.string().min(1).max(150);
+
+/** The settings a collection's chunking reads; other keys are kept as given. */
+export const settingsInput = z
+  .object({
+    chunk_size: z.number().int().min(16).max(8192).optional().describe('Most tokens per chunk; at most the model\'s max_input_tokens (default: that maximum)'),
+    chunk_overlap: z.number().int().min(0).max(4096).optional().describe('Tokens repeated from the previous chunk; less than half of chunk_size (default 32)'),
+  })
+  .catchall(z.unknown())
+  .refine((value) => jsonDepth(value) <= MAX_JSON_DEPTH, { message: `Must nest at most ${MAX_JSON_DEPTH} levels` });
+
+export const embeddingInput = z
+  .object({
+    provider: z.string().min(1).max(100).optional().describe('`local` (default) or `openai-compatible` when configured'),
+    model: z.string().min(1).max(200).optional(),
+    dimensions: z.number().int().min(1).max(8192).optional().describe('Checked against the model when given'),
+    distance: z.enum(['cosine']).optional(),
+  })
+  .describe('Which configured embedding model the collection uses; omitted fields take the default model\'s');
+
+/** Collection fields shared by create and update (SPEC §2.2, §8). */
+export const collectionFields = {
+  name: z.string().min(1).max(100),
+  description: z.string().max(255).nullish(),
+  store_type: z.string().min(1).max(50).nullish().describe('Free label; default `vector`'),
+  visibility: z.enum(VISIBILITIES).nullish().describe('Default `private`'),
+  status: z.string().min(1).max(50).nullish().describe('Default `active`'),
+  tags: z.array(tag).max(MAX_TAGS).nullish(),
+  parent_id: CollectionId.nullish().describe('A collection of the same workspace'),
+  meta_data: jsonObject.nullish(),
+  settings: settingsInput.nullish(),
+  embedding: embeddingInput.nullish(),
+  source_type: z.string().min(1).max(50).nullish().describe('Free label; default `document`'),
+  source_id: z.string().min(1).max(255).nullish(),
+  stats: z.record(z.string(), z.unknown()).nullish().describe('Ignored: stats are computed'),
+};
+
+export const contentFields = {
+  name: z.string().min(1).max(255),
+  metadata: jsonObject.nullish(),
+  source: z.string().min(1).max(2048).nullish().describe('Where the text came from: a URL, a path'),
+};

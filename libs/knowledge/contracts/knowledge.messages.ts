@@ -1,0 +1,127 @@
+import { z } from 'zod';
+import { defineMessage } from '@lore/platform/kernel';
+import { CONTENT_STATUSES, SEARCH_TYPES, VISIBILITIES } from './knowledge.config';
+import { ChunkId, collectionFields, CollectionId, contentFields, ContentId, jsonObject } from './knowledge.fields';
+import { ChunkRecord, CollectionRecord, ContentRecord, SearchResponse } from './knowledge.records';
+
+/**
+ * Who acts, where, and which collections they may touch: an API key's `collections` list
+ * (null: every collection of the workspace). Resolved by the gateway from the credential;
+ * the service applies it to every message, so a collection outside it is "not found".
+ */
+export const KnowledgeScope = z.object({
+  workspaceId: z.string().min(1).max(255),
+  actor: z.string().min(1).max(300),
+  collections: z.array(CollectionId).max(10_000).nullable(),
+});
+export type KnowledgeScope = z.infer<typeof KnowledgeScope>;
+
+const Fusion = z.discriminatedUnion('method', [
+  z.object({ method: z.literal('weighted_score'), weight: z.number().min(0).max(1).optional().describe('Vector weight; default 0.75') }),
+  z.object({
+    method: z.literal('rrf'),
+    k: z.number().int().min(1).max(1000).optional().describe('Default 60'),
+    weights: z.object({ vector: z.number().min(0).max(100), keyword: z.number().min(0).max(100) }).optional(),
+  }),
+  z.object({ method: z.literal('relative_score'), alpha: z.number().min(0).max(1).optional().describe('Vector weight after min-max normalisation; default 0.5') }),
+  z.object({ method: z.literal('dbsf'), weights: z.object({ vector: z.number().min(0).max(100), keyword: z.number().min(0).max(100) }).optional() }),
+]);
+export const FusionInput = Fusion.describe('Hybrid fusion; default weighted_score (README: how it was chosen)');
+
+export const SearchRequestFields = {
+  query: z.string().min(1).max(10_000),
+  collection_id: CollectionId,
+  search_type: z.enum(SEARCH_TYPES).default('hybrid'),
+  filters: z.record(z.string(), z.unknown()).nullish().describe('Filter grammar of the README: metadata.<key>, content_id, source, tags, chunk_index with $eq $ne $in $nin $gt $gte $lt $lte $exists $and $or $not'),
+  max_results: z.number().int().min(1).max(100).default(10),
+  fusion: FusionInput.nullish(),
+};
+
+const Ref = KnowledgeScope;
+const collectionRef = Ref.extend({ collectionId: CollectionId });
+const contentRef = Ref.extend({ contentId: ContentId });
+const chunkRef = Ref.extend({ chunkId: ChunkId });
+
+export function knowledgeMessages(limits: { readonly maxUploadBytes: number }) {
+  return {
+    createCollection: defineMessage('knowledge.command.create-collection', Ref.extend(collectionFields), CollectionRecord),
+    updateCollection: defineMessage(
+      'knowledge.command.update-collection',
+      collectionRef.extend({ ...collectionFields, name: collectionFields.name.optional() }),
+      CollectionRecord,
+    ),
+    deleteCollection: defineMessage('knowledge.command.delete-collection', collectionRef, z.object({ collectionId: z.string() })),
+    getCollection: defineMessage('knowledge.query.get-collection', collectionRef, CollectionRecord),
+    listCollections: defineMessage(
+      'knowledge.query.list-collections',
+      Ref.extend({
+        skip: z.number().int().min(0).default(0),
+        limit: z.number().int().min(1).max(1000).default(100),
+        status: z.string().max(50).optional(),
+        visibility: z.enum(VISIBILITIES).optional(),
+        search: z.string().min(1).max(255).optional(),
+        tags: z.array(z.string().max(100)).max(50).optional(),
+      }),
+      z.object({ items: z.array(CollectionRecord), total: z.number().int() }),
+    ),
+
+    createContent: defineMessage(
+      'knowledge.command.create-content',
+      Ref.extend({
+        collectionId: CollectionId,
+        ...contentFields,
+        text: z.string().min(1).refine((t) => Buffer.byteLength(t) <= limits.maxUploadBytes, { message: `Text must be at most ${limits.maxUploadBytes} bytes` }),
+        mimeType: z.string().min(1).max(255),
+      }),
+      ContentRecord,
+    ),
+    deleteContent: defineMessage('knowledge.command.delete-content', contentRef, z.object({ contentId: z.string() })),
+    reprocessContent: defineMessage('knowledge.command.reprocess-content', contentRef, ContentRecord),
+    getContent: defineMessage('knowledge.query.get-content', contentRef, ContentRecord),
+    listContents: defineMessage(
+      'knowledge.query.list-contents',
+      Ref.extend({
+        collectionId: CollectionId.optional(),
+        status: z.enum(CONTENT_STATUSES).optional(),
+        skip: z.number().int().min(0).default(0),
+        limit: z.number().int().min(1).max(1000).default(100),
+        sortBy: z.enum(['created_at', 'updated_at', 'name', 'size']).default('created_at'),
+        sortOrder: z.enum(['asc', 'desc']).default('desc'),
+      }),
+      z.object({ items: z.array(ContentRecord), total: z.number().int() }),
+    ),
+
+    getChunk: defineMessage('knowledge.query.get-chunk', chunkRef.extend({ includeEmbedding: z.boolean().default(false) }), ChunkRecord),
+    listChunks: defineMessage(
+      'knowledge.query.list-chunks',
+      Ref.extend({
+        collectionId: CollectionId.optional(),
+        contentId: ContentId.optional(),
+        cursor: z.string().min(1).max(500).optional(),
+        limit: z.number().int().min(1).max(500).default(50),
+        includeEmbedding: z.boolean().default(false),
+      }),
+      z.object({ items: z.array(ChunkRecord), nextCursor: z.string().nullable() }),
+    ),
+    updateChunk: defineMessage(
+      'knowledge.command.update-chunk',
+      chunkRef.extend({ content: z.string().min(1).max(100_000).optional(), metadata: jsonObject.optional() }),
+      ChunkRecord,
+    ),
+    deleteChunk: defineMessage('knowledge.command.delete-chunk', chunkRef, z.object({ chunkId: z.string() })),
+
+    search: defineMessage(
+      'knowledge.query.search',
+      Ref.extend({
+        query: SearchRequestFields.query,
+        collectionId: CollectionId,
+        searchType: SearchRequestFields.search_type,
+        filters: SearchRequestFields.filters,
+        maxResults: SearchRequestFields.max_results,
+        fusion: SearchRequestFields.fusion,
+      }),
+      SearchResponse,
+    ),
+  };
+}
+export type KnowledgeMessages = ReturnType<typeof knowledgeMessages>;

@@ -1,0 +1,249 @@
+import { conflict, notFound, type Decider } from '@lore/platform/kernel';
+import { assertAccess, type Access } from './access';
+import type { EmbeddingModel } from './collection.events';
+import type { ChunkPosition, ContentEvent } from './content.events';
+
+/** Where processing stands; `waiting` is a transient failure waiting for its retry (shown as `processing`). */
+export type Phase = 'new' | 'processing' | 'waiting' | 'completed' | 'failed';
+
+export interface LiveContent {
+  readonly status: 'active';
+  readonly contentId: string;
+  readonly collectionId: string;
+  readonly workspaceId: string;
+  readonly name: string;
+  readonly source: string | null;
+  readonly metadata: Record<string, unknown>;
+  readonly text: string;
+  readonly phase: Phase;
+  /** Attempts started in all; `attemptsSinceRequest` since the upload or the last reprocess. */
+  readonly attempt: number;
+  readonly attemptsSinceRequest: number;
+  readonly lease: { readonly leaseId: string; readonly until: string } | null;
+  readonly retryAt: string | null;
+  /** Chunk ids of the current attempt → their index. */
+  readonly chunks: ReadonlyMap<string, number>;
+}
+
+export type ContentState = { readonly status: 'absent' } | LiveContent | { readonly status: 'deleted'; readonly contentId: string };
+
+interface Lease {
+  readonly leaseId: string;
+}
+
+export type ContentCommand =
+  | { readonly kind: 'add'; readonly event: Extract<ContentEvent, { type: 'knowledge.ContentAdded' }>['data'] }
+  /** A worker's claim. Taken when new, when a retry is due, or when the holder's lease lapsed. */
+  | { readonly kind: 'start'; readonly leaseId: string; readonly leaseUntil: string; readonly chunkSize: number; readonly chunkOverlap: number; readonly embedding: EmbeddingModel; readonly maxAttempts: number; readonly at: string }
+  | (Lease & { readonly kind: 'renew'; readonly leaseUntil: string })
+  | (Lease & { readonly kind: 'add-chunks'; readonly index: { readonly name: string; readonly dimensions: number; readonly distance: 'cosine' }; readonly chunks: readonly ChunkPosition[]; readonly at: string })
+  | (Lease & { readonly kind: 'complete'; readonly at: string })
+  | (Lease & { readonly kind: 'fail'; readonly error: string; readonly retryAt: string | null; readonly at: string })
+  | { readonly kind: 'reprocess'; readonly access: Access; readonly requestedBy: string; readonly at: string }
+  | {
+      readonly kind: 'edit-chunk';
+      readonly access: Access;
+      readonly chunkId: string;
+      readonly chunkIndex: number;
+      readonly index: string;
+      readonly source: string | null;
+      readonly text: string;
+      readonly metadata: Record<string, unknown>;
+      readonly vector: string | null;
+      readonly editedBy: string;
+      readonly at: string;
+    }
+  | { readonly kind: 'delete-chunk'; readonly access: Access; readonly chunkId: string; readonly at: string }
+  | { readonly kind: 'delete'; readonly access: Access | null; readonly cause: 'request' | 'collection'; readonly at: string };
+
+/** The content as the caller may see it, else "Content not found". */
+export function visibleContent(state: ContentState, access: Access, what = 'Content'): LiveContent {
+  if (state.status !== 'active') throw notFound(what);
+  assertAccess(access, state, what);
+  return state;
+}
+
+/** Why a worker may not go on: its lease was taken over, or the content was deleted or reprocessed. */
+export class LeaseLostError extends Error {}
+
+function leased(state: ContentState, lease: Lease): LiveContent {
+  if (state.status !== 'active' || state.phase !== 'processing' || state.lease?.leaseId !== lease.leaseId) throw new LeaseLostError('the processing lease was lost');
+  return state;
+}
+
+export function startable(state: LiveContent, now: string): boolean {
+  switch (state.phase) {
+    case 'new':
+      return true;
+    case 'waiting':
+      return state.retryAt === null || state.retryAt <= now;
+    case 'processing':
+      return state.lease === null || state.lease.until <= now;
+    case 'completed':
+    case 'failed':
+      return false;
+  }
+}
+
+export const contentDecider: Decider<ContentCommand, ContentState, ContentEvent> = {
+  initialState: () => ({ status: 'absent' }),
+
+  decide(command, state) {
+    switch (command.kind) {
+      case 'add':
+        if (state.status !== 'absent') throw conflict(`content ${command.event.contentId} already exists`);
+        return [{ type: 'knowledge.ContentAdded', data: command.event }];
+      case 'start': {
+        if (state.status !== 'active' || !startable(state, command.at)) return [];
+        const base = { contentId: state.contentId, collectionId: state.collectionId };
+        // A lapsed lease after the last allowed attempt: its worker died each time; give up, saying so.
+        if (state.phase === 'processing' && state.attemptsSinceRequest >= command.maxAttempts) {
+          const error = `processing was interrupted ${state.attemptsSinceRequest} times (the worker stopped before finishing); reprocess to try again`;
+          return [{ type: 'knowledge.ContentProcessingFailed', data: { ...base, attempt: state.attempt, error, retryAt: null, failedAt: command.at } }];
+        }
+        return [
+          {
+            type: 'knowledge.ContentProcessingStarted',
+            data: {
+              ...base,
+              attempt: state.attempt + 1,
+              leaseId: command.leaseId,
+              leaseUntil: command.leaseUntil,
+              chunkSize: command.chunkSize,
+              chunkOverlap: command.chunkOverlap,
+              embedding: command.embedding,
+              startedAt: command.at,
+            },
+          },
+        ];
+      }
+      case 'renew': {
+        const content = leased(state, command);
+        return [{ type: 'knowledge.ContentLeaseRenewed', data: { contentId: content.contentId, leaseId: command.leaseId, leaseUntil: command.leaseUntil } }];
+      }
+      case 'add-chunks': {
+        const content = leased(state, command);
+        return [
+          {
+            type: 'knowledge.ContentChunksAdded',
+            data: {
+              contentId: content.contentId,
+              collectionId: content.collectionId,
+              workspaceId: content.workspaceId,
+              attempt: content.attempt,
+              index: command.index,
+              contentName: content.name,
+              source: content.source,
+              metadata: content.metadata,
+              chunks: [...command.chunks],
+              addedAt: command.at,
+            },
+          },
+        ];
+      }
+      case 'complete': {
+        const content = leased(state, command);
+        return [
+          {
+            type: 'knowledge.ContentProcessingCompleted',
+            data: { contentId: content.contentId, collectionId: content.collectionId, attempt: content.attempt, chunkCount: content.chunks.size, completedAt: command.at },
+          },
+        ];
+      }
+      case 'fail': {
+        const content = leased(state, command);
+        return [
+          {
+            type: 'knowledge.ContentProcessingFailed',
+            data: { contentId: content.contentId, collectionId: content.collectionId, attempt: content.attempt, error: command.error, retryAt: command.retryAt, failedAt: command.at },
+          },
+        ];
+      }
+      case 'reprocess': {
+        const content = visibleContent(state, command.access);
+        if (content.phase === 'new') return [];
+        return [{ type: 'knowledge.ContentReprocessRequested', data: { contentId: content.contentId, collectionId: content.collectionId, requestedBy: command.requestedBy, requestedAt: command.at } }];
+      }
+      case 'edit-chunk': {
+        const content = visibleContent(state, command.access, 'Chunk');
+        if (!content.chunks.has(command.chunkId)) throw notFound('Chunk');
+        if (content.phase !== 'completed') throw conflict('The content is being processed; edit its chunks once it is completed');
+        const { kind: _kind, access: _access, at, ...edit } = command;
+        return [{ type: 'knowledge.ChunkEdited', data: { ...edit, contentId: content.contentId, collectionId: content.collectionId, editedAt: at } }];
+      }
+      case 'delete-chunk': {
+        const content = visibleContent(state, command.access, 'Chunk');
+        if (!content.chunks.has(command.chunkId)) throw notFound('Chunk');
+        if (content.phase !== 'completed') throw conflict('The content is being processed; delete its chunks once it is completed');
+        const chunkIndex = content.chunks.get(command.chunkId) ?? 0;
+        return [{ type: 'knowledge.ChunkDeleted', data: { contentId: content.contentId, collectionId: content.collectionId, chunkId: command.chunkId, chunkIndex, deletedAt: command.at } }];
+      }
+      case 'delete': {
+        if (command.access === null && state.status !== 'active') return []; // a cascade meeting a content already gone
+        const content = command.access === null ? (state as LiveContent) : visibleContent(state, command.access);
+        return [
+          {
+            type: 'knowledge.ContentDeleted',
+            data: { contentId: content.contentId, collectionId: content.collectionId, workspaceId: content.workspaceId, cause: command.cause, deletedAt: command.at },
+          },
+        ];
+      }
+    }
+  },
+
+  evolve(state, event) {
+    if (event.type === 'knowledge.ContentAdded') {
+      const d = event.data;
+      return {
+        status: 'active',
+        contentId: d.contentId,
+        collectionId: d.collectionId,
+        workspaceId: d.workspaceId,
+        name: d.name,
+        source: d.source,
+        metadata: d.metadata,
+        text: d.text,
+        phase: 'new',
+        attempt: 0,
+        attemptsSinceRequest: 0,
+        lease: null,
+        retryAt: null,
+        chunks: new Map(),
+      };
+    }
+    if (event.type === 'knowledge.ContentDeleted') return { status: 'deleted', contentId: event.data.contentId };
+    if (state.status !== 'active') return state;
+    switch (event.type) {
+      case 'knowledge.ContentProcessingStarted':
+        return {
+          ...state,
+          phase: 'processing',
+          attempt: event.data.attempt,
+          attemptsSinceRequest: state.attemptsSinceRequest + 1,
+          lease: { leaseId: event.data.leaseId, until: event.data.leaseUntil },
+          retryAt: null,
+          chunks: new Map(),
+        };
+      case 'knowledge.ContentLeaseRenewed':
+        return state.lease?.leaseId === event.data.leaseId ? { ...state, lease: { leaseId: event.data.leaseId, until: event.data.leaseUntil } } : state;
+      case 'knowledge.ContentChunksAdded': {
+        const chunks = new Map(state.chunks);
+        for (const chunk of event.data.chunks) chunks.set(chunk.chunkId, chunk.chunkIndex);
+        return { ...state, chunks };
+      }
+      case 'knowledge.ContentProcessingCompleted':
+        return { ...state, phase: 'completed', lease: null };
+      case 'knowledge.ContentProcessingFailed':
+        return { ...state, phase: event.data.retryAt === null ? 'failed' : 'waiting', lease: null, retryAt: event.data.retryAt };
+      case 'knowledge.ContentReprocessRequested':
+        return { ...state, phase: 'new', lease: null, retryAt: null, attemptsSinceRequest: 0 };
+      case 'knowledge.ChunkEdited':
+        return state;
+      case 'knowledge.ChunkDeleted': {
+        const chunks = new Map(state.chunks);
+        chunks.delete(event.data.chunkId);
+        return { ...state, chunks };
+      }
+    }
+  },
+};

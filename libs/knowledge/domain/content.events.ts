@@ -1,0 +1,164 @@
+import { z } from 'zod';
+import { EmbeddingModel } from './collection.events';
+
+const Json = z.record(z.string(), z.unknown());
+
+/** The text is extracted at upload; the original file is not kept (README: decisions). */
+export const ContentAdded = z.object({
+  type: z.literal('knowledge.ContentAdded'),
+  data: z.object({
+    contentId: z.string(),
+    collectionId: z.string(),
+    workspaceId: z.string(),
+    name: z.string(),
+    source: z.string().nullable(),
+    mimeType: z.string(),
+    metadata: Json,
+    text: z.string(),
+    sizeBytes: z.number().int(),
+    createdBy: z.string(),
+    createdAt: z.string(),
+  }),
+});
+
+/**
+ * A worker claimed the content for one attempt, until `leaseUntil` unless it renews. Any
+ * chunks of earlier attempts are dropped here. Records the settings the attempt uses.
+ */
+export const ContentProcessingStarted = z.object({
+  type: z.literal('knowledge.ContentProcessingStarted'),
+  data: z.object({
+    contentId: z.string(),
+    collectionId: z.string(),
+    attempt: z.number().int(),
+    leaseId: z.string(),
+    leaseUntil: z.string(),
+    chunkSize: z.number().int(),
+    chunkOverlap: z.number().int(),
+    embedding: EmbeddingModel,
+    startedAt: z.string(),
+  }),
+});
+
+export const ContentLeaseRenewed = z.object({
+  type: z.literal('knowledge.ContentLeaseRenewed'),
+  data: z.object({ contentId: z.string(), leaseId: z.string(), leaseUntil: z.string() }),
+});
+
+export const ChunkPosition = z.object({
+  chunkId: z.string(),
+  chunkIndex: z.number().int(),
+  text: z.string(),
+  /** UTF-16 offsets in the content's text, and tokens as the model counts them. */
+  start: z.number().int(),
+  end: z.number().int(),
+  tokens: z.number().int(),
+  /** Little-endian float32, base64. */
+  vector: z.string(),
+});
+export type ChunkPosition = z.infer<typeof ChunkPosition>;
+
+/** A batch of embedded chunks of the current attempt; each chunk's metadata is the content's plus its position. */
+export const ContentChunksAdded = z.object({
+  type: z.literal('knowledge.ContentChunksAdded'),
+  data: z.object({
+    contentId: z.string(),
+    collectionId: z.string(),
+    workspaceId: z.string(),
+    attempt: z.number().int(),
+    index: z.object({ name: z.string(), dimensions: z.number().int(), distance: z.literal('cosine') }),
+    contentName: z.string(),
+    source: z.string().nullable(),
+    metadata: Json,
+    chunks: z.array(ChunkPosition),
+    addedAt: z.string(),
+  }),
+});
+
+export const ContentProcessingCompleted = z.object({
+  type: z.literal('knowledge.ContentProcessingCompleted'),
+  data: z.object({ contentId: z.string(), collectionId: z.string(), attempt: z.number().int(), chunkCount: z.number().int(), completedAt: z.string() }),
+});
+
+/** `retryAt` set: a transient failure, tried again then; null: the content is `failed`. */
+export const ContentProcessingFailed = z.object({
+  type: z.literal('knowledge.ContentProcessingFailed'),
+  data: z.object({
+    contentId: z.string(),
+    collectionId: z.string(),
+    attempt: z.number().int(),
+    error: z.string(),
+    retryAt: z.string().nullable(),
+    failedAt: z.string(),
+  }),
+});
+
+export const ContentReprocessRequested = z.object({
+  type: z.literal('knowledge.ContentReprocessRequested'),
+  data: z.object({ contentId: z.string(), collectionId: z.string(), requestedBy: z.string(), requestedAt: z.string() }),
+});
+
+/**
+ * A user's edit of one chunk, carrying the chunk as it now is. `vector` is set when the text
+ * changed (embedded before the edit is recorded), null when only the metadata did.
+ */
+export const ChunkEdited = z.object({
+  type: z.literal('knowledge.ChunkEdited'),
+  data: z.object({
+    contentId: z.string(),
+    collectionId: z.string(),
+    chunkId: z.string(),
+    chunkIndex: z.number().int(),
+    /** The collection's vector index at the time: where the point is updated. */
+    index: z.string(),
+    source: z.string().nullable(),
+    text: z.string(),
+    metadata: Json,
+    /** Little-endian float32, base64. */
+    vector: z.string().nullable(),
+    editedBy: z.string(),
+    editedAt: z.string(),
+  }),
+});
+
+export const ChunkDeleted = z.object({
+  type: z.literal('knowledge.ChunkDeleted'),
+  data: z.object({ contentId: z.string(), collectionId: z.string(), chunkId: z.string(), chunkIndex: z.number().int(), deletedAt: z.string() }),
+});
+
+export const ContentDeleted = z.object({
+  type: z.literal('knowledge.ContentDeleted'),
+  data: z.object({
+    contentId: z.string(),
+    collectionId: z.string(),
+    workspaceId: z.string(),
+    /** `collection`: deleted with its collection. */
+    cause: z.enum(['request', 'collection']),
+    deletedAt: z.string(),
+  }),
+});
+
+export const ContentEvent = z.discriminatedUnion('type', [
+  ContentAdded,
+  ContentProcessingStarted,
+  ContentLeaseRenewed,
+  ContentChunksAdded,
+  ContentProcessingCompleted,
+  ContentProcessingFailed,
+  ContentReprocessRequested,
+  ChunkEdited,
+  ChunkDeleted,
+  ContentDeleted,
+]);
+export type ContentEvent = z.infer<typeof ContentEvent>;
+
+export const CONTENT_STREAM_PREFIX = 'knowledge-content-';
+export const contentStreamId = (contentId: string): string => `${CONTENT_STREAM_PREFIX}${contentId}`;
+
+/** A chunk's id names its content, so a chunk command finds its stream without a lookup. */
+export const chunkIdOf = (contentId: string, chunkIndex: number): string => `${contentId}_c${chunkIndex}`;
+export function contentIdOfChunk(chunkId: string): string | null {
+  const at = chunkId.lastIndexOf('_c');
+  if (at <= 0 || !/^\d+$/.test(chunkId.slice(at + 2))) return null;
+  return chunkId.slice(0, at);
+}

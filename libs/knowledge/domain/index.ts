@@ -1,0 +1,6 @@
+export * from './access';
+export * from './collection.events';
+export * from './collection.decider';
+export * from './content.events';
+export * from './content.decider';
+export * from './knowledge.upcasters';

@@ -1,0 +1,124 @@
+import { z } from 'zod';
+import { commaList, offsetEnvelope, offsetPage, route, skipLimitQuery, type HttpRoute } from '@lore/platform/http';
+import { CollectionId, CollectionRecord, collectionFields, SearchRequestFields, SearchResponse, VISIBILITIES, type KnowledgeMessages } from '@lore/knowledge/contracts';
+import { knowledgeScope } from './knowledge-scope';
+
+const CollectionParams = z.object({ collection_id: CollectionId });
+const ListCollectionsQuery = skipLimitQuery({ defaultLimit: 100, maxLimit: 1000 }).extend({
+  status: z.string().max(50).optional(),
+  visibility: z.enum(VISIBILITIES).optional(),
+  search: z.string().min(1).max(255).optional().describe('Case-insensitive substring of the name or description'),
+  tags: commaList.pipe(z.array(z.string().max(100)).max(50)).optional().describe('Comma-separated: collections having every listed tag'),
+});
+const CreateCollectionBody = z.object(collectionFields);
+const UpdateCollectionBody = z.object({ ...collectionFields, name: collectionFields.name.optional() });
+const SearchBody = z.object(SearchRequestFields);
+const DeletedResponse = z.object({ id: z.string(), message: z.string() });
+
+/** SPEC §4.2, plus get, update and delete of one collection. */
+export function collectionRoutes(messages: KnowledgeMessages): HttpRoute[] {
+  const common = { tags: ['Collections'], auth: true } as const;
+  return [
+    route({
+      ...common,
+      method: 'POST',
+      path: '/api/v1/collections',
+      operationId: 'create_collection',
+      summary: 'Create a collection',
+      permission: ['collections', 'write'],
+      body: CreateCollectionBody,
+      status: 201,
+      response: CollectionRecord,
+      errors: [403],
+      handle: async ({ body, scope, send }) => send(messages.createCollection, { ...knowledgeScope(scope), ...body }),
+    }),
+    route({
+      ...common,
+      method: 'GET',
+      path: '/api/v1/collections',
+      operationId: 'list_collections',
+      summary: 'List collections',
+      permission: ['collections', 'read'],
+      query: ListCollectionsQuery,
+      status: 200,
+      response: offsetEnvelope(CollectionRecord),
+      handle: async ({ query, scope, send }) => {
+        const page = await send(messages.listCollections, {
+          ...knowledgeScope(scope),
+          skip: query.skip,
+          limit: query.limit,
+          ...(query.status === undefined ? {} : { status: query.status }),
+          ...(query.visibility === undefined ? {} : { visibility: query.visibility }),
+          ...(query.search === undefined ? {} : { search: query.search }),
+          ...(query.tags === undefined || query.tags.length === 0 ? {} : { tags: query.tags }),
+        });
+        return offsetPage({ items: page.items, total: page.total, skip: query.skip, limit: query.limit });
+      },
+    }),
+    route({
+      ...common,
+      method: 'POST',
+      path: '/api/v1/collections/search',
+      operationId: 'search_collection',
+      summary: 'Search a collection (vector, keyword or hybrid)',
+      permission: ['collections', 'read'],
+      body: SearchBody,
+      status: 200,
+      response: SearchResponse,
+      errors: [404, 503],
+      handle: async ({ body, scope, send }) =>
+        send(messages.search, {
+          ...knowledgeScope(scope),
+          query: body.query,
+          collectionId: body.collection_id,
+          searchType: body.search_type,
+          filters: body.filters ?? null,
+          maxResults: body.max_results,
+          fusion: body.fusion ?? null,
+        }),
+    }),
+    route({
+      ...common,
+      method: 'GET',
+      path: '/api/v1/collections/:collection_id',
+      operationId: 'get_collection',
+      summary: 'Get a collection',
+      permission: ['collections', 'read'],
+      params: CollectionParams,
+      status: 200,
+      response: CollectionRecord,
+      errors: [404],
+      handle: async ({ params, scope, send }) => send(messages.getCollection, { ...knowledgeScope(scope), collectionId: params.collection_id }),
+    }),
+    route({
+      ...common,
+      method: 'PATCH',
+      path: '/api/v1/collections/:collection_id',
+      operationId: 'update_collection',
+      summary: 'Update a collection (a new embedding model re-indexes in the background)',
+      permission: ['collections', 'write'],
+      params: CollectionParams,
+      body: UpdateCollectionBody,
+      status: 200,
+      response: CollectionRecord,
+      errors: [404],
+      handle: async ({ params, body, scope, send }) => send(messages.updateCollection, { ...knowledgeScope(scope), ...body, collectionId: params.collection_id }),
+    }),
+    route({
+      ...common,
+      method: 'DELETE',
+      path: '/api/v1/collections/:collection_id',
+      operationId: 'delete_collection',
+      summary: 'Delete a collection with its contents, chunks and vectors',
+      permission: ['collections', 'write'],
+      params: CollectionParams,
+      status: 200,
+      response: DeletedResponse,
+      errors: [404],
+      handle: async ({ params, scope, send }) => {
+        await send(messages.deleteCollection, { ...knowledgeScope(scope), collectionId: params.collection_id });
+        return { id: params.collection_id, message: 'Collection deleted' };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,168 @@
+import { z } from 'zod';
+import { AppError, invalid } from '@lore/platform/kernel';
+import { route, skipLimitQuery, type HttpRoute } from '@lore/platform/http';
+import { CollectionId, CONTENT_STATUSES, contentFields, ContentId, ContentRecord, jsonObject, type KnowledgeConfig, type KnowledgeMessages } from '@lore/knowledge/contracts';
+import { extractText } from './extraction/extract-text';
+import { knowledgeScope } from './knowledge-scope';
+
+const ContentParams = z.object({ content_id: ContentId });
+const CreateContentBody = z.object({
+  collection_id: CollectionId,
+  ...contentFields,
+  text: z.string().min(1).describe('The content\'s text; files go as multipart/form-data instead'),
+  mime_type: z.string().min(1).max(255).optional().describe('Default text/plain'),
+});
+const UploadFields = z.object({
+  collection_id: CollectionId,
+  name: contentFields.name.optional().describe('Default: the file name'),
+  source: z.string().min(1).max(2048).optional().describe('Default: the file name'),
+  metadata: z
+    .string()
+    .max(64 * 1024)
+    .optional()
+    .describe('A JSON object, as text'),
+});
+const ListContentsQuery = skipLimitQuery({ defaultLimit: 100, maxLimit: 1000 }).extend({
+  collection_id: CollectionId.optional(),
+  status: z.enum(CONTENT_STATUSES).optional(),
+  sort_by: z.enum(['created_at', 'updated_at', 'name', 'size']).default('created_at'),
+  sort_order: z.enum(['asc', 'desc']).default('desc'),
+});
+const ContentList = z.object({
+  contents: z.array(ContentRecord),
+  total_count: z.number().int(),
+  skip: z.number().int(),
+  limit: z.number().int(),
+  has_more: z.boolean(),
+});
+const DeletedResponse = z.object({ id: z.string(), message: z.string() });
+
+function parseMetadata(text: string | undefined): Record<string, unknown> | null {
+  if (text === undefined || text.trim() === '') return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw invalid(['body', 'metadata'], 'metadata must be a JSON object', 'json_invalid');
+  }
+  const parsed = jsonObject.safeParse(value);
+  if (!parsed.success) throw invalid(['body', 'metadata'], parsed.error.issues[0]?.message ?? 'metadata must be a JSON object');
+  return parsed.data;
+}
+
+/** Contents (SPEC §4.4): JSON or file upload, list (also at `/contents`), get, delete, reprocess. */
+export function contentRoutes(messages: KnowledgeMessages, config: KnowledgeConfig): HttpRoute[] {
+  const common = { tags: ['Contents'], auth: true } as const;
+  const list = (path: string, operationId: string): HttpRoute =>
+    route({
+      ...common,
+      method: 'GET',
+      path,
+      operationId,
+      summary: 'List contents',
+      permission: ['collections', 'read'],
+      query: ListContentsQuery,
+      status: 200,
+      response: ContentList,
+      errors: [404],
+      handle: async ({ query, scope, send }) => {
+        const page = await send(messages.listContents, {
+          ...knowledgeScope(scope),
+          skip: query.skip,
+          limit: query.limit,
+          sortBy: query.sort_by,
+          sortOrder: query.sort_order,
+          ...(query.collection_id === undefined ? {} : { collectionId: query.collection_id }),
+          ...(query.status === undefined ? {} : { status: query.status }),
+        });
+        return { contents: page.items, total_count: page.total, skip: query.skip, limit: query.limit, has_more: query.skip + page.items.length < page.total };
+      },
+    });
+  return [
+    route({
+      ...common,
+      method: 'POST',
+      path: '/api/v1/contents',
+      operationId: 'create_content',
+      summary: 'Add a content: JSON text, or a file (txt, md, html, json, csv, pdf, docx) as multipart/form-data',
+      permission: ['collections', 'write'],
+      body: CreateContentBody,
+      // JSON escapes can double a text's bytes; the text itself is checked against the limit.
+      bodyLimit: config.maxUploadBytes * 2 + 1024 * 1024,
+      upload: { fields: UploadFields, maxBytes: config.maxUploadBytes },
+      status: 201,
+      response: ContentRecord,
+      errors: [404, 413],
+      handle: async ({ body, upload, scope, send }) => {
+        if (upload !== null) {
+          const extracted = await extractText({ filename: upload.file.filename, mimeType: upload.file.mimeType, bytes: upload.file.bytes });
+          const fields = upload.fields;
+          return send(messages.createContent, {
+            ...knowledgeScope(scope),
+            collectionId: fields.collection_id,
+            name: fields.name ?? (upload.file.filename || extracted.title || 'upload'),
+            source: fields.source ?? (upload.file.filename || null),
+            metadata: parseMetadata(fields.metadata),
+            text: extracted.text,
+            mimeType: extracted.mimeType,
+          });
+        }
+        if (body === undefined) throw invalid(['body'], 'Field required', 'missing');
+        if (Buffer.byteLength(body.text) > config.maxUploadBytes) throw new AppError('too_large', `The text is larger than ${config.maxUploadBytes} bytes`);
+        return send(messages.createContent, {
+          ...knowledgeScope(scope),
+          collectionId: body.collection_id,
+          name: body.name,
+          source: body.source ?? null,
+          metadata: body.metadata ?? null,
+          text: body.text,
+          mimeType: body.mime_type ?? 'text/plain',
+        });
+      },
+    }),
+    list('/api/v1/contents', 'list_contents'),
+    list('/contents', 'list_contents_unprefixed'),
+    route({
+      ...common,
+      method: 'GET',
+      path: '/api/v1/contents/:content_id',
+      operationId: 'get_content',
+      summary: 'Get a content (its processing status and error included)',
+      permission: ['collections', 'read'],
+      params: ContentParams,
+      status: 200,
+      response: ContentRecord,
+      errors: [404],
+      handle: async ({ params, scope, send }) => send(messages.getContent, { ...knowledgeScope(scope), contentId: params.content_id }),
+    }),
+    route({
+      ...common,
+      method: 'DELETE',
+      path: '/api/v1/contents/:content_id',
+      operationId: 'delete_content',
+      summary: 'Delete a content with its chunks and vectors',
+      permission: ['collections', 'write'],
+      params: ContentParams,
+      status: 200,
+      response: DeletedResponse,
+      errors: [404],
+      handle: async ({ params, scope, send }) => {
+        await send(messages.deleteContent, { ...knowledgeScope(scope), contentId: params.content_id });
+        return { id: params.content_id, message: 'Content deleted' };
+      },
+    }),
+    route({
+      ...common,
+      method: 'POST',
+      path: '/api/v1/contents/:content_id/reprocess',
+      operationId: 'reprocess_content',
+      summary: 'Process a content again from its text (after a failure, or with new settings)',
+      permission: ['collections', 'write'],
+      params: ContentParams,
+      status: 200,
+      response: ContentRecord,
+      errors: [404],
+      handle: async ({ params, scope, send }) => send(messages.reprocessContent, { ...knowledgeScope(scope), contentId: params.content_id }),
+    }),
+  ];
+}

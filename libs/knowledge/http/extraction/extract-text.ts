@@ -1,0 +1,71 @@
+import { invalid } from '@lore/platform/kernel';
+
+import { csvText } from './csv-text';
+import { docxText } from './docx-text';
+import { detectFormat, FILE_LOC, MIME_OF } from './file-format';
+import type { FileFormat, UploadedFile } from './file-format';
+import { htmlText } from './html-text';
+import { jsonText } from './json-text';
+import { pdfText } from './pdf-text';
+import { decodeUtf8 } from './utf8-text';
+
+export { detectFormat } from './file-format';
+export type { FileFormat, UploadedFile } from './file-format';
+
+/**
+ * Plain text of an uploaded file, ready for chunking: the one entry point of this folder.
+ * Every failure the uploader can fix (unsupported type, a file that is not what its name says,
+ * invalid UTF-8 or JSON, a corrupt or encrypted PDF, a DOCX that does not unpack, no text at
+ * all) is an AppError with code 'validation' located at ['body', 'file'].
+ */
+export interface ExtractedText {
+  readonly text: string;
+  readonly format: FileFormat;
+  /** The canonical MIME type of `format`, not the one the client declared. */
+  readonly mimeType: string;
+  /** From <title> (html) or the document metadata (pdf); null when absent or not applicable. */
+  readonly title: string | null;
+  /** pdf pages; null otherwise */
+  readonly pages: number | null;
+}
+
+export async function extractText(file: UploadedFile): Promise<ExtractedText> {
+  const format = detectFormat(file);
+  const { text, title = null, pages = null } = await read(format, file);
+  if (text.trim() === '') {
+    // An empty result would be indexed as nothing; say why instead. For a PDF that almost
+    // always means a scan: its pages are images, and we do no OCR.
+    throw invalid(
+      FILE_LOC,
+      format === 'pdf'
+        ? `"${file.filename}" has no extractable text (it is probably scanned images; OCR is not supported)`
+        : `"${file.filename}" contains no text`,
+    );
+  }
+  return { text, format, mimeType: MIME_OF[format], title, pages };
+}
+
+interface Read {
+  readonly text: string;
+  readonly title?: string | null;
+  readonly pages?: number;
+}
+
+async function read(format: FileFormat, { filename, bytes }: UploadedFile): Promise<Read> {
+  switch (format) {
+    case 'text':
+    case 'markdown':
+      // Kept as written (markdown syntax is meaningful to the chunker and to readers).
+      return { text: decodeUtf8(bytes, filename) };
+    case 'html':
+      return htmlText(decodeUtf8(bytes, filename));
+    case 'json':
+      return { text: jsonText(decodeUtf8(bytes, filename), filename) };
+    case 'csv':
+      return { text: csvText(decodeUtf8(bytes, filename), filename) };
+    case 'pdf':
+      return pdfText(bytes, filename);
+    case 'docx':
+      return { text: await docxText(bytes, filename) };
+  }
+}

@@ -1,0 +1,40 @@
+import { AppError } from '@lore/platform/kernel';
+
+import { jsonText } from './json-text';
+
+describe('jsonText', () => {
+  it('writes one path: value line per leaf, in document order, with dotted keys and indexed arrays', () => {
+    const json = JSON.stringify({ a: { b: [1, { c: 'x' }], d: null }, e: false });
+    expect(jsonText(json, 'f.json')).toBe('a.b[0]: 1\na.b[1].c: x\na.d: null\ne: false');
+  });
+
+  it('quotes keys that are not plain words', () => {
+    expect(jsonText('{"first name":"Ada","a.b":1,"":2,"été":3}', 'f.json')).toBe(
+      '["first name"]: Ada\n["a.b"]: 1\n[""]: 2\nété: 3',
+    );
+  });
+
+  it('writes empty containers and top-level arrays and scalars', () => {
+    expect(jsonText('{"tags":[],"meta":{}}', 'f.json')).toBe('tags: []\nmeta: {}');
+    expect(jsonText('["x","y"]', 'f.json')).toBe('[0]: x\n[1]: y');
+    expect(jsonText('"just a string"', 'f.json')).toBe('just a string');
+  });
+
+  it('handles nesting deeper than the call stack', () => {
+    const depth = 20_000;
+    const lines = jsonText('['.repeat(depth) + '1' + ']'.repeat(depth), 'deep.json');
+    expect(lines).toBe(`${'[0]'.repeat(depth)}: 1`);
+  });
+
+  it('rejects invalid JSON with the parser\'s reason', () => {
+    let error: unknown;
+    try {
+      jsonText('{"a": }', 'bad.json');
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(AppError);
+    expect((error as AppError).code).toBe('validation');
+    expect((error as AppError).message).toMatch(/^"bad.json" is not valid JSON: .*Unexpected token/);
+  });
+});
