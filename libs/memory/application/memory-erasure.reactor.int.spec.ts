@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Position } from '@lore/platform/kernel';
 import { openSqliteEventStore } from '@lore/platform/event-store/sqlite';
 import { openSqliteDocumentStore } from '@lore/platform/documents/sqlite';
+import { openSqliteVectorStore } from '@lore/platform/vectors/sqlite';
 import { Keyring, SealedFields } from '@lore/platform/crypto';
 import { memoryErasureReactor } from './memory-erasure.reactor';
 
@@ -11,6 +12,7 @@ describe('memory erasure reactor', () => {
     const events = openSqliteEventStore({ path: ':memory:' });
     const documents = openSqliteDocumentStore({ path: ':memory:' });
     const keyring = await Keyring.open(documents, Buffer.alloc(32, 3));
+    const vectors = openSqliteVectorStore({ path: ':memory:' });
     try {
       const sealed = new SealedFields<{ memory: string }>(keyring, 'Memory');
       const key = await sealed.newKey();
@@ -26,7 +28,7 @@ describe('memory erasure reactor', () => {
       const others = new Promise<void>((resolve) => {
         release = resolve;
       });
-      const reactor = memoryErasureReactor({ events, documents, keyring, processedByOthers: async (position) => {
+      const reactor = memoryErasureReactor({ events, documents, keyring, vectors, processedByOthers: async (position) => {
         waitedFor.push(position);
         await others;
       } });
@@ -45,6 +47,7 @@ describe('memory erasure reactor', () => {
     } finally {
       await events.close();
       await documents.close();
+      await vectors.close();
     }
   });
 });

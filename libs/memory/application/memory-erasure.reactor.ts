@@ -2,6 +2,7 @@ import type { Position } from '@lore/platform/kernel';
 import type { EventStore } from '@lore/platform/event-store/port';
 import type { DocumentStore } from '@lore/platform/documents/port';
 import type { Reactor } from '@lore/platform/projections';
+import type { VectorStore } from '@lore/platform/vectors/port';
 import { eraseAggregates, sealedKeyId, type Keyring } from '@lore/platform/crypto';
 import { MEMORY_STREAM_PREFIX, memoryStreamId, upcastMemoryEvent } from '@lore/memory/domain';
 
@@ -18,6 +19,8 @@ export function memoryErasureReactor(deps: {
   readonly events: EventStore;
   readonly documents: DocumentStore;
   readonly keyring: Keyring;
+  /** The search index: its deleted points' text and vectors are purged with the rest. */
+  readonly vectors: VectorStore;
   /** Resolves once every other processor has handled the position: deleting the stream first would hide the events from them. */
   readonly processedByOthers: (position: Position) => Promise<void>;
 }): Reactor {
@@ -41,6 +44,7 @@ export function memoryErasureReactor(deps: {
         }
       }
       await eraseAggregates(deps, { keyIds, streamIds });
+      await deps.vectors.purgeDeleted();
     },
   };
 }

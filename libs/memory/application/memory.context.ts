@@ -10,6 +10,8 @@ import { memoryVersionsProjection } from './memory-versions.projection';
 import { memoryEventsPublisher } from './memory-events.publisher';
 import { MEMORY_ERASURE, memoryErasureReactor } from './memory-erasure.reactor';
 import { MEMORIES, MEMORY_VERSIONS } from './memory.read-models';
+import { memorySearchIndexReactor } from './memory-search-index.reactor';
+import { MemorySearch } from './memory-search.query';
 
 /**
  * How long erasure may wait for the read models and the publisher to pass a deletion (at
@@ -26,6 +28,7 @@ export const memoryContext = defineContext({
     const sealed = new SealedFields<MemoryContent>(deps.keyring, 'Memory');
     const commands = new MemoryCommands({ ...deps, sealed });
     const queries = new MemoryQueries(deps.documents, sealed, deps.clock);
+    const search = new MemorySearch({ ...deps, sealed });
     return {
       handlers: [
         handle(messages.create, (c) => commands.create(c)),
@@ -35,11 +38,13 @@ export const memoryContext = defineContext({
         handle(messages.get, (q) => queries.get(q)),
         handle(messages.list, (q) => queries.list(q)),
         handle(messages.history, (q) => queries.history(q)),
+        handle(messages.search, (q) => search.search(q)),
         handle(messages.export, (q) => queries.export(q)),
       ],
       projections: [memoriesProjection, memoryVersionsProjection],
       reactors: [
         memoryEventsPublisher(deps.transport),
+        memorySearchIndexReactor({ ...deps, sealed }),
         memoryErasureReactor({ ...deps, processedByOthers: (position) => deps.readYourWrites.settleAllBut(MEMORY_ERASURE, position, ERASURE_WAIT_MS) }),
       ],
       async prepare() {

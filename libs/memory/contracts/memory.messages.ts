@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineMessage, jsonDepth, MAX_JSON_DEPTH } from '@lore/platform/kernel';
 import { MEMORY_TYPES, type MemoryLimits } from './memory.config';
-import { MemoryRecord, MemoryVersion, MemoryWithHistory } from './memory.records';
+import { MemoryRecord, MemorySearchHit, MemoryVersion, MemoryWithHistory } from './memory.records';
 
 /** Who acts and for whom: resolved by the gateway from the credential (ARCHITECTURE §4). */
 const Scope = z.object({
@@ -64,6 +64,17 @@ export function memoryMessages(limits: MemoryLimits) {
         cursor: z.string().min(1).max(2000).optional(),
       }),
       z.object({ items: z.array(MemoryRecord), total: z.number().int(), nextCursor: z.string().nullable() }),
+    ),
+    /** Hybrid (vector + BM25) over the user's own memories only. */
+    search: defineMessage(
+      'memory.query.search',
+      Scope.extend({
+        query: z.string().min(1).max(10_000),
+        memoryType: z.enum(MEMORY_TYPES).optional(),
+        topics: z.array(z.string().max(limits.maxTopicChars)).max(limits.maxTopics).optional(),
+        limit: z.number().int().min(1).max(100).default(10),
+      }),
+      z.object({ results: z.array(MemorySearchHit), executionTimeMs: z.number() }),
     ),
     history: defineMessage('memory.query.history', ref, z.object({ versions: z.array(MemoryVersion) })),
     export: defineMessage('memory.query.export', Scope, z.object({ exportedAt: z.string(), memories: z.array(MemoryWithHistory) })),

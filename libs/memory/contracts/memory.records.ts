@@ -30,3 +30,15 @@ export type MemoryVersion = z.infer<typeof MemoryVersion>;
 
 export const MemoryWithHistory = MemoryRecord.extend({ history: z.array(MemoryVersion) });
 export type MemoryWithHistory = z.infer<typeof MemoryWithHistory>;
+
+const LegScore = z.object({ score: z.number(), rank: z.number().int().nullable() });
+
+/** A memory found by search, with its fused score and how each retriever scored it. */
+export const MemorySearchHit = z
+  .object({
+    memory: MemoryRecord,
+    score: z.number(),
+    scores: z.object({ vector: LegScore.nullable(), keyword: LegScore.nullable() }),
+  })
+  .meta({ id: 'MemorySearchHit' });
+export type MemorySearchHit = z.infer<typeof MemorySearchHit>;

@@ -28,6 +28,14 @@ const ReplaceMemoryResponse = z.object({ memory_id: z.string(), message: z.strin
 const DeleteMemoryResponse = z.object({ memory_id: z.string(), message: z.string() });
 const DeleteUserMemoriesResponse = z.object({ user_id: z.string(), deleted_count: z.number().int(), message: z.string() });
 const MemoryHistoryResponse = z.object({ memory_id: z.string(), versions: z.array(MemoryVersion) });
+const MemorySearchResult = MemoryRecord.extend({
+  score: z.number().describe('Fused hybrid score (weighted_score: 0.75 · cosine + 0.25 · normalised BM25)'),
+  scores: z.object({
+    vector: z.object({ score: z.number(), rank: z.number().int().nullable() }).nullable(),
+    keyword: z.object({ score: z.number(), rank: z.number().int().nullable() }).nullable(),
+  }),
+});
+const MemorySearchResponse = z.object({ results: z.array(MemorySearchResult), total_results: z.number().int(), query: z.string(), execution_time_ms: z.number() });
 const MemoryExportResponse = z.object({ user_id: z.string(), workspace_id: z.string(), exported_at: z.string(), memories: z.array(MemoryWithHistory) });
 
 /**
@@ -151,6 +159,35 @@ export const memoryEdge = defineEdge({
           const owner = actingFor(scope, query.user_id, 'query');
           const exported = await send(messages.export, owner);
           return { user_id: owner.userId, workspace_id: owner.workspaceId, exported_at: exported.exportedAt, memories: exported.memories };
+        },
+      }),
+      route({
+        ...common,
+        method: 'POST',
+        path: '/api/v1/memories/search',
+        operationId: 'search_memories',
+        summary: "Search a user's memories (hybrid: meaning and keywords)",
+        permission: ['memories', 'read'],
+        body: z.object({
+          user_id: userId.optional().describe('Whose memories. Required for API-key callers; a JWT caller searches its own.'),
+          query: z.string().min(1).max(10_000),
+          topics: topics.nullish().describe('Only memories having every listed topic'),
+          memory_type: z.enum(MEMORY_TYPES).nullish(),
+          limit: z.number().int().min(1).max(100).default(10),
+        }),
+        status: 200,
+        response: MemorySearchResponse,
+        errors: [403, 503],
+        handle: async ({ body, scope, send }) => {
+          const found = await send(messages.search, {
+            ...actingFor(scope, body.user_id, 'body'),
+            query: body.query,
+            limit: body.limit,
+            ...(body.memory_type ? { memoryType: body.memory_type } : {}),
+            ...(body.topics && body.topics.length > 0 ? { topics: body.topics } : {}),
+          });
+          const results = found.results.map((hit) => ({ ...hit.memory, score: hit.score, scores: hit.scores }));
+          return { results, total_results: results.length, query: body.query, execution_time_ms: found.executionTimeMs };
         },
       }),
       route({

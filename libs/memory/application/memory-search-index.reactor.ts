@@ -1,0 +1,108 @@
+import { isEmbeddingUnavailable, type EmbeddingModels, type EmbeddingProvider } from '@lore/platform/embeddings/port';
+import type { EventStore } from '@lore/platform/event-store/port';
+import type { ContextLog } from '@lore/platform/cqrs';
+import type { JsonObject, VectorStore, VectorWrite } from '@lore/platform/vectors/port';
+import type { Reactor } from '@lore/platform/projections';
+import type { SealedFields } from '@lore/platform/crypto';
+import { MEMORY_STREAM_PREFIX, memoryStreamId, upcastMemoryEvent, type MemoryEvent } from '@lore/memory/domain';
+import type { MemoryContent } from './memory-records';
+
+export const MEMORY_SEARCH_INDEX = 'memory.search-index.v1';
+
+/** One index for every user's memories; each user is its own partition (`<workspace>/<user>`). */
+export function memoryIndexName(provider: EmbeddingProvider): string {
+  return `memories_${provider.info.dimensions}`;
+}
+
+export const memoryPartition = (workspaceId: string, userId: string): string => `${workspaceId}/${userId}`;
+
+/**
+ * Memories as points for hybrid search: the text embedded with the default model, topics as
+ * tags, the type as source. A reactor, not a projection: embedding is work with effects
+ * (a model), kept off the write path so that writing a memory stays as fast as before; a
+ * search first waits for it to pass every write before it (read-your-writes for search).
+ * A replaced memory's point is overwritten; a deleted memory's point is deleted here, and
+ * erasure (which runs after every other processor) purges the bytes. Memories that can no
+ * longer be opened (their key already shredded) have nothing to index.
+ */
+export function memorySearchIndexReactor(deps: {
+  readonly events: EventStore;
+  readonly vectors: VectorStore;
+  readonly embeddings: EmbeddingModels;
+  readonly sealed: SealedFields<MemoryContent>;
+  readonly log: ContextLog;
+}): Reactor {
+  return {
+    name: MEMORY_SEARCH_INDEX,
+    streamPrefixes: [MEMORY_STREAM_PREFIX],
+    async react(recorded) {
+      const provider = deps.embeddings.get(deps.embeddings.defaultModel);
+      if (provider === null) return;
+      const index = memoryIndexName(provider);
+      await deps.vectors.ensureIndex({ name: index, dimensions: provider.info.dimensions, distance: 'cosine' });
+      // Only the last event of each memory in the batch matters.
+      const latest = new Map<string, MemoryEvent>();
+      for (const event of recorded.map(upcastMemoryEvent)) latest.set(event.data.memoryId, event);
+      const writes: VectorWrite[] = [];
+      const toEmbed: { id: string; partition: string; memoryType: string; content: MemoryContent }[] = [];
+      for (const event of latest.values()) {
+        const partition = memoryPartition(event.data.workspaceId, event.data.userId);
+        if (event.type === 'memory.MemoryDeleted') {
+          writes.push({ op: 'delete', index, ids: [event.data.memoryId] });
+          continue;
+        }
+        const content = await openOrNull(deps.sealed, event.data.memoryId, event.data.content);
+        if (content === null) continue;
+        const memoryType = event.type === 'memory.MemoryCreated' ? event.data.memoryType : await typeOf(deps.events, event.data.memoryId);
+        if (memoryType === null) continue; // erased meanwhile
+        toEmbed.push({ id: event.data.memoryId, partition, memoryType, content });
+      }
+      let vectors: Float32Array[];
+      try {
+        vectors = await provider.embedDocuments(toEmbed.map((m) => m.content.memory));
+      } catch (error) {
+        // A busy or restarting model is retried (the runner restarts from the checkpoint). A model
+        // that is not installed is not: memories stay writable and readable, only unsearchable by
+        // meaning until they are replaced; searching says the model is missing.
+        if (!isEmbeddingUnavailable(error) || error.retryable) throw error;
+        deps.log.warn({ err: error.message, memories: toEmbed.length }, 'memories not indexed for search: the embedding model is unavailable');
+        vectors = [];
+        toEmbed.length = 0;
+      }
+      toEmbed.forEach((m, i) => {
+        const vector = vectors[i];
+        if (vector === undefined) return;
+        writes.push({
+          op: 'upsert',
+          index,
+          points: [
+            {
+              id: m.id,
+              collectionId: m.partition,
+              vector,
+              text: m.content.memory,
+              payload: { content_id: m.id, chunk_index: 0, source: m.memoryType, tags: m.content.topics, metadata: m.content.metadata as JsonObject },
+            },
+          ],
+        });
+      });
+      if (writes.length > 0) await deps.vectors.write(writes);
+    },
+  };
+}
+
+async function openOrNull(sealed: SealedFields<MemoryContent>, memoryId: string, content: string): Promise<MemoryContent | null> {
+  try {
+    return await sealed.open(memoryId, content);
+  } catch {
+    return null; // erased: its key is gone, and so is the memory
+  }
+}
+
+/** A replacement keeps the memory's type, recorded by its creation; null once the memory is erased. */
+async function typeOf(events: EventStore, memoryId: string): Promise<string | null> {
+  const [first] = await events.readStream(memoryStreamId(memoryId), { maxCount: 1 });
+  if (first === undefined) return null;
+  const created = upcastMemoryEvent(first);
+  return created.type === 'memory.MemoryCreated' ? created.data.memoryType : null;
+}

@@ -1,0 +1,66 @@
+import { unavailable, type ReplyOf, type ValidRequestOf } from '@lore/platform/kernel';
+import type { EventStore } from '@lore/platform/event-store/port';
+import type { DocumentStore } from '@lore/platform/documents/port';
+import type { EmbeddingModels } from '@lore/platform/embeddings/port';
+import type { VectorFilter, VectorStore } from '@lore/platform/vectors/port';
+import type { ReadYourWrites } from '@lore/platform/cqrs';
+import type { SealedFields } from '@lore/platform/crypto';
+import type { MemoryMessages } from '@lore/memory/contracts';
+import { MEMORIES, type MemoryDoc } from './memory.read-models';
+import { toMemoryRecord, type MemoryContent } from './memory-records';
+import { MEMORY_SEARCH_INDEX, memoryIndexName, memoryPartition } from './memory-search-index.reactor';
+
+type Request = ValidRequestOf<MemoryMessages['search']>;
+type Reply = ReplyOf<MemoryMessages['search']>;
+
+/**
+ * Hybrid search over one user's memories (their own partition of the index: no other user's
+ * memory can be a candidate). Waits until the index has taken in every write made before the
+ * search, so a memory written just before is found.
+ */
+export class MemorySearch {
+  constructor(
+    private readonly deps: {
+      readonly events: EventStore;
+      readonly documents: DocumentStore;
+      readonly vectors: VectorStore;
+      readonly embeddings: EmbeddingModels;
+      readonly sealed: SealedFields<MemoryContent>;
+      readonly readYourWrites: ReadYourWrites;
+    },
+  ) {}
+
+  async search(request: Request): Promise<Reply> {
+    const started = performance.now();
+    const provider = this.deps.embeddings.get(this.deps.embeddings.defaultModel);
+    if (provider === null) throw unavailable('no embedding model is configured');
+    const vector = await provider.embedQuery(request.query);
+    await this.deps.readYourWrites.settleReactor(MEMORY_SEARCH_INDEX, await this.deps.events.headPosition());
+    const index = memoryIndexName(provider);
+    if (!(await this.deps.vectors.listIndexes()).some((i) => i.name === index)) return { results: [], executionTimeMs: elapsed(started) };
+    const conditions: VectorFilter[] = [];
+    if (request.memoryType !== undefined) conditions.push({ source: request.memoryType });
+    if (request.topics !== undefined && request.topics.length > 0) conditions.push({ tags: { $containsAll: request.topics } });
+    const hits = await this.deps.vectors.index(index).searchHybrid({
+      collections: [memoryPartition(request.workspaceId, request.userId)],
+      vector,
+      text: request.query,
+      limit: request.limit,
+      ...(conditions.length === 0 ? {} : { filter: { $and: conditions } }),
+    });
+    const docs = await this.deps.documents.collection<MemoryDoc>(MEMORIES).find({ filter: { id: { $in: hits.map((h) => h.id) } } });
+    const byId = new Map(docs.items.map((d) => [d.id, d]));
+    const results: Reply['results'] = [];
+    for (const hit of hits) {
+      const doc = byId.get(hit.id);
+      // Deleted between the index and the read model: gone, and never another user's.
+      if (doc === undefined || doc.workspace_id !== request.workspaceId || doc.user_id !== request.userId) continue;
+      results.push({ memory: toMemoryRecord(doc, await this.deps.sealed.open(doc.id, doc.content)), score: hit.score, scores: { vector: hit.legs.vector, keyword: hit.legs.keyword } });
+    }
+    return { results, executionTimeMs: elapsed(started) };
+  }
+}
+
+function elapsed(started: number): number {
+  return Math.round((performance.now() - started) * 100) / 100;
+}
