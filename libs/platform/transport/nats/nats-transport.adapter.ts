@@ -102,6 +102,7 @@ function natsTransport(nc: NatsConnection, onError: ((error: unknown) => void) |
       const timeoutMs = requestOptions?.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
       const id = nuid.next();
       const data = encodeRequest(subject, payload, id);
+      assertFits(data, nc.info?.max_payload, `the request to ${subject}`);
       const hdrs = requestIdHeaders(requestOptions?.requestId);
       try {
         // A Nest server may answer with several messages ({ response }… then { isDisposed }),
@@ -137,7 +138,7 @@ function natsTransport(nc: NatsConnection, onError: ((error: unknown) => void) |
         queue: subject,
         callback: (error, msg) => {
           if (error) return report(error);
-          const answered = answer(handler, msg, report);
+          const answered = answer(handler, msg, report, nc.info?.max_payload);
           inFlight.add(answered);
           void answered.then(() => inFlight.delete(answered));
         },
@@ -206,7 +207,7 @@ function natsTransport(nc: NatsConnection, onError: ((error: unknown) => void) |
 }
 
 /** Runs a request handler and replies with one packet, `isDisposed` set. Never rejects. */
-async function answer(handler: RequestHandler, msg: Msg, report: (error: unknown) => void): Promise<void> {
+async function answer(handler: RequestHandler, msg: Msg, report: (error: unknown) => void, maxPayload: number | undefined): Promise<void> {
   if (!msg.reply) {
     report(new AppError('validation', `message on ${msg.subject} expects a reply but has no reply subject`));
     return;
@@ -218,6 +219,7 @@ async function answer(handler: RequestHandler, msg: Msg, report: (error: unknown
     id = request.id;
     const result = await handler(request.data, contextOf(msg));
     body = encodeResponse(id, result);
+    assertFits(body, maxPayload, `the reply on ${msg.subject}`);
   } catch (error) {
     body = encodeFailure(id, error);
   }
@@ -315,4 +317,15 @@ async function watchStatus(nc: NatsConnection, report: (error: unknown) => void,
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null;
+}
+
+/**
+ * NATS refuses messages over the server's `max_payload` (1 MiB by default): say so as a 413
+ * the caller can act on, instead of a dropped connection. Callers that move large data
+ * (content uploads, chunk pages) split it into messages below the limit.
+ */
+function assertFits(data: Uint8Array, maxPayload: number | undefined, what: string): void {
+  if (maxPayload !== undefined && data.length > maxPayload) {
+    throw new AppError('too_large', `${what} is ${data.length} bytes, over the NATS server's max_payload of ${maxPayload}`);
+  }
 }

@@ -27,6 +27,20 @@ describeWithServer('NATS_URL', 'NATS transport', (url) => {
     expect(received).toEqual(['after']);
   });
 
+  it('refuses a request or a reply over the server\'s max_payload with a 413-coded error, and keeps serving', async () => {
+    const transport = await connectNatsTransport({ url, name: 'lore-payload-limit' });
+    try {
+      const subject = `lore-contract.payload.${process.pid}.${Date.now()}`;
+      const big = 'x'.repeat(2 * 1024 * 1024); // over the default 1 MiB
+      await transport.serve(subject, async (payload) => (payload === 'big reply' ? big : 'ok'));
+      await expect(transport.request(subject, big)).rejects.toMatchObject({ code: 'too_large' });
+      await expect(transport.request(subject, 'big reply')).rejects.toMatchObject({ code: 'too_large' });
+      await expect(transport.request(subject, 'small')).resolves.toBe('ok');
+    } finally {
+      await transport.close();
+    }
+  });
+
   it('rejects at connect time when the server is unreachable', async () => {
     await expect(connectNatsTransport({ url: 'nats://127.0.0.1:1' })).rejects.toBeDefined();
   });
