@@ -1,0 +1,82 @@
+// npm run bench:ingest — end-to-end ingestion throughput (upload → completed, chunks/s) of the
+// standalone app against the bare embedding model (transformers.js feature-extraction, the same
+// q8 file, mean pooling + normalisation) on the very chunk texts Lore produced, in the same run;
+// and the latency of other requests (GET a collection) while ingestion runs against their idle
+// latency. Knobs: BENCH_SET (default scifact-train), BENCH_DOCS (default 600), MODELS_DIR.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DATA_DIR, MODELS_DIR, inParallel, percentile, startLore, untilProcessed } from './lore-under-bench.mjs';
+
+const SET = process.env.BENCH_SET ?? 'scifact-train';
+const DOCS = Number(process.env.BENCH_DOCS ?? 600);
+const corpus = readFileSync(join(DATA_DIR, SET, 'corpus.jsonl'), 'utf8').split('\n').filter(Boolean).slice(0, DOCS).map((l) => JSON.parse(l));
+
+async function probe(lore, path, until) {
+  const latencies = [];
+  while (!until()) {
+    const t0 = performance.now();
+    await lore.call('GET', path);
+    latencies.push(performance.now() - t0);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return latencies;
+}
+
+const lore = await startLore();
+let chunkTexts;
+let lorePerSecond;
+let idle;
+let busy;
+try {
+  const collection = await lore.call('POST', '/api/v1/collections', { name: 'ingest bench' });
+  const path = `/api/v1/collections/${collection.id}`;
+  // Warm the model (its first load is not ingestion), then the idle latency.
+  const warm = await lore.call('POST', '/api/v1/contents', { collection_id: collection.id, name: 'warm-up', text: 'warm up the model' });
+  await untilProcessed(lore, collection.id);
+  await lore.call('DELETE', `/api/v1/contents/${warm.id}`);
+  let stopIdle = false;
+  setTimeout(() => (stopIdle = true), 5000);
+  idle = await probe(lore, path, () => stopIdle);
+
+  let done = false;
+  const started = performance.now();
+  const probing = probe(lore, path, () => done);
+  await inParallel(corpus, 4, (doc) => lore.call('POST', '/api/v1/contents', { collection_id: collection.id, name: String(doc._id), text: doc.title ? `${doc.title}\n\n${doc.text}` : doc.text }));
+  await untilProcessed(lore, collection.id);
+  const seconds = (performance.now() - started) / 1000;
+  done = true;
+  busy = await probing;
+  chunkTexts = [];
+  let cursor = null;
+  do {
+    const page = await lore.call('GET', `/api/v1/chunks?collection_id=${collection.id}&limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    chunkTexts.push(...page.chunks.map((c) => c.content));
+    cursor = page.next_cursor;
+  } while (cursor);
+  lorePerSecond = chunkTexts.length / seconds;
+  process.stdout.write(`Lore: ${corpus.length} contents → ${chunkTexts.length} chunks in ${seconds.toFixed(1)} s = ${lorePerSecond.toFixed(1)} chunks/s end to end\n`);
+} finally {
+  await lore.stop();
+}
+
+// The bare model, alone in this process now, on the same texts: one text per call (as Lore's
+// worker runs it: q8 vectors depend on batch-mates) and in batches of 32 (its best here).
+const T = await import('@huggingface/transformers');
+T.env.localModelPath = MODELS_DIR.endsWith('/') ? MODELS_DIR : `${MODELS_DIR}/`;
+T.env.allowRemoteModels = false;
+const extractor = await T.pipeline('feature-extraction', 'Xenova/all-MiniLM-L6-v2', { dtype: 'q8' });
+await extractor(['warm up'], { pooling: 'mean', normalize: true });
+async function bare(batch) {
+  const t0 = performance.now();
+  for (let i = 0; i < chunkTexts.length; i += batch) await extractor(chunkTexts.slice(i, i + batch), { pooling: 'mean', normalize: true });
+  return chunkTexts.length / ((performance.now() - t0) / 1000);
+}
+const single = await bare(1);
+const batched = await bare(32);
+const best = Math.max(single, batched);
+process.stdout.write(`bare model: ${single.toFixed(1)} chunks/s one at a time, ${batched.toFixed(1)} chunks/s in batches of 32\n`);
+process.stdout.write(`ratio Lore / best bare: ${(lorePerSecond / best).toFixed(2)}× (target ≥ 0.85)\n`);
+const idleP50 = percentile(idle, 50);
+const busyP50 = percentile(busy, 50);
+process.stdout.write(`GET collection p50: idle ${idleP50.toFixed(2)} ms (${idle.length} requests), during ingestion ${busyP50.toFixed(2)} ms (${busy.length}) → ${(busyP50 / idleP50).toFixed(2)}× (target < 2×); p95 ${percentile(idle, 95).toFixed(2)} → ${percentile(busy, 95).toFixed(2)} ms\n`);
+process.stdout.write(`${JSON.stringify({ ingest: { chunks: chunkTexts.length, lorePerSecond, bareSingle: single, bareBatched: batched, idleP50, busyP50 } })}\n`);
