@@ -4,6 +4,7 @@
 // and the latency of other requests (GET a collection) while ingestion runs against their idle
 // latency. Knobs: BENCH_SET (default scifact-train), BENCH_DOCS (default 600), MODELS_DIR.
 import { readFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { DATA_DIR, MODELS_DIR, inParallel, percentile, startLore, untilProcessed } from './lore-under-bench.mjs';
 

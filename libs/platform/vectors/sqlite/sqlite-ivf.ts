@@ -29,7 +29,7 @@ export interface IvfOptions {
   readonly minProbes?: number;
 }
 
-export const IVF_DEFAULTS: Required<IvfOptions> = { minPoints: 20_000, retrainGrowth: 4, probeFraction: 0.08, minProbes: 8 };
+export const IVF_DEFAULTS: Required<IvfOptions> = { minPoints: 20_000, retrainGrowth: 4, probeFraction: 0.16, minProbes: 8 };
 
 /** Centroids of one collection. */
 export interface IvfModel {
