@@ -9,7 +9,11 @@ export const knowledgeConfig = z
   .object({
     /** An upload's bytes, and a JSON content's text bytes (SPEC leaves it open; 20 MB like most RAG services). */
     KNOWLEDGE_MAX_UPLOAD_BYTES: envInt(20 * 1024 * 1024),
-    /** How long one processing attempt may take before it is abandoned. */
+    /**
+     * How long a processing attempt may go without progress (its text chunked, a batch of chunks
+     * embedded and recorded) before it is abandoned as `failed` ("timed out"): a hung provider.
+     * Not a bound on the whole attempt, which for a large text on the local model takes longer.
+     */
     KNOWLEDGE_PROCESSING_TIMEOUT_MS: envInt(10 * 60_000),
     /** Attempts before a content whose processing keeps failing for a transient reason is `failed`. */
     KNOWLEDGE_PROCESSING_ATTEMPTS: envInt(3),
@@ -17,6 +21,11 @@ export const knowledgeConfig = z
     KNOWLEDGE_LEASE_MS: envInt(60_000),
     /** Contents processed at once by one knowledge service. */
     KNOWLEDGE_WORKERS: envInt(2),
+    /**
+     * First wait before retrying a transient failure; each further retry waits 4 × longer
+     * (capped at 5 min). Configurable so that tests and impatient operators need not wait 2 s.
+     */
+    KNOWLEDGE_RETRY_BASE_MS: envInt(2_000),
   })
   .transform((e) => ({
     maxUploadBytes: e.KNOWLEDGE_MAX_UPLOAD_BYTES,
@@ -25,6 +34,7 @@ export const knowledgeConfig = z
       maxAttempts: e.KNOWLEDGE_PROCESSING_ATTEMPTS,
       leaseMs: e.KNOWLEDGE_LEASE_MS,
       workers: e.KNOWLEDGE_WORKERS,
+      retryBaseMs: e.KNOWLEDGE_RETRY_BASE_MS,
     },
   }));
 export type KnowledgeConfig = z.output<typeof knowledgeConfig>;

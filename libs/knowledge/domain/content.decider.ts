@@ -85,6 +85,25 @@ export function startable(state: LiveContent, now: string): boolean {
   }
 }
 
+/**
+ * Chunks change only on a completed content. Checked before the chunk's existence: an attempt
+ * starts with no chunks, so a user editing a chunk they just listed while the content is being
+ * reprocessed got "Chunk not found" instead of being told to wait; and a failed content's
+ * message said "being processed".
+ */
+function assertChunksSettled(content: LiveContent, verb: 'edit' | 'delete'): void {
+  switch (content.phase) {
+    case 'completed':
+      return;
+    case 'failed':
+      throw conflict(`The content's processing failed; reprocess it, then ${verb} its chunks`);
+    case 'new':
+    case 'processing':
+    case 'waiting':
+      throw conflict(`The content is being processed; ${verb} its chunks once it is completed`);
+  }
+}
+
 export const contentDecider: Decider<ContentCommand, ContentState, ContentEvent> = {
   initialState: () => ({ status: 'absent' }),
 
@@ -98,7 +117,8 @@ export const contentDecider: Decider<ContentCommand, ContentState, ContentEvent>
         const base = { contentId: state.contentId, collectionId: state.collectionId };
         // A lapsed lease after the last allowed attempt: its worker died each time; give up, saying so.
         if (state.phase === 'processing' && state.attemptsSinceRequest >= command.maxAttempts) {
-          const error = `processing was interrupted ${state.attemptsSinceRequest} times (the worker stopped before finishing); reprocess to try again`;
+          const times = state.attemptsSinceRequest === 1 ? 'once' : `${state.attemptsSinceRequest} times`;
+          const error = `Processing was interrupted ${times} (the worker stopped before finishing, e.g. the service was killed); reprocess to try again`;
           return [{ type: 'knowledge.ContentProcessingFailed', data: { ...base, attempt: state.attempt, error, retryAt: null, failedAt: command.at } }];
         }
         return [
@@ -166,15 +186,15 @@ export const contentDecider: Decider<ContentCommand, ContentState, ContentEvent>
       }
       case 'edit-chunk': {
         const content = visibleContent(state, command.access, 'Chunk');
+        assertChunksSettled(content, 'edit');
         if (!content.chunks.has(command.chunkId)) throw notFound('Chunk');
-        if (content.phase !== 'completed') throw conflict('The content is being processed; edit its chunks once it is completed');
         const { kind: _kind, access: _access, at, ...edit } = command;
         return [{ type: 'knowledge.ChunkEdited', data: { ...edit, contentId: content.contentId, collectionId: content.collectionId, editedAt: at } }];
       }
       case 'delete-chunk': {
         const content = visibleContent(state, command.access, 'Chunk');
+        assertChunksSettled(content, 'delete');
         if (!content.chunks.has(command.chunkId)) throw notFound('Chunk');
-        if (content.phase !== 'completed') throw conflict('The content is being processed; delete its chunks once it is completed');
         const chunkIndex = content.chunks.get(command.chunkId) ?? 0;
         return [{ type: 'knowledge.ChunkDeleted', data: { contentId: content.contentId, collectionId: content.collectionId, chunkId: command.chunkId, chunkIndex, deletedAt: command.at } }];
       }

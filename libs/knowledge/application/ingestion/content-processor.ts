@@ -40,6 +40,9 @@ export class ContentProcessor {
   async claim(contentId: string, settings: { readonly model: EmbeddingModel; readonly chunkSize: number; readonly chunkOverlap: number }): Promise<Attempt | null> {
     const leaseId = newUuid();
     const now = this.deps.clock.now();
+    // Retries: a concurrent write (a reprocess, another instance's claim) used to surface as a
+    // conflict error and leave the content to the next sweep; deciding again on the new state
+    // is safe, the decider says whether it is still startable.
     const result = await handleCommand(this.deps.events, contentAggregate, contentStreamId(contentId), {
       kind: 'start',
       leaseId,
@@ -49,7 +52,7 @@ export class ContentProcessor {
       embedding: settings.model,
       maxAttempts: this.deps.maxAttempts,
       at: now.toISOString(),
-    });
+    }, { retries: LEASE_RETRIES, metadata: { actor: 'system:ingestion' } });
     const state = result.state;
     if (result.events.length === 0 || state.status !== 'active' || state.phase !== 'processing' || state.lease?.leaseId !== leaseId) return null;
     return { content: state, leaseId, ...settings };
@@ -60,10 +63,12 @@ export class ContentProcessor {
     await this.append(contentId, { kind: 'renew', leaseId, leaseUntil: until });
   }
 
-  async run(attempt: Attempt, provider: EmbeddingProvider, signal: AbortSignal): Promise<void> {
+  /** `progressed` is called after each step that moved the attempt forward (the caller's stall timeout). */
+  async run(attempt: Attempt, provider: EmbeddingProvider, signal: AbortSignal, progressed: () => void = () => undefined): Promise<void> {
     const { content, leaseId } = attempt;
     const chunks = await chunkText(content.text, { chunkSize: attempt.chunkSize, chunkOverlap: attempt.chunkOverlap }, (texts) => provider.tokenize(texts));
     throwIfAborted(signal);
+    progressed();
     const index = { name: attempt.model.index, dimensions: attempt.model.dimensions, distance: attempt.model.distance };
     for (let from = 0; from < chunks.length; from += CHUNKS_PER_EVENT) {
       const batch = chunks.slice(from, from + CHUNKS_PER_EVENT);
@@ -75,6 +80,7 @@ export class ContentProcessor {
         return { chunkId: chunkIdOf(content.contentId, chunk.index), chunkIndex: chunk.index, text: chunk.text, start: chunk.start, end: chunk.end, tokens: chunk.tokens, vector: encodeVector(vector) };
       });
       await this.append(content.contentId, { kind: 'add-chunks', leaseId, index, chunks: positions, at: this.now() });
+      progressed();
     }
     await this.append(content.contentId, { kind: 'complete', leaseId, at: this.now() });
   }

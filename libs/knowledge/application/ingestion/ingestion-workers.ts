@@ -9,24 +9,28 @@ import { COLLECTIONS, CONTENTS, type CollectionDoc, type ContentDoc } from '../k
 import { providerOf } from '../embedding-choice';
 import { AttemptAborted, ContentProcessor, type Attempt } from './content-processor';
 
-/** Retry delays after transient failures: 2 s, 8 s, 32 s, … capped at 5 min. */
-const RETRY_BASE_MS = 2_000;
+/** Retry delays after transient failures: base (KNOWLEDGE_RETRY_BASE_MS, 2 s), 4 × base, 16 × base, … capped at 5 min. */
 const RETRY_CAP_MS = 5 * 60_000;
 /** Contents looked at per sweep. */
 const SWEEP_BATCH = 500;
-
 
 /**
  * Runs processing attempts, `workers` at a time. Work arrives from the ingestion reactor (a
  * content was added, reprocessed, or its retry is scheduled) and from a sweep of the read
  * model every half lease, which finds what no event announces any more: contents left `new`
  * or `processing` by a crash or a restart, retries that came due. Each attempt holds a lease
- * renewed by heartbeats, runs under a timeout, and ends `completed`, `failed` with a reason,
+ * renewed by heartbeats, is abandoned when it stops making progress, and ends `completed`, `failed` with a reason,
  * or scheduled for a retry; it never stays stuck.
  */
 export class IngestionWorkers {
   private readonly queue: string[] = [];
   private readonly queued = new Set<string>();
+  /**
+   * Asked for again while an attempt of theirs still runs (a reprocess, a retry timer): queued
+   * as soon as that attempt ends. Dropping the request instead left a reprocessed content
+   * `new` until the next sweep (half a lease: 30 s by default).
+   */
+  private readonly again = new Set<string>();
   private readonly running = new Map<string, { controller: AbortController; done: Promise<void> }>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private sweeper: NodeJS.Timeout | null = null;
@@ -61,13 +65,18 @@ export class IngestionWorkers {
     this.timers.clear();
     this.queue.length = 0;
     this.queued.clear();
+    this.again.clear();
     const running = [...this.running.values()];
     for (const r of running) r.controller.abort(new AttemptAborted('stopping'));
     await Promise.allSettled(running.map((r) => r.done));
   }
 
   enqueue(contentId: string): void {
-    if (this.stopped || this.queued.has(contentId) || this.running.has(contentId)) return;
+    if (this.stopped || this.queued.has(contentId)) return;
+    if (this.running.has(contentId)) {
+      this.again.add(contentId);
+      return;
+    }
     this.queued.add(contentId);
     this.queue.push(contentId);
     this.pump();
@@ -114,6 +123,8 @@ export class IngestionWorkers {
         .catch((error: unknown) => this.deps.log?.warn({ err: error, contentId }, 'processing attempt ended with an error'))
         .finally(() => {
           this.running.delete(contentId);
+          // A claim that finds nothing to do is cheap: the decider says whether it is startable.
+          if (this.again.delete(contentId)) this.enqueue(contentId);
           this.pump();
         });
       this.running.set(contentId, { controller, done });
@@ -142,7 +153,16 @@ export class IngestionWorkers {
       if (!controller.signal.aborted) controller.abort(reason);
     };
     stopping.addEventListener('abort', () => abort(new AttemptAborted('stopping')), { once: true });
-    const timeout = setTimeout(() => abort(new AttemptAborted('timeout')), this.deps.config.timeoutMs);
+    // A stall timeout, restarted at every step that made progress (the text chunked, a batch
+    // embedded and recorded). A bound on the whole attempt failed large contents for good: a
+    // 20 MB text is ~20 000 chunks, 7-17 min at the local model's 20-50 chunks/s on two cores,
+    // past the 10 min default however healthy the provider, and again on every reprocess.
+    // A hung provider still ends the attempt after KNOWLEDGE_PROCESSING_TIMEOUT_MS.
+    let timeout = setTimeout(() => abort(new AttemptAborted('timeout')), this.deps.config.timeoutMs);
+    const progressed = (): void => {
+      clearTimeout(timeout);
+      if (!controller.signal.aborted) timeout = setTimeout(() => abort(new AttemptAborted('timeout')), this.deps.config.timeoutMs);
+    };
     const heartbeat = setInterval(() => {
       this.processor.renew(contentId, attempt.leaseId).catch((error: unknown) => {
         if (error instanceof LeaseLostError) abort(error);
@@ -150,7 +170,7 @@ export class IngestionWorkers {
     }, Math.max(100, Math.floor(this.deps.config.leaseMs / 3)));
     try {
       const provider = providerOf(this.deps.embeddings, attempt.model);
-      await race(this.processor.run(attempt, provider, controller.signal), controller.signal);
+      await race(this.processor.run(attempt, provider, controller.signal, progressed), controller.signal);
     } catch (error) {
       await this.afterFailure(attempt, controller.signal.aborted ? controller.signal.reason : error);
     } finally {
@@ -164,8 +184,12 @@ export class IngestionWorkers {
     if (error instanceof LeaseLostError) return; // someone else owns it now, or it is gone
     if (error instanceof AttemptAborted && error.why === 'stopping') return; // the lease lapses; a worker resumes it
     const { message, transient } = describe(error, this.deps.config.timeoutMs);
-    const attemptsLeft = this.deps.config.maxAttempts - attempt.content.attemptsSinceRequest - 1;
-    const retryAt = transient && attemptsLeft > 0 ? new Date(this.deps.clock.now().getTime() + retryDelay(attempt.content.attemptsSinceRequest)) : null;
+    // `attemptsSinceRequest` already counts this attempt (the claim's ContentProcessingStarted
+    // incremented it). Subtracting one more gave up one attempt early: with the default cap of
+    // 3, a content failed after 2 attempts, and the first retry waited 4 × the base.
+    const attemptsSoFar = attempt.content.attemptsSinceRequest;
+    const attemptsLeft = this.deps.config.maxAttempts - attemptsSoFar;
+    const retryAt = transient && attemptsLeft > 0 ? new Date(this.deps.clock.now().getTime() + retryDelay(this.deps.config.retryBaseMs, attemptsSoFar - 1)) : null;
     const reason = transient && retryAt === null ? `${message} (gave up after ${this.deps.config.maxAttempts} attempts)` : message;
     try {
       await this.processor.fail(contentId, attempt.leaseId, reason, retryAt);
@@ -176,16 +200,26 @@ export class IngestionWorkers {
   }
 }
 
-function retryDelay(attemptsSoFar: number): number {
-  return Math.min(RETRY_CAP_MS, RETRY_BASE_MS * 4 ** Math.max(0, attemptsSoFar));
+/** The wait before retry number `retry` (0 for the first). */
+function retryDelay(baseMs: number, retry: number): number {
+  return Math.min(RETRY_CAP_MS, baseMs * 4 ** Math.max(0, retry));
 }
 
 /** A reason users can act on; transient causes (a busy provider, a crashed worker thread) are retried. */
 function describe(error: unknown, timeoutMs: number): { message: string; transient: boolean } {
-  if (error instanceof AttemptAborted) return { message: `Processing timed out after ${Math.round(timeoutMs / 1000)} s`, transient: false };
+  if (error instanceof AttemptAborted) {
+    return { message: `Processing timed out after ${formatDuration(timeoutMs)} without progress (KNOWLEDGE_PROCESSING_TIMEOUT_MS), usually an embedding provider that does not answer`, transient: false };
+  }
   if (isEmbeddingUnavailable(error)) return { message: error.message, transient: error.retryable };
   if (error instanceof Error && 'code' in error && typeof error.code === 'string') return { message: error.message, transient: error.code === 'unavailable' };
   return { message: `Processing failed: ${error instanceof Error ? error.message : String(error)}`, transient: false };
+}
+
+/** "1.5 s", "10 min": a short timeout must not read as "0 s" or "2 s". */
+function formatDuration(ms: number): string {
+  if (ms < 1000) return `${ms} ms`;
+  if (ms < 120_000) return `${Number((ms / 1000).toFixed(1))} s`;
+  return `${Number((ms / 60_000).toFixed(1))} min`;
 }
 
 /** Settles with the work, or rejects as soon as the signal aborts (the work's own promise is left to finish). */
