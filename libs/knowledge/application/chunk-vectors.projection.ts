@@ -41,7 +41,9 @@ export const chunkVectorsProjection: VectorProjection = {
     }
     const event = upcastContentEvent(recorded);
     switch (event.type) {
+      // As the chunk records: an attempt that starts over or fails leaves no points behind.
       case 'knowledge.ContentProcessingStarted':
+      case 'knowledge.ContentProcessingFailed':
       case 'knowledge.ContentReprocessRequested':
       case 'knowledge.ContentDeleted':
         context.write({ op: 'deleteWhere', collections: [event.data.collectionId], filter: { content_id: event.data.contentId } });

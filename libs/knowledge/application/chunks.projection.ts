@@ -16,7 +16,10 @@ export const chunksProjection: Projection = {
     }
     const event = upcastContentEvent(recorded);
     switch (event.type) {
+      // A new attempt starts over; a failed one (given up, or waiting for its retry) leaves
+      // no partial chunks behind to list or search.
       case 'knowledge.ContentProcessingStarted':
+      case 'knowledge.ContentProcessingFailed':
       case 'knowledge.ContentReprocessRequested':
       case 'knowledge.ContentDeleted':
         context.deleteMany(CHUNKS, { content_id: event.data.contentId });

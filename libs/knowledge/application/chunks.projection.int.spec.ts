@@ -1,0 +1,64 @@
+import { projectionSpec, recordedEvent } from '@lore/platform/testing';
+import { chunksProjection } from './chunks.projection';
+
+/** Chunk records follow the attempts of their content; delivered at least once. */
+const chunks = projectionSpec(chunksProjection);
+
+const at = (second: number): string => `2026-01-01T00:00:${String(second).padStart(2, '0')}.000Z`;
+const stream = 'knowledge-content-cnt_1';
+const ids = { contentId: 'cnt_1', collectionId: 'col_1' };
+const model = { provider: 'local', model: 'm', dimensions: 2, distance: 'cosine' as const, maxInputTokens: 254, index: 'local_m_2' };
+const started = (attempt: number) =>
+  recordedEvent(stream, 'knowledge.ContentProcessingStarted', { ...ids, attempt, leaseId: `l${attempt}`, leaseUntil: at(59), chunkSize: 254, chunkOverlap: 0, embedding: model, startedAt: at(attempt) }, at(attempt));
+const added = (attempt: number, texts: string[]) =>
+  recordedEvent(
+    stream,
+    'knowledge.ContentChunksAdded',
+    {
+      ...ids,
+      workspaceId: 'ws',
+      attempt,
+      index: { name: 'local_m_2', dimensions: 2, distance: 'cosine' },
+      contentName: 'doc',
+      source: null,
+      metadata: { lang: 'en' },
+      chunks: texts.map((text, i) => ({ chunkId: `cnt_1_c${i}`, chunkIndex: i, text, start: 0, end: text.length, tokens: 1, vector: 'AACAPwAAAAA=' })),
+      addedAt: at(attempt + 1),
+    },
+    at(attempt + 1),
+  );
+const failed = (attempt: number, retryAt: string | null) =>
+  recordedEvent(stream, 'knowledge.ContentProcessingFailed', { ...ids, attempt, error: 'boom', retryAt, failedAt: at(attempt + 2) }, at(attempt + 2));
+
+const chunk = (i: number, text: string, second: number) => ({
+  id: `cnt_1_c${i}`,
+  content_id: 'cnt_1',
+  collection_id: 'col_1',
+  workspace_id: 'ws',
+  content_name: 'doc',
+  source: null,
+  content: text,
+  metadata: { lang: 'en', chunk_start: 0, chunk_end: text.length, chunk_tokens: 1 },
+  chunk_index: i,
+  size_bytes: text.length,
+  created_at: at(second),
+  updated_at: at(second),
+});
+
+describe('chunks projection', () => {
+  it('records the chunks of an attempt, idempotently', async () => {
+    await chunks.given([started(1), added(1, ['alpha', 'beta'])]).thenDocuments({ chunks: [chunk(0, 'alpha', 2), chunk(1, 'beta', 2)] });
+    await chunks.given([started(1), added(1, ['alpha', 'beta'])]).whenReplayed().thenUnchanged();
+  });
+
+  it.each([
+    ['given up', null],
+    ['waiting for a retry', at(50)],
+  ])('leaves no partial chunks of a failed attempt (%s)', async (_why, retryAt) => {
+    await chunks.given([started(1), added(1, ['alpha', 'beta']), failed(1, retryAt)]).thenDocuments({ chunks: [] });
+  });
+
+  it('replaces an earlier attempt\'s chunks with the next attempt\'s', async () => {
+    await chunks.given([started(1), added(1, ['old one', 'old two']), started(3), added(3, ['new'])]).thenDocuments({ chunks: [chunk(0, 'new', 4)] });
+  });
+});
