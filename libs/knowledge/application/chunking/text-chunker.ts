@@ -81,7 +81,42 @@ export async function chunkText(source: string, settings: ChunkingSettings, toke
     reached = span.end;
     chunks.push({ text: source.slice(span.start, span.end), index: chunks.length, start: span.start, end: span.end, tokens });
   }
-  return chunks;
+  return splitAtLongGaps(source, chunks, tokenize);
+}
+
+/** A run of whitespace this long ends a chunk: tokens are few there, but characters many. */
+const LONG_GAP_CHARS = 256;
+
+/**
+ * Cuts chunks at long runs of whitespace (layout padding, blank pages of an extract): the
+ * token limit never sees them, so a chunk could otherwise hold megabytes of spaces. Each
+ * piece holds a subset of its chunk's tokens, so it stays within the limit; pieces are
+ * counted again in one batched call.
+ */
+async function splitAtLongGaps(source: string, chunks: TextChunk[], tokenize: Tokenize): Promise<TextChunk[]> {
+  const gap = new RegExp(`\\s{${LONG_GAP_CHARS},}`, 'g');
+  const hasGap = new RegExp(`\\s{${LONG_GAP_CHARS}}`); // not global: `test` keeps no position
+  if (!chunks.some((c) => c.text.length > LONG_GAP_CHARS && hasGap.test(c.text))) return chunks;
+  const spans: Span[] = [];
+  for (const chunk of chunks) {
+    let from = 0;
+    for (const match of chunk.text.matchAll(gap)) {
+      spans.push({ start: chunk.start + from, end: chunk.start + match.index });
+      from = match.index + match[0].length;
+    }
+    spans.push({ start: chunk.start + from, end: chunk.end });
+  }
+  const kept = spans.map((span) => trimmed(source, span)).filter((span) => span.end > span.start);
+  const texts = kept.map((span) => source.slice(span.start, span.end));
+  const counted = await tokenizeInBatches(texts, tokenize);
+  return kept.map((span, index) => ({ text: texts[index] as string, index, start: span.start, end: span.end, tokens: (counted[index] as Tokenization).count }));
+}
+
+function trimmed(source: string, span: Span): Span {
+  let { start, end } = span;
+  while (start < end && isWhitespace(source.charCodeAt(start))) start++;
+  while (end > start && isWhitespace(source.charCodeAt(end - 1))) end--;
+  return { start, end };
 }
 
 /** The source's tokens, from segments of at most `MAX_SEGMENT_CHARS` cut at whitespace. */
@@ -108,18 +143,17 @@ async function tokenizeSource(source: string, tokenize: Tokenize): Promise<Token
 }
 
 /**
- * Where the segment starting at `from` ends: at the start of the last whitespace run within
- * `MAX_SEGMENT_CHARS` (tokens never span whitespace), else after that many characters.
+ * Where the segment starting at `from` ends: at the last whitespace character within
+ * `MAX_SEGMENT_CHARS` (tokens never span whitespace, so any whitespace is a safe cut), else
+ * after that many characters. Never at the start of a whitespace run: inside a long run of
+ * whitespace that would make one-character segments (a 2.5 MB text of spaces took minutes).
  */
 function segmentEnd(source: string, from: number): number {
   const limit = from + MAX_SEGMENT_CHARS;
   if (limit >= source.length) return source.length;
   let at = limit;
   while (at > from && !isWhitespace(source.charCodeAt(at))) at--;
-  if (at > from) {
-    while (at > from + 1 && isWhitespace(source.charCodeAt(at - 1))) at--;
-    return at;
-  }
+  if (at > from) return at;
   const code = source.charCodeAt(limit - 1);
   return code >= 0xd800 && code <= 0xdbff ? limit + 1 : limit;
 }
@@ -135,7 +169,7 @@ async function tokenizeInBatches(texts: readonly string[], tokenize: Tokenize): 
     const batch = texts.slice(from, to);
     const tokens = await tokenize(batch);
     if (tokens.length !== batch.length) throw new Error(`tokenize returned ${tokens.length} results for ${batch.length} texts`);
-    results.push(...tokens);
+    for (const t of tokens) results.push(t); // not push(...tokens): a huge batch would overflow the stack
     from = to;
   }
   return results;
