@@ -1,7 +1,7 @@
 import { isEmbeddingUnavailable, type EmbeddingModels, type EmbeddingProvider } from '@lore/platform/embeddings/port';
 import type { EventStore } from '@lore/platform/event-store/port';
 import type { ContextLog } from '@lore/platform/cqrs';
-import type { JsonObject, VectorStore, VectorWrite } from '@lore/platform/vectors/port';
+import type { VectorStore, VectorWrite } from '@lore/platform/vectors/port';
 import type { Reactor } from '@lore/platform/projections';
 import type { SealedFields } from '@lore/platform/crypto';
 import { MEMORY_STREAM_PREFIX, memoryStreamId, upcastMemoryEvent, type MemoryEvent } from '@lore/memory/domain';
@@ -81,7 +81,9 @@ export function memorySearchIndexReactor(deps: {
               collectionId: m.partition,
               vector,
               text: m.content.memory,
-              payload: { content_id: m.id, chunk_index: 0, source: m.memoryType, tags: m.content.topics, metadata: m.content.metadata as JsonObject },
+              // No metadata: search filters by topics and type only, and a memory's metadata may
+              // nest deeper than the vector store takes (a write it refused would stall this reactor).
+              payload: { content_id: m.id, chunk_index: 0, source: m.memoryType, tags: m.content.topics, metadata: {} },
             },
           ],
         });
