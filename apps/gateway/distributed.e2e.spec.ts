@@ -8,7 +8,8 @@ import { NestFactory } from '@nestjs/core';
 import { ClientProxyFactory, EventPattern, Payload, Transport as NestTransport, type ClientProxy, type MicroserviceOptions } from '@nestjs/microservices';
 import { lastValueFrom, timeout } from 'rxjs';
 import { describeWithServer } from '@lore/platform/testing';
-import { call, describeApiKeys, describeAuth, describeErrors, describeMemories, mintJwt, type LoreUnderTest } from '@lore/gateway/e2e';
+import { call, describeApiKeys, describeAuth, describeErrors, describeKnowledge, describeLargeContent, describeMemories, describeMemorySearch, mintJwt, type LoreUnderTest } from '@lore/gateway/e2e';
+import { modelsDirForTests } from '@lore/platform/embeddings/contract';
 
 const JWT_SECRET = 'distributed-e2e-secret';
 /** This run's own subject space, so parallel runs on one NATS never answer each other. */
@@ -49,6 +50,7 @@ describeWithServer('NATS_URL', 'distributed topology over NATS', (natsUrl) => {
         AUTH_JWT_SECRET: JWT_SECRET,
         LOG_LEVEL: 'warn',
         LORE_MASTER_KEY: '',
+        MODELS_DIR: modelsDirForTests(),
       },
     });
     Object.assign(lore, { url: `http://127.0.0.1:${port}` });
@@ -67,6 +69,9 @@ describeWithServer('NATS_URL', 'distributed topology over NATS', (natsUrl) => {
   describeErrors(() => lore);
   describeApiKeys(() => lore);
   describeMemories(() => lore);
+  describeKnowledge(() => lore);
+  describeLargeContent(() => lore);
+  describeMemorySearch(() => lore);
 
   it('serves a stock NestJS client (send) and reaches its @EventPattern handlers, with the service enforcing its own rules', async () => {
     const microservice: INestMicroservice = await NestFactory.createMicroservice<MicroserviceOptions>(DownstreamModule, {

@@ -1,14 +1,15 @@
 import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { call, describeApiKeys, describeAuth, describeErrors, describeMemories, mintJwt, type LoreUnderTest } from '@lore/gateway/e2e';
+import { call, describeApiKeys, describeAuth, describeErrors, describeKnowledge, describeLargeContent, describeMemories, describeMemorySearch, mintJwt, type LoreUnderTest } from '@lore/gateway/e2e';
+import { modelsDirForTests } from '@lore/platform/embeddings/contract';
 import { startStandalone } from './bootstrap';
 
 const JWT_SECRET = 'standalone-e2e-secret';
 
 describe('standalone app over HTTP', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'lore-standalone-'));
-  const env = { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, AUTH_JWT_SECRET: JWT_SECRET, LOG_LEVEL: 'silent', LORE_MASTER_KEY: '' };
+  const env = { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, AUTH_JWT_SECRET: JWT_SECRET, LOG_LEVEL: 'silent', LORE_MASTER_KEY: '', MODELS_DIR: modelsDirForTests() };
   let running: Awaited<ReturnType<typeof startStandalone>>;
   let lore: LoreUnderTest;
 
@@ -24,6 +25,9 @@ describe('standalone app over HTTP', () => {
   describeErrors(() => lore);
   describeApiKeys(() => lore);
   describeMemories(() => lore);
+  describeKnowledge(() => lore);
+  describeLargeContent(() => lore);
+  describeMemorySearch(() => lore);
 
   it('deletes a memory permanently: after a restart its text is in no file under DATA_DIR', async () => {
     const marker = `MARKER-${Math.random().toString(36).slice(2)}-${Date.now()}`;
@@ -32,6 +36,9 @@ describe('standalone app over HTTP', () => {
     expect(created.status).toBe(201);
     const id = created.body.memory_id;
     await call(lore, 'POST', `/api/v1/memories/${id}/replace`, { token, body: { memory: `still ${marker}` } });
+    // Searched first, so the text is in the search index too when it is deleted.
+    const found = await call(lore, 'POST', '/api/v1/memories/search', { token, body: { query: marker } });
+    expect(found.body.results.map((r: { memory_id: string }) => r.memory_id)).toEqual([id]);
     expect((await call(lore, 'DELETE', `/api/v1/memories/${id}`, { token })).status).toBe(200);
 
     await running.app.close();

@@ -49,3 +49,23 @@ export async function call<T = any>(
 export function unique(prefix: string): string {
   return `${prefix}-${Math.random().toString(36).slice(2, 10)}`;
 }
+
+/** A multipart/form-data POST (one file part `file` plus text fields), as browsers and SDKs upload. */
+export async function upload<T = any>(
+  lore: LoreUnderTest,
+  path: string,
+  options: { token: string; file: { name: string; type: string; content: string | Uint8Array }; fields?: Record<string, string> },
+): Promise<Reply<T>> {
+  const form = new FormData();
+  for (const [name, value] of Object.entries(options.fields ?? {})) form.append(name, value);
+  form.append('file', new Blob([options.file.content], { type: options.file.type }), options.file.name);
+  const response = await fetch(`${lore.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${options.token}` }, body: form });
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    parsed = text;
+  }
+  return { status: response.status, body: parsed as T, headers: response.headers };
+}

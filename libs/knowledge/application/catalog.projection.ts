@@ -69,6 +69,8 @@ export const catalogProjection: Projection = {
       case 'knowledge.ContentLeaseRenewed':
         context.upsert(CONTENTS, { ...content, lease_until: event.data.leaseUntil });
         return;
+      case 'knowledge.ContentTextAppended': // the record shows the whole size from the start
+        return;
       case 'knowledge.ContentChunksAdded':
         return;
       case 'knowledge.ContentProcessingCompleted':

@@ -1,4 +1,4 @@
-import { invalid, newId, notFound, type Clock, type ReplyOf, type ValidRequestOf } from '@lore/platform/kernel';
+import { forbidden, invalid, newId, notFound, type Clock, type ReplyOf, type ValidRequestOf } from '@lore/platform/kernel';
 import type { EventStore } from '@lore/platform/event-store/port';
 import type { DocumentStore } from '@lore/platform/documents/port';
 import type { EmbeddingModels } from '@lore/platform/embeddings/port';
@@ -32,6 +32,9 @@ export class CollectionCommands {
   constructor(private readonly deps: KnowledgeCommandDeps) {}
 
   async create(command: Request<'createCollection'>): Promise<Reply<'createCollection'>> {
+    // A key limited to named collections could never see a collection it created (its list is
+    // fixed when the key is issued): refuse instead of answering 201 with an id that is then 404.
+    if (command.collections !== null) throw forbidden('This API key is limited to specific collections and cannot create collections');
     const model = chooseModel(this.deps.embeddings, command.embedding);
     const settings = { ...(command.settings ?? {}), ...chunkingSettings(model, command.settings) };
     if (command.parent_id !== undefined && command.parent_id !== null) await this.assertParent(command, command.parent_id, null);

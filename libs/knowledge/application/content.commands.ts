@@ -1,4 +1,4 @@
-import { invalid, newId, notFound, type ReplyOf, type ValidRequestOf } from '@lore/platform/kernel';
+import { AppError, invalid, jsonDepth, newId, notFound, type ReplyOf, type ValidRequestOf } from '@lore/platform/kernel';
 import { handleCommand } from '@lore/platform/cqrs';
 import type { KnowledgeMessages } from '@lore/knowledge/contracts';
 import { contentDecider, contentIdOfChunk, contentStreamId, mayAccess, upcastContentEvent } from '@lore/knowledge/domain';
@@ -8,6 +8,19 @@ import { providerOf } from './embedding-choice';
 import { encodeVector } from './chunk-shape';
 import { toChunkRecord, toContentRecord } from './content-records';
 
+/**
+ * Nesting a vector point's payload metadata may have (the vector stores refuse deeper). The
+ * request schemas allow MAX_JSON_DEPTH; a content or chunk deeper than this would be stored,
+ * then refused by the chunk-vectors projection on every retry, stalling every knowledge write.
+ */
+export const MAX_CHUNK_METADATA_DEPTH = 32;
+
+function assertIndexableMetadata(metadata: Record<string, unknown> | null | undefined): void {
+  if (metadata !== null && metadata !== undefined && jsonDepth(metadata, MAX_CHUNK_METADATA_DEPTH) > MAX_CHUNK_METADATA_DEPTH) {
+    throw invalid(['body', 'metadata'], `Must nest at most ${MAX_CHUNK_METADATA_DEPTH} levels`);
+  }
+}
+
 const contentAggregate = { name: 'content', decider: contentDecider, upcast: upcastContentEvent };
 const RETRIES = 10;
 
@@ -16,13 +29,25 @@ type Reply<K extends keyof KnowledgeMessages> = ReplyOf<KnowledgeMessages[K]>;
 
 /** Contents and their chunks: upload, delete, reprocess; chunk edits and deletions. */
 export class ContentCommands {
-  constructor(private readonly deps: KnowledgeCommandDeps) {}
+  constructor(
+    private readonly deps: KnowledgeCommandDeps,
+    private readonly maxUploadBytes: number,
+  ) {}
 
   async create(command: Request<'createContent'>): Promise<Reply<'createContent'>> {
+    // As an uploaded file with no text is refused: it would complete with no chunks, unsearchable.
+    if (command.parts === 1 && command.text.trim() === '') throw invalid(['body', 'text'], 'The text is empty (only whitespace)', 'string_too_short');
+    assertIndexableMetadata(command.metadata);
     const collection = await this.deps.documents.collection<CollectionDoc>(COLLECTIONS).get(command.collectionId);
     if (collection === null || !mayAccess(accessOf(command), { workspaceId: collection.workspace_id, collectionId: collection.id })) {
       throw invalid(['body', 'collection_id'], 'Collection not found', 'not_found');
     }
+    const firstBytes = Buffer.byteLength(command.text);
+    const sizeBytes = command.sizeBytes ?? firstBytes;
+    if (command.parts === 1 ? sizeBytes !== firstBytes : sizeBytes <= firstBytes) {
+      throw invalid(['message', 'sizeBytes'], command.parts === 1 ? 'sizeBytes must be the text\'s UTF-8 length' : 'sizeBytes must exceed the first part\'s length');
+    }
+    if (sizeBytes > this.maxUploadBytes) throw new AppError('too_large', `The text is larger than ${this.maxUploadBytes} bytes`);
     const now = this.deps.clock.now();
     const contentId = newId('cnt', now.getTime());
     const event = {
@@ -34,7 +59,8 @@ export class ContentCommands {
       mimeType: command.mimeType,
       metadata: command.metadata ?? {},
       text: command.text,
-      sizeBytes: Buffer.byteLength(command.text),
+      sizeBytes,
+      ...(command.parts > 1 ? { parts: command.parts } : {}),
       createdBy: command.actor,
       createdAt: now.toISOString(),
     };
@@ -44,6 +70,18 @@ export class ContentCommands {
     });
     await this.deps.readYourWrites.settle(result.position);
     return this.contentRecord(contentId);
+  }
+
+  async appendText(command: Request<'appendContentText'>): Promise<Reply<'appendContentText'>> {
+    const result = await handleCommand(
+      this.deps.events,
+      contentAggregate,
+      contentStreamId(command.contentId),
+      { kind: 'append-text', access: accessOf(command), part: command.part, text: command.text },
+      { metadata: { actor: command.actor, workspaceId: command.workspaceId } },
+    );
+    await this.deps.readYourWrites.settle(result.position);
+    return this.contentRecord(command.contentId);
   }
 
   async delete(command: Request<'deleteContent'>): Promise<Reply<'deleteContent'>> {
@@ -72,6 +110,7 @@ export class ContentCommands {
 
   /** A text change is embedded before it is recorded; the response waits until the new vector is searchable. */
   async updateChunk(command: Request<'updateChunk'>): Promise<Reply<'updateChunk'>> {
+    assertIndexableMetadata(command.metadata);
     const { chunk, collection } = await this.chunkWithCollection(command);
     const text = command.content ?? chunk.content;
     const metadata = command.metadata ?? chunk.metadata;

@@ -26,7 +26,7 @@ export const knowledgeContext = defineContext({
   build(deps) {
     const messages = knowledgeMessages(deps.config);
     const collections = new CollectionCommands(deps);
-    const contents = new ContentCommands(deps);
+    const contents = new ContentCommands(deps, deps.config.maxUploadBytes);
     const queries = new KnowledgeQueries(deps.documents, deps.vectors);
     const search = new KnowledgeSearch({ ...deps, queries });
     const workers = new IngestionWorkers({ ...deps, config: deps.config.processing });
@@ -38,6 +38,7 @@ export const knowledgeContext = defineContext({
         handle(messages.getCollection, (q) => queries.getCollection(q)),
         handle(messages.listCollections, (q) => queries.listCollections(q)),
         handle(messages.createContent, (c) => contents.create(c)),
+        handle(messages.appendContentText, (c) => contents.appendText(c)),
         handle(messages.deleteContent, (c) => contents.delete(c)),
         handle(messages.reprocessContent, (c) => contents.reprocess(c)),
         handle(messages.getContent, (q) => queries.getContent(q)),

@@ -42,6 +42,12 @@ const collectionRef = Ref.extend({ collectionId: CollectionId });
 const contentRef = Ref.extend({ contentId: ContentId });
 const chunkRef = Ref.extend({ chunkId: ChunkId });
 
+/**
+ * Most characters of text in one message: at most 4 UTF-8 bytes each, a part stays under the
+ * 1 MiB that NATS carries and EventStoreDB appends by default, with room for the envelope.
+ */
+export const CONTENT_PART_CHARS = 200_000;
+
 export function knowledgeMessages(limits: { readonly maxUploadBytes: number }) {
   return {
     createCollection: defineMessage('knowledge.command.create-collection', Ref.extend(collectionFields), CollectionRecord),
@@ -70,9 +76,19 @@ export function knowledgeMessages(limits: { readonly maxUploadBytes: number }) {
       Ref.extend({
         collectionId: CollectionId,
         ...contentFields,
-        text: z.string().min(1).refine((t) => Buffer.byteLength(t) <= limits.maxUploadBytes, { message: `Text must be at most ${limits.maxUploadBytes} bytes` }),
+        /** The whole text, or its first part when `parts` > 1 (see `appendContentText`). */
+        text: z.string().min(1).max(CONTENT_PART_CHARS),
         mimeType: z.string().min(1).max(255),
+        parts: z.number().int().min(1).max(10_000).default(1),
+        /** UTF-8 bytes of the whole text; required with parts (default: the text's). */
+        sizeBytes: z.number().int().min(1).max(limits.maxUploadBytes, { message: `Text must be at most ${limits.maxUploadBytes} bytes` }).optional(),
       }),
+      ContentRecord,
+    ),
+    /** Part `part` (1-based after the first) of a long text; the last one makes the content ready to process. */
+    appendContentText: defineMessage(
+      'knowledge.command.append-content-text',
+      contentRef.extend({ part: z.number().int().min(1).max(10_000), text: z.string().min(1).max(CONTENT_PART_CHARS) }),
       ContentRecord,
     ),
     deleteContent: defineMessage('knowledge.command.delete-content', contentRef, z.object({ contentId: z.string() })),

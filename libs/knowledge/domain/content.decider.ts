@@ -4,7 +4,7 @@ import type { EmbeddingModel } from './collection.events';
 import type { ChunkPosition, ContentEvent } from './content.events';
 
 /** Where processing stands; `waiting` is a transient failure waiting for its retry (shown as `processing`). */
-export type Phase = 'new' | 'processing' | 'waiting' | 'completed' | 'failed';
+export type Phase = 'uploading' | 'new' | 'processing' | 'waiting' | 'completed' | 'failed';
 
 export interface LiveContent {
   readonly status: 'active';
@@ -15,6 +15,10 @@ export interface LiveContent {
   readonly source: string | null;
   readonly metadata: Record<string, unknown>;
   readonly text: string;
+  /** Parts of the text still to come (`uploading` until 0), of `partsTotal`; `sizeBytes` is the whole text's. */
+  readonly partsMissing: number;
+  readonly partsTotal: number;
+  readonly sizeBytes: number;
   readonly phase: Phase;
   /** Attempts started in all; `attemptsSinceRequest` since the upload or the last reprocess. */
   readonly attempt: number;
@@ -33,6 +37,7 @@ interface Lease {
 
 export type ContentCommand =
   | { readonly kind: 'add'; readonly event: Extract<ContentEvent, { type: 'knowledge.ContentAdded' }>['data'] }
+  | { readonly kind: 'append-text'; readonly access: Access; readonly part: number; readonly text: string }
   /** A worker's claim. Taken when new, when a retry is due, or when the holder's lease lapsed. */
   | { readonly kind: 'start'; readonly leaseId: string; readonly leaseUntil: string; readonly chunkSize: number; readonly chunkOverlap: number; readonly embedding: EmbeddingModel; readonly maxAttempts: number; readonly at: string }
   | (Lease & { readonly kind: 'renew'; readonly leaseUntil: string })
@@ -73,6 +78,8 @@ function leased(state: ContentState, lease: Lease): LiveContent {
 
 export function startable(state: LiveContent, now: string): boolean {
   switch (state.phase) {
+    case 'uploading':
+      return false;
     case 'new':
       return true;
     case 'waiting':
@@ -97,6 +104,7 @@ function assertChunksSettled(content: LiveContent, verb: 'edit' | 'delete'): voi
       return;
     case 'failed':
       throw conflict(`The content's processing failed; reprocess it, then ${verb} its chunks`);
+    case 'uploading':
     case 'new':
     case 'processing':
     case 'waiting':
@@ -112,6 +120,15 @@ export const contentDecider: Decider<ContentCommand, ContentState, ContentEvent>
       case 'add':
         if (state.status !== 'absent') throw conflict(`content ${command.event.contentId} already exists`);
         return [{ type: 'knowledge.ContentAdded', data: command.event }];
+      case 'append-text': {
+        const content = visibleContent(state, command.access);
+        const expected = content.partsTotal - content.partsMissing;
+        if (content.phase !== 'uploading' || command.part !== expected) throw conflict(`expected part ${expected} of the content's text, got part ${command.part}`);
+        const bytes = utf8Length(content.text) + utf8Length(command.text);
+        const last = content.partsMissing === 1;
+        if (bytes > content.sizeBytes || (last && bytes !== content.sizeBytes)) throw conflict(`the parts hold ${bytes} bytes, not the ${content.sizeBytes} announced`);
+        return [{ type: 'knowledge.ContentTextAppended', data: { contentId: content.contentId, part: command.part, text: command.text } }];
+      }
       case 'start': {
         if (state.status !== 'active' || !startable(state, command.at)) return [];
         const base = { contentId: state.contentId, collectionId: state.collectionId };
@@ -223,7 +240,10 @@ export const contentDecider: Decider<ContentCommand, ContentState, ContentEvent>
         source: d.source,
         metadata: d.metadata,
         text: d.text,
-        phase: 'new',
+        partsMissing: (d.parts ?? 1) - 1,
+        partsTotal: d.parts ?? 1,
+        sizeBytes: d.sizeBytes,
+        phase: (d.parts ?? 1) > 1 ? 'uploading' : 'new',
         attempt: 0,
         attemptsSinceRequest: 0,
         lease: null,
@@ -234,6 +254,10 @@ export const contentDecider: Decider<ContentCommand, ContentState, ContentEvent>
     if (event.type === 'knowledge.ContentDeleted') return { status: 'deleted', contentId: event.data.contentId };
     if (state.status !== 'active') return state;
     switch (event.type) {
+      case 'knowledge.ContentTextAppended': {
+        const partsMissing = state.partsMissing - 1;
+        return { ...state, text: state.text + event.data.text, partsMissing, phase: partsMissing === 0 ? 'new' : 'uploading' };
+      }
       case 'knowledge.ContentProcessingStarted':
         return {
           ...state,
@@ -267,3 +291,8 @@ export const contentDecider: Decider<ContentCommand, ContentState, ContentEvent>
     }
   },
 };
+
+/** UTF-8 length without Node's Buffer (the domain uses no Node built-ins). */
+function utf8Length(text: string): number {
+  return new TextEncoder().encode(text).length;
+}

@@ -3,7 +3,11 @@ import { EmbeddingModel } from './collection.events';
 
 const Json = z.record(z.string(), z.unknown());
 
-/** The text is extracted at upload; the original file is not kept (README: decisions). */
+/**
+ * The text is extracted at upload; the original file is not kept (README: decisions). A long
+ * text arrives in `parts` events (this one holds the first), so that no event or message
+ * exceeds what EventStoreDB appends (1 MiB) and NATS carries (1 MiB) by default.
+ */
 export const ContentAdded = z.object({
   type: z.literal('knowledge.ContentAdded'),
   data: z.object({
@@ -15,10 +19,19 @@ export const ContentAdded = z.object({
     mimeType: z.string(),
     metadata: Json,
     text: z.string(),
+    /** UTF-8 bytes of the whole text. */
     sizeBytes: z.number().int(),
+    /** How many parts the text comes in (absent in events written before parts existed: 1). */
+    parts: z.number().int().min(1).optional(),
     createdBy: z.string(),
     createdAt: z.string(),
   }),
+});
+
+/** The next part of a long text; processing starts once the last one is in. */
+export const ContentTextAppended = z.object({
+  type: z.literal('knowledge.ContentTextAppended'),
+  data: z.object({ contentId: z.string(), part: z.number().int().min(1), text: z.string() }),
 });
 
 /**
@@ -140,6 +153,7 @@ export const ContentDeleted = z.object({
 
 export const ContentEvent = z.discriminatedUnion('type', [
   ContentAdded,
+  ContentTextAppended,
   ContentProcessingStarted,
   ContentLeaseRenewed,
   ContentChunksAdded,

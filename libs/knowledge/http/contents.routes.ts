@@ -1,9 +1,10 @@
 import { z } from 'zod';
-import { AppError, invalid } from '@lore/platform/kernel';
-import { route, skipLimitQuery, type HttpRoute } from '@lore/platform/http';
-import { CollectionId, CONTENT_STATUSES, contentFields, ContentId, ContentRecord, jsonObject, type KnowledgeConfig, type KnowledgeMessages } from '@lore/knowledge/contracts';
+import { AppError, invalid, type RequestOf } from '@lore/platform/kernel';
+import { route, skipLimitQuery, type HttpRoute, type Send } from '@lore/platform/http';
+import { CollectionId, CONTENT_PART_CHARS, CONTENT_STATUSES, contentFields, ContentId, ContentRecord, jsonObject, type KnowledgeConfig, type KnowledgeMessages } from '@lore/knowledge/contracts';
 import { extractText } from './extraction/extract-text';
 import { knowledgeScope } from './knowledge-scope';
+import { textParts } from './text-parts';
 
 const ContentParams = z.object({ content_id: ContentId });
 const CreateContentBody = z.object({
@@ -49,6 +50,27 @@ function parseMetadata(text: string | undefined): Record<string, unknown> | null
   if (!parsed.success) throw invalid(['body', 'metadata'], parsed.error.issues[0]?.message ?? 'metadata must be a JSON object');
   return parsed.data;
 }
+
+/**
+ * Creates a content, sending a long text in parts (each message below the transport's and
+ * the event store's limits). A failure half-way deletes the incomplete content.
+ */
+async function createInParts(send: Send, messages: KnowledgeMessages, request: Omit<RequestOf<KnowledgeMessages['createContent']>, 'parts' | 'sizeBytes'>): Promise<ContentRecord> {
+  const parts = textParts(request.text, CONTENT_PART_CHARS);
+  const [first, ...rest] = parts;
+  if (first === undefined) throw invalid(['body', 'text'], 'The text is empty');
+  const created = await send(messages.createContent, { ...request, text: first, parts: parts.length, sizeBytes: Buffer.byteLength(request.text) });
+  let record = created;
+  try {
+    for (const [i, text] of rest.entries()) record = await send(messages.appendContentText, { ...knowledgeRef(request), contentId: created.id, part: i + 1, text });
+  } catch (error) {
+    await send(messages.deleteContent, { ...knowledgeRef(request), contentId: created.id }).catch(() => undefined);
+    throw error;
+  }
+  return record;
+}
+
+const knowledgeRef = (r: { workspaceId: string; actor: string; collections: string[] | null }) => ({ workspaceId: r.workspaceId, actor: r.actor, collections: r.collections });
 
 /** Contents (SPEC §4.4): JSON or file upload, list (also at `/contents`), get, delete, reprocess. */
 export function contentRoutes(messages: KnowledgeMessages, config: KnowledgeConfig): HttpRoute[] {
@@ -97,7 +119,7 @@ export function contentRoutes(messages: KnowledgeMessages, config: KnowledgeConf
         if (upload !== null) {
           const extracted = await extractText({ filename: upload.file.filename, mimeType: upload.file.mimeType, bytes: upload.file.bytes });
           const fields = upload.fields;
-          return send(messages.createContent, {
+          return createInParts(send, messages, {
             ...knowledgeScope(scope),
             collectionId: fields.collection_id,
             name: fields.name ?? (upload.file.filename || extracted.title || 'upload'),
@@ -109,7 +131,7 @@ export function contentRoutes(messages: KnowledgeMessages, config: KnowledgeConf
         }
         if (body === undefined) throw invalid(['body'], 'Field required', 'missing');
         if (Buffer.byteLength(body.text) > config.maxUploadBytes) throw new AppError('too_large', `The text is larger than ${config.maxUploadBytes} bytes`);
-        return send(messages.createContent, {
+        return createInParts(send, messages, {
           ...knowledgeScope(scope),
           collectionId: body.collection_id,
           name: body.name,

@@ -20,6 +20,7 @@ export function ingestionReactor(workers: IngestionWorkers, projected: (position
         const event = upcastContentEvent(recorded);
         switch (event.type) {
           case 'knowledge.ContentAdded':
+          case 'knowledge.ContentTextAppended': // the last part makes a long text processable
           case 'knowledge.ContentReprocessRequested':
             workers.enqueue(event.data.contentId);
             break;

@@ -1,0 +1,43 @@
+import { call, mintJwt, unique, upload, type LoreUnderTest } from './e2e-client';
+
+async function untilSettled(lore: LoreUnderTest, token: string, contentId: string): Promise<{ status: string; chunk_count: number; size: number; error: string | null }> {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const content = (await call(lore, 'GET', `/api/v1/contents/${contentId}`, { token })).body;
+    if (content.status === 'completed' || content.status === 'failed' || Date.now() > deadline) return content;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/**
+ * Texts over 1 MiB: more than NATS carries and EventStoreDB appends in one message by
+ * default, so they travel and are stored in parts. Mostly whitespace, so that they are cheap
+ * to embed (a few chunks) while their bytes are many.
+ */
+export function describeLargeContent(lore: () => LoreUnderTest): void {
+  describe('large contents', () => {
+    it('takes a 2.5 MB JSON text and a 2.5 MB file, and finds their first and last words', async () => {
+      const token = await mintJwt(lore().jwtSecret, { sub: unique('user'), workspace_id: unique('ws') });
+      const collection = (await call(lore(), 'POST', '/api/v1/collections', { token, body: { name: 'large' } })).body;
+      const first = unique('openingword');
+      const last = unique('closingword');
+      const text = `${first} begins here.${' '.repeat(2_500_000)}${last} ends here.`;
+      const created = await call(lore(), 'POST', '/api/v1/contents', { token, body: { collection_id: collection.id, name: 'big.txt', text } });
+      expect(created.status).toBe(201);
+      expect(created.body.size).toBe(Buffer.byteLength(text));
+      const fileFirst = unique('fileopening');
+      const uploaded = await upload(lore(), '/api/v1/contents', {
+        token,
+        file: { name: 'big.md', type: 'text/markdown', content: `${fileFirst} starts, café 😀.\n\n${' \n'.repeat(1_250_000)}\n\n${last} too.` },
+        fields: { collection_id: collection.id },
+      });
+      expect(uploaded.status).toBe(201);
+      for (const id of [created.body.id, uploaded.body.id]) expect(await untilSettled(lore(), token, id)).toMatchObject({ status: 'completed' });
+      const search = async (query: string) =>
+        (await call(lore(), 'POST', '/api/v1/collections/search', { token, body: { collection_id: collection.id, query, search_type: 'keyword' } })).body.results.map((r: { content_id: string }) => r.content_id);
+      expect(await search(first)).toEqual([created.body.id]);
+      expect(await search(fileFirst)).toEqual([uploaded.body.id]);
+      expect((await search(last)).sort()).toEqual([created.body.id, uploaded.body.id].sort());
+    });
+  });
+}
