@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { SignJWT } from 'jose';
 import { freePort } from '../bench/load.mjs';
+import { exited, untilReady } from './lore-process.mjs';
 
 const ROUNDS = Number(process.env.PROBE_ROUNDS ?? 10);
 const MEMORIES = Number(process.env.PROBE_MEMORIES ?? 40);
@@ -28,20 +29,8 @@ async function start(dataDir) {
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 300; i++) {
-    if (child.exitCode !== null) throw new Error(`Lore exited with ${child.exitCode} before it was ready`);
-    try {
-      if ((await fetch(`${url}/ready`)).status === 200) return { child, url };
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('Lore did not become ready');
-}
-
-function exited(child) {
-  return child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((r) => child.once('exit', r));
+  await untilReady(child, url, 300);
+  return { child, url };
 }
 
 function filesContaining(dir, needle) {

@@ -26,6 +26,7 @@ import { join } from 'node:path';
 import { URLSearchParams } from 'node:url';
 import { SignJWT } from 'jose';
 import { freePort } from '../bench/load.mjs';
+import { exited, untilReady } from './lore-process.mjs';
 
 const ROUNDS = Number(process.env.PROBE_ROUNDS ?? 4);
 const KILLS = Number(process.env.PROBE_KILLS ?? 3);
@@ -99,20 +100,8 @@ async function start(dataDir, embedder) {
   child.once('exit', (code, signal) => {
     if (signal !== 'SIGKILL' && signal !== 'SIGTERM' && code !== 0) process.stderr.write(`Lore (pid ${child.pid}) exited by itself: code ${code}, signal ${signal}\n`);
   });
-  for (let i = 0; i < 1200; i++) {
-    if (child.exitCode !== null) throw new Error(`Lore exited with ${child.exitCode} before it was ready`);
-    try {
-      if ((await fetch(`${url}/ready`)).status === 200) return { child, url };
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('Lore did not become ready');
-}
-
-function exited(child) {
-  return child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((r) => child.once('exit', r));
+  await untilReady(child, url, 1200);
+  return { child, url };
 }
 
 async function api(lore, method, path, body) {

@@ -34,7 +34,11 @@ export async function call<T = any>(
   if (options.rawBody !== undefined) body = options.rawBody;
   else if (options.body !== undefined) body = JSON.stringify(options.body);
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const response = await fetch(`${lore.url}${path}`, { method, headers, ...(body === undefined ? {} : { body }) });
+  return replyOf<T>(await fetch(`${lore.url}${path}`, { method, headers, ...(body === undefined ? {} : { body }) }));
+}
+
+/** The status, headers and body (JSON when it parses, else the text). */
+async function replyOf<T>(response: Response): Promise<Reply<T>> {
   const text = await response.text();
   let parsed: unknown = text;
   try {
@@ -59,13 +63,5 @@ export async function upload<T = any>(
   const form = new FormData();
   for (const [name, value] of Object.entries(options.fields ?? {})) form.append(name, value);
   form.append('file', new Blob([options.file.content], { type: options.file.type }), options.file.name);
-  const response = await fetch(`${lore.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${options.token}` }, body: form });
-  const text = await response.text();
-  let parsed: unknown = text;
-  try {
-    parsed = text ? JSON.parse(text) : null;
-  } catch {
-    parsed = text;
-  }
-  return { status: response.status, body: parsed as T, headers: response.headers };
+  return replyOf<T>(await fetch(`${lore.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${options.token}` }, body: form }));
 }

@@ -96,7 +96,7 @@ export function nearestClusters(model: IvfModel, distance: Distance, query: Floa
 }
 
 /** mulberry32: training is deterministic for the same vectors. */
-function seeded(seed: number): () => number {
+export function seeded(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

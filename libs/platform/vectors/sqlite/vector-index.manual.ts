@@ -18,22 +18,13 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { VectorPoint } from '@lore/platform/vectors/port';
+import { seeded } from './sqlite-ivf';
 import { openSqliteVectorStore } from './sqlite-vector-store.adapter';
 
 const DIMENSIONS = 384;
 const QUERIES = 60;
 const VOCABULARY = 20_000;
 
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const random = seeded(42);
 
