@@ -16,6 +16,11 @@ const SETTINGS = [
   { label: 'hybrid rrf k=60', body: { search_type: 'hybrid', fusion: { method: 'rrf', k: 60 } } },
   { label: 'hybrid relative_score a=.5', body: { search_type: 'hybrid', fusion: { method: 'relative_score', alpha: 0.5 } } },
   { label: 'hybrid dbsf', body: { search_type: 'hybrid', fusion: { method: 'dbsf' } } },
+  // BENCH_WEIGHTS=0.6,0.7: also weighted_score at these vector weights (to tune the default).
+  ...(process.env.BENCH_WEIGHTS ?? '')
+    .split(',')
+    .filter(Boolean)
+    .map((w) => ({ label: `hybrid weighted w=${w}`, body: { search_type: 'hybrid', fusion: { method: 'weighted_score', weight: Number(w) } } })),
 ];
 
 const jsonl = (file) => readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
@@ -46,7 +51,8 @@ function recall(ranked, judged, k) {
 
 async function benchSet(lore, set) {
   const dir = join(DATA_DIR, set);
-  const corpus = jsonl(join(dir, 'corpus.jsonl'));
+  // A few documents (Cranfield) have neither title nor text: nothing to upload or to find.
+  const corpus = jsonl(join(dir, 'corpus.jsonl')).filter((doc) => `${doc.title ?? ''}${doc.text ?? ''}`.trim() !== '');
   const queries = jsonl(join(dir, 'queries.jsonl'));
   const qrels = qrelsOf(join(dir, 'qrels.tsv'));
   const judgedQueries = queries.filter((q) => qrels.has(String(q._id)));
@@ -71,6 +77,7 @@ async function benchSet(lore, set) {
       rec += recall(ranked, judged, 100);
     });
     rows.push({ set, setting: setting.label, ndcg10: ndcg / judgedQueries.length, recall100: rec / judgedQueries.length });
+    process.stdout.write(`  ${setting.label.padEnd(28)} nDCG@10 ${(ndcg / judgedQueries.length).toFixed(3)}  recall@100 ${(rec / judgedQueries.length).toFixed(3)}\n`);
   }
   return rows;
 }

@@ -17,7 +17,7 @@ export const KnowledgeScope = z.object({
 export type KnowledgeScope = z.infer<typeof KnowledgeScope>;
 
 const Fusion = z.discriminatedUnion('method', [
-  z.object({ method: z.literal('weighted_score'), weight: z.number().min(0).max(1).optional().describe('Vector weight; default 0.75') }),
+  z.object({ method: z.literal('weighted_score'), weight: z.number().min(0).max(1).optional().describe('Vector weight; default 0.7') }),
   z.object({
     method: z.literal('rrf'),
     k: z.number().int().min(1).max(1000).optional().describe('Default 60'),

@@ -29,7 +29,7 @@ const DeleteMemoryResponse = z.object({ memory_id: z.string(), message: z.string
 const DeleteUserMemoriesResponse = z.object({ user_id: z.string(), deleted_count: z.number().int(), message: z.string() });
 const MemoryHistoryResponse = z.object({ memory_id: z.string(), versions: z.array(MemoryVersion) });
 const MemorySearchResult = MemoryRecord.extend({
-  score: z.number().describe('Fused hybrid score (weighted_score: 0.75 · cosine + 0.25 · normalised BM25)'),
+  score: z.number().describe('Fused hybrid score (weighted_score: 0.7 · cosine + 0.3 · normalised BM25)'),
   scores: z.object({
     vector: z.object({ score: z.number(), rank: z.number().int().nullable() }).nullable(),
     keyword: z.object({ score: z.number(), rank: z.number().int().nullable() }).nullable(),

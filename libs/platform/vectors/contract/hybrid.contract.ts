@@ -124,12 +124,12 @@ export function describeHybridContract(ctx: ContractContext): void {
       expectFused(hits, leg, fusion, 15);
     });
 
-    it('default fusion is weighted_score, 0.75 on the vector leg', async () => {
-      expect(DEFAULT_FUSION).toEqual({ method: 'weighted_score', weight: 0.75 });
+    it('default fusion is weighted_score, 0.7 on the vector leg', async () => {
+      expect(DEFAULT_FUSION).toEqual({ method: 'weighted_score', weight: 0.7 });
       const index = await seededIndex();
       const search = (fusion?: FusionOptions): Promise<HybridHit[]> =>
         index.searchHybrid({ collections: [collection], vector: query, text, limit: 15, candidates: 20, ...(fusion ? { fusion } : {}) });
-      expect(await search()).toEqual(await search({ method: 'weighted_score', weight: 0.75 }));
+      expect(await search()).toEqual(await search({ method: 'weighted_score', weight: 0.7 }));
       expect(await search()).toEqual(await search({ method: 'weighted_score' }));
     });
 
@@ -176,7 +176,7 @@ export function describeHybridContract(ctx: ContractContext): void {
         const hits = await index.searchHybrid({ collections: [collection], vector: query, text: words, limit: 10, candidates: 20 });
         expect(ids(hits)).toEqual(ids(vector));
         hits.forEach((hit, i) => {
-          expect(hit.score).toBeCloseTo(0.75 * (vector[i]?.score ?? NaN), 6);
+          expect(hit.score).toBeCloseTo(0.7 * (vector[i]?.score ?? NaN), 6);
           expect(hit.legs.keyword).toEqual({ score: 0, rank: null });
         });
       }

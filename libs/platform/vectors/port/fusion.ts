@@ -4,7 +4,7 @@
  * results, sub-scores and ranks mean the same on every engine.
  *
  * - `weighted_score` (the default): weight · vector + (1 − weight) · keyword / max_keyword over
- *   COMPLETED candidates, weight 0.75 by default. The vector term is the vector leg's own score,
+ *   COMPLETED candidates, weight 0.7 by default. The vector term is the vector leg's own score,
  *   raw (not normalised): the cosine similarity on a cosine index; on a euclidean index it is
  *   the leg's score there, minus the L2 distance (defined so that the method works on every
  *   index, but only the cosine case was measured). The keyword term is the keyword leg's score
@@ -52,15 +52,19 @@ export type FusionMethod = FusionOptions['method'];
 export const DEFAULT_RRF_K = 60;
 export const DEFAULT_ALPHA = 0.5;
 /** `weighted_score`'s weight of the vector leg (the keyword leg gets 1 − weight). */
-export const DEFAULT_VECTOR_WEIGHT = 0.75;
+export const DEFAULT_VECTOR_WEIGHT = 0.7;
 const EQUAL_WEIGHTS: LegWeights = { vector: 1, keyword: 1 };
 
 /**
  * Lore's default fusion; change it here, and only here, with the figures.
- * tools/retrieval/fusion-study.mjs measured that 0.75 · cosine + 0.25 · bm25 / top-bm25 over
- * candidates scored on both legs ("completed") is the only fusion that beats both legs on all
- * four shared sets, at every depth from 20 to 1000 (nDCG@10 .738 / .453 / .420 / .805), where
- * RRF never does. See `weighted_score` above.
+ * tools/retrieval/fusion-study.mjs (whole documents, outside Lore) measured that weight ·
+ * cosine + (1 − weight) · bm25 / top-bm25 over candidates scored on both legs ("completed") is
+ * the only family that beats both legs on all four shared sets at every depth from 20 to 1000
+ * (0.75: nDCG@10 .738 / .453 / .420 / .805), where RRF never does. Through Lore's own pipeline
+ * (chunked at 254 tokens, chunks mapped to documents; `npm run bench:retrieval` with
+ * BENCH_WEIGHTS) 0.7 is better on every set than 0.75 and 0.65: SciFact train .738 (0.75: .736,
+ * 0.65: .737), CISI .449 (.448), Cranfield .415 (.412), MEDLINE .803 (.799), each above both
+ * legs (vector .666 / .417 / .377 / .790, keyword .688 / .309 / .367 / .716).
  */
 export const DEFAULT_FUSION: FusionOptions = { method: 'weighted_score', weight: DEFAULT_VECTOR_WEIGHT };
 

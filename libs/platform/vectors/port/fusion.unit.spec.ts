@@ -18,14 +18,14 @@ const completion: LegCompletion = { vector: new Map([['d', 0.2]]), keyword: new 
 const noCompletion: LegCompletion = { vector: new Map(), keyword: new Map() };
 
 describe('fusion', () => {
-  it('the default is weighted_score with weight 0.75', () => {
-    expect(DEFAULT_FUSION).toEqual({ method: 'weighted_score', weight: 0.75 });
+  it('the default is weighted_score with weight 0.7', () => {
+    expect(DEFAULT_FUSION).toEqual({ method: 'weighted_score', weight: 0.7 });
     expect(completes(DEFAULT_FUSION)).toBe(true);
     expect(completes({ method: 'rrf' })).toBe(false);
   });
 
   it('weighted score: w · vector + (1 − w) · keyword / top keyword over completed candidates (hand-computed)', () => {
-    const fused = fuse(vector, keyword, { method: 'weighted_score' }, 10, completion);
+    const fused = fuse(vector, keyword, { method: 'weighted_score', weight: 0.75 }, 10, completion);
     // Top keyword score 12. a: .75·.9 + .25·3/12; b: .75·.8 + .25·1.5/12 (completed BM25);
     // c: .75·.5 + .25·12/12; d: .75·.2 (completed cosine) + .25·6/12.
     expect(fused.map((f) => f.id)).toEqual(['a', 'b', 'c', 'd']);
@@ -55,17 +55,17 @@ describe('fusion', () => {
   });
 
   it('weighted score: completion changes the order (b scores only .6 with BM25 0, below c)', () => {
-    const withoutBm25 = fuse(vector, keyword, { method: 'weighted_score' }, 10, { vector: completion.vector, keyword: new Map() });
+    const withoutBm25 = fuse(vector, keyword, { method: 'weighted_score', weight: 0.75 }, 10, { vector: completion.vector, keyword: new Map() });
     expect(withoutBm25.map((f) => f.id)).toEqual(['a', 'c', 'b', 'd']);
     expect(withoutBm25.find((f) => f.id === 'b')).toMatchObject({ score: expect.closeTo(0.6, 12) as number, keyword: { score: 0, rank: null } });
   });
 
   it('weighted score: a keyword-only candidate without a vector score (deleted meanwhile) is left out', () => {
-    expect(fuse(vector, keyword, { method: 'weighted_score' }, 10, { vector: new Map(), keyword: completion.keyword }).map((f) => f.id)).toEqual(['a', 'b', 'c']);
+    expect(fuse(vector, keyword, { method: 'weighted_score', weight: 0.75 }, 10, { vector: new Map(), keyword: completion.keyword }).map((f) => f.id)).toEqual(['a', 'b', 'c']);
   });
 
   it('weighted score: no keyword match (top keyword score 0) is the vector leg’s order and scores', () => {
-    const fused = fuse(vector, [], { method: 'weighted_score' }, 10, noCompletion);
+    const fused = fuse(vector, [], { method: 'weighted_score', weight: 0.75 }, 10, noCompletion);
     expect(fused.map((f) => [f.id, f.score])).toEqual([
       ['a', expect.closeTo(0.675, 12)],
       ['b', expect.closeTo(0.6, 12)],
@@ -81,7 +81,7 @@ describe('fusion', () => {
         { id: 'y', score: -1 },
       ],
       [{ id: 'y', score: 4 }],
-      { method: 'weighted_score' },
+      { method: 'weighted_score', weight: 0.75 },
       10,
       noCompletion,
     );
