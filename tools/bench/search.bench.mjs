@@ -6,12 +6,12 @@
 // JSON to <cache>/search-results.json and at the end of stdout.
 //
 // Data: real texts, real vectors. The chunks are passages of the BEIR-format corpora in
-// DATA_SETS_DIR (default /work/shared/data: SciFact train, CISI, Cranfield, MEDLINE; see their
+// DATA_SETS_DIR (default ../shared/data beside the repository: SciFact train, CISI, Cranfield, MEDLINE; see their
 // PROVENANCE.md): first each document cut at sentence ends into chunks of at most ~100 words
 // (what an ingestion splitter makes), then, to reach 100k, windows of two consecutive sentences
 // (stride one), then single sentences; deduplicated, in a fixed pseudo-random order. The 10k set
 // is the first 10k of that list (document chunks only). Vectors: all-MiniLM-L6-v2 q8 through
-// Lore's LocalEmbeddingProvider (MODELS_DIR, default /work/shared/models), cached in
+// Lore's LocalEmbeddingProvider (MODELS_DIR, default ../shared/models), cached in
 // <cache>/embeddings-<model>-<dtype>.bin keyed by the text's SHA-256, so only the first run
 // embeds (about 100k short texts: tens of minutes on 2 shared cores; resumable, it appends as it goes).
 // Queries: every query of those sets (1,140), a fixed sample of BENCH_QUERIES (default 300).
@@ -29,8 +29,8 @@ import { join, resolve } from 'node:path';
 const SIZES = (process.env.BENCH_SIZES ?? '10000,100000').split(',').map(Number).filter((n) => n > 0);
 const QUERY_COUNT = Number(process.env.BENCH_QUERIES ?? 300);
 const CACHE = resolve(process.env.BENCH_CACHE_DIR ?? 'tmp/bench/search');
-const DATA_SETS_DIR = process.env.DATA_SETS_DIR ?? '/work/shared/data';
-const MODELS_DIR = process.env.MODELS_DIR ?? '/work/shared/models';
+const DATA_SETS_DIR = resolve(process.env.DATA_SETS_DIR ?? join(import.meta.dirname, '../../../shared/data'));
+const MODELS_DIR = resolve(process.env.MODELS_DIR ?? join(import.meta.dirname, '../../../shared/models'));
 const SETS = ['scifact-train', 'cisi', 'cranfield', 'medline'];
 const LANCE_INDEX = process.env.BENCH_LANCE_INDEX ?? 'IVF_HNSW_SQ';
 const DTYPE = 'q8';
@@ -233,6 +233,8 @@ async function benchLore(texts, vectors, queries) {
 
 // ---- LanceDB ----
 async function benchLance(texts, vectors, queries, exact) {
+  // LanceDB's Rust core logs a deprecation warning per query at the default level.
+  process.env.LANCE_LOG ??= 'error';
   const lancedb = await import('@lancedb/lancedb');
   const dir = mkdtempSync(join(CACHE, 'lance-'));
   try {
