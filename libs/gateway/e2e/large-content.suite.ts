@@ -39,5 +39,25 @@ export function describeLargeContent(lore: () => LoreUnderTest): void {
       expect(await search(fileFirst)).toEqual([uploaded.body.id]);
       expect((await search(last)).sort()).toEqual([created.body.id, uploaded.body.id].sort());
     });
+
+    it('lists 200 chunks with their vectors in one page (more than one transport message holds)', async () => {
+      const token = await mintJwt(lore().jwtSecret, { sub: unique('user'), workspace_id: unique('ws') });
+      const collection = (await call(lore(), 'POST', '/api/v1/collections', { token, body: { name: 'many chunks', settings: { chunk_size: 16, chunk_overlap: 0 } } })).body;
+      // Two paragraphs of 8 tokens fill a chunk of 16.
+      const text = Array.from({ length: 400 }, (_, i) => `Paragraph number ${i} talks about topic ${i}.`).join('\n\n');
+      const created = await call(lore(), 'POST', '/api/v1/contents', { token, body: { collection_id: collection.id, name: 'many', text } });
+      const settled = await untilSettled(lore(), token, created.body.id);
+      expect(settled.status).toBe('completed');
+      expect(settled.chunk_count).toBeGreaterThanOrEqual(150);
+      const page = await call(lore(), 'GET', `/api/v1/chunks?collection_id=${collection.id}&limit=500&include_embedding=true`, { token });
+      expect(page.status).toBe(200);
+      expect(page.body.chunks.map((c: { chunk_index: number }) => c.chunk_index)).toEqual(Array.from({ length: settled.chunk_count }, (_, i) => i));
+      expect(page.body.chunks.every((c: { embedding: number[] }) => c.embedding.length === 384)).toBe(true);
+      expect(page.body).toMatchObject({ next_cursor: null, has_more: false });
+      const firstTwo = await call(lore(), 'GET', `/chunks?collection_id=${collection.id}&limit=2`, { token });
+      expect(firstTwo.body.chunks.map((c: { chunk_index: number }) => c.chunk_index)).toEqual([0, 1]);
+      const rest = await call(lore(), 'GET', `/chunks?collection_id=${collection.id}&limit=500&cursor=${encodeURIComponent(firstTwo.body.next_cursor)}`, { token });
+      expect(rest.body.chunks).toHaveLength(settled.chunk_count - 2);
+    });
   });
 }

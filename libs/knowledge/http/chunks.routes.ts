@@ -33,15 +33,26 @@ export function chunkRoutes(messages: KnowledgeMessages): HttpRoute[] {
       response: cursorEnvelope('chunks', ChunkRecord),
       errors: [404],
       handle: async ({ query, scope, send }) => {
-        const page = await send(messages.listChunks, {
-          ...knowledgeScope(scope),
-          limit: query.limit,
-          includeEmbedding: query.include_embedding,
-          ...(query.collection_id === undefined ? {} : { collectionId: query.collection_id }),
-          ...(query.content_id === undefined ? {} : { contentId: query.content_id }),
-          ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
-        });
-        return cursorPage('chunks', page.items, page.nextCursor);
+        // Fetched in sub-pages: 500 chunks with their vectors is megabytes, more than one NATS
+        // message carries (1 MiB by default). The last sub-page's cursor continues the page.
+        const subPage = query.include_embedding ? 50 : 200;
+        const items: ChunkRecord[] = [];
+        let cursor = query.cursor;
+        let nextCursor: string | null = null;
+        do {
+          const page = await send(messages.listChunks, {
+            ...knowledgeScope(scope),
+            limit: Math.min(subPage, query.limit - items.length),
+            includeEmbedding: query.include_embedding,
+            ...(query.collection_id === undefined ? {} : { collectionId: query.collection_id }),
+            ...(query.content_id === undefined ? {} : { contentId: query.content_id }),
+            ...(cursor === undefined ? {} : { cursor }),
+          });
+          items.push(...page.items);
+          nextCursor = page.nextCursor;
+          cursor = nextCursor ?? undefined;
+        } while (nextCursor !== null && items.length < query.limit);
+        return cursorPage('chunks', items, nextCursor);
       },
     });
   const update = (path: string, operationId: string): HttpRoute =>
