@@ -21,6 +21,7 @@
 // (IVF_HNSW_SQ | IVF_PQ, default IVF_HNSW_SQ), BENCH_PREPARE_ONLY=1 (embed and cache, then stop),
 // MODELS_DIR, DATA_SETS_DIR.
 import { build } from 'esbuild';
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -235,7 +236,7 @@ async function benchLore(texts, vectors, queries) {
 async function benchLance(texts, vectors, queries, exact) {
   // LanceDB's Rust core logs a deprecation warning per query at the default level.
   process.env.LANCE_LOG ??= 'error';
-  const lancedb = await import('@lancedb/lancedb');
+  const lancedb = await importLanceDb();
   const dir = mkdtempSync(join(CACHE, 'lance-'));
   try {
     const db = await lancedb.connect(dir);
@@ -366,3 +367,20 @@ lines.push('', 'load: the machine is shared; repeat runs and compare before trus
 const json = JSON.stringify(results, null, 2);
 writeFileSync(join(CACHE, 'search-results.json'), json);
 process.stdout.write(`${lines.join('\n')}\n\n${json}\n`);
+
+/**
+ * LanceDB is this benchmark's baseline only, so it is not a dependency: 0.37.1 (the last
+ * release for Node 20) lists platform packages that the registry does not have for that
+ * version, which makes `npm ci` refuse the lock file. Installed here on first use, without
+ * touching package.json or the lock file.
+ */
+async function importLanceDb() {
+  const spec = '@lancedb/lancedb@0.37.1';
+  try {
+    return await import('@lancedb/lancedb');
+  } catch {
+    process.stdout.write(`installing ${spec} for the comparison (not saved)…\n`);
+    execFileSync('npm', ['install', '--no-save', '--no-package-lock', '--no-audit', '--no-fund', spec], { cwd: resolve(import.meta.dirname, '../..'), stdio: 'inherit' });
+    return import('@lancedb/lancedb');
+  }
+}
