@@ -1,13 +1,5 @@
 import { call, mintJwt, unique, upload, type LoreUnderTest } from './e2e-client';
-
-async function untilSettled(lore: LoreUnderTest, token: string, contentId: string): Promise<{ status: string; chunk_count: number; size: number; error: string | null }> {
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    const content = (await call(lore, 'GET', `/api/v1/contents/${contentId}`, { token })).body;
-    if (content.status === 'completed' || content.status === 'failed' || Date.now() > deadline) return content;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+import { waitCompleted } from './knowledge-fixtures';
 
 /**
  * Texts over 1 MiB: more than NATS carries and EventStoreDB appends in one message by
@@ -32,7 +24,7 @@ export function describeLargeContent(lore: () => LoreUnderTest): void {
         fields: { collection_id: collection.id },
       });
       expect(uploaded.status).toBe(201);
-      for (const id of [created.body.id, uploaded.body.id]) expect(await untilSettled(lore(), token, id)).toMatchObject({ status: 'completed' });
+      for (const id of [created.body.id, uploaded.body.id]) expect(await waitCompleted(lore(), token, id)).toMatchObject({ status: 'completed' });
       const search = async (query: string) =>
         (await call(lore(), 'POST', '/api/v1/collections/search', { token, body: { collection_id: collection.id, query, search_type: 'keyword' } })).body.results.map((r: { content_id: string }) => r.content_id);
       expect(await search(first)).toEqual([created.body.id]);
@@ -46,7 +38,7 @@ export function describeLargeContent(lore: () => LoreUnderTest): void {
       // Two paragraphs of 8 tokens fill a chunk of 16.
       const text = Array.from({ length: 400 }, (_, i) => `Paragraph number ${i} talks about topic ${i}.`).join('\n\n');
       const created = await call(lore(), 'POST', '/api/v1/contents', { token, body: { collection_id: collection.id, name: 'many', text } });
-      const settled = await untilSettled(lore(), token, created.body.id);
+      const settled = await waitCompleted(lore(), token, created.body.id);
       expect(settled.status).toBe('completed');
       expect(settled.chunk_count).toBeGreaterThanOrEqual(150);
       const page = await call(lore(), 'GET', `/api/v1/chunks?collection_id=${collection.id}&limit=500&include_embedding=true`, { token });

@@ -1,4 +1,4 @@
-import { forbidden, invalid, newId, notFound, type Clock, type ReplyOf, type ValidRequestOf } from '@lore/platform/kernel';
+import { definedFields, forbidden, invalid, newId, notFound, type Clock, type ReplyOf, type ValidRequestOf } from '@lore/platform/kernel';
 import type { EventStore } from '@lore/platform/event-store/port';
 import type { DocumentStore } from '@lore/platform/documents/port';
 import type { EmbeddingModels } from '@lore/platform/embeddings/port';
@@ -68,10 +68,10 @@ export class CollectionCommands {
     const access = { workspaceId: command.workspaceId, collections: command.collections };
     const current = await this.visible(command.collectionId, access);
     if (command.parent_id !== undefined && command.parent_id !== null) await this.assertParent(command, command.parent_id, command.collectionId);
-    const target = command.embedding === undefined || command.embedding === null ? null : chooseModel(this.deps.embeddings, { provider: current.model.provider, model: current.model.model, ...definedOnly(command.embedding) });
+    const target = command.embedding === undefined || command.embedding === null ? null : chooseModel(this.deps.embeddings, { provider: current.model.provider, model: current.model.model, ...definedFields(command.embedding) });
     const model = target ?? current.pending_model ?? current.model;
     const settings = command.settings === undefined || command.settings === null ? (target === null ? undefined : { ...current.settings, ...chunkingSettings(model, current.settings) }) : { ...current.settings, ...command.settings, ...chunkingSettings(model, { ...current.settings, ...command.settings }) };
-    const changes: Partial<CollectionProperties> = definedOnly({
+    const changes: Partial<CollectionProperties> = definedFields({
       name: command.name,
       description: command.description,
       storeType: command.store_type ?? undefined,
@@ -138,8 +138,4 @@ export class CollectionCommands {
     if (doc === null) throw notFound('Collection');
     return toCollectionRecord(doc);
   }
-}
-
-function definedOnly<T extends object>(value: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> };
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { AppError, invalid, unavailable } from '@lore/platform/kernel';
+import { invalid, unavailable } from '@lore/platform/kernel';
 import type { EmbeddingModels, EmbeddingProvider, EmbeddingProviderInfo } from '@lore/platform/embeddings/port';
 import type { EmbeddingModel } from '@lore/knowledge/domain';
 
@@ -61,6 +61,3 @@ export function providerOf(models: EmbeddingModels, model: EmbeddingModel): Embe
   return provider;
 }
 
-export function isAppError(error: unknown): error is AppError {
-  return error instanceof AppError;
-}

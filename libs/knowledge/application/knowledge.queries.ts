@@ -96,11 +96,10 @@ export class KnowledgeQueries {
     const byCollection = new Map<string, ChunkDoc[]>();
     for (const chunk of chunks) byCollection.set(chunk.collection_id, [...(byCollection.get(chunk.collection_id) ?? []), chunk]);
     const vectors = new Map<string, number[]>();
+    const known = new Set((await this.vectors.listIndexes()).map((i) => i.name));
     for (const [collectionId, members] of byCollection) {
       const collection = await this.documents.collection<CollectionDoc>(COLLECTIONS).get(collectionId);
-      if (collection === null) continue;
-      const known = new Set((await this.vectors.listIndexes()).map((i) => i.name));
-      if (!known.has(collection.model.index)) continue;
+      if (collection === null || !known.has(collection.model.index)) continue;
       for (const point of await this.vectors.index(collection.model.index).get(members.map((m) => m.id), { withVector: true })) {
         if (point.vector !== undefined) vectors.set(point.id, point.vector);
       }

@@ -1,4 +1,4 @@
-import { conflict, notFound, type Decider } from '@lore/platform/kernel';
+import { conflict, definedFields, notFound, type Decider } from '@lore/platform/kernel';
 import { assertAccess, type Access } from './access';
 import type { CollectionEvent, CollectionProperties, EmbeddingModel } from './collection.events';
 
@@ -91,7 +91,7 @@ export const collectionDecider: Decider<CollectionCommand, CollectionState, Coll
       }
       case 'knowledge.CollectionUpdated':
         if (state.status !== 'active') return state;
-        return { ...state, properties: { ...state.properties, ...definedOnly(event.data.changes) } as CollectionProperties };
+        return { ...state, properties: { ...state.properties, ...definedFields(event.data.changes) } };
       case 'knowledge.CollectionReindexStarted':
         if (state.status !== 'active') return state;
         return { ...state, reindex: { reindexId: event.data.reindexId, to: event.data.to } };
@@ -113,8 +113,4 @@ function changedProperties(current: CollectionProperties, wanted: Partial<Collec
     if (JSON.stringify(value) !== JSON.stringify((current as Record<string, unknown>)[key])) changes[key] = value;
   }
   return changes;
-}
-
-function definedOnly<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

@@ -9,3 +9,4 @@ export * from './permissions';
 export * from './env';
 export * from './json-depth';
 export * from './ip-rules';
+export * from './defined-fields';

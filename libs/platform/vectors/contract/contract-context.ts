@@ -39,17 +39,7 @@ export function useContractContext(factory: VectorStoreFactory): ContractContext
 
 // ---- data helpers ----
 
-/** A small seeded PRNG (mulberry32), so that every run and adapter sees the same "random" data. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seeded } from '@lore/platform/vectors/port';
 
 /** Components uniform in [-1, 1), already at float32 precision. */
 export function randomVector(random: () => number, dimensions: number): number[] {

@@ -6,3 +6,4 @@ export * from './keyword-terms';
 export * from './porter-stemmer';
 export * from './datetime';
 export * from './filter-evaluator';
+export * from './seeded-random';

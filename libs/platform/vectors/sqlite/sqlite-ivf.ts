@@ -17,7 +17,7 @@
  * Measured figures (tools/bench/search.bench.mjs, all-MiniLM-L6-v2 vectors of real passages)
  * are in ../README.md; they set the defaults below.
  */
-import type { Distance } from '@lore/platform/vectors/port';
+import { seeded, type Distance } from '@lore/platform/vectors/port';
 
 export interface IvfOptions {
   /** Points a collection needs before it gets centroids (default IVF_DEFAULTS.minPoints). */
@@ -95,17 +95,6 @@ export function nearestClusters(model: IvfModel, distance: Distance, query: Floa
   return order.slice(0, probes).map((c) => c + 1);
 }
 
-/** mulberry32: training is deterministic for the same vectors. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const TRAINING_POINTS_PER_LIST = 40;
 const ITERATIONS = 8;

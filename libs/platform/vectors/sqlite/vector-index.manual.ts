@@ -18,7 +18,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { VectorPoint } from '@lore/platform/vectors/port';
-import { seeded } from './sqlite-ivf';
+import { seeded } from '@lore/platform/vectors/port';
 import { openSqliteVectorStore } from './sqlite-vector-store.adapter';
 
 const DIMENSIONS = 384;
