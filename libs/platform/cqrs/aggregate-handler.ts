@@ -1,5 +1,6 @@
 import { AppError, fold, newUuid, notFound, type Decider, type DomainEvent, type EventMetadata, type Position, type RecordedEvent } from '@lore/platform/kernel';
 import { StreamDeletedError, WrongExpectedRevisionError, type EventStore, type ExpectedRevision } from '@lore/platform/event-store/port';
+import type { AggregateStateCache, CachedAggregateState } from './aggregate-state-cache';
 
 /** Maps a stored event to the current shape of its type (ARCHITECTURE §3.3: stored events are never edited). */
 export type Upcaster<E extends DomainEvent> = (event: RecordedEvent) => E;
@@ -12,6 +13,12 @@ export interface AggregateType<C, S, E extends DomainEvent> {
    * gets when concurrent writes could not be resolved. Without it the message says "resource".
    */
   readonly name?: string;
+  /**
+   * A per-process cache of folded states: with it, a command reads and folds only the events
+   * after the cached revision (O(new events), not O(stream length)). Only for deciders whose
+   * `evolve` never mutates the state it is given; see {@link AggregateStateCache}.
+   */
+  readonly cache?: AggregateStateCache<S>;
 }
 
 /**
@@ -82,6 +89,10 @@ export interface Handled<S, E> {
  * (sealing new content with the aggregate's key, merging with the current version); it runs
  * again on each retry. A conflict that outlasts the retries is an AppError 'conflict' in the
  * caller's terms; the store's WrongExpectedRevisionError (stream, revisions) stays its `cause`.
+ *
+ * With `aggregate.cache`, only the events after the cached revision are read and folded onto
+ * the cached state; the cache is advanced with every state read or appended (never with one
+ * that was not stored), and dropped for a stream found deleted.
  */
 export async function handleCommand<C, S, E extends DomainEvent>(
   store: EventStore,
@@ -92,14 +103,43 @@ export async function handleCommand<C, S, E extends DomainEvent>(
 ): Promise<Handled<S, E>> {
   const retries = options.retries ?? 0;
   const backoff: RetryBackoff = { ...DEFAULT_RETRY_BACKOFF, ...options.backoff };
-  for (let attempt = 0; ; attempt++) {
-    const recorded = options.newStream ? [] : await store.readStream(streamId);
-    const previous = fold(aggregate.decider, recorded.map(aggregate.upcast));
-    const resolved = typeof command === 'function' ? await (command as (state: S) => Promise<C> | C)(previous) : command;
-    const events = aggregate.decider.decide(resolved, previous);
+  const cache = aggregate.cache;
+  // A new stream has nothing to read; a stream found deleted under a cached state is read whole.
+  let readFromCache = cache !== undefined && options.newStream !== true;
+  /** The latest stored state this call has seen: survives an eviction between retries. */
+  let known: CachedAggregateState<S> | undefined;
+  for (let attempt = 0; ; ) {
+    let current: CurrentState<S>;
+    if (options.newStream) current = { state: aggregate.decider.initialState(), revision: -1, unconfirmed: false };
+    else if (cache === undefined || !readFromCache) current = await readWhole(store, aggregate, streamId);
+    else {
+      current = await readAfter(store, aggregate, streamId, newer(known, sameStore(cache.get(streamId), store)));
+      if (current.revision >= 0 && !current.unconfirmed) {
+        known = { state: current.state, revision: current.revision, store };
+        cache.set(streamId, known);
+      }
+    }
+    const previous = current.state;
+    let decided: { readonly events: readonly E[] } | { readonly refused: unknown };
+    try {
+      const resolved = typeof command === 'function' ? await (command as (state: S) => Promise<C> | C)(previous) : command;
+      decided = { events: aggregate.decider.decide(resolved, previous) };
+    } catch (error) {
+      decided = { refused: error };
+    }
+    // A state taken from the cache with nothing newer read may belong to a stream deleted since.
+    // An append would find out; an answer without one (refused, or no events) is given only once
+    // the stream is known to still exist, else the command is decided again on the empty stream.
+    const unanswered = 'refused' in decided || decided.events.length === 0;
+    if (unanswered && current.unconfirmed && !(await holdsRevision(store, streamId, current.revision))) {
+      cache?.delete(streamId);
+      readFromCache = false;
+      continue;
+    }
+    if ('refused' in decided) throw decided.refused;
+    const events = decided.events;
     if (events.length === 0) return { state: previous, previous, events, position: null };
-    const last = recorded[recorded.length - 1];
-    const expected: ExpectedRevision = last === undefined ? 'no_stream' : last.revision;
+    const expected: ExpectedRevision = current.revision < 0 ? 'no_stream' : current.revision;
     try {
       const result = await store.append(
         streamId,
@@ -107,15 +147,64 @@ export async function handleCommand<C, S, E extends DomainEvent>(
         expected,
       );
       const state = events.reduce(aggregate.decider.evolve, previous);
+      cache?.set(streamId, { state, revision: result.revision, store });
       return { state, previous, events, position: result.position };
     } catch (error) {
       // Deleted (permanently) between our read and our append: to the caller it is simply gone.
-      if (error instanceof StreamDeletedError) throw notFound(capitalised(aggregate.name ?? 'resource'));
+      if (error instanceof StreamDeletedError) {
+        cache?.delete(streamId);
+        throw notFound(capitalised(aggregate.name ?? 'resource'));
+      }
       if (!(error instanceof WrongExpectedRevisionError)) throw error;
       if (attempt >= retries) throw concurrentWriteConflict(aggregate.name, error);
       await backoff.sleep(retryDelayMs(attempt, backoff));
+      attempt++;
     }
   }
+}
+
+/** The state to decide on and the stream's revision (-1: no stream). */
+interface CurrentState<S> {
+  readonly state: S;
+  readonly revision: number;
+  /** Taken from the cache with nothing newer read: the stream may have been deleted since. */
+  readonly unconfirmed: boolean;
+}
+
+async function readWhole<C, S, E extends DomainEvent>(store: EventStore, aggregate: AggregateType<C, S, E>, streamId: string): Promise<CurrentState<S>> {
+  const recorded = await store.readStream(streamId);
+  const last = recorded[recorded.length - 1];
+  return { state: fold(aggregate.decider, recorded.map(aggregate.upcast)), revision: last?.revision ?? -1, unconfirmed: false };
+}
+
+/** Reads only the events after `cached` (the whole stream without it) and folds them onto it. */
+async function readAfter<C, S, E extends DomainEvent>(
+  store: EventStore,
+  aggregate: AggregateType<C, S, E>,
+  streamId: string,
+  cached: CachedAggregateState<S> | undefined,
+): Promise<CurrentState<S>> {
+  if (cached === undefined) return readWhole(store, aggregate, streamId);
+  const recorded = await store.readStream(streamId, { fromRevision: cached.revision + 1 });
+  const last = recorded[recorded.length - 1];
+  if (last === undefined) return { state: cached.state, revision: cached.revision, unconfirmed: true };
+  return { state: recorded.map(aggregate.upcast).reduce(aggregate.decider.evolve, cached.state), revision: last.revision, unconfirmed: false };
+}
+
+/** Whether the stream still holds the event at `revision`, i.e. was not deleted: a one-event read. */
+async function holdsRevision(store: EventStore, streamId: string, revision: number): Promise<boolean> {
+  const [event] = await store.readStream(streamId, { fromRevision: revision, maxCount: 1 });
+  return event?.revision === revision;
+}
+
+function sameStore<S>(entry: CachedAggregateState<S> | undefined, store: EventStore): CachedAggregateState<S> | undefined {
+  return entry?.store === store ? entry : undefined;
+}
+
+function newer<S>(a: CachedAggregateState<S> | undefined, b: CachedAggregateState<S> | undefined): CachedAggregateState<S> | undefined {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  return b.revision > a.revision ? b : a;
 }
 
 function capitalised(name: string): string {

@@ -1,2 +1,3 @@
 export * from './aggregate-handler';
 export * from './context-definition';
+export * from './aggregate-state-cache';
