@@ -8,6 +8,7 @@ import type { DocumentStoreFactory } from './contract-context';
 import { describeCrudContract } from './crud.contract';
 import { describeFilterContract } from './filter.contract';
 import { describePagingContract } from './paging.contract';
+import { describeTextContract } from './text.contract';
 import { describeWritesContract } from './writes.contract';
 
 export function describeDocumentStoreContract(name: string, factory: DocumentStoreFactory): void {
@@ -17,5 +18,6 @@ export function describeDocumentStoreContract(name: string, factory: DocumentSto
     describeFilterContract(ctx);
     describePagingContract(ctx);
     describeWritesContract(ctx);
+    describeTextContract(ctx);
   });
 }

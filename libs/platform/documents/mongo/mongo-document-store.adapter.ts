@@ -2,11 +2,11 @@
  * Distributed read-model store on MongoDB. Documents keep the port's `id` as `_id`, so the
  * primary index serves lookups and the cursor tie-breaker; `_id` never leaves the adapter.
  */
-import { MongoClient } from 'mongodb';
-import type { AnyBulkWriteOperation, Collection, Db } from 'mongodb';
+import { MongoClient, MongoServerError } from 'mongodb';
+import type { AnyBulkWriteOperation, Collection, Db, IndexDescriptionInfo } from 'mongodb';
 import type { Doc, DocumentCollection, DocumentStore, DocumentWrite, Filter, FindOptions, Page } from '@lore/platform/documents/port';
 import { assertCollectionName, assertFieldPath, cursorAfter, planFind } from '@lore/platform/documents/port';
-import { mongoField, translateFilter, translateKeyset, translateSort } from './mongo-query.translator';
+import { andAlso, mongoField, translateFilter, translateKeyset, translateSort, usesText } from './mongo-query.translator';
 
 export interface MongoDocumentStoreOptions {
   readonly url: string;
@@ -34,9 +34,18 @@ interface CheckpointDoc {
 
 /** Leading underscore: collection names from the port cannot start with one, so no clash. */
 const CHECKPOINTS = '_checkpoints';
+/**
+ * The per-document language field of text indexes: MongoDB's default, `language`, would let a
+ * document's own `language` field pick the stemmer, or reject the write when it names none.
+ */
+const LANGUAGE_OVERRIDE = '_lore_text_language';
+/** Server error code of listIndexes on a collection that does not exist (yet). */
+const NAMESPACE_NOT_FOUND = 26;
 
 class MongoDocumentStore implements DocumentStore {
   private readonly checkpoints: Collection<CheckpointDoc>;
+  /** Collection → its text-indexed field, once seen; indexes are never dropped by the adapter. */
+  private readonly textFields = new Map<string, string>();
 
   constructor(
     private readonly client: MongoClient,
@@ -46,7 +55,7 @@ class MongoDocumentStore implements DocumentStore {
   }
 
   collection<T extends Doc = Doc>(name: string): DocumentCollection<T> {
-    return new MongoDocumentCollection<T>(this.raw(name));
+    return new MongoDocumentCollection<T>(this.raw(name), this);
   }
 
   /**
@@ -59,6 +68,7 @@ class MongoDocumentStore implements DocumentStore {
     const batches = new Map<string, Array<AnyBulkWriteOperation<StoredDoc>>>();
     for (const write of writes) {
       assertCollectionName(write.collection);
+      if (write.op === 'deleteMany' && usesText(write.filter)) await this.assertTextIndex(write.collection);
       const operations = batches.get(write.collection) ?? [];
       operations.push(toOperation(write));
       batches.set(write.collection, operations);
@@ -94,6 +104,41 @@ class MongoDocumentStore implements DocumentStore {
     await this.client.close();
   }
 
+  /** The field of the collection's text index, read from the server unless already known. */
+  async textField(name: string): Promise<string | undefined> {
+    const known = this.textFields.get(name);
+    if (known !== undefined) return known;
+    let indexes: IndexDescriptionInfo[];
+    try {
+      indexes = await this.raw(name).indexes();
+    } catch (error) {
+      if (error instanceof MongoServerError && error.code === NAMESPACE_NOT_FOUND) return undefined;
+      throw error;
+    }
+    // A text index's key is { _fts: 'text', _ftsx: 1 }; its fields are the keys of `weights`.
+    const text = indexes.find((index) => index.key['_fts'] === 'text');
+    if (!text) return undefined;
+    const fields = Object.keys(text.weights ?? {});
+    const field = fields.length === 1 && fields[0] !== undefined ? fields[0] : fields.join(', ');
+    this.textFields.set(name, field);
+    return field;
+  }
+
+  rememberTextField(name: string, field: string): void {
+    this.textFields.set(name, field);
+  }
+
+  /**
+   * MongoDB itself would answer a `$text` query on a collection without a text index with an
+   * error only when the collection exists (an empty result otherwise); checking here makes it
+   * the port's clear error in every case.
+   */
+  async assertTextIndex(name: string): Promise<void> {
+    if ((await this.textField(name)) === undefined) {
+      throw new Error(`$text needs a text index on collection ${name}: declare its field with ensureTextIndex first`);
+    }
+  }
+
   private raw(name: string): Collection<StoredDoc> {
     assertCollectionName(name);
     return this.db.collection<StoredDoc>(name);
@@ -101,7 +146,10 @@ class MongoDocumentStore implements DocumentStore {
 }
 
 class MongoDocumentCollection<T extends Doc> implements DocumentCollection<T> {
-  constructor(private readonly raw: Collection<StoredDoc>) {}
+  constructor(
+    private readonly raw: Collection<StoredDoc>,
+    private readonly store: MongoDocumentStore,
+  ) {}
 
   async get(id: string): Promise<T | null> {
     const found = await this.raw.findOne({ _id: id });
@@ -111,8 +159,9 @@ class MongoDocumentCollection<T extends Doc> implements DocumentCollection<T> {
   async find(options: FindOptions = {}): Promise<Page<T>> {
     const { keys, limit, position } = planFind(options);
 
+    await this.checkText(options.filter);
     const filter = translateFilter(options.filter);
-    const query = position ? { $and: [filter, translateKeyset(keys, position)] } : filter;
+    const query = position ? andAlso(filter, translateKeyset(keys, position)) : filter;
     let found = this.raw.find(query).sort(translateSort(keys));
     if (!position && options.skip) found = found.skip(options.skip);
     // One extra document tells whether another page exists without a second query.
@@ -126,6 +175,7 @@ class MongoDocumentCollection<T extends Doc> implements DocumentCollection<T> {
   }
 
   async count(filter?: Filter): Promise<number> {
+    await this.checkText(filter);
     return this.raw.countDocuments(translateFilter(filter));
   }
 
@@ -140,6 +190,7 @@ class MongoDocumentCollection<T extends Doc> implements DocumentCollection<T> {
   }
 
   async deleteMany(filter: Filter): Promise<number> {
+    await this.checkText(filter);
     const result = await this.raw.deleteMany(translateFilter(filter));
     return result.deletedCount;
   }
@@ -150,6 +201,25 @@ class MongoDocumentCollection<T extends Doc> implements DocumentCollection<T> {
     // _id is always indexed; createIndex is a no-op when an identical index exists.
     if (fields.length === 1 && fields[0] === 'id') return;
     await this.raw.createIndex(new Map(fields.map((field) => [mongoField(field), 1] as const)));
+  }
+
+  /**
+   * MongoDB allows one text index per collection, so an existing one on another field is an
+   * error, as the port wants. `english` is also MongoDB's default language; it is named so that
+   * the stemming promised by the port does not rest on a server default.
+   */
+  async ensureTextIndex(field: string): Promise<void> {
+    assertFieldPath(field);
+    if (field === 'id') throw new Error('ensureTextIndex: id cannot be the text-indexed field');
+    const existing = await this.store.textField(this.raw.collectionName);
+    if (existing === field) return;
+    if (existing !== undefined) throw new Error(`collection ${this.raw.collectionName} already has a text index on ${existing}; a collection has at most one`);
+    await this.raw.createIndex({ [field]: 'text' }, { name: `text_${field}`, default_language: 'english', language_override: LANGUAGE_OVERRIDE });
+    this.store.rememberTextField(this.raw.collectionName, field);
+  }
+
+  private async checkText(filter: Filter | undefined): Promise<void> {
+    if (usesText(filter)) await this.store.assertTextIndex(this.raw.collectionName);
   }
 }
 

@@ -3,11 +3,13 @@
  * The port was shaped after MongoDB, so most operators map one to one; the exceptions are
  * the port's stricter meanings: `$exists: true` is "present and not null", `$contains`
  * only matches arrays (Mongo equality would also match an equal scalar), and `$icontains`
- * is a literal substring, so the needle is regex-escaped.
+ * is a literal substring, so the needle is regex-escaped. `$text` becomes MongoDB's `$text`
+ * with every word quoted: unquoted terms would be ORed, while each quoted string must match
+ * (several of them are ANDed), and quoting leaves no room for `-negation` or phrase syntax.
  */
 import type { Document } from 'mongodb';
 import type { FieldOperators, Filter, Scalar } from '@lore/platform/documents/port';
-import { assertFieldPath, isScalar, scalarOperand, scalarsOperand } from '@lore/platform/documents/port';
+import { assertFieldPath, isScalar, scalarOperand, scalarsOperand, textSearchWords } from '@lore/platform/documents/port';
 import type { SortKey } from '@lore/platform/documents/port';
 
 /** Matches no document; Mongo refuses an empty `$or`, and this is what one would mean. */
@@ -18,22 +20,52 @@ export function mongoField(path: string): string {
   return path === 'id' ? '_id' : path;
 }
 
+/**
+ * `$text`, when present, stays a key of the top-level document: MongoDB allows one `$text` per
+ * query, never under `$nor` or `$elemMatch`, and only in an `$or` whose every clause is indexed.
+ */
 export function translateFilter(filter: Filter | undefined): Document {
+  return translateConditions(filter, true);
+}
+
+/** Whether the filter searches text (the adapter then checks for a text index first). */
+export function usesText(filter: Filter | undefined): boolean {
+  return filter !== undefined && filter !== null && typeof filter === 'object' && filter.$text !== undefined;
+}
+
+/** Both conditions, keeping a `$text` of `filter` at the top level. */
+export function andAlso(filter: Document, extra: Document): Document {
+  const { $text: text, ...rest } = filter;
+  const both = { $and: [rest, extra] };
+  return text === undefined ? both : { $text: text as unknown, ...both };
+}
+
+function translateConditions(filter: Filter | undefined, topLevel: boolean): Document {
   if (filter === undefined) return {};
   if (filter === null || typeof filter !== 'object' || Array.isArray(filter)) throw new Error('a filter must be an object');
   const clauses: Document[] = [];
+  let text: Document | undefined;
   for (const [key, condition] of Object.entries(filter)) {
     if (condition === undefined) continue;
     if (key === '$or') {
       if (!Array.isArray(condition)) throw new Error('$or takes an array of filters');
-      const alternatives = (condition as unknown[]).map((sub) => translateFilter(sub as Filter));
+      const alternatives = (condition as unknown[]).map((sub) => translateConditions(sub as Filter, false));
       clauses.push(alternatives.length === 0 ? NOTHING : { $or: alternatives });
+      continue;
+    }
+    if (key === '$text') {
+      if (!topLevel) throw new Error('$text is allowed only at the top level of a filter, not inside $or');
+      if (typeof condition !== 'string') throw new Error('$text takes a string');
+      const words = textSearchWords(condition);
+      if (words.length === 0) clauses.push(NOTHING);
+      else text = { $search: words.map((word) => `"${word}"`).join(' '), $caseSensitive: false, $diacriticSensitive: false };
       continue;
     }
     assertFieldPath(key);
     clauses.push(...fieldClauses(key, condition));
   }
-  return conjunction(clauses);
+  const rest = conjunction(clauses);
+  return text === undefined ? rest : { $text: text, ...rest };
 }
 
 /**

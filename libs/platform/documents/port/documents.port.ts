@@ -34,6 +34,27 @@ export interface FieldOperators {
  */
 export type Filter = {
   readonly $or?: readonly Filter[];
+  /**
+   * Word search in the collection's text-indexed field (see `ensureTextIndex`): matches the
+   * documents whose field holds EVERY word of the string (AND, any order), ignoring case and
+   * diacritics ("CAFÉ" finds "cafe"), with English stemming ("run" finds "running" and "runs").
+   * Words are the runs of letters, digits and combining marks (`textSearchWords`); everything
+   * else, quotes and search-engine operators included, only separates words, so input can
+   * never change the query's meaning. A string without any word matches nothing.
+   *
+   * Allowed at the top level only (never inside `$or`), where it combines with the other
+   * entries by AND and works with sort, limit, skip, cursors, count and deleteMany. A
+   * collection without a text index rejects it with an Error. Results keep the given sort;
+   * there is no relevance order.
+   *
+   * Engines differ at the edges, so callers should not rely on these: SQLite (FTS5, porter)
+   * matches stemmed whole words both ways ("running" also finds "run"); MongoDB looks words
+   * up by stem in its `english` text index, then checks each word as a case- and
+   * diacritic-insensitive substring of the field, so a word is found inside a longer one once
+   * another query word matched whole ("run" in "rerun"), "running" does not find a lone "run",
+   * and English stop words ("the", "and") alone match nothing there.
+   */
+  readonly $text?: string;
 } & {
   readonly [field: string]: Scalar | FieldOperators | readonly Filter[] | undefined;
 };
@@ -69,6 +90,13 @@ export interface DocumentCollection<T extends Doc = Doc> {
   deleteMany(filter: Filter): Promise<number>;
   /** Declares a query shape worth indexing; adapters create the index if missing. */
   ensureIndex(fields: readonly string[]): Promise<void>;
+  /**
+   * Declares the collection's one text-searchable string field (a dotted path; not `id`),
+   * which `$text` filters search. Idempotent for the same field; a collection has at most one,
+   * so naming a different field than the existing one throws. Existing documents are indexed;
+   * values that are not strings are not searchable.
+   */
+  ensureTextIndex(field: string): Promise<void>;
 }
 
 export type DocumentWrite =
@@ -93,4 +121,12 @@ export interface DocumentStore {
    */
   purgeDeleted(): Promise<void>;
   close(): Promise<void>;
+}
+
+/**
+ * The words `$text` searches for: runs of letters, digits and combining marks, in order, with
+ * duplicates kept. Shared by the adapters so that they split input alike.
+ */
+export function textSearchWords(search: string): string[] {
+  return search.match(/[\p{L}\p{N}\p{M}]+/gu) ?? [];
 }

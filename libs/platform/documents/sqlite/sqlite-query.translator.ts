@@ -8,7 +8,7 @@
  * Comparisons are type-bracketed as in MongoDB: `{ n: { $gt: 5 } }` never matches a string.
  */
 import type { FieldOperators, Filter, Scalar } from '@lore/platform/documents/port';
-import { assertFieldPath, isScalar, scalarOperand, scalarsOperand } from '@lore/platform/documents/port';
+import { assertFieldPath, isScalar, scalarOperand, scalarsOperand, textSearchWords } from '@lore/platform/documents/port';
 import type { SortKey } from '@lore/platform/documents/port';
 
 export type SqlValue = string | number | null;
@@ -29,9 +29,27 @@ const isBooleanType = (type: string): string => `IFNULL(${type}, '') IN ('true',
 const RANGE_OPERATORS = { $gt: '>', $gte: '>=', $lt: '<', $lte: '<=' } as const;
 type RangeOperator = keyof typeof RANGE_OPERATORS;
 
-/** Collects bound parameters in the order their placeholders appear in the SQL text. */
+/**
+ * An FTS5 MATCH expression requiring every word: each word a double-quoted string (quotes
+ * doubled), so nothing in user input can act as FTS5 syntax (`NEAR`, `*`, `col:`, `-`, `^`).
+ * Implicit AND between strings is FTS5's own rule. Null when there is no word.
+ */
+export function ftsMatchExpression(search: string): string | null {
+  const words = textSearchWords(search);
+  return words.length === 0 ? null : words.map((word) => `"${word.replaceAll('"', '""')}"`).join(' ');
+}
+
+/**
+ * Collects bound parameters in the order their placeholders appear in the SQL text.
+ * `textTable` names the collection's FTS5 table, if it has one; it is asked for only when a
+ * filter uses `$text`.
+ */
 export class SqliteQueryTranslator {
   readonly params: SqlValue[] = [];
+  /** The MATCH expression of the filter's `$text`, once translated (none without words). */
+  textMatch: string | undefined;
+
+  constructor(private readonly textTable: () => string | undefined = () => undefined) {}
 
   bind(value: Scalar): string {
     // better-sqlite3 refuses booleans; JSON booleans read back from json_extract as 1 and 0.
@@ -40,19 +58,7 @@ export class SqliteQueryTranslator {
   }
 
   filter(filter: Filter | undefined): string {
-    if (filter === undefined) return '1';
-    if (filter === null || typeof filter !== 'object' || Array.isArray(filter)) throw new Error('a filter must be an object');
-    const parts: string[] = [];
-    for (const [key, condition] of Object.entries(filter)) {
-      if (condition === undefined) continue;
-      if (key === '$or') {
-        parts.push(this.or(condition));
-        continue;
-      }
-      assertFieldPath(key);
-      parts.push(this.field(key, condition));
-    }
-    return conjunction(parts);
+    return this.conditions(filter, true);
   }
 
   orderBy(keys: readonly SortKey[]): string {
@@ -84,9 +90,44 @@ export class SqliteQueryTranslator {
     return leading === undefined ? after : `${leading} AND (${after})`;
   }
 
+  private conditions(filter: Filter | undefined, topLevel: boolean): string {
+    if (filter === undefined) return '1';
+    if (filter === null || typeof filter !== 'object' || Array.isArray(filter)) throw new Error('a filter must be an object');
+    const parts: string[] = [];
+    for (const [key, condition] of Object.entries(filter)) {
+      if (condition === undefined) continue;
+      if (key === '$or') {
+        parts.push(this.or(condition));
+        continue;
+      }
+      if (key === '$text') {
+        if (!topLevel) throw new Error('$text is allowed only at the top level of a filter, not inside $or');
+        parts.push(this.text(condition));
+        continue;
+      }
+      assertFieldPath(key);
+      parts.push(this.field(key, condition));
+    }
+    return conjunction(parts);
+  }
+
   private or(condition: unknown): string {
     if (!Array.isArray(condition)) throw new Error('$or takes an array of filters');
-    return disjunction((condition as unknown[]).map((sub) => this.filter(sub as Filter)));
+    return disjunction((condition as unknown[]).map((sub) => this.conditions(sub as Filter, false)));
+  }
+
+  /**
+   * An uncorrelated IN subquery: SQLite runs the FTS lookup once into an ephemeral set and can
+   * then either probe it per row or drive the scan by rowid from it, whichever plan is cheaper.
+   */
+  private text(condition: unknown): string {
+    if (typeof condition !== 'string') throw new Error('$text takes a string');
+    const table = this.textTable();
+    if (table === undefined) throw new Error('$text needs a text index on the collection: declare its field with ensureTextIndex first');
+    const match = ftsMatchExpression(condition);
+    if (match === null) return '0';
+    this.textMatch = match;
+    return `rowid IN (SELECT rowid FROM ${table} WHERE ${table} MATCH ${this.bind(match)})`;
   }
 
   private field(path: string, condition: unknown): string {

@@ -1,0 +1,170 @@
+/** Text-index promises only the SQLite adapter makes: physical deletion of terms, persistence, a plan that uses FTS5. */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import type { DocumentStore } from '@lore/platform/documents/port';
+import { resolveSort } from '@lore/platform/documents/port';
+import { openSqliteDocumentStore } from './sqlite-document-store.adapter';
+import { SqliteQueryTranslator } from './sqlite-query.translator';
+
+describe('SQLite document store text index (file-backed)', () => {
+  let dir: string;
+  let path: string;
+  const open: DocumentStore[] = [];
+
+  function openStore(): DocumentStore {
+    const store = openSqliteDocumentStore({ path });
+    open.push(store);
+    return store;
+  }
+
+  function withRaw<R>(use: (db: Database.Database) => R): R {
+    const raw = new Database(path);
+    try {
+      return use(raw);
+    } finally {
+      raw.close();
+    }
+  }
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'lore-documents-text-'));
+    path = join(dir, 'read-models.db');
+  });
+  afterEach(async () => {
+    for (const store of open.splice(0)) await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Every byte SQLite keeps for this database: the main file, the WAL and the shared-memory index. */
+  function fileBytes(): Buffer {
+    return Buffer.concat([path, `${path}-wal`, `${path}-shm`].filter((file) => existsSync(file)).map((file) => readFileSync(file)));
+  }
+
+  /**
+   * A word the porter stemmer leaves alone (no suffix it strips) and no other term shares a
+   * prefix with, so the index stores it whole: its lowercase bytes are in the file while the
+   * document lives, which makes their absence afterwards meaningful.
+   */
+  function distinctiveWord(): { written: string; indexed: string } {
+    const letters = 'bcdfghjklmnpqrtvwxz';
+    const middle = Array.from({ length: 10 }, () => letters[Math.floor(Math.random() * letters.length)]).join('');
+    const written = `Zy${middle.toUpperCase()}qk`;
+    return { written, indexed: written.toLowerCase() };
+  }
+
+  it.each([
+    ['delete', async (store: DocumentStore) => void (await store.collection('messages').delete('secret'))],
+    ['deleteMany by $text', async (store: DocumentStore) => void (await store.collection('messages').deleteMany({ $text: 'confidential' }))],
+    ['a batch deleteMany', async (store: DocumentStore) => store.write([{ collection: 'messages', op: 'deleteMany', filter: { owner: 'u1' } }], { name: 'm', value: '2' })],
+    ['replacement by a new version', async (store: DocumentStore) => store.collection('messages').upsert({ id: 'secret', owner: 'u1', content: 'redacted' })],
+    ['reset', async (store: DocumentStore) => store.reset(['messages'], 'm')],
+  ])('leaves no byte of a word removed by %s in the db, -wal or -shm files after purgeDeleted', async (_title, remove) => {
+    const word = distinctiveWord();
+    const store = openStore();
+    const messages = store.collection('messages');
+    await messages.ensureTextIndex('content');
+    for (let i = 0; i < 40; i++) await messages.upsert({ id: `early-${i}`, owner: 'u2', content: `filler message number ${i}` });
+    await messages.upsert({ id: 'secret', owner: 'u1', content: `a confidential note: ${word.written} here` });
+    // Later writes merge the secret's index segment into larger ones, as a long-lived index would hold it.
+    for (let i = 0; i < 40; i++) await messages.upsert({ id: `late-${i}`, owner: 'u2', content: `later message number ${i}` });
+    await store.purgeDeleted();
+    expect(await messages.count({ $text: word.written })).toBe(1);
+    const before = fileBytes();
+    expect(before.includes(word.indexed)).toBe(true);
+    expect(before.includes(word.written)).toBe(true);
+
+    await remove(store);
+    await store.purgeDeleted();
+
+    expect(await messages.count({ $text: word.written })).toBe(0);
+    const after = fileBytes();
+    expect(after.includes(word.indexed)).toBe(false);
+    expect(after.includes(word.written)).toBe(false);
+    await store.close();
+    expect(fileBytes().includes(word.indexed)).toBe(false);
+  });
+
+  it('keeps the text index across reopening the file, for queries, writes and the one-field rule', async () => {
+    const first = openStore();
+    await first.collection('messages').ensureTextIndex('body.text');
+    await first.write([
+      { collection: 'messages', op: 'upsert', doc: { id: 'm1', body: { text: 'hello brave world' } } },
+      { collection: 'messages', op: 'upsert', doc: { id: 'm2', body: { text: 'goodbye world' } } },
+    ]);
+    await first.close();
+
+    const second = openStore();
+    const messages = second.collection('messages');
+    expect((await messages.find({ filter: { $text: 'world' }, sort: [['id', 'asc']] })).items.map((doc) => doc.id)).toEqual(['m1', 'm2']);
+    await messages.upsert({ id: 'm2', body: { text: 'goodbye moon' } });
+    await messages.upsert({ id: 'm3', body: { text: 'brave moon' } });
+    expect(await messages.count({ $text: 'world' })).toBe(1);
+    expect(await messages.count({ $text: 'brave' })).toBe(2);
+    await messages.ensureTextIndex('body.text');
+    await expect(messages.ensureTextIndex('title')).rejects.toThrow(/already has a text index on body\.text/);
+
+    // Another connection to the same file sees the index that this one declared.
+    const third = openStore();
+    expect(await third.collection('messages').count({ $text: 'moon' })).toBe(2);
+  });
+
+  it('keeps the FTS index consistent with the documents through every write path', async () => {
+    const store = openStore();
+    const notes = store.collection('notes');
+    await notes.upsert({ id: 'pre', text: 'written before the index' });
+    await notes.ensureTextIndex('text');
+    for (let i = 0; i < 30; i++) await notes.upsert({ id: `n${i}`, text: `note ${i} about topic ${i % 4}`, kind: i % 3 });
+    await notes.upsert({ id: 'n1', text: 'rewritten' });
+    await notes.upsert({ id: 'n2', kind: 9 });
+    await notes.upsert({ id: 'n3', text: { not: 'a string' } });
+    await notes.delete('n4');
+    await notes.deleteMany({ kind: 2 });
+    await store.write([
+      { collection: 'notes', op: 'upsert', doc: { id: 'n5', text: 'batched' } },
+      { collection: 'notes', op: 'deleteMany', filter: { $text: 'topic 3' } },
+    ]);
+    expect(await notes.count({ $text: 'before' })).toBe(1);
+
+    withRaw((raw) => {
+      // rank 1: also compare the index with the content (the view over the docs table).
+      expect(() => raw.prepare(`INSERT INTO "docs_notes$fts" ("docs_notes$fts", rank) VALUES ('integrity-check', 1)`).run()).not.toThrow();
+      const indexed = raw.prepare(`SELECT count(*) FROM "docs_notes$fts"`).pluck().get();
+      const docs = raw.prepare('SELECT count(*) FROM docs_notes').pluck().get();
+      expect(indexed).toBe(docs);
+    });
+
+    await store.reset(['notes'], 'none');
+    withRaw((raw) => {
+      expect(raw.prepare(`SELECT count(*) FROM "docs_notes$fts_docsize"`).pluck().get()).toBe(0);
+      expect(raw.prepare(`SELECT count(*) FROM "docs_notes$fts" WHERE "docs_notes$fts" MATCH 'note'`).pluck().get()).toBe(0);
+    });
+  });
+
+  it('answers $text through the FTS5 table with one uncorrelated subquery, by rowid when asked', async () => {
+    const store = openStore();
+    const messages = store.collection('messages');
+    await messages.ensureIndex(['workspace_id', 'created_at']);
+    await messages.ensureTextIndex('content');
+    for (let i = 0; i < 50; i++) await messages.upsert({ id: `m${i}`, workspace_id: `w${i % 2}`, created_at: `2024-01-${10 + (i % 20)}`, content: `message ${i}` });
+
+    const translator = new SqliteQueryTranslator(() => '"docs_messages$fts"');
+    const where = translator.filter({ workspace_id: 'w1', $text: 'message 7' });
+    const order = translator.orderBy(resolveSort([['created_at', 'desc']]));
+    const plan = (from: string): string =>
+      withRaw((raw) =>
+        (raw.prepare(`EXPLAIN QUERY PLAN SELECT body FROM ${from} WHERE ${where} ORDER BY ${order} LIMIT 50`).all(...translator.params) as Array<{ detail: string }>)
+          .map((row) => row.detail)
+          .join('\n'),
+      );
+    expect(translator.params).toContain('"message" "7"');
+    // SQLite's own choice: the other index, probing the FTS5 result (run once) per row.
+    expect(plan('docs_messages')).toMatch(/VIRTUAL TABLE INDEX/);
+    expect(plan('docs_messages')).not.toMatch(/CORRELATED/);
+    // What the adapter asks for when the words are selective: rowid lookups from the FTS5 result.
+    expect(plan('docs_messages NOT INDEXED')).toMatch(/SEARCH docs_messages USING INTEGER PRIMARY KEY \(rowid=\?\)/);
+    expect(plan('docs_messages NOT INDEXED')).toMatch(/VIRTUAL TABLE INDEX/);
+    expect(plan('docs_messages NOT INDEXED')).not.toMatch(/CORRELATED/);
+  });
+});
