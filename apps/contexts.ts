@@ -9,6 +9,8 @@ import type { ContextDefinition } from '@lore/platform/cqrs';
 import type { HttpEdge } from '@lore/platform/http';
 import { loadContextConfig } from '@lore/platform/runtime';
 import type { ComposedEdge } from '@lore/gateway';
+import { conversationsContext } from '@lore/conversations/application';
+import { conversationsEdge } from '@lore/conversations/http';
 import { keysContext } from '@lore/keys/application';
 import { keysEdge } from '@lore/keys/http';
 import { knowledgeContext } from '@lore/knowledge/application';
@@ -21,13 +23,18 @@ export interface RegisteredContext {
   readonly edge: HttpEdge;
 }
 
-/** Erases each pair's own config type once its halves are checked to agree on it. */
-function register<C>(service: ContextDefinition<C>, edge: HttpEdge<C>): RegisteredContext {
+/**
+ * Erases each pair's own config type once its halves are checked to agree on it: the
+ * service's configuration holds at least what its edge reads (it may read more, e.g. other
+ * contexts' slices for the messages it sends them).
+ */
+function register<E, C extends E>(service: ContextDefinition<C>, edge: HttpEdge<E>): RegisteredContext {
   if (service.name !== edge.name) throw new Error(`context ${service.name} is paired with the edge of ${edge.name}`);
   return { service, edge } as unknown as RegisteredContext;
 }
 
 export const CONTEXTS: readonly RegisteredContext[] = [
+  register(conversationsContext, conversationsEdge),
   register(keysContext, keysEdge),
   register(knowledgeContext, knowledgeEdge),
   register(memoryContext, memoryEdge),

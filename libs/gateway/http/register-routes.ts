@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { AppError, type ValidationIssue } from '@lore/platform/kernel';
-import { zodIssuesToValidationIssues, type HttpRoute, type RequestScope, type Send } from '@lore/platform/http';
+import { TextReply, zodIssuesToValidationIssues, type HttpRoute, type RequestScope, type Send } from '@lore/platform/http';
 import { send, type Transport } from '@lore/platform/transport/port';
 import { authorize } from '../auth/access';
 import type { Authenticator } from '../auth/authenticator';
@@ -45,6 +45,7 @@ export function registerRoutes(
           const sendForRequest: Send = (message, payload) => send(transport, message, payload, { requestId: request.id, timeoutMs: requestTimeoutMs });
           // An open route (auth: false) never reads its scope.
           const result = await r.handle({ params, query, body, upload, scope: scope as RequestScope, send: sendForRequest });
+          if (result instanceof TextReply) return reply.code(r.status).type(`${result.contentType}; charset=utf-8`).send(result.text);
           return reply.code(r.status).send(result);
         } catch (error) {
           return sendError(error, request, reply);

@@ -28,7 +28,7 @@ export interface OpenApiOperation {
   readonly tags: string[];
   readonly parameters?: OpenApiParameter[];
   readonly requestBody?: { required: boolean; content: { 'application/json'?: { schema: JsonObject }; 'multipart/form-data'?: { schema: JsonObject } } };
-  readonly responses: Record<string, { description: string; content?: { 'application/json': { schema: JsonObject } } }>;
+  readonly responses: Record<string, { description: string; content?: { 'application/json': { schema: JsonObject } } & Record<string, { schema: JsonObject }> }>;
   readonly security?: Array<Record<string, string[]>>;
 }
 
@@ -183,7 +183,10 @@ function operationOf(components: ComponentSchemas, route: RouteSpec): OpenApiOpe
   const responses: OpenApiOperation['responses'] = {
     [String(route.status)]: {
       description: 'Successful Response',
-      content: { 'application/json': { schema: components.embed(route.response, 'output', `${route.operationId}_response`) } },
+      content: {
+        'application/json': { schema: components.embed(route.response, 'output', `${route.operationId}_response`) },
+        ...Object.fromEntries((route.textResponses ?? []).map((type) => [type, { schema: { type: 'string' } }])),
+      },
     },
   };
   for (const status of [...statuses].sort((a, b) => a - b)) responses[String(status)] = errorResponse(status);

@@ -28,6 +28,19 @@ export interface RouteSpec {
   /** Success status (201 for creates, else 200) and its body schema. */
   readonly status: 200 | 201;
   readonly response: z.ZodType;
+  /**
+   * Media types besides JSON this operation may answer with (a handler returns a
+   * `TextReply` for them), e.g. `text/markdown` for an export; documented as plain strings.
+   */
+  readonly textResponses?: readonly string[];
   /** Error statuses this operation documents besides 401/422, e.g. [403, 404]. */
   readonly errors?: readonly number[];
+}
+
+/** A success body that is not JSON (an export as Markdown): sent as is with its media type. */
+export class TextReply {
+  constructor(
+    readonly contentType: string,
+    readonly text: string,
+  ) {}
 }

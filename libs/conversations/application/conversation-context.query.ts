@@ -1,0 +1,167 @@
+import { AppError, type ReplyOf, type ValidRequestOf } from '@lore/platform/kernel';
+import { send, type Transport } from '@lore/platform/transport/port';
+import type { EmbeddingModels } from '@lore/platform/embeddings/port';
+import type { ConversationMessages } from '@lore/conversations/contracts';
+import { knowledgeMessages, type SearchResult } from '@lore/knowledge/contracts';
+import { memoryMessages, type MemorySearchHit } from '@lore/memory/contracts';
+import type { ConversationsServiceConfig } from './conversations-service.config';
+import { pathTo, type ConversationQueries } from './conversation.queries';
+import { fitToBudget } from './context-budget';
+
+type Request = ValidRequestOf<ConversationMessages['context']>;
+type Reply = ReplyOf<ConversationMessages['context']>;
+
+const HEADINGS = { memories: '## What you remember about the user', chunks: '## Relevant passages', messages: '## Conversation so far' } as const;
+
+/**
+ * The context for an assistant's next turn in one call: the end of the active path, the
+ * user's memories closest to the query (or to the last user message), and the best passages
+ * of the conversation's collections (hybrid search, within the caller's API-key scope),
+ * trimmed to `max_tokens` as the embedding model's tokenizer counts them, plus the same as one
+ * prompt-ready string. A source that cannot be searched is named in `warnings`, not fatal.
+ */
+export class ConversationContextQuery {
+  constructor(
+    private readonly deps: {
+      readonly transport: Transport;
+      readonly embeddings: EmbeddingModels;
+      readonly queries: ConversationQueries;
+      readonly config: ConversationsServiceConfig;
+    },
+  ) {}
+
+  async context(request: Request): Promise<Reply> {
+    const started = performance.now();
+    const defaults = this.deps.config.context;
+    const maxTokens = Math.min(request.maxTokens ?? defaults.maxTokens, defaults.maxTokensLimit);
+    const conversation = await this.deps.queries.get(request);
+    const path = pathTo(await this.deps.queries.allMessages(conversation.id), conversation.current_message_id);
+    const recent = path.slice(-(request.messageLimit ?? defaults.messageLimit)).reverse();
+    const query = request.query ?? [...path].reverse().find((m) => m.role === 'user')?.content ?? path.at(-1)?.content ?? null;
+    const warnings: string[] = [];
+    const [memories, chunks] = await Promise.all([
+      this.memories(request, conversation.user_id, query, request.memoryLimit ?? defaults.memoryLimit, warnings),
+      this.chunks(request, conversation.collection_ids, query, request.chunkLimit ?? defaults.chunkLimit, warnings),
+    ]);
+
+    const lines = {
+      messages: recent.map((m) => `${m.role}: ${m.content}`),
+      memories: memories.map((m) => `- ${m.memory.memory}`),
+      chunks: chunks.map((c, i) => `[${i + 1}] ${c.content_name ?? c.source ?? c.content_id} (score ${c.score.toFixed(3)})\n${c.content}`),
+    };
+    const tokenizer = await this.tokenizer();
+    const [messageTokens, memoryTokens, chunkTokens, headingTokens] = await Promise.all([
+      tokenizer.count(lines.messages),
+      tokenizer.count(lines.memories),
+      tokenizer.count(lines.chunks),
+      tokenizer.count(Object.values(HEADINGS)),
+    ]);
+    const headings = headingTokens.reduce((a, b) => a + b, 0);
+    const fitted = fitToBudget({
+      budget: Math.max(0, maxTokens - headings),
+      messages: recent.map((m, i) => ({ m, line: lines.messages[i] ?? '', tokens: messageTokens[i] ?? 0 })),
+      memories: memories.map((m, i) => ({ m, line: lines.memories[i] ?? '', tokens: memoryTokens[i] ?? 0 })),
+      chunks: chunks.map((c, i) => ({ c, line: lines.chunks[i] ?? '', tokens: chunkTokens[i] ?? 0 })),
+    });
+    const sections: string[] = [];
+    if (fitted.memories.length > 0) sections.push([HEADINGS.memories, ...fitted.memories.map((m) => m.line)].join('\n'));
+    if (fitted.chunks.length > 0) sections.push([HEADINGS.chunks, ...fitted.chunks.map((c) => c.line)].join('\n\n'));
+    if (fitted.messages.length > 0) sections.push([HEADINGS.messages, ...fitted.messages.map((m) => m.line)].join('\n'));
+    const context = sections.join('\n\n');
+    const [totalTokens = 0] = await tokenizer.count([context]);
+
+    return {
+      conversation_id: conversation.id,
+      query,
+      max_tokens: maxTokens,
+      total_tokens: totalTokens,
+      messages: fitted.messages.map(({ m, tokens }) => ({ id: m.id, role: m.role, sender_id: m.sender_id, content: m.content, created_at: m.created_at, tokens })),
+      memories: fitted.memories.map(({ m, tokens }) => ({ memory_id: m.memory.memory_id, memory: m.memory.memory, topics: m.memory.topics, score: m.score, source: 'memory' as const, tokens })),
+      chunks: fitted.chunks.map(({ c, tokens }) => ({
+        chunk_id: c.chunk_id,
+        content: c.content,
+        score: c.score,
+        collection_id: c.collection_id,
+        content_id: c.content_id,
+        content_name: c.content_name,
+        source: c.source,
+        metadata: c.metadata,
+        tokens,
+      })),
+      omitted: { messages: recent.length - fitted.messages.length, memories: memories.length - fitted.memories.length, chunks: chunks.length - fitted.chunks.length },
+      warnings,
+      context,
+      tokenizer: { model: tokenizer.model, exact: tokenizer.exact },
+      execution_time_ms: Math.round((performance.now() - started) * 100) / 100,
+    };
+  }
+
+  private async memories(scope: Request, userId: string, query: string | null, limit: number, warnings: string[]): Promise<MemorySearchHit[]> {
+    if (query === null || limit === 0) return [];
+    try {
+      const reply = await send(this.deps.transport, memoryMessages(this.deps.config.memory.limits).search, {
+        workspaceId: scope.workspaceId,
+        userId,
+        actor: scope.actor,
+        query: query.slice(0, 10_000),
+        limit,
+      });
+      return reply.results;
+    } catch (error) {
+      warnings.push(`memories not searched: ${reason(error)}`);
+      return [];
+    }
+  }
+
+  private async chunks(scope: Request, collectionIds: readonly string[], query: string | null, limit: number, warnings: string[]): Promise<Array<SearchResult & { collection_id: string }>> {
+    if (query === null || limit === 0 || collectionIds.length === 0) return [];
+    const search = knowledgeMessages(this.deps.config.knowledge).search;
+    const found = await Promise.all(
+      collectionIds.map(async (collectionId) => {
+        if (scope.collections !== null && !scope.collections.includes(collectionId)) {
+          warnings.push(`collection ${collectionId} not searched: outside the API key's collections`);
+          return [];
+        }
+        try {
+          const reply = await send(this.deps.transport, search, {
+            workspaceId: scope.workspaceId,
+            actor: scope.actor,
+            collections: scope.collections,
+            collectionId,
+            query: query.slice(0, 10_000),
+            searchType: 'hybrid',
+            maxResults: limit,
+          });
+          return reply.results.map((r) => ({ ...r, collection_id: collectionId }));
+        } catch (error) {
+          warnings.push(`collection ${collectionId} not searched: ${reason(error)}`);
+          return [];
+        }
+      }),
+    );
+    return found.flat().sort((a, b) => b.score - a.score).slice(0, limit);
+  }
+
+  /** The default embedding model's tokenizer; without a model, an over-counting estimate (4 characters a token at most). */
+  private async tokenizer(): Promise<{ model: string; exact: boolean; count: (texts: readonly string[]) => Promise<number[]> }> {
+    const provider = this.deps.embeddings.get(this.deps.embeddings.defaultModel);
+    const estimate = { model: 'estimate', exact: false, count: async (texts: readonly string[]) => Promise.resolve(texts.map((t) => Math.ceil(t.length / 3))) };
+    if (provider === null) return estimate;
+    try {
+      await provider.tokenize(['probe']);
+    } catch {
+      return estimate;
+    }
+    return {
+      model: provider.info.model,
+      exact: provider.info.tokenizer === 'exact',
+      count: async (texts) => (await provider.tokenize(texts)).map((t) => t.count),
+    };
+  }
+}
+
+function reason(error: unknown): string {
+  if (error instanceof AppError) return error.code === 'not_found' ? 'not found' : error.message;
+  return 'unavailable';
+}
+

@@ -1,0 +1,119 @@
+import { notFound, type Clock, type ReplyOf, type ValidRequestOf } from '@lore/platform/kernel';
+import type { DocumentStore, Filter } from '@lore/platform/documents/port';
+import type { ConversationMessages } from '@lore/conversations/contracts';
+import { CONVERSATIONS, MESSAGES, type ConversationDoc, type MessageDoc } from './conversations.read-models';
+import { exportMarkdown } from './conversation-export';
+
+type Request<K extends keyof ConversationMessages> = ValidRequestOf<ConversationMessages[K]>;
+type Reply<K extends keyof ConversationMessages> = ReplyOf<ConversationMessages[K]>;
+
+export class ConversationQueries {
+  constructor(
+    private readonly documents: DocumentStore,
+    private readonly clock: Clock,
+  ) {}
+
+  private get conversations() {
+    return this.documents.collection<ConversationDoc>(CONVERSATIONS);
+  }
+
+  private get messages() {
+    return this.documents.collection<MessageDoc>(MESSAGES);
+  }
+
+  /** Another workspace's or another user's conversation is indistinguishable from a missing one. */
+  async get(ref: Request<'get'>): Promise<Reply<'get'>> {
+    const doc = await this.conversations.get(ref.conversationId);
+    if (doc === null || doc.workspace_id !== ref.workspaceId || doc.user_id !== ref.userId) throw notFound('Conversation');
+    return doc;
+  }
+
+  async list(query: Request<'list'>): Promise<Reply<'list'>> {
+    const filter: Filter = {
+      workspace_id: query.workspaceId,
+      user_id: query.userId,
+      ...(query.status === undefined ? {} : { status: query.status }),
+      ...(query.collectionId === undefined ? {} : { collection_ids: { $contains: query.collectionId } }),
+      ...(query.search === undefined ? {} : { title: { $icontains: query.search } }),
+    };
+    const page = await this.conversations.find({
+      filter,
+      sort: query.sortBy === 'id' ? [['id', query.sortOrder]] : [[query.sortBy, query.sortOrder]],
+      limit: query.limit,
+      ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
+    });
+    return { items: page.items, nextCursor: page.nextCursor };
+  }
+
+  async getMessage(ref: Request<'getMessage'>): Promise<Reply<'getMessage'>> {
+    const doc = await this.messages.get(ref.messageId);
+    if (doc === null || doc.workspace_id !== ref.workspaceId || doc.owner_id !== ref.userId) throw notFound('Message');
+    return doc;
+  }
+
+  /** The caller's messages across its conversations (SPEC §4.7), filtered, searched by words, paged. */
+  async listMessages(query: Request<'listMessages'>): Promise<Reply<'listMessages'>> {
+    if (query.conversationId !== undefined) await this.get({ ...query, conversationId: query.conversationId });
+    const filter: Filter = {
+      workspace_id: query.workspaceId,
+      owner_id: query.userId,
+      ...(query.conversationId === undefined ? {} : { conversation_id: query.conversationId }),
+      ...(query.senderId === undefined ? {} : { sender_id: query.senderId }),
+      ...(query.role === undefined ? {} : { role: query.role }),
+      ...(query.messageType === undefined ? {} : { message_type: query.messageType }),
+      ...(query.tags === undefined || query.tags.length === 0 ? {} : { tags: { $containsAll: query.tags } }),
+      ...(query.search === undefined ? {} : { $text: query.search }),
+    };
+    const [total, page] = await Promise.all([
+      this.messages.count(filter),
+      this.messages.find({ filter, sort: [[query.sortBy, query.sortOrder]], limit: query.limit, ...(query.cursor ? { cursor: query.cursor } : { skip: query.skip }) }),
+    ]);
+    return { items: page.items, total, nextCursor: page.nextCursor };
+  }
+
+  /** The active path (root → current message), the path to a given leaf, or every branch. */
+  async conversationMessages(query: Request<'conversationMessages'>): Promise<Reply<'conversationMessages'>> {
+    const conversation = await this.get(query);
+    const all = await this.allMessages(conversation.id);
+    let items: MessageDoc[];
+    if (query.includeBranches) items = all;
+    else {
+      const leaf = query.leafId ?? conversation.current_message_id;
+      if (query.leafId !== undefined && !all.some((m) => m.id === query.leafId)) throw notFound('Message');
+      items = pathTo(all, leaf);
+    }
+    return { items: items.slice(query.skip, query.skip + query.limit), total: items.length, currentMessageId: conversation.current_message_id };
+  }
+
+  async export(query: Request<'export'>): Promise<Reply<'export'>> {
+    const conversation = await this.get(query);
+    const messages = await this.allMessages(conversation.id);
+    const activePath = pathTo(messages, conversation.current_message_id);
+    const exportedAt = this.clock.now().toISOString();
+    return {
+      conversation,
+      messages,
+      activePath: activePath.map((m) => m.id),
+      exportedAt,
+      markdown: query.format === 'markdown' ? exportMarkdown(conversation, activePath, messages.length, exportedAt) : null,
+    };
+  }
+
+  /** Oldest first; ids are time-ordered, so they break ties in creation order. */
+  async allMessages(conversationId: string): Promise<MessageDoc[]> {
+    return (await this.messages.find({ filter: { conversation_id: conversationId }, sort: [['created_at', 'asc']] })).items;
+  }
+}
+
+/** The messages from the root to `leafId`, in order (empty for null). */
+export function pathTo<M extends { readonly id: string; readonly parent_message_id: string | null }>(messages: readonly M[], leafId: string | null): M[] {
+  const byId = new Map(messages.map((m) => [m.id, m]));
+  const path: M[] = [];
+  for (let id = leafId; id !== null; ) {
+    const message = byId.get(id);
+    if (message === undefined) break;
+    path.push(message);
+    id = message.parent_message_id;
+  }
+  return path.reverse();
+}

@@ -1,0 +1,58 @@
+import { defineContext } from '@lore/platform/cqrs';
+import { handle } from '@lore/platform/transport/port';
+import { conversationMessages } from '@lore/conversations/contracts';
+import { conversationsServiceConfig } from './conversations-service.config';
+import { conversationSeals } from './conversation-content';
+import { ConversationCommands } from './conversation.commands';
+import { ConversationQueries } from './conversation.queries';
+import { ConversationContextQuery } from './conversation-context.query';
+import { conversationsProjection } from './conversations.projection';
+import { conversationEventsPublisher } from './conversation-events.publisher';
+import { CONVERSATION_ERASURE, conversationErasureReactor } from './conversation-erasure.reactor';
+import { CONVERSATIONS, MESSAGES } from './conversations.read-models';
+
+/** How long erasure may wait for the read models and the publisher to pass a deletion (they may be catching up at start-up). */
+const ERASURE_WAIT_MS = 10 * 60_000;
+
+/** The conversations context: conversations, their message trees, and the context for an assistant's next turn. */
+export const conversationsContext = defineContext({
+  name: 'conversations',
+  config: conversationsServiceConfig,
+  build(deps) {
+    const messages = conversationMessages(deps.config.limits);
+    const seals = conversationSeals(deps.keyring);
+    const commands = new ConversationCommands({ ...deps, seals, knowledgeConfig: deps.config.knowledge });
+    const queries = new ConversationQueries(deps.documents, deps.clock);
+    const context = new ConversationContextQuery({ ...deps, queries });
+    return {
+      handlers: [
+        handle(messages.create, (c) => commands.create(c)),
+        handle(messages.update, (c) => commands.update(c)),
+        handle(messages.delete, (c) => commands.delete(c)),
+        handle(messages.get, (q) => queries.get(q)),
+        handle(messages.list, (q) => queries.list(q)),
+        handle(messages.append, (c) => commands.append(c)),
+        handle(messages.updateMessage, (c) => commands.updateMessage(c)),
+        handle(messages.deleteMessage, (c) => commands.deleteMessage(c)),
+        handle(messages.getMessage, (q) => queries.getMessage(q)),
+        handle(messages.listMessages, (q) => queries.listMessages(q)),
+        handle(messages.conversationMessages, (q) => queries.conversationMessages(q)),
+        handle(messages.export, (q) => queries.export(q)),
+        handle(messages.context, (q) => context.context(q)),
+      ],
+      projections: [conversationsProjection(seals)],
+      reactors: [
+        conversationEventsPublisher(deps.transport),
+        conversationErasureReactor({ ...deps, processedByOthers: (position) => deps.readYourWrites.settleAllBut(CONVERSATION_ERASURE, position, ERASURE_WAIT_MS) }),
+      ],
+      async prepare() {
+        const conversations = deps.documents.collection(CONVERSATIONS);
+        for (const sort of ['updated_at', 'created_at', 'title']) await conversations.ensureIndex(['workspace_id', 'user_id', sort]);
+        const messagesModel = deps.documents.collection(MESSAGES);
+        await messagesModel.ensureIndex(['conversation_id', 'created_at']);
+        for (const sort of ['created_at', 'updated_at', 'sent_at']) await messagesModel.ensureIndex(['workspace_id', 'owner_id', sort]);
+        await messagesModel.ensureTextIndex('content');
+      },
+    };
+  },
+});

@@ -1,0 +1,2 @@
+export * from './conversations.context';
+export * from './conversations-service.config';

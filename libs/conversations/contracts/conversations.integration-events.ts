@@ -1,0 +1,18 @@
+import { z } from 'zod';
+
+/**
+ * What downstream systems see on `events.conversations.*` / `events.messages.*`. Free of
+ * anything a user wrote: subscribers fetch what they may read, and deletion stays permanent.
+ */
+export const ConversationIntegrationEvent = z.object({
+  type: z.enum(['conversation.created', 'conversation.updated', 'conversation.deleted', 'message.created', 'message.updated', 'messages.deleted']),
+  event_id: z.string(),
+  occurred_at: z.string(),
+  workspace_id: z.string(),
+  user_id: z.string(),
+  conversation_id: z.string(),
+  message_ids: z.array(z.string()),
+});
+export type ConversationIntegrationEvent = z.infer<typeof ConversationIntegrationEvent>;
+
+export const conversationEventSubject = (type: ConversationIntegrationEvent['type']): string => `events.${type}`;

@@ -1,0 +1,24 @@
+import { AppError } from '@lore/platform/kernel';
+import type { RequestScope } from '@lore/platform/http';
+import type { ConversationScope } from '@lore/conversations/contracts';
+
+/**
+ * Whose conversations a request touches (ownership as for memories, SPEC §5.4): a JWT caller
+ * is its `sub`, and naming another user is 403; an API-key caller acts for the `user_id` it
+ * names, or, naming none, for the user who created the key. An API key's `collections`
+ * bound what the context endpoint searches.
+ */
+export function actingUser(scope: RequestScope, userId: string | null | undefined, location: 'body' | 'query'): ConversationScope {
+  const base = { workspaceId: scope.workspaceId, actor: scope.actor };
+  if (scope.caller.kind === 'user') {
+    if (userId !== undefined && userId !== null && userId !== scope.caller.userId) throw new AppError('forbidden', 'user_id must be the authenticated user');
+    return { ...base, userId: scope.caller.userId, collections: null };
+  }
+  const collections = scope.caller.collections.length > 0 ? [...scope.caller.collections] : null;
+  if (userId !== undefined && userId !== null && userId !== '') return { ...base, userId, collections };
+  const creator = scope.caller.createdBy.startsWith('user:') ? scope.caller.createdBy.slice('user:'.length) : '';
+  if (creator === '') {
+    throw new AppError('validation', 'user_id is required: this API key was not created by a user', [{ loc: [location, 'user_id'], msg: 'Field required', type: 'missing' }]);
+  }
+  return { ...base, userId: creator, collections };
+}

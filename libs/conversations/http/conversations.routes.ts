@@ -1,0 +1,215 @@
+import { z } from 'zod';
+import { cursorEnvelope, cursorPage, route, TextReply, type HttpRoute } from '@lore/platform/http';
+import {
+  CONVERSATION_SORT_FIELDS,
+  CONVERSATION_STATUSES,
+  ConversationContext,
+  ConversationId,
+  ConversationRecord,
+  EXPORT_FORMATS,
+  MessageId,
+  MessageRecord,
+  UserId,
+  conversationFields,
+  type ConversationLimits,
+  type ConversationMessages,
+  type ContextDefaults,
+} from '@lore/conversations/contracts';
+import { actingUser } from './acting-user';
+
+const ConversationParams = z.object({ conversation_id: ConversationId });
+export const UserIdQuery = z.object({ user_id: UserId.optional().describe('API-key callers: the user acted for (default: the key\'s creator). JWT callers: omit, or their own `sub`.') });
+const DeletedResponse = z.object({ id: z.string(), message: z.string(), deleted_messages: z.number().int() });
+const ExportResponse = z.object({
+  conversation: ConversationRecord,
+  messages: z.array(MessageRecord).describe('Every message of every branch, oldest first'),
+  active_path: z.array(z.string()).describe('Ids of the active path, root first'),
+  exported_at: z.string(),
+});
+
+/** SPEC §4.7 (the conversation list), plus create, get, update, delete, export and the next turn's context. */
+export function conversationRoutes(messages: ConversationMessages, limits: ConversationLimits, context: ContextDefaults): HttpRoute[] {
+  const f = conversationFields(limits);
+  const common = { tags: ['Conversations'], auth: true } as const;
+  const listQuery = z.object({
+    cursor: z.string().min(1).max(2000).optional().describe('next_cursor of the previous page'),
+    limit: z.coerce.number().int().min(1).max(100).default(50),
+    sort_by: z.enum(CONVERSATION_SORT_FIELDS).default('updated_at'),
+    sort_order: z.enum(['asc', 'desc']).default('desc'),
+    status: z.enum(CONVERSATION_STATUSES).optional(),
+    search: z.string().min(1).max(500).optional().describe('Case-insensitive substring of the title'),
+    user_id: UserId.optional().describe('JWT callers: their own `sub` only. API-key callers: the user whose conversations to list (default: the key\'s creator).'),
+    collection_id: z.string().min(1).max(100).optional().describe('Conversations that search this collection'),
+  });
+  const list = (path: string, operationId: string) =>
+    route({
+      ...common,
+      method: 'GET',
+      path,
+      operationId,
+      summary: 'List conversations',
+      permission: ['conversations', 'read'],
+      query: listQuery,
+      status: 200,
+      response: cursorEnvelope('conversations', ConversationRecord),
+      errors: [403],
+      handle: async ({ query, scope, send }) => {
+        const page = await send(messages.list, {
+          ...actingUser(scope, query.user_id, 'query'),
+          limit: query.limit,
+          sortBy: query.sort_by,
+          sortOrder: query.sort_order,
+          ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
+          ...(query.status === undefined ? {} : { status: query.status }),
+          ...(query.search === undefined ? {} : { search: query.search }),
+          ...(query.collection_id === undefined ? {} : { collectionId: query.collection_id }),
+        });
+        return cursorPage('conversations', page.items, page.nextCursor);
+      },
+    });
+
+  return [
+    route({
+      ...common,
+      method: 'POST',
+      path: '/api/v1/conversations',
+      operationId: 'create_conversation',
+      summary: 'Create a conversation',
+      permission: ['conversations', 'write'],
+      body: z.object({
+        user_id: UserId.optional().describe('Owner. API-key callers: default the key\'s creator. JWT callers: omit, or their own `sub`.'),
+        title: f.title.nullish(),
+        status: z.enum(CONVERSATION_STATUSES).nullish().describe('Default `active`'),
+        collection_ids: f.collectionIds.nullish().describe('Collections of the workspace the context endpoint searches'),
+        tags: f.tags.nullish(),
+        metadata: f.metadata.nullish(),
+      }),
+      status: 201,
+      response: ConversationRecord,
+      errors: [403],
+      handle: async ({ body, scope, send }) =>
+        send(messages.create, {
+          ...actingUser(scope, body.user_id, 'body'),
+          title: body.title ?? null,
+          status: body.status ?? 'active',
+          collectionIds: body.collection_ids ?? [],
+          tags: body.tags ?? [],
+          metadata: body.metadata ?? {},
+        }),
+    }),
+    list('/conversations', 'list_conversations_unprefixed'),
+    list('/api/v1/conversations', 'list_conversations'),
+    route({
+      ...common,
+      method: 'GET',
+      path: '/api/v1/conversations/:conversation_id',
+      operationId: 'get_conversation',
+      summary: 'Get a conversation',
+      permission: ['conversations', 'read'],
+      params: ConversationParams,
+      query: UserIdQuery,
+      status: 200,
+      response: ConversationRecord,
+      errors: [403, 404],
+      handle: async ({ params, query, scope, send }) => send(messages.get, { ...actingUser(scope, query.user_id, 'query'), conversationId: params.conversation_id }),
+    }),
+    route({
+      ...common,
+      method: 'PATCH',
+      path: '/api/v1/conversations/:conversation_id',
+      operationId: 'update_conversation',
+      summary: 'Update a conversation (title, status, collections, tags, metadata, active branch)',
+      permission: ['conversations', 'write'],
+      params: ConversationParams,
+      query: UserIdQuery,
+      body: z.object({
+        title: f.title.nullish().describe('null clears the title'),
+        status: z.enum(CONVERSATION_STATUSES).optional(),
+        collection_ids: f.collectionIds.optional(),
+        tags: f.tags.optional(),
+        metadata: f.metadata.optional().describe('Replaces the metadata'),
+        current_message_id: MessageId.optional().describe('Make the active path end at this message (switch branch)'),
+      }),
+      status: 200,
+      response: ConversationRecord,
+      errors: [403, 404, 409],
+      handle: async ({ params, query, body, scope, send }) =>
+        send(messages.update, {
+          ...actingUser(scope, query.user_id, 'query'),
+          conversationId: params.conversation_id,
+          ...(body.title === undefined ? {} : { title: body.title }),
+          ...(body.status === undefined ? {} : { status: body.status }),
+          ...(body.collection_ids === undefined ? {} : { collectionIds: body.collection_ids }),
+          ...(body.tags === undefined ? {} : { tags: body.tags }),
+          ...(body.metadata === undefined ? {} : { metadata: body.metadata }),
+          ...(body.current_message_id === undefined ? {} : { currentMessageId: body.current_message_id }),
+        }),
+    }),
+    route({
+      ...common,
+      method: 'DELETE',
+      path: '/api/v1/conversations/:conversation_id',
+      operationId: 'delete_conversation',
+      summary: 'Permanently delete a conversation with every message',
+      permission: ['conversations', 'write'],
+      params: ConversationParams,
+      query: UserIdQuery,
+      status: 200,
+      response: DeletedResponse,
+      errors: [403, 404],
+      handle: async ({ params, query, scope, send }) => {
+        const { deletedMessages } = await send(messages.delete, { ...actingUser(scope, query.user_id, 'query'), conversationId: params.conversation_id });
+        return { id: params.conversation_id, message: 'Conversation deleted permanently', deleted_messages: deletedMessages };
+      },
+    }),
+    route({
+      ...common,
+      method: 'GET',
+      path: '/api/v1/conversations/:conversation_id/export',
+      operationId: 'export_conversation',
+      summary: 'Export a conversation as JSON (every branch) or Markdown (the active path)',
+      permission: ['conversations', 'read'],
+      params: ConversationParams,
+      query: UserIdQuery.extend({ format: z.enum(EXPORT_FORMATS).default('json') }),
+      status: 200,
+      response: ExportResponse,
+      textResponses: ['text/markdown'],
+      errors: [403, 404],
+      handle: async ({ params, query, scope, send }) => {
+        const exported = await send(messages.export, { ...actingUser(scope, query.user_id, 'query'), conversationId: params.conversation_id, format: query.format });
+        if (exported.markdown !== null) return new TextReply('text/markdown', exported.markdown);
+        return { conversation: exported.conversation, messages: exported.messages, active_path: exported.activePath, exported_at: exported.exportedAt };
+      },
+    }),
+    route({
+      ...common,
+      method: 'POST',
+      path: '/api/v1/conversations/:conversation_id/context',
+      operationId: 'conversation_context',
+      summary: "Context for the assistant's next turn: recent messages, relevant memories and passages, within a token budget",
+      permission: ['conversations', 'read'],
+      params: ConversationParams,
+      query: UserIdQuery,
+      body: z.object({
+        query: z.string().min(1).max(10_000).nullish().describe('What to rank memories and passages against; default the last user message'),
+        max_tokens: z.number().int().min(1).max(context.maxTokensLimit).nullish().describe(`Token budget of \`context\`; default ${context.maxTokens}`),
+        memory_limit: z.number().int().min(0).max(50).nullish().describe(`Memories to consider; default ${context.memoryLimit}`),
+        chunk_limit: z.number().int().min(0).max(50).nullish().describe(`Passages to consider; default ${context.chunkLimit}`),
+        message_limit: z.number().int().min(0).max(1000).nullish().describe(`Recent messages to consider; default ${context.messageLimit}`),
+      }),
+      status: 200,
+      response: ConversationContext,
+      errors: [403, 404],
+      handle: async ({ params, query, body, scope, send }) =>
+        send(messages.context, {
+          ...actingUser(scope, query.user_id, 'query'),
+          conversationId: params.conversation_id,
+          ...(body.query == null ? {} : { query: body.query }),
+          ...(body.max_tokens == null ? {} : { maxTokens: body.max_tokens }),
+          ...(body.memory_limit == null ? {} : { memoryLimit: body.memory_limit }),
+          ...(body.chunk_limit == null ? {} : { chunkLimit: body.chunk_limit }),
+          ...(body.message_limit == null ? {} : { messageLimit: body.message_limit }),
+        }),
+    }),
+  ];
+}
