@@ -1,0 +1,69 @@
+import { randomBytes } from 'node:crypto';
+import { Keyring } from '@lore/platform/crypto';
+import { openSqliteDocumentStore } from '@lore/platform/documents/sqlite';
+import { projectionSpec, recordedEvent } from '@lore/platform/testing';
+import { contentChecksum, conversationSeals, type ConversationSeals, type MessageContent } from './conversation-content';
+import { conversationsProjection } from './conversations.projection';
+
+/** Conversations and messages in the clear, built from sealed events; delivered at least once, rebuilt from the log. */
+describe('conversations projection', () => {
+  let seals: ConversationSeals;
+  let keyring: Keyring;
+  const at = (n: number) => `2026-01-01T00:00:${String(n).padStart(2, '0')}.000Z`;
+  const stream = 'conversation-conv_1';
+  const keys = new Map<string, string>();
+
+  beforeAll(async () => {
+    keyring = await Keyring.open(openSqliteDocumentStore({ path: ':memory:' }), randomBytes(32));
+    seals = conversationSeals(keyring);
+  });
+
+  const started = async () => {
+    const key = await seals.conversations.newKey();
+    const content = seals.conversations.seal('conv_1', { title: 'Tides', tags: ['sea'], metadata: { a: 1 } }, key);
+    return recordedEvent(stream, 'conversations.ConversationStarted', { conversationId: 'conv_1', workspaceId: 'ws', userId: 'alice', createdBy: 'user:alice', status: 'active', collectionIds: ['col_1'], content, createdAt: at(0) }, at(0));
+  };
+  const message = (text: string): MessageContent => ({ content: text, checksum: contentChecksum(text), tool_calls: [], attachments: [], tags: [], meta_data: {} });
+  const appended = async (messageId: string, parentMessageId: string | null, n: number) => {
+    const key = await seals.messages.newKey();
+    keys.set(messageId, key.keyId);
+    const content = seals.messages.seal(messageId, message(`text of ${messageId}`), key);
+    return recordedEvent(stream, 'conversations.MessageAppended', { conversationId: 'conv_1', messageId, parentMessageId, role: 'user', messageType: 'text', senderId: 'alice', clientMessageId: null, editOf: null, content, sentAt: at(n), createdAt: at(n) }, at(n));
+  };
+  const messagesDeleted = (messageIds: string[], currentMessageId: string | null, n: number) =>
+    recordedEvent(stream, 'conversations.MessagesDeleted', { conversationId: 'conv_1', messageIds, currentMessageId, deletedAt: at(n) }, at(n));
+
+  const spec = () => projectionSpec(conversationsProjection(seals));
+
+  it('opens what it stores and counts messages on the conversation', async () => {
+    const events = [await started(), await appended('m1', null, 1), await appended('m2', 'm1', 2)];
+    const docs = await spec().given(events).thenDocuments({
+      conversations: [expect.objectContaining({ id: 'conv_1', title: 'Tides', tags: ['sea'], message_count: 2, current_message_id: 'm2', last_message_at: at(2), updated_at: at(2) })],
+      conversation_messages: [
+        expect.objectContaining({ id: 'm1', content: 'text of m1', owner_id: 'alice', workspace_id: 'ws', parent_message_id: null, checksum: contentChecksum('text of m1') }),
+        expect.objectContaining({ id: 'm2', parent_message_id: 'm1' }),
+      ],
+    });
+    expect(docs['conversation_messages']).toHaveLength(2);
+  });
+
+  it('counts a redelivered message once', async () => {
+    const first = [await started(), await appended('m1', null, 1)];
+    await spec()
+      .given(first)
+      .whenRedelivered(first.slice(1))
+      .thenDocuments({ conversations: [expect.objectContaining({ message_count: 1 })], conversation_messages: [expect.objectContaining({ id: 'm1' })] });
+  });
+
+  it('drops deleted messages, and a rebuild after their keys were shredded recreates nothing of them', async () => {
+    const events = [await started(), await appended('m1', null, 1), await appended('m2', 'm1', 2), messagesDeleted(['m2'], 'm1', 3)];
+    const expected = {
+      conversations: [expect.objectContaining({ message_count: 1, current_message_id: 'm1' })],
+      conversation_messages: [expect.objectContaining({ id: 'm1' })],
+    };
+    const given = spec().given(events);
+    await given.thenDocuments(expected);
+    await keyring.shred([keys.get('m2') ?? '']);
+    await given.whenReplayed().thenDocuments(expected);
+  });
+});
