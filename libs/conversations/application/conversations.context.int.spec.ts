@@ -1,4 +1,4 @@
-import { AppError } from '@lore/platform/kernel';
+import type { AppError } from '@lore/platform/kernel';
 import { send } from '@lore/platform/transport/port';
 import { sealedKeyId } from '@lore/platform/crypto';
 import { startContext, type RunningContext } from '@lore/platform/testing';
