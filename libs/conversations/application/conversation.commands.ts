@@ -155,7 +155,7 @@ export class ConversationCommands {
       key,
     );
     let duplicateOf: string | null = null;
-    const result = await handleCommand(
+    const result = await this.shredOnFailure(key.keyId, () => handleCommand(
       this.deps.events,
       this.aggregate,
       conversationStreamId(command.conversationId),
@@ -180,7 +180,7 @@ export class ConversationCommands {
         };
       },
       { retries: CONFLICT_RETRIES, metadata: metadata(command) },
-    );
+    ));
     if (result.position !== null) {
       await this.deps.readYourWrites.settle(result.position);
       return { message: await this.messageDoc(messageId), created: true };
@@ -230,7 +230,7 @@ export class ConversationCommands {
     const now = this.deps.clock.now();
     const messageId = newId('msg', now.getTime());
     const key = await seal.newKey();
-    const result = await handleCommand(
+    const result = await this.shredOnFailure(key.keyId, () => handleCommand(
       this.deps.events,
       this.aggregate,
       streamId,
@@ -249,7 +249,7 @@ export class ConversationCommands {
         at: now.toISOString(),
       },
       options,
-    );
+    ));
     if (result.position === null) {
       await this.deps.keyring.shred([key.keyId]);
       return { message: await this.messageDoc(this.byClientId(result.state, command.clientMessageId)), created: false };
@@ -309,6 +309,16 @@ export class ConversationCommands {
       if (existing.checksum === message.checksum) return node.messageId;
     }
     return null;
+  }
+
+  /** A key made for a write that then failed seals nothing: shred it rather than keep an orphan in the keyring. */
+  private async shredOnFailure<T>(keyId: string, write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (error) {
+      await this.deps.keyring.shred([keyId]);
+      throw error;
+    }
   }
 
   private byClientId(state: ConversationState, clientMessageId: string | undefined): string {

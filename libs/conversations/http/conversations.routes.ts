@@ -83,7 +83,9 @@ export function conversationRoutes(messages: ConversationMessages, limits: Conve
         collection_ids: f.collectionIds.nullish().describe('Collections of the workspace the context endpoint searches'),
         tags: f.tags.nullish(),
         metadata: f.metadata.nullish(),
-      }),
+      })
+        .default({})
+        .describe('Every field is optional: an empty or absent body starts an untitled conversation'),
       status: 201,
       response: ConversationRecord,
       errors: [403],
@@ -196,7 +198,9 @@ export function conversationRoutes(messages: ConversationMessages, limits: Conve
         memory_limit: z.number().int().min(0).max(50).nullish().describe(`Memories to consider; default ${context.memoryLimit}`),
         chunk_limit: z.number().int().min(0).max(50).nullish().describe(`Passages to consider; default ${context.chunkLimit}`),
         message_limit: z.number().int().min(0).max(1000).nullish().describe(`Recent messages to consider; default ${context.messageLimit}`),
-      }),
+      })
+        .default({})
+        .describe('Every field is optional: an absent body takes the defaults'),
       status: 200,
       response: ConversationContext,
       errors: [403, 404],
