@@ -1,7 +1,7 @@
 import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { call, describeApiKeys, describeAuth, describeErrors, describeKnowledge, describeLargeContent, describeMemories, describeMemorySearch, mintJwt, type LoreUnderTest } from '@lore/gateway/e2e';
+import { call, describeApiKeys, describeAuth, describeConversationContext, describeConversationMessages, describeConversations, describeErrors, describeKnowledge, describeLargeContent, describeMemories, describeMemorySearch, mintJwt, type LoreUnderTest } from '@lore/gateway/e2e';
 import { modelsDirForTests } from '@lore/platform/embeddings/contract';
 import { startStandalone } from './bootstrap';
 
@@ -28,6 +28,9 @@ describe('standalone app over HTTP', () => {
   describeKnowledge(() => lore);
   describeLargeContent(() => lore);
   describeMemorySearch(() => lore);
+  describeConversations(() => lore);
+  describeConversationMessages(() => lore);
+  describeConversationContext(() => lore);
 
   it('deletes a memory permanently: after a restart its text is in no file under DATA_DIR', async () => {
     const marker = `MARKER-${Math.random().toString(36).slice(2)}-${Date.now()}`;
@@ -50,6 +53,62 @@ describe('standalone app over HTTP', () => {
     const files = walk(dataDir);
     expect(files.length).toBeGreaterThan(3);
     for (const file of files) expect({ file, found: readFileSync(file).includes(needle) }).toEqual({ file, found: false });
+  });
+
+  it('deletes a conversation and a single message permanently: after a restart their words are in no file under DATA_DIR', async () => {
+    // Ends in a digit so that no stemmer changes it in the word index; the random part is checked alone too.
+    const word = (tag: string): { word: string; random: string } => {
+      const random = `${Math.random().toString(36).slice(2, 10)}${tag}${Date.now() % 1000}7`;
+      return { word: `ZanzibarQuokka${random}`, random };
+    };
+    const gone = word('c');
+    const goneMessage = word('m');
+    const kept = word('k');
+    const token = await mintJwt(JWT_SECRET, { sub: 'conv-shred-user', workspace_id: 'conv-shred-ws' });
+    const post = async (path: string, body: unknown): Promise<any> => {
+      const reply = await call(lore, 'POST', path, { token, body });
+      expect(reply.status).toBe(201);
+      return reply.body;
+    };
+    const doomed = await post('/api/v1/conversations', { title: `chat ${gone.word}`, tags: [gone.word], metadata: { note: gone.word } });
+    const doomedMessages = [
+      await post(`/api/v1/conversations/${doomed.id}/messages`, { content: `hello ${gone.word}`, tags: [gone.word], meta_data: { w: gone.word }, client_message_id: gone.word }),
+      await post(`/api/v1/conversations/${doomed.id}/messages`, { content: `reply ${gone.word}`, role: 'assistant', tool_calls: [{ arg: gone.word }], attachments: [{ name: gone.word }] }),
+    ];
+    const edited = await call(lore, 'PATCH', `/api/v1/messages/${doomedMessages[1].id}`, { token, body: { content: `edited ${gone.word}` } });
+    expect(edited.status).toBe(200);
+    const survivor = await post('/api/v1/conversations', { title: 'survivor' });
+    const keptMessage = await post(`/api/v1/conversations/${survivor.id}/messages`, { content: `keep ${kept.word}` });
+    const lost = await post(`/api/v1/conversations/${survivor.id}/messages`, { content: `forget ${goneMessage.word}`, meta_data: { w: goneMessage.word }, tags: [goneMessage.word] });
+    await post(`/api/v1/conversations/${survivor.id}/messages`, { content: `below ${goneMessage.word}`, role: 'assistant' });
+    // Searched first, so the words are in the word index when they are deleted.
+    const search = async (w: string): Promise<string[]> => (await call(lore, 'GET', `/api/v1/messages?search=${w}`, { token })).body.data.map((m: { id: string }) => m.id);
+    expect(await search(gone.word)).toHaveLength(3);
+    expect(await search(goneMessage.word)).toHaveLength(2);
+    expect(await search(kept.word)).toEqual([keptMessage.id]);
+
+    expect((await call(lore, 'DELETE', `/api/v1/conversations/${doomed.id}`, { token })).body.deleted_messages).toBe(3);
+    expect((await call(lore, 'DELETE', `/api/v1/messages/${lost.id}`, { token })).body.deleted_messages).toBe(2);
+    expect(await search(gone.word)).toEqual([]);
+    expect(await search(goneMessage.word)).toEqual([]);
+
+    await running.app.close();
+    running = await startStandalone(env);
+    lore = { url: running.url, jwtSecret: JWT_SECRET };
+    expect((await call(lore, 'GET', `/api/v1/conversations/${doomed.id}`, { token })).status).toBe(404);
+    expect((await call(lore, 'GET', `/api/v1/messages/${lost.id}`, { token })).status).toBe(404);
+    // The conversation's other message is all there.
+    expect((await call(lore, 'GET', `/api/v1/messages/${keptMessage.id}`, { token })).body.content).toBe(`keep ${kept.word}`);
+    expect(await search(kept.word)).toEqual([keptMessage.id]);
+    expect((await call(lore, 'GET', `/api/v1/conversations/${survivor.id}`, { token })).body).toMatchObject({ message_count: 1, current_message_id: keptMessage.id });
+
+    const needles = [gone, goneMessage].flatMap(({ word: w, random }) => [w, w.toLowerCase(), random]);
+    const files = walk(dataDir);
+    expect(files.length).toBeGreaterThan(3);
+    for (const file of files) {
+      const bytes = readFileSync(file);
+      expect({ file, found: needles.filter((n) => bytes.includes(Buffer.from(n))) }).toEqual({ file, found: [] });
+    }
   });
 
   it('refuses to start with a different master key, with a clear message', async () => {

@@ -8,7 +8,7 @@ import type { ConversationScope } from '@lore/conversations/contracts';
  * names, or, naming none, for the user who created the key. An API key's `collections`
  * bound what the context endpoint searches.
  */
-export function actingUser(scope: RequestScope, userId: string | null | undefined, location: 'body' | 'query'): ConversationScope {
+export function actingUser(scope: RequestScope, userId: string | null | undefined): ConversationScope {
   const base = { workspaceId: scope.workspaceId, actor: scope.actor };
   if (scope.caller.kind === 'user') {
     if (userId !== undefined && userId !== null && userId !== scope.caller.userId) throw new AppError('forbidden', 'user_id must be the authenticated user');
@@ -16,9 +16,6 @@ export function actingUser(scope: RequestScope, userId: string | null | undefine
   }
   const collections = scope.caller.collections.length > 0 ? [...scope.caller.collections] : null;
   if (userId !== undefined && userId !== null && userId !== '') return { ...base, userId, collections };
-  const creator = scope.caller.createdBy.startsWith('user:') ? scope.caller.createdBy.slice('user:'.length) : '';
-  if (creator === '') {
-    throw new AppError('validation', 'user_id is required: this API key was not created by a user', [{ loc: [location, 'user_id'], msg: 'Field required', type: 'missing' }]);
-  }
-  return { ...base, userId: creator, collections };
+  // Keys made by keys carry the creating user of their lineage's first key.
+  return { ...base, userId: scope.caller.createdBy, collections };
 }

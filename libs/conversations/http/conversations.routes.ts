@@ -55,7 +55,7 @@ export function conversationRoutes(messages: ConversationMessages, limits: Conve
       errors: [403],
       handle: async ({ query, scope, send }) => {
         const page = await send(messages.list, {
-          ...actingUser(scope, query.user_id, 'query'),
+          ...actingUser(scope, query.user_id),
           limit: query.limit,
           sortBy: query.sort_by,
           sortOrder: query.sort_order,
@@ -91,7 +91,7 @@ export function conversationRoutes(messages: ConversationMessages, limits: Conve
       errors: [403],
       handle: async ({ body, scope, send }) =>
         send(messages.create, {
-          ...actingUser(scope, body.user_id, 'body'),
+          ...actingUser(scope, body.user_id),
           title: body.title ?? null,
           status: body.status ?? 'active',
           collectionIds: body.collection_ids ?? [],
@@ -113,7 +113,7 @@ export function conversationRoutes(messages: ConversationMessages, limits: Conve
       status: 200,
       response: ConversationRecord,
       errors: [403, 404],
-      handle: async ({ params, query, scope, send }) => send(messages.get, { ...actingUser(scope, query.user_id, 'query'), conversationId: params.conversation_id }),
+      handle: async ({ params, query, scope, send }) => send(messages.get, { ...actingUser(scope, query.user_id), conversationId: params.conversation_id }),
     }),
     route({
       ...common,
@@ -137,7 +137,7 @@ export function conversationRoutes(messages: ConversationMessages, limits: Conve
       errors: [403, 404, 409],
       handle: async ({ params, query, body, scope, send }) =>
         send(messages.update, {
-          ...actingUser(scope, query.user_id, 'query'),
+          ...actingUser(scope, query.user_id),
           conversationId: params.conversation_id,
           ...(body.title === undefined ? {} : { title: body.title }),
           ...(body.status === undefined ? {} : { status: body.status }),
@@ -160,7 +160,7 @@ export function conversationRoutes(messages: ConversationMessages, limits: Conve
       response: DeletedResponse,
       errors: [403, 404],
       handle: async ({ params, query, scope, send }) => {
-        const { deletedMessages } = await send(messages.delete, { ...actingUser(scope, query.user_id, 'query'), conversationId: params.conversation_id });
+        const { deletedMessages } = await send(messages.delete, { ...actingUser(scope, query.user_id), conversationId: params.conversation_id });
         return { id: params.conversation_id, message: 'Conversation deleted permanently', deleted_messages: deletedMessages };
       },
     }),
@@ -178,7 +178,7 @@ export function conversationRoutes(messages: ConversationMessages, limits: Conve
       textResponses: ['text/markdown'],
       errors: [403, 404],
       handle: async ({ params, query, scope, send }) => {
-        const exported = await send(messages.export, { ...actingUser(scope, query.user_id, 'query'), conversationId: params.conversation_id, format: query.format });
+        const exported = await send(messages.export, { ...actingUser(scope, query.user_id), conversationId: params.conversation_id, format: query.format });
         if (exported.markdown !== null) return new TextReply('text/markdown', exported.markdown);
         return { conversation: exported.conversation, messages: exported.messages, active_path: exported.activePath, exported_at: exported.exportedAt };
       },
@@ -206,7 +206,7 @@ export function conversationRoutes(messages: ConversationMessages, limits: Conve
       errors: [403, 404],
       handle: async ({ params, query, body, scope, send }) =>
         send(messages.context, {
-          ...actingUser(scope, query.user_id, 'query'),
+          ...actingUser(scope, query.user_id),
           conversationId: params.conversation_id,
           ...(body.query == null ? {} : { query: body.query }),
           ...(body.max_tokens == null ? {} : { maxTokens: body.max_tokens }),

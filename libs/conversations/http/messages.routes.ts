@@ -65,7 +65,7 @@ export function messageRoutes(messages: ConversationMessages, limits: Conversati
       errors: [403, 404, 409],
       handle: async ({ params, query, body: input, scope, send }) => {
         const { message } = await send(messages.append, {
-          ...actingUser(scope, query.user_id, 'query'),
+          ...actingUser(scope, query.user_id),
           conversationId: params.conversation_id,
           ...(messageFields(input) as { content: string }),
           ...(input.parent_message_id == null ? {} : { parentMessageId: input.parent_message_id }),
@@ -91,7 +91,7 @@ export function messageRoutes(messages: ConversationMessages, limits: Conversati
       errors: [403, 404],
       handle: async ({ params, query, scope, send }) => {
         const page = await send(messages.conversationMessages, {
-          ...actingUser(scope, query.user_id, 'query'),
+          ...actingUser(scope, query.user_id),
           conversationId: params.conversation_id,
           includeBranches: query.include_branches,
           skip: query.skip,
@@ -125,7 +125,7 @@ export function messageRoutes(messages: ConversationMessages, limits: Conversati
       errors: [403, 404],
       handle: async ({ query, scope, send }) => {
         const page = await send(messages.listMessages, {
-          ...actingUser(scope, query.user_id, 'query'),
+          ...actingUser(scope, query.user_id),
           skip: query.skip,
           limit: query.limit,
           sortBy: query.sort_by,
@@ -155,7 +155,7 @@ export function messageRoutes(messages: ConversationMessages, limits: Conversati
       status: 200,
       response: MessageRecord,
       errors: [403, 404],
-      handle: async ({ params, query, scope, send }) => send(messages.getMessage, { ...actingUser(scope, query.user_id, 'query'), messageId: params.message_id }),
+      handle: async ({ params, query, scope, send }) => send(messages.getMessage, { ...actingUser(scope, query.user_id), messageId: params.message_id }),
     }),
     route({
       ...common,
@@ -171,7 +171,7 @@ export function messageRoutes(messages: ConversationMessages, limits: Conversati
       response: MessageRecord,
       errors: [403, 404, 409],
       handle: async ({ params, query, body: input, scope, send }) => {
-        const { message } = await send(messages.updateMessage, { ...actingUser(scope, query.user_id, 'query'), messageId: params.message_id, ...messageFields(input) });
+        const { message } = await send(messages.updateMessage, { ...actingUser(scope, query.user_id), messageId: params.message_id, ...messageFields(input) });
         return message;
       },
     }),
@@ -188,7 +188,7 @@ export function messageRoutes(messages: ConversationMessages, limits: Conversati
       response: DeletedResponse,
       errors: [403, 404],
       handle: async ({ params, query, scope, send }) => {
-        const { deletedMessages } = await send(messages.deleteMessage, { ...actingUser(scope, query.user_id, 'query'), messageId: params.message_id });
+        const { deletedMessages } = await send(messages.deleteMessage, { ...actingUser(scope, query.user_id), messageId: params.message_id });
         return { id: params.message_id, message: 'Message deleted permanently', deleted_messages: deletedMessages };
       },
     }),

@@ -6,3 +6,6 @@ export * from './errors.suite';
 export * from './knowledge.suite';
 export * from './memory-search.suite';
 export * from './large-content.suite';
+export * from './conversations.suite';
+export * from './conversations-messages.suite';
+export * from './conversations-context.suite';
