@@ -53,11 +53,10 @@ export class ConversationQueries {
 
   /** The caller's messages across its conversations (SPEC §4.7), filtered, searched by words, paged. */
   async listMessages(query: Request<'listMessages'>): Promise<Reply<'listMessages'>> {
+    // Within one conversation, checked to be the caller's, its id alone selects (and its index serves).
     if (query.conversationId !== undefined) await this.get({ ...query, conversationId: query.conversationId });
     const filter: Filter = {
-      workspace_id: query.workspaceId,
-      owner_id: query.userId,
-      ...(query.conversationId === undefined ? {} : { conversation_id: query.conversationId }),
+      ...(query.conversationId === undefined ? { workspace_id: query.workspaceId, owner_id: query.userId } : { conversation_id: query.conversationId }),
       ...(query.senderId === undefined ? {} : { sender_id: query.senderId }),
       ...(query.role === undefined ? {} : { role: query.role }),
       ...(query.messageType === undefined ? {} : { message_type: query.messageType }),

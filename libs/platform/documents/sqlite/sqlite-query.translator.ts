@@ -182,6 +182,11 @@ export class SqliteQueryTranslator {
     if (operand === null) return `${value} IS NULL`;
     if (typeof operand === 'boolean') return `${type} IS '${operand ? 'true' : 'false'}'`;
     if (typeof operand === 'number') return `(${value} = ${this.bind(operand)} AND ${isNumberType(type)})`;
+    // json_extract answers a JSON string as TEXT, a number or boolean as INTEGER/REAL (never equal
+    // to TEXT), an array or object as its minified JSON text: only an operand that could be such
+    // a text needs the type check, which would make a count read every body instead of the index.
+    // `IS NOT NULL` keeps the result 0 rather than NULL for an absent field (so that NOT works).
+    if (!operand.startsWith('[') && !operand.startsWith('{')) return `(${value} = ${this.bind(operand)} AND ${value} IS NOT NULL)`;
     return `(${value} = ${this.bind(operand)} AND ${type} IS 'text')`;
   }
 
