@@ -21,6 +21,10 @@ const HEADINGS = { memories: '## What you remember about the user', chunks: '## 
  * prompt-ready string. A source that cannot be searched is named in `warnings`, not fatal.
  */
 export class ConversationContextQuery {
+  /** Built once: a message set's schemas are not free to construct. */
+  private readonly memorySearch;
+  private readonly knowledgeSearch;
+
   constructor(
     private readonly deps: {
       readonly transport: Transport;
@@ -28,7 +32,10 @@ export class ConversationContextQuery {
       readonly queries: ConversationQueries;
       readonly config: ConversationsServiceConfig;
     },
-  ) {}
+  ) {
+    this.memorySearch = memoryMessages(deps.config.memory.limits).search;
+    this.knowledgeSearch = knowledgeMessages(deps.config.knowledge).search;
+  }
 
   async context(request: Request): Promise<Reply> {
     const started = performance.now();
@@ -99,7 +106,7 @@ export class ConversationContextQuery {
   private async memories(scope: Request, userId: string, query: string | null, limit: number, warnings: string[]): Promise<MemorySearchHit[]> {
     if (query === null || limit === 0) return [];
     try {
-      const reply = await send(this.deps.transport, memoryMessages(this.deps.config.memory.limits).search, {
+      const reply = await send(this.deps.transport, this.memorySearch, {
         workspaceId: scope.workspaceId,
         userId,
         actor: scope.actor,
@@ -115,7 +122,7 @@ export class ConversationContextQuery {
 
   private async chunks(scope: Request, collectionIds: readonly string[], query: string | null, limit: number, warnings: string[]): Promise<Array<SearchResult & { collection_id: string }>> {
     if (query === null || limit === 0 || collectionIds.length === 0) return [];
-    const search = knowledgeMessages(this.deps.config.knowledge).search;
+    const search = this.knowledgeSearch;
     const found = await Promise.all(
       collectionIds.map(async (collectionId) => {
         if (scope.collections !== null && !scope.collections.includes(collectionId)) {

@@ -5,7 +5,7 @@ import type { Transport } from '@lore/platform/transport/port';
 import { send } from '@lore/platform/transport/port';
 import { AggregateStateCache, handleCommand, type ReadYourWrites } from '@lore/platform/cqrs';
 import type { Keyring } from '@lore/platform/crypto';
-import { knowledgeMessages, type KnowledgeConfig } from '@lore/knowledge/contracts';
+import { knowledgeMessages, type KnowledgeConfig, type KnowledgeMessages } from '@lore/knowledge/contracts';
 import type { ConversationMessages } from '@lore/conversations/contracts';
 import {
   childrenOf,
@@ -21,6 +21,7 @@ import {
 import { contentChecksum, type ConversationContent, type ConversationSeals, type MessageContent } from './conversation-content';
 import { CONVERSATIONS, MESSAGES, type ConversationDoc, type MessageDoc } from './conversations.read-models';
 import { CONVERSATION_ERASURE } from './conversation-erasure.reactor';
+import { messageRecord } from './message-record';
 
 /**
  * Appending is "add this message after that one" and deleting "make it gone": both are safe
@@ -53,7 +54,12 @@ export class ConversationCommands {
     cache: new AggregateStateCache<ConversationState>(),
   };
 
-  constructor(private readonly deps: ConversationCommandDeps) {}
+  /** Built once: a message set's schemas are not free to construct. */
+  private readonly knowledge: KnowledgeMessages;
+
+  constructor(private readonly deps: ConversationCommandDeps) {
+    this.knowledge = knowledgeMessages(deps.knowledgeConfig);
+  }
 
   async create(command: Request<'create'>): Promise<Reply<'create'>> {
     await this.checkCollections(command, command.collectionIds);
@@ -142,18 +148,15 @@ export class ConversationCommands {
     const messageId = newId('msg', now.getTime());
     const senderId = command.senderId ?? command.userId;
     const key = await this.deps.seals.messages.newKey();
-    const sealed = this.deps.seals.messages.seal(
-      messageId,
-      {
-        content: command.content,
-        checksum,
-        tool_calls: command.toolCalls ?? [],
-        attachments: command.attachments ?? [],
-        tags: command.tags ?? [],
-        meta_data: command.metaData ?? {},
-      },
-      key,
-    );
+    const content: MessageContent = {
+      content: command.content,
+      checksum,
+      tool_calls: command.toolCalls ?? [],
+      attachments: command.attachments ?? [],
+      tags: command.tags ?? [],
+      meta_data: command.metaData ?? {},
+    };
+    const sealed = this.deps.seals.messages.seal(messageId, content, key);
     let duplicateOf: string | null = null;
     const result = await this.shredOnFailure(key.keyId, () => handleCommand(
       this.deps.events,
@@ -181,9 +184,10 @@ export class ConversationCommands {
       },
       { retries: CONFLICT_RETRIES, metadata: metadata(command) },
     ));
-    if (result.position !== null) {
+    const appended = result.events[0];
+    if (result.position !== null && appended?.type === 'conversations.MessageAppended') {
       await this.deps.readYourWrites.settle(result.position);
-      return { message: await this.messageDoc(messageId), created: true };
+      return { message: messageRecord(appended.data, content, command), created: true };
     }
     // A retry of an append that happened: the key made for it seals nothing.
     await this.deps.keyring.shred([key.keyId]);
@@ -250,12 +254,13 @@ export class ConversationCommands {
       },
       options,
     ));
-    if (result.position === null) {
+    const appended = result.events[0];
+    if (result.position === null || appended?.type !== 'conversations.MessageAppended') {
       await this.deps.keyring.shred([key.keyId]);
       return { message: await this.messageDoc(this.byClientId(result.state, command.clientMessageId)), created: false };
     }
     await this.deps.readYourWrites.settle(result.position);
-    return { message: await this.messageDoc(messageId), created: true };
+    return { message: messageRecord(appended.data, next, command), created: true };
   }
 
   /** Permanent, with the replies below the message; answered once erased. */
@@ -329,7 +334,8 @@ export class ConversationCommands {
 
   /** Collections a conversation searches must exist and be visible to the caller (its API key's scope). */
   private async checkCollections(scope: { workspaceId: string; actor: string; collections: readonly string[] | null }, collectionIds: readonly string[]): Promise<void> {
-    const messages = knowledgeMessages(this.deps.knowledgeConfig);
+    if (collectionIds.length === 0) return;
+    const messages = this.knowledge;
     await Promise.all(
       collectionIds.map(async (collectionId, index) => {
         try {

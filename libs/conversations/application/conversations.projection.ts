@@ -2,6 +2,7 @@ import type { Projection, ProjectionContext } from '@lore/platform/projections';
 import { CONVERSATION_STREAM_PREFIX, upcastConversationEvent } from '@lore/conversations/domain';
 import { openOrNull, type ConversationSeals } from './conversation-content';
 import { CONVERSATIONS, MESSAGES, type ConversationDoc, type MessageDoc } from './conversations.read-models';
+import { messageRecord } from './message-record';
 
 export const CONVERSATIONS_PROJECTION = 'conversations.read-models.v1';
 
@@ -63,27 +64,7 @@ export function conversationsProjection(seals: ConversationSeals): Projection {
           const conversation = await context.get<ConversationDoc>(CONVERSATIONS, d.conversationId);
           const content = await openOrNull(seals.messages, d.messageId, d.content);
           if (conversation === null || content === null) return;
-          const doc: MessageDoc = {
-            id: d.messageId,
-            conversation_id: d.conversationId,
-            sender_id: d.senderId,
-            owner_id: conversation.user_id,
-            workspace_id: conversation.workspace_id,
-            content: content.content,
-            role: d.role,
-            message_type: d.messageType,
-            tool_calls: content.tool_calls,
-            tags: content.tags,
-            checksum: content.checksum,
-            attachments: content.attachments,
-            parent_message_id: d.parentMessageId,
-            meta_data: content.meta_data,
-            client_message_id: d.clientMessageId,
-            edit_of: d.editOf,
-            sent_at: d.sentAt,
-            created_at: d.createdAt,
-            updated_at: d.createdAt,
-          };
+          const doc = messageRecord(d, content, { workspaceId: conversation.workspace_id, userId: conversation.user_id });
           context.upsert(MESSAGES, doc);
           context.upsert(CONVERSATIONS, {
             ...conversation,
