@@ -304,6 +304,13 @@ async function benchContext(url) {
   const repeated = check('context', await runLoad({ url, concurrency: 1, count: CONTEXT_REQUESTS, request: () => ({ method: 'POST', path, body: {}, headers }) }));
   // A next turn's query is new text: a different query each call.
   const fresh = check('context', await runLoad({ url, concurrency: 1, count: CONTEXT_REQUESTS, request: (i) => ({ method: 'POST', path, body: { query: messageText(500_000 + i) }, headers }) }));
+  // Where a context's time goes (the response's own timings; memory and passage search run side by side).
+  const timings = [];
+  for (let i = 0; i < 20; i++) timings.push((await call(url, headers, 'POST', path, { query: messageText(600_000 + i) })).timings);
+  const median = (key) => timings.map((t) => t[key]).sort((a, b) => a - b)[Math.floor(timings.length / 2)];
+  process.stdout.write(
+    `  where a context's time goes (medians of 20 new queries): conversation ${median('messages_ms')} ms, memory search ${median('memories_ms')} ms, passage search ${median('chunks_ms')} ms, token counting ${median('tokens_ms')} ms\n`,
+  );
   return { repeated, fresh, chunks: stats.chunk_count, ingestMs };
 }
 

@@ -24,6 +24,7 @@ export class ConversationContextQuery {
   /** Built once: a message set's schemas are not free to construct. */
   private readonly memorySearch;
   private readonly knowledgeSearch;
+  private tokenizerWorks = false;
 
   constructor(
     private readonly deps: {
@@ -46,10 +47,12 @@ export class ConversationContextQuery {
     const recent = path.slice(-(request.messageLimit ?? defaults.messageLimit)).reverse();
     const query = request.query ?? [...path].reverse().find((m) => m.role === 'user')?.content ?? path.at(-1)?.content ?? null;
     const warnings: string[] = [];
+    const timings = { messages_ms: since(started), memories_ms: 0, chunks_ms: 0, tokens_ms: 0 };
     const [memories, chunks] = await Promise.all([
-      this.memories(request, conversation.user_id, query, request.memoryLimit ?? defaults.memoryLimit, warnings),
-      this.chunks(request, conversation.collection_ids, query, request.chunkLimit ?? defaults.chunkLimit, warnings),
+      timedInto(timings, 'memories_ms', () => this.memories(request, conversation.user_id, query, request.memoryLimit ?? defaults.memoryLimit, warnings)),
+      timedInto(timings, 'chunks_ms', () => this.chunks(request, conversation.collection_ids, query, request.chunkLimit ?? defaults.chunkLimit, warnings)),
     ]);
+    const counting = performance.now();
 
     const lines = {
       messages: recent.map((m) => `${m.role}: ${m.content}`),
@@ -57,12 +60,12 @@ export class ConversationContextQuery {
       chunks: chunks.map((c, i) => `[${i + 1}] ${c.content_name ?? c.source ?? c.content_id} (score ${c.score.toFixed(3)})\n${c.content}`),
     };
     const tokenizer = await this.tokenizer();
-    const [messageTokens, memoryTokens, chunkTokens, headingTokens] = await Promise.all([
-      tokenizer.count(lines.messages),
-      tokenizer.count(lines.memories),
-      tokenizer.count(lines.chunks),
-      tokenizer.count(Object.values(HEADINGS)),
-    ]);
+    // One batch for every candidate: each call is a round trip to the model's thread.
+    const counts = await tokenizer.count([...lines.messages, ...lines.memories, ...lines.chunks, ...Object.values(HEADINGS)]);
+    const messageTokens = counts.slice(0, lines.messages.length);
+    const memoryTokens = counts.slice(lines.messages.length, lines.messages.length + lines.memories.length);
+    const chunkTokens = counts.slice(lines.messages.length + lines.memories.length, lines.messages.length + lines.memories.length + lines.chunks.length);
+    const headingTokens = counts.slice(lines.messages.length + lines.memories.length + lines.chunks.length);
     const headings = headingTokens.reduce((a, b) => a + b, 0);
     const fitted = fitToBudget({
       budget: Math.max(0, maxTokens - headings),
@@ -76,6 +79,7 @@ export class ConversationContextQuery {
     if (fitted.messages.length > 0) sections.push([HEADINGS.messages, ...fitted.messages.map((m) => m.line)].join('\n'));
     const context = sections.join('\n\n');
     const [totalTokens = 0] = await tokenizer.count([context]);
+    timings.tokens_ms = since(counting);
 
     return {
       conversation_id: conversation.id,
@@ -99,7 +103,8 @@ export class ConversationContextQuery {
       warnings,
       context,
       tokenizer: { model: tokenizer.model, exact: tokenizer.exact },
-      execution_time_ms: Math.round((performance.now() - started) * 100) / 100,
+      timings,
+      execution_time_ms: since(started),
     };
   }
 
@@ -154,16 +159,33 @@ export class ConversationContextQuery {
     const provider = this.deps.embeddings.get(this.deps.embeddings.defaultModel);
     const estimate = { model: 'estimate', exact: false, count: async (texts: readonly string[]) => Promise.resolve(texts.map((t) => Math.ceil(t.length / 3))) };
     if (provider === null) return estimate;
-    try {
-      await provider.tokenize(['probe']);
-    } catch {
-      return estimate;
+    // Checked until it has worked once (a model can be installed while Lore runs), then trusted.
+    if (!this.tokenizerWorks) {
+      try {
+        await provider.tokenize(['probe']);
+        this.tokenizerWorks = true;
+      } catch {
+        return estimate;
+      }
     }
     return {
       model: provider.info.model,
       exact: provider.info.tokenizer === 'exact',
       count: async (texts) => (await provider.tokenize(texts)).map((t) => t.count),
     };
+  }
+}
+
+function since(start: number): number {
+  return Math.round((performance.now() - start) * 100) / 100;
+}
+
+async function timedInto<K extends string, T>(timings: Record<K, number>, key: K, work: () => Promise<T>): Promise<T> {
+  const start = performance.now();
+  try {
+    return await work();
+  } finally {
+    timings[key] = since(start);
   }
 }
 

@@ -85,6 +85,9 @@ export const ConversationContext = z
     warnings: z.array(z.string()).describe('Sources that could not be searched (a collection deleted or outside the key\'s scope, no embedding model)'),
     context: z.string().describe('The sections above, ready to put in a prompt'),
     tokenizer: z.object({ model: z.string(), exact: z.boolean() }),
+    timings: z
+      .object({ messages_ms: z.number(), memories_ms: z.number(), chunks_ms: z.number(), tokens_ms: z.number() })
+      .describe('Where the time went: reading the conversation, memory search, passage search (the two run side by side), counting tokens'),
     execution_time_ms: z.number(),
   })
   .meta({ id: 'ConversationContext' });
