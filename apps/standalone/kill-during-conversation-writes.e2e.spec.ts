@@ -1,8 +1,4 @@
-import { execFile } from 'node:child_process';
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { build } from 'esbuild';
-import { bundleOptions, REPO_ROOT as ROOT } from '@lore/platform/testing';
+import { runKillProbe } from './kill-probe';
 
 /**
  * Conversation writes against a real `kill -9`: tools/probes/kill-during-conversation-writes.mjs
@@ -16,28 +12,12 @@ import { bundleOptions, REPO_ROOT as ROOT } from '@lore/platform/testing';
  * that rounds cut it before, during and after the writes.
  */
 describe('kill -9 during conversation writes', () => {
-  const outdir = join(ROOT, 'dist', `probe-conversations-${process.pid}`);
-  afterAll(() => rmSync(outdir, { recursive: true, force: true }));
-
   it('keeps acknowledged appends, makes no duplicates, keeps conversations consistent and deletions erased', async () => {
-    await build({
-      ...bundleOptions(),
-      entryPoints: { standalone: join(ROOT, 'apps/standalone/main.ts') },
-      outdir,
-      logLevel: 'silent',
-    });
-    const output = await new Promise<string>((resolve, reject) => {
-      execFile(
-        process.execPath,
-        ['tools/probes/kill-during-conversation-writes.mjs'],
-        {
-          cwd: ROOT,
-          env: { ...process.env, PROBE_ENTRY: join(outdir, 'standalone.js'), PROBE_ROUNDS: '3', PROBE_CONVERSATIONS: '5', PROBE_APPENDS: '4', PROBE_KILL_MS: '200' },
-          timeout: 90_000,
-        },
-        (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stdout}\n${stderr}`)) : resolve(stdout)),
-      );
-    });
+    const output = await runKillProbe(
+      'tools/probes/kill-during-conversation-writes.mjs',
+      { PROBE_ROUNDS: '3', PROBE_CONVERSATIONS: '5', PROBE_APPENDS: '4', PROBE_KILL_MS: '200' },
+      90_000,
+    );
     expect(output).toMatch(
       /3 rounds x 5 conversations: .* 0 acknowledged appends lost, 0 retry violations, 0 inconsistent conversations, 0 acknowledged deletions readable, 0 deleted words still on disk, 0 other violations/,
     );

@@ -18,13 +18,11 @@
 // conversation in the burst, default 5), PROBE_KILL_MS (the kill comes 5 ms to this many ms into the
 // burst, default 300: the burst takes some 400 ms to answer, so earlier kills leave almost nothing
 // acknowledged to check), PROBE_ENTRY (the standalone bundle, default dist/standalone.js).
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
-import { freePort } from '../bench/load.mjs';
-import { exited, untilReady } from './lore-process.mjs';
+import { exited, startStandalone } from './lore-process.mjs';
 
 const ROUNDS = Number(process.env.PROBE_ROUNDS ?? 10);
 const CONVERSATIONS = Number(process.env.PROBE_CONVERSATIONS ?? 10);
@@ -33,16 +31,7 @@ const KILL_MS = Math.max(5, Number(process.env.PROBE_KILL_MS ?? 300));
 const SECRET = 'probe-secret';
 const ENTRY = process.env.PROBE_ENTRY ?? 'dist/standalone.js';
 
-async function start(dataDir) {
-  const port = await freePort();
-  const child = spawn(process.execPath, [ENTRY], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, AUTH_JWT_SECRET: SECRET, LOG_LEVEL: 'silent', LORE_MASTER_KEY: '' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const url = `http://127.0.0.1:${port}`;
-  await untilReady(child, url, 300);
-  return { child, url };
-}
+const start = (dataDir) => startStandalone({ entry: ENTRY, dataDir, secret: SECRET });
 
 function filesUnder(dir) {
   return readdirSync(dir).flatMap((name) => (statSync(join(dir, name)).isDirectory() ? filesUnder(join(dir, name)) : [join(dir, name)]));

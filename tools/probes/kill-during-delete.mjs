@@ -8,30 +8,19 @@
 // file under DATA_DIR (read before the kill from the event log, through a read-only
 // connection; only the stream's tombstone keeps its id). Knobs: PROBE_ROUNDS (default 10),
 // PROBE_MEMORIES (default 40), PROBE_ENTRY (the standalone bundle, default dist/standalone.js).
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { SignJWT } from 'jose';
-import { freePort } from '../bench/load.mjs';
-import { exited, untilReady } from './lore-process.mjs';
+import { exited, startStandalone } from './lore-process.mjs';
 
 const ROUNDS = Number(process.env.PROBE_ROUNDS ?? 10);
 const MEMORIES = Number(process.env.PROBE_MEMORIES ?? 40);
 const SECRET = 'probe-secret';
 const ENTRY = process.env.PROBE_ENTRY ?? 'dist/standalone.js';
 
-async function start(dataDir) {
-  const port = await freePort();
-  const child = spawn(process.execPath, [ENTRY], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, AUTH_JWT_SECRET: SECRET, LOG_LEVEL: 'silent', LORE_MASTER_KEY: '' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const url = `http://127.0.0.1:${port}`;
-  await untilReady(child, url, 300);
-  return { child, url };
-}
+const start = (dataDir) => startStandalone({ entry: ENTRY, dataDir, secret: SECRET });
 
 function filesContaining(dir, needle) {
   const bytes = Buffer.from(needle);

@@ -1,4 +1,6 @@
-// What the kill probes share: waiting for a started Lore to be ready, and for it to exit.
+// What the kill probes share: starting the standalone bundle, waiting for it to be ready, and for it to exit.
+import { spawn } from 'node:child_process';
+import { freePort } from '../bench/load.mjs';
 
 /** Resolves once `url`/ready answers 200; rejects if the process exits first or `tries` polls (50 ms apart) pass. */
 export async function untilReady(child, url, tries) {
@@ -16,4 +18,16 @@ export async function untilReady(child, url, tries) {
 
 export function exited(child) {
   return child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((r) => child.once('exit', r));
+}
+
+/** Starts the standalone bundle `entry` on `dataDir` with a JWT secret and a fresh port; resolves once it is ready. */
+export async function startStandalone({ entry, dataDir, secret, env = {}, stdout = 'ignore' }) {
+  const port = await freePort();
+  const child = spawn(process.execPath, [entry], {
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, AUTH_JWT_SECRET: secret, LOG_LEVEL: 'silent', LORE_MASTER_KEY: '', ...env },
+    stdio: ['ignore', stdout, 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await untilReady(child, url, 300);
+  return { child, url };
 }

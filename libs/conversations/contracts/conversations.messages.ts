@@ -90,19 +90,7 @@ export function conversationMessages(limits: ConversationLimits) {
     /** A content change makes an edited sibling (and moves the active path to it); tags and meta_data alone change in place. */
     updateMessage: defineMessage(
       'conversations.command.update-message',
-      messageRef.extend({
-        content: f.content.optional(),
-        role: f.role.optional(),
-        messageType: f.messageType.optional(),
-        senderId: f.senderId.optional(),
-        clientMessageId: f.clientMessageId.optional(),
-        checksum: f.checksum.optional(),
-        toolCalls: f.toolCalls.optional(),
-        attachments: f.attachments.optional(),
-        tags: f.tags.optional(),
-        metaData: f.metadata.optional(),
-        sentAt: f.sentAt.optional(),
-      }),
+      messageRef.extend({ ...messageFields, content: f.content.optional(), role: f.role.optional(), messageType: f.messageType.optional() }),
       z.object({ message: MessageRecord, created: z.boolean() }),
     ),
     /** Permanent, with the message's replies (its subtree). */

@@ -1,37 +1,13 @@
 /** Promises only the SQLite adapter makes: a durable file, physical deletion, atomic batches, usable indexes. */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { DocumentStore } from '@lore/platform/documents/port';
-import { openSqliteDocumentStore } from './sqlite-document-store.adapter';
 import { SqliteQueryTranslator } from './sqlite-query.translator';
+import { useSqliteFile } from './sqlite-file.fixture';
 import { resolveSort } from '@lore/platform/documents/port';
 
 describe('SQLite document store (file-backed)', () => {
-  let dir: string;
-  let path: string;
-  const open: DocumentStore[] = [];
-
-  function openStore(durability?: 'full' | 'normal'): DocumentStore {
-    const store = openSqliteDocumentStore(durability ? { path, durability } : { path });
-    open.push(store);
-    return store;
-  }
-
-  beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'lore-documents-'));
-    path = join(dir, 'read-models.db');
-  });
-  afterEach(async () => {
-    for (const store of open.splice(0)) await store.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  /** Every byte SQLite keeps for this database: the main file, the WAL and the shared-memory index. */
-  function fileBytes(): Buffer {
-    return Buffer.concat([path, `${path}-wal`, `${path}-shm`].filter((file) => existsSync(file)).map((file) => readFileSync(file)));
-  }
+  const file = useSqliteFile('lore-documents-');
+  const { openStore, fileBytes } = file;
 
   it('keeps documents, checkpoints and indexes across close and reopen', async () => {
     const first = openStore('full');
@@ -45,7 +21,7 @@ describe('SQLite document store (file-backed)', () => {
     await second.collection('notes').ensureIndex(['owner']);
     expect(await second.collection('notes').count({ owner: 'u1' })).toBe(1);
 
-    const raw = new Database(path, { readonly: true });
+    const raw = new Database(file.path, { readonly: true });
     try {
       expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
     } finally {
@@ -110,7 +86,7 @@ describe('SQLite document store (file-backed)', () => {
     const translator = new SqliteQueryTranslator();
     const where = translator.filter({ 'meta.owner': 'u1' });
     const sql = `SELECT body FROM docs_notes WHERE ${where} ORDER BY ${translator.orderBy(resolveSort([['created', 'desc']]))}`;
-    const raw = new Database(path, { readonly: true });
+    const raw = new Database(file.path, { readonly: true });
     try {
       const plan = raw.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...translator.params) as Array<{ detail: string }>;
       expect(plan.map((row) => row.detail).join('\n')).toMatch(/USING INDEX ix_docs_notes_/);

@@ -1,46 +1,13 @@
 /** Text-index promises only the SQLite adapter makes: physical deletion of terms, persistence, a plan that uses FTS5. */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import type { DocumentStore } from '@lore/platform/documents/port';
 import { resolveSort } from '@lore/platform/documents/port';
-import { openSqliteDocumentStore } from './sqlite-document-store.adapter';
 import { SqliteQueryTranslator } from './sqlite-query.translator';
+import { useSqliteFile } from './sqlite-file.fixture';
 
 describe('SQLite document store text index (file-backed)', () => {
-  let dir: string;
-  let path: string;
-  const open: DocumentStore[] = [];
-
-  function openStore(): DocumentStore {
-    const store = openSqliteDocumentStore({ path });
-    open.push(store);
-    return store;
-  }
-
-  function withRaw<R>(use: (db: Database.Database) => R): R {
-    const raw = new Database(path);
-    try {
-      return use(raw);
-    } finally {
-      raw.close();
-    }
-  }
-
-  beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'lore-documents-text-'));
-    path = join(dir, 'read-models.db');
-  });
-  afterEach(async () => {
-    for (const store of open.splice(0)) await store.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  /** Every byte SQLite keeps for this database: the main file, the WAL and the shared-memory index. */
-  function fileBytes(): Buffer {
-    return Buffer.concat([path, `${path}-wal`, `${path}-shm`].filter((file) => existsSync(file)).map((file) => readFileSync(file)));
-  }
+  const file = useSqliteFile('lore-documents-text-');
+  const { openStore, fileBytes } = file;
+  const { withRaw } = file;
 
   /**
    * A word the porter stemmer leaves alone (no suffix it strips) and no other term shares a
