@@ -41,16 +41,22 @@ export class ConversationContextQuery {
   async context(request: Request): Promise<Reply> {
     const started = performance.now();
     const defaults = this.deps.config.context;
-    const maxTokens = Math.min(request.maxTokens ?? defaults.maxTokens, defaults.maxTokensLimit);
+    const maxTokens = request.maxTokens ?? defaults.maxTokens;
     const conversation = await this.deps.queries.get(request);
     const path = pathTo(await this.deps.queries.allMessages(conversation.id), conversation.current_message_id);
-    const recent = path.slice(-(request.messageLimit ?? defaults.messageLimit)).reverse();
+    const messageLimit = request.messageLimit ?? defaults.messageLimit;
+    const recent = (messageLimit === 0 ? [] : path.slice(-messageLimit)).reverse();
     const query = request.query ?? [...path].reverse().find((m) => m.role === 'user')?.content ?? path.at(-1)?.content ?? null;
     const warnings: string[] = [];
+    const allowed = (source: 'memories' | 'collections', limit: number): number => {
+      if (request.sources[source] || limit === 0) return limit;
+      warnings.push(`${source === 'memories' ? 'memories' : 'passages'} not searched: the API key lacks ${source}:read`);
+      return 0;
+    };
     const timings = { messages_ms: since(started), memories_ms: 0, chunks_ms: 0, tokens_ms: 0 };
     const [memories, chunks] = await Promise.all([
-      timedInto(timings, 'memories_ms', () => this.memories(request, conversation.user_id, query, request.memoryLimit ?? defaults.memoryLimit, warnings)),
-      timedInto(timings, 'chunks_ms', () => this.chunks(request, conversation.collection_ids, query, request.chunkLimit ?? defaults.chunkLimit, warnings)),
+      timedInto(timings, 'memories_ms', () => this.memories(request, conversation.user_id, query, allowed('memories', request.memoryLimit ?? defaults.memoryLimit), warnings)),
+      timedInto(timings, 'chunks_ms', () => this.chunks(request, conversation.collection_ids, query, allowed('collections', request.chunkLimit ?? defaults.chunkLimit), warnings)),
     ]);
     const counting = performance.now();
 
@@ -73,12 +79,14 @@ export class ConversationContextQuery {
       memories: memories.map((m, i) => ({ m, line: lines.memories[i] ?? '', tokens: memoryTokens[i] ?? 0 })),
       chunks: chunks.map((c, i) => ({ c, line: lines.chunks[i] ?? '', tokens: chunkTokens[i] ?? 0 })),
     });
-    const sections: string[] = [];
-    if (fitted.memories.length > 0) sections.push([HEADINGS.memories, ...fitted.memories.map((m) => m.line)].join('\n'));
-    if (fitted.chunks.length > 0) sections.push([HEADINGS.chunks, ...fitted.chunks.map((c) => c.line)].join('\n\n'));
-    if (fitted.messages.length > 0) sections.push([HEADINGS.messages, ...fitted.messages.map((m) => m.line)].join('\n'));
-    const context = sections.join('\n\n');
-    const [totalTokens = 0] = await tokenizer.count([context]);
+    // Lines counted one by one add up to the whole with the model's tokenizer; the estimate
+    // (no model) also counts the joins, so drop what is least needed until the whole fits.
+    let context = assemble(fitted);
+    let [totalTokens = 0] = await tokenizer.count([context]);
+    while (totalTokens > maxTokens && dropLeastNeeded(fitted)) {
+      context = assemble(fitted);
+      [totalTokens = 0] = await tokenizer.count([context]);
+    }
     timings.tokens_ms = since(counting);
 
     return {
@@ -174,6 +182,31 @@ export class ConversationContextQuery {
       count: async (texts) => (await provider.tokenize(texts)).map((t) => t.count),
     };
   }
+}
+
+interface Fitted {
+  messages: Array<{ readonly line: string }>;
+  memories: Array<{ readonly line: string }>;
+  chunks: Array<{ readonly line: string }>;
+}
+
+/** The prompt-ready text: memories, passages, then the conversation. */
+function assemble(fitted: Fitted): string {
+  const sections: string[] = [];
+  if (fitted.memories.length > 0) sections.push([HEADINGS.memories, ...fitted.memories.map((m) => m.line)].join('\n'));
+  if (fitted.chunks.length > 0) sections.push([HEADINGS.chunks, ...fitted.chunks.map((c) => c.line)].join('\n\n'));
+  if (fitted.messages.length > 0) sections.push([HEADINGS.messages, ...fitted.messages.map((m) => m.line)].join('\n'));
+  return sections.join('\n\n');
+}
+
+/** Drops the oldest message while more than the newest is left, else the weakest passage, memory, the last message. */
+function dropLeastNeeded(fitted: Fitted): boolean {
+  if (fitted.messages.length > 1) fitted.messages.shift();
+  else if (fitted.chunks.length > 0) fitted.chunks.pop();
+  else if (fitted.memories.length > 0) fitted.memories.pop();
+  else if (fitted.messages.length > 0) fitted.messages.pop();
+  else return false;
+  return true;
 }
 
 function since(start: number): number {

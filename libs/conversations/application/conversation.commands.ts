@@ -12,7 +12,9 @@ import {
   conversationDecider,
   conversationStreamId,
   liveMessage,
+  messageOf,
   ownedConversation,
+  subtree,
   upcastConversationEvent,
   type ConversationState,
   type LiveConversation,
@@ -143,57 +145,23 @@ export class ConversationCommands {
   }
 
   async append(command: Request<'append'>): Promise<Reply<'append'>> {
-    const checksum = checkedChecksum(command.content, command.checksum, 'body');
-    const now = this.deps.clock.now();
-    const messageId = newId('msg', now.getTime());
-    const senderId = command.senderId ?? command.userId;
-    const key = await this.deps.seals.messages.newKey();
-    const content: MessageContent = {
-      content: command.content,
-      checksum,
-      tool_calls: command.toolCalls ?? [],
-      attachments: command.attachments ?? [],
-      tags: command.tags ?? [],
-      meta_data: command.metaData ?? {},
-    };
-    const sealed = this.deps.seals.messages.seal(messageId, content, key);
-    let duplicateOf: string | null = null;
-    const result = await this.shredOnFailure(key.keyId, () => handleCommand(
-      this.deps.events,
-      this.aggregate,
-      conversationStreamId(command.conversationId),
-      async (state) => {
-        const conversation = ownedConversation(state, command);
-        const parent = command.parentMessageId ?? null;
-        duplicateOf = await this.findDuplicate(conversation, { parent, role: command.role, senderId, checksum, clientMessageId: command.clientMessageId ?? null });
-        return {
-          kind: 'append' as const,
-          workspaceId: command.workspaceId,
-          userId: command.userId,
-          messageId,
-          parentMessageId: parent,
-          duplicateOf,
-          role: command.role,
-          messageType: command.messageType,
-          senderId,
-          clientMessageId: command.clientMessageId ?? null,
-          content: sealed,
-          sentAt: command.sentAt ?? now.toISOString(),
-          at: this.deps.clock.now().toISOString(),
-        };
+    return this.writeMessage(command, {
+      kind: 'append',
+      parentMessageId: command.parentMessageId ?? null,
+      role: command.role,
+      messageType: command.messageType,
+      senderId: command.senderId ?? command.userId,
+      clientMessageId: command.clientMessageId ?? null,
+      sentAt: command.sentAt ?? null,
+      content: {
+        content: command.content,
+        checksum: checkedChecksum(command.content, command.checksum),
+        tool_calls: command.toolCalls ?? [],
+        attachments: command.attachments ?? [],
+        tags: command.tags ?? [],
+        meta_data: command.metaData ?? {},
       },
-      { retries: CONFLICT_RETRIES, metadata: metadata(command) },
-    ));
-    const appended = result.events[0];
-    if (result.position !== null && appended?.type === 'conversations.MessageAppended') {
-      await this.deps.readYourWrites.settle(result.position);
-      return { message: messageRecord(appended.data, content, command), created: true };
-    }
-    // A retry of an append that happened: the key made for it seals nothing.
-    await this.deps.keyring.shred([key.keyId]);
-    const existing = duplicateOf ?? this.byClientId(result.state, command.clientMessageId);
-    await this.deps.readYourWrites.settle(await this.deps.events.headPosition());
-    return { message: await this.messageDoc(existing), created: false };
+    });
   }
 
   /**
@@ -202,65 +170,58 @@ export class ConversationCommands {
    */
   async updateMessage(command: Request<'updateMessage'>): Promise<Reply<'updateMessage'>> {
     const doc = await this.ownedMessageDoc(command);
-    const seal = this.deps.seals.messages;
-    const edits = command.content !== undefined && contentChecksum(command.content) !== doc.checksum;
     const content = command.content ?? doc.content;
-    const checksum = checkedChecksum(content, command.checksum, 'body');
     const next: MessageContent = {
       content,
-      checksum,
+      checksum: checkedChecksum(content, command.checksum),
       tool_calls: command.toolCalls ?? doc.tool_calls,
       attachments: command.attachments ?? doc.attachments,
       tags: command.tags ?? doc.tags,
       meta_data: command.metaData ?? doc.meta_data,
     };
-    const streamId = conversationStreamId(doc.conversation_id);
-    const options = { retries: CONFLICT_RETRIES, metadata: metadata(command) };
-    if (!edits) {
-      const result = await handleCommand(this.deps.events, this.aggregate, streamId, async (state) => {
-        const node = messageIn(ownedConversation(state, command), command.messageId);
+    if (next.checksum !== doc.checksum) {
+      return this.writeMessage(command, {
+        kind: 'edit',
+        conversationId: doc.conversation_id,
+        editOf: doc.id,
+        role: command.role ?? doc.role,
+        messageType: command.messageType ?? doc.message_type,
+        senderId: command.senderId ?? doc.sender_id,
+        clientMessageId: command.clientMessageId ?? null,
+        sentAt: command.sentAt ?? null,
+        content: next,
+      });
+    }
+    const onlyWithNewContent = (['role', 'messageType', 'senderId', 'sentAt', 'clientMessageId'] as const).filter((field) => command[field] !== undefined);
+    if (onlyWithNewContent.length > 0) {
+      throw new AppError(
+        'validation',
+        'These fields change only with new content (an edit)',
+        onlyWithNewContent.map((field) => ({ loc: ['body', SNAKE_CASE[field]], msg: 'Changes only with new content, which makes an edited copy', type: 'value_error' })),
+      );
+    }
+    const unchanged = (['tool_calls', 'attachments', 'tags', 'meta_data'] as const).every((field) => JSON.stringify(next[field]) === JSON.stringify(doc[field]));
+    if (unchanged) return { message: doc, created: false };
+    const seals = this.deps.seals;
+    const result = await handleCommand(
+      this.deps.events,
+      this.aggregate,
+      conversationStreamId(doc.conversation_id),
+      async (state) => {
+        const node = messageOf(ownedConversation(state, command), command.messageId);
         return {
           kind: 'update-message' as const,
           workspaceId: command.workspaceId,
           userId: command.userId,
           messageId: command.messageId,
-          content: seal.seal(command.messageId, next, await seal.keyOf(node.content)),
+          content: seals.messages.seal(command.messageId, next, await seals.checksums.keyOf(node.checksum)),
           at: this.deps.clock.now().toISOString(),
         };
-      }, options);
-      await this.deps.readYourWrites.settle(result.position);
-      return { message: await this.messageDoc(command.messageId), created: false };
-    }
-    const now = this.deps.clock.now();
-    const messageId = newId('msg', now.getTime());
-    const key = await seal.newKey();
-    const result = await this.shredOnFailure(key.keyId, () => handleCommand(
-      this.deps.events,
-      this.aggregate,
-      streamId,
-      {
-        kind: 'edit',
-        workspaceId: command.workspaceId,
-        userId: command.userId,
-        editOf: command.messageId,
-        messageId,
-        role: command.role ?? doc.role,
-        messageType: command.messageType ?? doc.message_type,
-        senderId: command.senderId ?? doc.sender_id,
-        clientMessageId: command.clientMessageId ?? null,
-        content: seal.seal(messageId, next, key),
-        sentAt: command.sentAt ?? now.toISOString(),
-        at: now.toISOString(),
       },
-      options,
-    ));
-    const appended = result.events[0];
-    if (result.position === null || appended?.type !== 'conversations.MessageAppended') {
-      await this.deps.keyring.shred([key.keyId]);
-      return { message: await this.messageDoc(this.byClientId(result.state, command.clientMessageId)), created: false };
-    }
+      { retries: CONFLICT_RETRIES, metadata: metadata(command) },
+    );
     await this.deps.readYourWrites.settle(result.position);
-    return { message: messageRecord(appended.data, next, command), created: true };
+    return { message: await this.messageDoc(command.messageId), created: false };
   }
 
   /** Permanent, with the replies below the message; answered once erased. */
@@ -282,36 +243,86 @@ export class ConversationCommands {
   }
 
   /**
-   * The message a retried append repeats, if any: the one with the client's id, or one with
-   * the same checksum, role and sender under the same parent. Without an explicit parent the
-   * append continues the active path, so a retry whose first attempt got through finds it
-   * at the end of that path. Only the candidates' sealed checksums are opened.
+   * Appends a new message (or an edited copy of one) under a key of its own. A retry (the
+   * same client id, or the same checksum, role and sender in the same place) appends nothing
+   * and answers the message it repeats.
    */
-  private async findDuplicate(
-    conversation: LiveConversation,
-    message: { parent: string | null; role: string; senderId: string; checksum: string; clientMessageId: string | null },
-  ): Promise<string | null> {
+  private async writeMessage(owner: Owner & { readonly conversationId?: string }, message: NewMessage): Promise<Reply<'append'>> {
+    const now = this.deps.clock.now();
+    const messageId = newId('msg', now.getTime());
+    const conversationId = message.kind === 'edit' ? message.conversationId : (owner.conversationId ?? '');
+    const seals = this.deps.seals;
+    const key = await seals.messages.newKey();
+    const sealed = { content: seals.messages.seal(messageId, message.content, key), checksum: seals.checksums.seal(messageId, message.content.checksum, key) };
+    let duplicateOf: string | null = null;
+    const result = await this.shredOnFailure(key.keyId, () =>
+      handleCommand(
+        this.deps.events,
+        this.aggregate,
+        conversationStreamId(conversationId),
+        async (state) => {
+          duplicateOf = await this.findRepeated(ownedConversation(state, owner), message);
+          const fields = {
+            workspaceId: owner.workspaceId,
+            userId: owner.userId,
+            messageId,
+            role: message.role,
+            messageType: message.messageType,
+            senderId: message.senderId,
+            clientMessageId: message.clientMessageId,
+            content: sealed.content,
+            checksum: sealed.checksum,
+            duplicateOf,
+            sentAt: message.sentAt ?? now.toISOString(),
+            at: this.deps.clock.now().toISOString(),
+          };
+          return message.kind === 'edit' ? { ...fields, kind: 'edit' as const, editOf: message.editOf } : { ...fields, kind: 'append' as const, parentMessageId: message.parentMessageId };
+        },
+        { retries: CONFLICT_RETRIES, metadata: metadata(owner) },
+      ),
+    );
+    const appended = result.events[0];
+    if (appended?.type === 'conversations.MessageAppended' && result.position !== null) {
+      await this.deps.readYourWrites.settle(result.position);
+      return { message: messageRecord(appended.data, message.content, owner), created: true };
+    }
+    // A retry of a write that happened: the key made for it seals nothing.
+    await this.deps.keyring.shred([key.keyId]);
+    if (duplicateOf === null) throw new AppError('internal', 'a repeated message without the message it repeats');
+    await this.deps.readYourWrites.settle(result.position ?? (await this.deps.events.headPosition()));
+    return { message: await this.messageDoc(duplicateOf), created: false };
+  }
+
+  /**
+   * The live message a write repeats, if any: the one with the client's id (409 if its
+   * content differs), or one with the same checksum, role and sender in the same place: under
+   * the same parent for an append (without a parent: also the message the active path ends
+   * at, where a retry whose first attempt got through finds it), among the edited copies of
+   * the same message for an edit. Only the candidates' sealed checksums are opened.
+   */
+  private async findRepeated(conversation: LiveConversation, message: NewMessage): Promise<string | null> {
+    const checksums = this.deps.seals.checksums;
     if (message.clientMessageId !== null) {
       const id = conversation.clientIds.get(message.clientMessageId);
-      if (id === undefined) return null;
-      const node = liveMessage(conversation, id);
+      const node = id === undefined ? null : liveMessage(conversation, id);
       if (node === null) return null;
-      const existing = await this.deps.seals.messages.open(id, node.content);
-      if (existing.checksum !== message.checksum) {
+      if ((await checksums.open(node.messageId, node.checksum)) !== message.content.checksum) {
         throw new AppError('conflict', `client_message_id ${message.clientMessageId} was already used for a different message in this conversation`);
       }
-      return id;
+      return node.messageId;
     }
-    const resolvedParent = message.parent ?? conversation.currentMessageId;
-    const candidates: MessageNode[] = childrenOf(conversation, resolvedParent);
-    if (message.parent === null && conversation.currentMessageId !== null) {
-      const current = liveMessage(conversation, conversation.currentMessageId);
+    let candidates: MessageNode[];
+    if (message.kind === 'edit') {
+      const original = messageOf(conversation, message.editOf);
+      candidates = childrenOf(conversation, original.parentMessageId).filter((node) => node.editOf === original.messageId);
+    } else {
+      candidates = childrenOf(conversation, message.parentMessageId ?? conversation.currentMessageId);
+      const current = message.parentMessageId === null && conversation.currentMessageId !== null ? liveMessage(conversation, conversation.currentMessageId) : null;
       if (current !== null) candidates.push(current);
     }
     for (const node of candidates) {
       if (node.role !== message.role || node.senderId !== message.senderId || node.clientMessageId !== null) continue;
-      const existing = await this.deps.seals.messages.open(node.messageId, node.content);
-      if (existing.checksum === message.checksum) return node.messageId;
+      if ((await checksums.open(node.messageId, node.checksum)) === message.content.checksum) return node.messageId;
     }
     return null;
   }
@@ -324,12 +335,6 @@ export class ConversationCommands {
       await this.deps.keyring.shred([keyId]);
       throw error;
     }
-  }
-
-  private byClientId(state: ConversationState, clientMessageId: string | undefined): string {
-    const id = clientMessageId === undefined || (state.status !== 'active' && state.status !== 'archived') ? undefined : state.clientIds.get(clientMessageId);
-    if (id === undefined) throw new Error('a duplicate append without the message it repeats');
-    return id;
   }
 
   /** Collections a conversation searches must exist and be visible to the caller (its API key's scope). */
@@ -377,26 +382,26 @@ function metadata(owner: Owner) {
 }
 
 /** Lore computes the checksum; one the client sent must be the same (else 422 naming it). */
-function checkedChecksum(content: string, sent: string | undefined, location: 'body'): string {
+function checkedChecksum(content: string, sent: string | undefined): string {
   const checksum = contentChecksum(content);
-  if (sent !== undefined && sent.toLowerCase() !== checksum) throw invalid([location, 'checksum'], 'checksum is not the SHA-256 of content');
+  if (sent !== undefined && sent.toLowerCase() !== checksum) throw invalid(['body', 'checksum'], 'checksum is not the SHA-256 of content');
   return checksum;
 }
 
-function messageIn(conversation: LiveConversation, messageId: string): MessageNode {
-  const node = liveMessage(conversation, messageId);
-  if (node === null) throw notFound('Message');
-  return node;
+/** Messages of every branch: the subtrees of the roots. */
+function countLive(conversation: LiveConversation): number {
+  return childrenOf(conversation, null).reduce((count, root) => count + subtree(conversation, root.messageId).length, 0);
 }
 
-function countLive(conversation: LiveConversation): number {
-  let count = 0;
-  const stack = [...childrenOf(conversation, null)];
-  while (stack.length > 0) {
-    const node = stack.pop() as MessageNode;
-    count++;
-    stack.push(...childrenOf(conversation, node.messageId));
-  }
-  return count;
-}
+/** What a new message (or an edited copy) is made of, before it is sealed. */
+type NewMessage = {
+  readonly role: string;
+  readonly messageType: string;
+  readonly senderId: string;
+  readonly clientMessageId: string | null;
+  readonly sentAt: string | null;
+  readonly content: MessageContent;
+} & ({ readonly kind: 'append'; readonly parentMessageId: string | null } | { readonly kind: 'edit'; readonly conversationId: string; readonly editOf: string });
+
+const SNAKE_CASE = { role: 'role', messageType: 'message_type', senderId: 'sender_id', sentAt: 'sent_at', clientMessageId: 'client_message_id' } as const;
 

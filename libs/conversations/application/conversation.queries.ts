@@ -38,7 +38,7 @@ export class ConversationQueries {
     };
     const page = await this.conversations.find({
       filter,
-      sort: query.sortBy === 'id' ? [['id', query.sortOrder]] : [[query.sortBy, query.sortOrder]],
+      sort: [[query.sortBy, query.sortOrder]],
       limit: query.limit,
       ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
     });

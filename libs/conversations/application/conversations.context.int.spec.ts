@@ -2,7 +2,7 @@ import type { AppError } from '@lore/platform/kernel';
 import { send } from '@lore/platform/transport/port';
 import { sealedKeyId } from '@lore/platform/crypto';
 import { startContext, type RunningContext } from '@lore/platform/testing';
-import { conversationMessages } from '@lore/conversations/contracts';
+import { conversationMessages, conversationsConfig } from '@lore/conversations/contracts';
 import { conversationStreamId, upcastConversationEvent } from '@lore/conversations/domain';
 import { conversationsContext } from './conversations.context';
 
@@ -10,17 +10,10 @@ import { conversationsContext } from './conversations.context';
 describe('conversations context, called directly on the transport', () => {
   let running: RunningContext;
   const env = { CONVERSATION_MESSAGE_MAX_CHARS: '200', CONVERSATION_MAX_TAGS: '2' };
-  const messages = conversationMessages({
-    maxTitleChars: 500,
-    maxContentChars: 200,
-    maxTags: 2,
-    maxTagChars: 100,
-    maxMetadataBytes: 16_384,
-    maxToolCallsBytes: 65_536,
-    maxAttachmentsBytes: 65_536,
-    maxCollections: 20,
-  });
+  // The same configuration the service reads from this environment.
+  const messages = conversationMessages(conversationsConfig.parse(env));
   const scope = { workspaceId: 'ws', userId: 'alice', actor: 'user:alice', collections: null };
+  const sources = { memories: true, collections: true };
 
   beforeAll(async () => {
     running = await startContext(conversationsContext, env);
@@ -113,13 +106,33 @@ describe('conversations context, called directly on the transport', () => {
     const conversation = await create();
     await append(conversation.id, 'first question about tides');
     await append(conversation.id, 'an answer', { role: 'assistant' });
-    const context = await send(running.transport, messages.context, { ...scope, conversationId: conversation.id, maxTokens: 1_000 });
+    const context = await send(running.transport, messages.context, { ...scope, conversationId: conversation.id, sources, maxTokens: 1_000 });
     expect(context.query).toBe('first question about tides');
     expect(context.messages.map((m) => m.content)).toEqual(['first question about tides', 'an answer']);
     expect(context.warnings.join(' ')).toMatch(/memories not searched/);
     expect(context.total_tokens).toBeLessThanOrEqual(1_000);
-    const tiny = await send(running.transport, messages.context, { ...scope, conversationId: conversation.id, maxTokens: 12 });
+    const tiny = await send(running.transport, messages.context, { ...scope, conversationId: conversation.id, sources, maxTokens: 12 });
     expect(tiny.total_tokens).toBeLessThanOrEqual(12);
     expect(tiny.omitted.messages).toBeGreaterThan(0);
+    const none = await send(running.transport, messages.context, { ...scope, conversationId: conversation.id, sources, messageLimit: 0 });
+    expect(none.messages).toEqual([]);
+  });
+
+  it('keeps the whole context within max_tokens with the estimate too (no model here), joins included', async () => {
+    const conversation = await create();
+    // Lines of 9 characters: 3 tokens each by the estimate, but 10 with the join that follows.
+    for (let i = 0; i < 150; i++) await append(conversation.id, `ab${i % 10}`);
+    const context = await send(running.transport, messages.context, { ...scope, conversationId: conversation.id, sources, maxTokens: 400, messageLimit: 150 });
+    expect(context.tokenizer.exact).toBe(false);
+    expect(context.total_tokens).toBeLessThanOrEqual(400);
+    expect(context.messages.length).toBeGreaterThan(5);
+  });
+
+  it('searches no memories and no passages the caller may not read', async () => {
+    const conversation = await create();
+    await append(conversation.id, 'a question');
+    const context = await send(running.transport, messages.context, { ...scope, conversationId: conversation.id, sources: { memories: false, collections: false } });
+    expect(context.warnings).toContain('memories not searched: the API key lacks memories:read');
+    expect(context.memories).toEqual([]);
   });
 });

@@ -19,7 +19,7 @@ export const conversationsContext = defineContext({
   name: 'conversations',
   config: conversationsServiceConfig,
   build(deps) {
-    const messages = conversationMessages(deps.config.limits);
+    const messages = conversationMessages(deps.config);
     const seals = conversationSeals(deps.keyring);
     const commands = new ConversationCommands({ ...deps, seals, knowledgeConfig: deps.config.knowledge });
     const queries = new ConversationQueries(deps.documents, deps.clock);

@@ -27,8 +27,10 @@ describe('conversations projection', () => {
   const appended = async (messageId: string, parentMessageId: string | null, n: number) => {
     const key = await seals.messages.newKey();
     keys.set(messageId, key.keyId);
-    const content = seals.messages.seal(messageId, message(`text of ${messageId}`), key);
-    return recordedEvent(stream, 'conversations.MessageAppended', { conversationId: 'conv_1', messageId, parentMessageId, role: 'user', messageType: 'text', senderId: 'alice', clientMessageId: null, editOf: null, content, sentAt: at(n), createdAt: at(n) }, at(n));
+    const text = message(`text of ${messageId}`);
+    const content = seals.messages.seal(messageId, text, key);
+    const checksum = seals.checksums.seal(messageId, text.checksum, key);
+    return recordedEvent(stream, 'conversations.MessageAppended', { conversationId: 'conv_1', messageId, parentMessageId, role: 'user', messageType: 'text', senderId: 'alice', clientMessageId: null, editOf: null, content, checksum, sentAt: at(n), createdAt: at(n) }, at(n));
   };
   const messagesDeleted = (messageIds: string[], currentMessageId: string | null, n: number) =>
     recordedEvent(stream, 'conversations.MessagesDeleted', { conversationId: 'conv_1', messageIds, currentMessageId, deletedAt: at(n) }, at(n));

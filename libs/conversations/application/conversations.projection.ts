@@ -62,8 +62,13 @@ export function conversationsProjection(seals: ConversationSeals): Projection {
           const d = event.data;
           if ((await context.get(MESSAGES, d.messageId)) !== null) return;
           const conversation = await context.get<ConversationDoc>(CONVERSATIONS, d.conversationId);
+          if (conversation === null) return;
           const content = await openOrNull(seals.messages, d.messageId, d.content);
-          if (conversation === null || content === null) return;
+          if (content === null) {
+            // Erased since (a rebuild): nothing of it to show, but a message was added then, as live.
+            context.upsert(CONVERSATIONS, { ...conversation, last_message_at: d.createdAt, updated_at: d.createdAt });
+            return;
+          }
           const doc = messageRecord(d, content, { workspaceId: conversation.workspace_id, userId: conversation.user_id });
           context.upsert(MESSAGES, doc);
           context.upsert(CONVERSATIONS, {

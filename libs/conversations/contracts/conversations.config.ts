@@ -40,7 +40,7 @@ export const conversationsConfig = z
     CONTEXT_MAX_TOKENS: envInt(32_000),
     CONTEXT_DEFAULT_MEMORIES: envInt(5),
     CONTEXT_DEFAULT_CHUNKS: envInt(5),
-    CONTEXT_MAX_MESSAGES: envInt(50),
+    CONTEXT_DEFAULT_MESSAGES: envInt(50),
   })
   .transform((e): { limits: ConversationLimits; context: ContextDefaults } => ({
     limits: {
@@ -58,7 +58,7 @@ export const conversationsConfig = z
       maxTokensLimit: e.CONTEXT_MAX_TOKENS,
       memoryLimit: e.CONTEXT_DEFAULT_MEMORIES,
       chunkLimit: e.CONTEXT_DEFAULT_CHUNKS,
-      messageLimit: e.CONTEXT_MAX_MESSAGES,
+      messageLimit: e.CONTEXT_DEFAULT_MESSAGES,
     },
   }));
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineMessage } from '@lore/platform/kernel';
-import { CONVERSATION_SORT_FIELDS, CONVERSATION_STATUSES, EXPORT_FORMATS, MESSAGE_SORT_FIELDS, type ConversationLimits } from './conversations.config';
+import { CONVERSATION_SORT_FIELDS, CONVERSATION_STATUSES, EXPORT_FORMATS, MESSAGE_SORT_FIELDS, type ContextDefaults, type ConversationLimits } from './conversations.config';
 import { conversationFields, ConversationId, MessageId, UserId } from './conversations.fields';
 import { ConversationContext, ConversationRecord, MessageRecord } from './conversations.records';
 
@@ -25,7 +25,7 @@ const Page = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), 
  * The conversation service's messages. Requests carry the configured limits, so the
  * service enforces them for every caller on the transport, not only behind the gateway.
  */
-export function conversationMessages(limits: ConversationLimits) {
+export function conversationMessages({ limits, context }: { readonly limits: ConversationLimits; readonly context: ContextDefaults }) {
   const f = conversationFields(limits);
   const messageFields = {
     content: f.content,
@@ -108,7 +108,7 @@ export function conversationMessages(limits: ConversationLimits) {
         skip: z.number().int().min(0).default(0),
         limit: z.number().int().min(1).max(1000).default(100),
         sortBy: z.enum(MESSAGE_SORT_FIELDS).default('created_at'),
-        sortOrder: z.enum(['asc', 'desc']).default('asc'),
+        sortOrder: z.enum(['asc', 'desc']).default('desc'),
         cursor: z.string().min(1).max(2000).optional(),
       }),
       Page(MessageRecord),
@@ -138,8 +138,10 @@ export function conversationMessages(limits: ConversationLimits) {
     context: defineMessage(
       'conversations.query.context',
       conversationRef.extend({
+        /** Which sources the caller may read: the gateway sets them from its grants (memories:read, collections:read). */
+        sources: z.object({ memories: z.boolean(), collections: z.boolean() }),
         query: z.string().min(1).max(10_000).optional(),
-        maxTokens: z.number().int().min(1).optional(),
+        maxTokens: z.number().int().min(1).max(context.maxTokensLimit).optional(),
         memoryLimit: z.number().int().min(0).max(50).optional(),
         chunkLimit: z.number().int().min(0).max(50).optional(),
         messageLimit: z.number().int().min(0).max(1000).optional(),

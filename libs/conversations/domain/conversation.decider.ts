@@ -17,8 +17,9 @@ export interface MessageNode {
   readonly messageType: string;
   readonly senderId: string;
   readonly clientMessageId: string | null;
-  /** Sealed with the message's own key. */
-  readonly content: string;
+  readonly editOf: string | null;
+  /** The content's checksum, sealed with the message's own key (which it also names). */
+  readonly checksum: string;
   readonly deleted: boolean;
 }
 
@@ -52,6 +53,9 @@ type MessageFields = {
   readonly senderId: string;
   readonly clientMessageId: string | null;
   readonly content: string;
+  readonly checksum: string;
+  /** Set by the handler when the same message already exists (same checksum, role and sender in the same place): nothing to append. */
+  readonly duplicateOf: string | null;
   readonly sentAt: string;
 };
 
@@ -80,8 +84,6 @@ export type ConversationCommand =
         readonly messageId: string;
         /** null: continue the active path (after the current message). */
         readonly parentMessageId: string | null;
-        /** Set by the handler when the same message (same checksum, role, sender and parent) already exists: nothing to append. */
-        readonly duplicateOf: string | null;
         readonly at: string;
       })
   | (Owner &
@@ -129,22 +131,37 @@ export function childrenOf(conversation: LiveConversation, parentId: string | nu
   return (conversation.children.get(parentId ?? ROOTS) ?? []).map((id) => liveMessage(conversation, id)).filter((n) => n !== null);
 }
 
-function writable(state: ConversationState, owner: Owner): LiveConversation {
-  const conversation = ownedConversation(state, owner);
+function writable(conversation: LiveConversation): LiveConversation {
   if (conversation.status === 'archived') throw archived();
   return conversation;
 }
 
+/**
+ * A retried append or edit: the live message that has its client id, or the one the handler
+ * found with the same checksum, role and sender in the same place. Nothing is appended. If the
+ * active path runs through it (a late retry: the conversation went on after it) the path stays;
+ * otherwise it moves to it, as the first attempt moved it (unless the conversation was archived
+ * since). Null when the message is new. A client id whose message was deleted is free again.
+ */
+function repeatedMessage(conversation: LiveConversation, command: Owner & MessageFields & { readonly at: string }): ConversationEvent[] | null {
+  const byClientId = command.clientMessageId === null ? undefined : conversation.clientIds.get(command.clientMessageId);
+  const repeated = [byClientId, command.duplicateOf].find((id) => id !== undefined && id !== null && liveMessage(conversation, id) !== null);
+  if (repeated === undefined || repeated === null) return null;
+  if (conversation.status === 'archived' || pathTo(conversation, conversation.currentMessageId).some((node) => node.messageId === repeated)) return [];
+  return [{ type: 'conversations.CurrentMessageSelected', data: { conversationId: conversation.conversationId, messageId: repeated, selectedAt: command.at } }];
+}
+
 const archived = () => conflict('The conversation is archived; set its status to active to change its messages');
 
-function messageOf(conversation: LiveConversation, messageId: string): MessageNode {
+/** A live message of the conversation, else 404. */
+export function messageOf(conversation: LiveConversation, messageId: string): MessageNode {
   const node = liveMessage(conversation, messageId);
   if (node === null) throw notFound('Message');
   return node;
 }
 
 /** The message and every message below it, depth first. */
-function subtree(conversation: LiveConversation, messageId: string): string[] {
+export function subtree(conversation: LiveConversation, messageId: string): string[] {
   const ids: string[] = [];
   const stack = [messageId];
   while (stack.length > 0) {
@@ -199,9 +216,10 @@ export const conversationDecider: Decider<ConversationCommand, ConversationState
         return events;
       }
       case 'append': {
-        const conversation = writable(state, command);
-        if (command.clientMessageId !== null && conversation.clientIds.has(command.clientMessageId)) return [];
-        if (command.duplicateOf !== null && liveMessage(conversation, command.duplicateOf) !== null) return [];
+        const conversation = ownedConversation(state, command);
+        const repeated = repeatedMessage(conversation, command);
+        if (repeated !== null) return repeated;
+        writable(conversation);
         const parent = command.parentMessageId ?? conversation.currentMessageId;
         if (parent !== null && liveMessage(conversation, parent) === null) {
           throw invalid(['body', 'parent_message_id'], `Message ${parent} is not in this conversation`);
@@ -209,13 +227,15 @@ export const conversationDecider: Decider<ConversationCommand, ConversationState
         return [appended(conversation, command, parent, null)];
       }
       case 'edit': {
-        const conversation = writable(state, command);
-        if (command.clientMessageId !== null && conversation.clientIds.has(command.clientMessageId)) return [];
+        const conversation = ownedConversation(state, command);
+        const repeated = repeatedMessage(conversation, command);
+        if (repeated !== null) return repeated;
+        writable(conversation);
         const original = messageOf(conversation, command.editOf);
         return [appended(conversation, command, original.parentMessageId, original.messageId)];
       }
       case 'update-message': {
-        const conversation = writable(state, command);
+        const conversation = writable(ownedConversation(state, command));
         messageOf(conversation, command.messageId);
         return [
           {
@@ -290,7 +310,8 @@ export const conversationDecider: Decider<ConversationCommand, ConversationState
           messageType: d.messageType,
           senderId: d.senderId,
           clientMessageId: d.clientMessageId,
-          content: d.content,
+          editOf: d.editOf,
+          checksum: d.checksum,
           deleted: false,
         };
         const siblingsKey = d.parentMessageId ?? ROOTS;
@@ -303,11 +324,9 @@ export const conversationDecider: Decider<ConversationCommand, ConversationState
           clientIds: d.clientMessageId === null ? state.clientIds : state.clientIds.set(d.clientMessageId, d.messageId),
         };
       }
-      case 'conversations.MessageUpdated': {
-        const node = state.messages.get(event.data.messageId);
-        if (node === undefined) return state;
-        return { ...state, updatedAt: event.data.updatedAt, messages: state.messages.set(node.messageId, { ...node, content: event.data.content }) };
-      }
+      case 'conversations.MessageUpdated':
+        // Changes in place never change the content, so the tree and the checksums stay.
+        return { ...state, updatedAt: event.data.updatedAt };
       case 'conversations.MessagesDeleted': {
         let messages = state.messages;
         for (const id of event.data.messageIds) {
@@ -340,6 +359,7 @@ function appended(
       clientMessageId: command.clientMessageId,
       editOf,
       content: command.content,
+      checksum: command.checksum,
       sentAt: command.sentAt,
       createdAt: command.at,
     },

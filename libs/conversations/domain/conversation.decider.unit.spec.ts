@@ -22,6 +22,7 @@ const appendedEvent = (messageId: string, parentMessageId: string | null, extra:
     clientMessageId: null,
     editOf: null,
     content: `sealed-${messageId}`,
+    checksum: `sealed-sum-${messageId}`,
     sentAt: T(1),
     createdAt: T(1),
     ...extra,
@@ -38,6 +39,7 @@ const append = (messageId: string, over: Partial<Extract<ConversationCommand, { 
   senderId: 'alice',
   clientMessageId: null,
   content: `sealed-${messageId}`,
+  checksum: `sealed-sum-${messageId}`,
   sentAt: T(1),
   at: T(1),
   ...over,
@@ -74,10 +76,33 @@ describe('conversationDecider', () => {
       expect(error.issues[0]?.loc).toEqual(['body', 'parent_message_id']);
     });
 
-    it('appends nothing for a retried client message id or a known duplicate', () => {
+    it('appends nothing for a retried client message id or a known duplicate that ends the active path', () => {
       const withClientId = [started, appendedEvent('m1', null, { clientMessageId: 'c-1' })];
       spec.given(withClientId).when(append('m9', { clientMessageId: 'c-1' })).then([]);
+      spec.given(tree).when(append('m9', { duplicateOf: 'm3' })).then([]);
+    });
+
+    it('moves the active path back to a repeated message, as its first attempt did', () => {
+      const state = live(
+        spec.given(tree).when(append('m9', { duplicateOf: 'm2' })).then([
+          { type: 'conversations.CurrentMessageSelected', data: { conversationId: 'conv_1', messageId: 'm2', selectedAt: T(1) } },
+        ]),
+      );
+      expect(state.currentMessageId).toBe('m2');
+    });
+
+    it('leaves the active path where it is when it runs through the repeated message (a late retry)', () => {
       spec.given(tree).when(append('m9', { duplicateOf: 'm1' })).then([]);
+    });
+
+    it('answers a retry in an archived conversation with the message, not a conflict', () => {
+      const withClientId = [started, appendedEvent('m1', null, { clientMessageId: 'c-1' }), appendedEvent('m2', 'm1'), archived];
+      spec.given(withClientId).when(append('m9', { clientMessageId: 'c-1' })).then([]);
+    });
+
+    it('frees the client id of a deleted message', () => {
+      const deleted: ConversationEvent = { type: 'conversations.MessagesDeleted', data: { conversationId: 'conv_1', messageIds: ['m1'], currentMessageId: null, deletedAt: T(3) } };
+      spec.given([started, appendedEvent('m1', null, { clientMessageId: 'c-1' }), deleted]).when(append('m9', { clientMessageId: 'c-1' })).then([appendedEvent('m9', null, { clientMessageId: 'c-1' })]);
     });
 
     it('refuses appends to an archived conversation and to another user', () => {

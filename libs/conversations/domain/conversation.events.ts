@@ -51,6 +51,11 @@ export const MessageAppended = z.object({
     editOf: z.string().nullable(),
     /** Sealed { content, checksum, tool_calls, attachments, tags, meta_data } with the message's own key. */
     content: z.string(),
+    /**
+     * The checksum alone, sealed with the same key: what recognising a retried append needs,
+     * small enough for the decider's state to hold for every message (the content is not).
+     */
+    checksum: z.string(),
     sentAt: z.string(),
     createdAt: z.string(),
   }),

@@ -1,4 +1,4 @@
-import { AppError } from '@lore/platform/kernel';
+import { AppError, permits, type PermissionResource } from '@lore/platform/kernel';
 import type { RequestScope } from '@lore/platform/http';
 import type { ConversationScope } from '@lore/conversations/contracts';
 
@@ -18,4 +18,14 @@ export function actingUser(scope: RequestScope, userId: string | null | undefine
   if (userId !== undefined && userId !== null && userId !== '') return { ...base, userId, collections };
   // Keys made by keys carry the creating user of their lineage's first key.
   return { ...base, userId: scope.caller.createdBy, collections };
+}
+
+/** Whether the caller may read a resource outside conversations (a JWT user may; an API key needs the grant). */
+export function mayRead(scope: RequestScope, resource: PermissionResource): boolean {
+  return scope.caller.kind === 'user' || permits(scope.caller.permissions, resource, 'read');
+}
+
+/** Naming collections for a conversation to search takes the right to read them: 403 otherwise. */
+export function mayNameCollections(scope: RequestScope, collectionIds: readonly string[] | null | undefined): void {
+  if (collectionIds && collectionIds.length > 0 && !mayRead(scope, 'collections')) throw new AppError('forbidden', 'collection_ids need the permission collections:read');
 }

@@ -8,7 +8,7 @@ export const conversationsEdge = defineEdge({
   name: 'conversations',
   config: conversationsConfig,
   routes({ limits, context }) {
-    const messages = conversationMessages(limits);
+    const messages = conversationMessages({ limits, context });
     return [...conversationRoutes(messages, limits, context), ...messageRoutes(messages, limits)];
   },
 });

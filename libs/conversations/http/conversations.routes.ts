@@ -15,7 +15,7 @@ import {
   type ConversationMessages,
   type ContextDefaults,
 } from '@lore/conversations/contracts';
-import { actingUser } from './acting-user';
+import { actingUser, mayNameCollections, mayRead } from './acting-user';
 
 const ConversationParams = z.object({ conversation_id: ConversationId });
 export const UserIdQuery = z.object({ user_id: UserId.optional().describe('API-key callers: the user acted for (default: the key\'s creator). JWT callers: omit, or their own `sub`.') });
@@ -89,15 +89,17 @@ export function conversationRoutes(messages: ConversationMessages, limits: Conve
       status: 201,
       response: ConversationRecord,
       errors: [403],
-      handle: async ({ body, scope, send }) =>
-        send(messages.create, {
+      handle: async ({ body, scope, send }) => {
+        mayNameCollections(scope, body.collection_ids);
+        return send(messages.create, {
           ...actingUser(scope, body.user_id),
           title: body.title ?? null,
           status: body.status ?? 'active',
           collectionIds: body.collection_ids ?? [],
           tags: body.tags ?? [],
           metadata: body.metadata ?? {},
-        }),
+        });
+      },
     }),
     list('/conversations', 'list_conversations_unprefixed'),
     list('/api/v1/conversations', 'list_conversations'),
@@ -135,8 +137,9 @@ export function conversationRoutes(messages: ConversationMessages, limits: Conve
       status: 200,
       response: ConversationRecord,
       errors: [403, 404, 409],
-      handle: async ({ params, query, body, scope, send }) =>
-        send(messages.update, {
+      handle: async ({ params, query, body, scope, send }) => {
+        mayNameCollections(scope, body.collection_ids);
+        return send(messages.update, {
           ...actingUser(scope, query.user_id),
           conversationId: params.conversation_id,
           ...(body.title === undefined ? {} : { title: body.title }),
@@ -145,7 +148,8 @@ export function conversationRoutes(messages: ConversationMessages, limits: Conve
           ...(body.tags === undefined ? {} : { tags: body.tags }),
           ...(body.metadata === undefined ? {} : { metadata: body.metadata }),
           ...(body.current_message_id === undefined ? {} : { currentMessageId: body.current_message_id }),
-        }),
+        });
+      },
     }),
     route({
       ...common,
@@ -188,7 +192,7 @@ export function conversationRoutes(messages: ConversationMessages, limits: Conve
       method: 'POST',
       path: '/api/v1/conversations/:conversation_id/context',
       operationId: 'conversation_context',
-      summary: "Context for the assistant's next turn: recent messages, relevant memories and passages, within a token budget",
+      summary: "Context for the assistant's next turn: recent messages, relevant memories and passages, within a token budget (memories need memories:read, passages collections:read)",
       permission: ['conversations', 'read'],
       params: ConversationParams,
       query: UserIdQuery,
@@ -208,6 +212,8 @@ export function conversationRoutes(messages: ConversationMessages, limits: Conve
         send(messages.context, {
           ...actingUser(scope, query.user_id),
           conversationId: params.conversation_id,
+          // What the context may draw on is what the caller may read.
+          sources: { memories: mayRead(scope, 'memories'), collections: mayRead(scope, 'collections') },
           ...(body.query == null ? {} : { query: body.query }),
           ...(body.max_tokens == null ? {} : { maxTokens: body.max_tokens }),
           ...(body.memory_limit == null ? {} : { memoryLimit: body.memory_limit }),

@@ -67,7 +67,8 @@ export function messageRoutes(messages: ConversationMessages, limits: Conversati
         const { message } = await send(messages.append, {
           ...actingUser(scope, query.user_id),
           conversationId: params.conversation_id,
-          ...(messageFields(input) as { content: string }),
+          content: input.content,
+          ...messageFields(input),
           ...(input.parent_message_id == null ? {} : { parentMessageId: input.parent_message_id }),
         });
         return message;
@@ -166,7 +167,9 @@ export function messageRoutes(messages: ConversationMessages, limits: Conversati
       permission: ['conversations', 'write'],
       params: MessageParams,
       query: UserIdQuery,
-      body: z.object({ ...body, content: body.content.optional() }),
+      body: z
+        .object({ ...body, content: body.content.optional() })
+        .refine((fields) => Object.values(fields).some((value) => value !== undefined && value !== null), { message: 'Give at least one field to change' }),
       status: 200,
       response: MessageRecord,
       errors: [403, 404, 409],

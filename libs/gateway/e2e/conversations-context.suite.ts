@@ -116,7 +116,7 @@ export function describeConversationContext(lore: () => LoreUnderTest): void {
       expect(unrestricted.body.warnings).toEqual([]);
       expect(new Set(unrestricted.body.chunks.map((c: { collection_id: string }) => c.collection_id))).toEqual(new Set([topics.id, other.id]));
 
-      const key = (await call(lore(), 'POST', '/api/v1/api-keys', { token: alice.token, body: { label: 'scoped', permissions: ['conversations:read'], collections: [topics.id] } })).body.key;
+      const key = (await call(lore(), 'POST', '/api/v1/api-keys', { token: alice.token, body: { label: 'scoped', permissions: ['conversations:read', 'collections:read', 'memories:read'], collections: [topics.id] } })).body.key;
       const scoped = await context(key, conv.id, {}, `?user_id=${alice.id}`);
       expect(scoped.status).toBe(200);
       expect(scoped.body.chunks.length).toBeGreaterThan(0);
@@ -124,6 +124,20 @@ export function describeConversationContext(lore: () => LoreUnderTest): void {
       expect(scoped.body.warnings).toHaveLength(1);
       expect(scoped.body.warnings[0]).toContain(other.id);
       expect(JSON.stringify(scoped.body)).not.toContain('vinegar');
+    });
+
+    it('draws on memories and passages only with the grants to read them', async () => {
+      const conv = await conversation(lore(), alice.token, { collection_ids: [topics.id] });
+      await say(lore(), alice.token, conv.id, { content: 'Am I allergic to anything?' });
+      const key = (await call(lore(), 'POST', '/api/v1/api-keys', { token: alice.token, body: { label: 'chat only', permissions: ['conversations:read', 'conversations:write'] } })).body.key;
+      const reply = await context(key, conv.id, {}, `?user_id=${alice.id}`);
+      expect(reply.status).toBe(200);
+      expect(reply.body.memories).toEqual([]);
+      expect(reply.body.chunks).toEqual([]);
+      expect(reply.body.warnings).toEqual(['memories not searched: the API key lacks memories:read', 'passages not searched: the API key lacks collections:read']);
+      expect(JSON.stringify(reply.body)).not.toContain('peanuts');
+      const named = await call(lore(), 'POST', `/api/v1/conversations?user_id=${alice.id}`, { token: key, body: { collection_ids: [topics.id] } });
+      expect(named.status).toBe(403);
     });
 
     it('is the owner\'s only: another user gets 404', async () => {

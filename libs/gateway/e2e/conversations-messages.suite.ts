@@ -111,6 +111,44 @@ export function describeConversationMessages(lore: () => LoreUnderTest): void {
       expect((await getConversation(alice.token, conv.id)).message_count).toBe(9);
     });
 
+    it('moves the active path to a repeated message that is off it, and keeps one copy of a retried edit', async () => {
+      const alice = await person(lore());
+      const conv = await conversation(lore(), alice.token);
+      const path = async () => ((await call(lore(), 'GET', `/api/v1/conversations/${conv.id}/messages`, { token: alice.token })).body.data as Array<{ content: string }>).map((m) => m.content);
+      const u1 = await say(lore(), alice.token, conv.id, { content: 'u1' });
+      const a1 = await say(lore(), alice.token, conv.id, { content: 'a1', role: 'assistant' });
+      const yes = await say(lore(), alice.token, conv.id, { content: 'yes' });
+      await say(lore(), alice.token, conv.id, { content: 'a2', role: 'assistant' });
+      await call(lore(), 'PATCH', `/api/v1/conversations/${conv.id}`, { token: alice.token, body: { current_message_id: a1.id } });
+      // "yes" again after a1: the message there already, and the path runs through it again.
+      expect((await say(lore(), alice.token, conv.id, { content: 'yes' })).id).toBe(yes.id);
+      await say(lore(), alice.token, conv.id, { content: 'reply b', role: 'assistant' });
+      expect(await path()).toEqual(['u1', 'a1', 'yes', 'reply b']);
+
+      const edit = (body: Record<string, unknown>) => call(lore(), 'PATCH', `/api/v1/messages/${u1.id}`, { token: alice.token, body });
+      const first = await edit({ content: 'u1 edited' });
+      expect((await edit({ content: 'u1 edited' })).body.id).toBe(first.body.id);
+      const withId = await edit({ content: 'u1 edited again', client_message_id: 'e-1' });
+      expect((await edit({ content: 'u1 edited again', client_message_id: 'e-1' })).body.id).toBe(withId.body.id);
+      expect((await edit({ content: 'something else', client_message_id: 'e-1' })).status).toBe(409);
+      const all = (await call(lore(), 'GET', `/api/v1/conversations/${conv.id}/messages?include_branches=true`, { token: alice.token })).body.data as Array<{ edit_of: string | null }>;
+      expect(all.filter((m) => m.edit_of === u1.id)).toHaveLength(2);
+    });
+
+    it('refuses a PATCH that changes nothing it can, and frees a deleted message\'s client id', async () => {
+      const alice = await person(lore());
+      const conv = await conversation(lore(), alice.token);
+      const m = await say(lore(), alice.token, conv.id, { content: 'hello', client_message_id: 'c-9' });
+      expect((await call(lore(), 'PATCH', `/api/v1/messages/${m.id}`, { token: alice.token, body: {} })).status).toBe(422);
+      const roleOnly = await call(lore(), 'PATCH', `/api/v1/messages/${m.id}`, { token: alice.token, body: { role: 'assistant' } });
+      expect(roleOnly.status).toBe(422);
+      expect(roleOnly.body.detail[0].loc).toEqual(['body', 'role']);
+      expect((await call(lore(), 'DELETE', `/api/v1/messages/${m.id}`, { token: alice.token })).status).toBe(200);
+      const again = await append(alice.token, conv.id, { content: 'hello again', client_message_id: 'c-9' });
+      expect(again.status).toBe(201);
+      expect(again.body.id).not.toBe(m.id);
+    });
+
     it('chains concurrent appends into one path, and keeps one message for concurrent identical retries', async () => {
       const alice = await person(lore());
       const conv = await conversation(lore(), alice.token);
