@@ -214,5 +214,18 @@ export function describePagingContract(ctx: ContractContext): void {
         await expect(failure).rejects.toMatchObject({ code: 'validation', issues: [expect.objectContaining({ loc: ['query', 'cursor'] })] });
       }
     });
+
+    it('rejects a cursor from a query with the same shape but another sort field, direction or filter', async () => {
+      const docs = await seeded();
+      const cursor = (await docs.find({ sort: [['score', 'asc']], filter: { group: 'a' }, limit: 1 })).nextCursor ?? '';
+      expect((await docs.find({ sort: [['score', 'asc']], filter: { group: 'a' }, cursor, limit: 1 })).items).toHaveLength(1);
+      for (const other of [
+        { sort: [['rank', 'asc']] as const, filter: { group: 'a' } },
+        { sort: [['score', 'desc']] as const, filter: { group: 'a' } },
+        { sort: [['score', 'asc']] as const, filter: { group: 'b' } },
+      ]) {
+        await expect(docs.find({ ...other, cursor, limit: 1 })).rejects.toMatchObject({ code: 'validation' });
+      }
+    });
   });
 }

@@ -171,7 +171,7 @@ class MongoDocumentCollection<T extends Doc> implements DocumentCollection<T> {
     const hasMore = limit !== undefined && items.length > limit;
     if (hasMore) items.length = limit;
     const last = items.at(-1);
-    return { items, nextCursor: hasMore && last ? cursorAfter(last, keys) : null };
+    return { items, nextCursor: hasMore && last ? cursorAfter(last, keys, options.filter) : null };
   }
 
   async count(filter?: Filter): Promise<number> {

@@ -5,9 +5,10 @@
  * is resolved to a total order so that keyset cursors can continue strictly after an item.
  * Shared by every adapter, so they agree for the contract suite.
  */
+import { createHash } from 'node:crypto';
 import { AppError } from '@lore/platform/kernel';
 import { decodeCursor, encodeCursor } from './cursor';
-import type { Doc, FindOptions, Scalar, Sort, SortDirection } from './documents.port';
+import type { Doc, Filter, FindOptions, Scalar, Sort, SortDirection } from './documents.port';
 
 /** A leading letter or digit keeps names clear of engine-reserved ones (`_checkpoints`, `sqlite_*`). */
 const COLLECTION_NAME = /^[a-z0-9][a-z0-9_]{0,62}$/;
@@ -62,11 +63,17 @@ export function valueAt(doc: Doc, path: string): unknown {
   return current === undefined ? null : current;
 }
 
+/** Names the query a cursor belongs to: its sort keys and filter. */
+function queryFingerprint(keys: readonly SortKey[], filter: Filter | undefined): string {
+  return createHash('sha256').update(JSON.stringify([keys, filter ?? null])).digest('base64url').slice(0, 12);
+}
+
 /** The sort values of the keys in order, ending with the id (the last key is always `id`). */
-export function readCursor(cursor: string, keys: readonly SortKey[]): Scalar[] {
+export function readCursor(cursor: string, keys: readonly SortKey[], filter?: Filter): Scalar[] {
   const position = decodeCursor(cursor);
   const values = position?.values;
-  if (!position || !values || values.length !== keys.length - 1 || !values.every(isScalar)) {
+  const otherQuery = position?.query !== undefined && position.query !== queryFingerprint(keys, filter);
+  if (!position || !values || otherQuery || values.length !== keys.length - 1 || !values.every(isScalar)) {
     throw new AppError('validation', 'cursor is invalid or belongs to another query', [
       { loc: ['query', 'cursor'], msg: 'cursor is invalid or belongs to another query', type: 'value_error' },
     ]);
@@ -74,14 +81,14 @@ export function readCursor(cursor: string, keys: readonly SortKey[]): Scalar[] {
   return [...values, position.id];
 }
 
-export function cursorAfter(doc: Doc, keys: readonly SortKey[]): string {
+export function cursorAfter(doc: Doc, keys: readonly SortKey[], filter?: Filter): string {
   const values = keys.slice(0, -1).map((key) => {
     const value = valueAt(doc, key.field);
     // A keyset position must be a scalar the engine can compare with; objects and arrays are not.
     if (!isScalar(value)) throw new Error(`cannot page by ${key.field}: document ${doc.id} holds a non-scalar there`);
     return value;
   });
-  return encodeCursor({ values, id: doc.id });
+  return encodeCursor({ values, id: doc.id, query: queryFingerprint(keys, filter) });
 }
 
 /** A filter operand that must be one scalar. */
@@ -103,5 +110,5 @@ export function planFind(options: FindOptions): { keys: SortKey[]; limit: number
   assertCount(options.skip, 'skip');
   assertCount(limit, 'limit');
   if (limit === 0) throw new Error('limit must be at least 1');
-  return { keys, limit, position: cursor === undefined ? undefined : readCursor(cursor, keys) };
+  return { keys, limit, position: cursor === undefined ? undefined : readCursor(cursor, keys, options.filter) };
 }

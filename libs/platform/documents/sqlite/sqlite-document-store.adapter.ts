@@ -264,7 +264,7 @@ class SqliteDocumentCollection<T extends Doc> implements DocumentCollection<T> {
     const hasMore = limit !== undefined && items.length > limit;
     if (hasMore) items.length = limit;
     const last = items.at(-1);
-    return Promise.resolve({ items, nextCursor: hasMore && last ? cursorAfter(last, keys) : null });
+    return Promise.resolve({ items, nextCursor: hasMore && last ? cursorAfter(last, keys, options.filter) : null });
   }
 
   async count(filter?: Filter): Promise<number> {
