@@ -4,7 +4,6 @@ import {
   CONVERSATION_SORT_FIELDS,
   CONVERSATION_STATUSES,
   ConversationContext,
-  ConversationId,
   ConversationRecord,
   EXPORT_FORMATS,
   MessageId,
@@ -15,10 +14,9 @@ import {
   type ConversationMessages,
   type ContextDefaults,
 } from '@lore/conversations/contracts';
+import { ConversationParams, UserIdQuery } from './route-params';
 import { actingUser, mayNameCollections, mayRead } from './acting-user';
 
-const ConversationParams = z.object({ conversation_id: ConversationId });
-export const UserIdQuery = z.object({ user_id: UserId.optional().describe('API-key callers: the user acted for (default: the key\'s creator). JWT callers: omit, or their own `sub`.') });
 const DeletedResponse = z.object({ id: z.string(), message: z.string(), deleted_messages: z.number().int() });
 const ExportResponse = z.object({
   conversation: ConversationRecord,

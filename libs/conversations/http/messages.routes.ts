@@ -1,11 +1,9 @@
 import { z } from 'zod';
 import { commaList, cursorOffsetPage, offsetEnvelope, offsetPage, queryBoolean, route, skipLimitQuery, type HttpRoute } from '@lore/platform/http';
 import { ConversationId, MESSAGE_SORT_FIELDS, MessageId, MessageRecord, UserId, conversationFields, type ConversationLimits, type ConversationMessages } from '@lore/conversations/contracts';
+import { ConversationParams, MessageParams, UserIdQuery } from './route-params';
 import { actingUser } from './acting-user';
-import { UserIdQuery } from './conversations.routes';
 
-const ConversationParams = z.object({ conversation_id: ConversationId });
-const MessageParams = z.object({ message_id: MessageId });
 const DeletedResponse = z.object({ id: z.string(), message: z.string(), deleted_messages: z.number().int().describe('The message and its replies') });
 
 /** The message fields a client writes (SPEC §2.5), snake_case as the record shows them. */
