@@ -9,6 +9,8 @@ import type { ContextDefinition } from '@lore/platform/cqrs';
 import type { HttpEdge } from '@lore/platform/http';
 import { loadContextConfig } from '@lore/platform/runtime';
 import type { ComposedEdge } from '@lore/gateway';
+import { connectionsContext } from '@lore/connections/application';
+import { connectionsEdge } from '@lore/connections/http';
 import { conversationsContext } from '@lore/conversations/application';
 import { conversationsEdge } from '@lore/conversations/http';
 import { keysContext } from '@lore/keys/application';
@@ -34,6 +36,7 @@ function register<E, C extends E>(service: ContextDefinition<C>, edge: HttpEdge<
 }
 
 export const CONTEXTS: readonly RegisteredContext[] = [
+  register(connectionsContext, connectionsEdge),
   register(conversationsContext, conversationsEdge),
   register(keysContext, keysEdge),
   register(knowledgeContext, knowledgeEdge),

@@ -8,7 +8,7 @@ import { NestFactory } from '@nestjs/core';
 import { ClientProxyFactory, EventPattern, Payload, Transport as NestTransport, type ClientProxy, type MicroserviceOptions } from '@nestjs/microservices';
 import { lastValueFrom, timeout } from 'rxjs';
 import { describeWithServer } from '@lore/platform/testing';
-import { call, describeApiKeys, describeAuth, describeConversationContext, describeConversationMessages, describeConversations, describeErrors, describeKnowledge, describeLargeContent, describeMemories, describeMemorySearch, mintJwt, type LoreUnderTest } from '@lore/gateway/e2e';
+import { call, describeApiKeys, describeAuth, describeConversationContext, describeConversationMessages, describeConversations, describeErrors, describeIntegrations, describeKnowledge, describeLargeContent, describeMemories, describeMemorySearch, mintJwt, type LoreUnderTest } from '@lore/gateway/e2e';
 import { modelsDirForTests } from '@lore/platform/embeddings/contract';
 
 const JWT_SECRET = 'distributed-e2e-secret';
@@ -75,6 +75,7 @@ describeWithServer('NATS_URL', 'distributed topology over NATS', (natsUrl) => {
   describeConversations(() => lore);
   describeConversationMessages(() => lore);
   describeConversationContext(() => lore);
+  describeIntegrations(() => lore);
 
   it('serves a stock NestJS client (send) and reaches its @EventPattern handlers, with the service enforcing its own rules', async () => {
     const microservice: INestMicroservice = await NestFactory.createMicroservice<MicroserviceOptions>(DownstreamModule, {

@@ -9,3 +9,4 @@ export * from './large-content.suite';
 export * from './conversations.suite';
 export * from './conversations-messages.suite';
 export * from './conversations-context.suite';
+export * from './integrations.suite';

@@ -1,0 +1,3 @@
+export * from './integrations.records';
+export * from './integrations.messages';
+export * from './connections.config';
