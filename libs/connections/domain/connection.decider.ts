@@ -1,0 +1,165 @@
+import { conflict, notFound, type Decider } from '@lore/platform/kernel';
+import type { ConnectionEvent, ConnectionStatus } from './connection.events';
+
+interface Owner {
+  readonly workspaceId: string;
+  readonly userId: string;
+}
+
+export type LiveConnection = Owner & {
+  readonly status: ConnectionStatus;
+  readonly connectionId: string;
+  readonly credentialId: string | null;
+  /** When the running test started: a test older than the command's `staleTestMs` was cut off (a crash) and may be restarted. */
+  readonly testingSince: string | null;
+};
+
+export type ConnectionState = { readonly status: 'absent' } | LiveConnection | (Owner & { readonly status: 'deleted'; readonly connectionId: string });
+
+type Created = Extract<ConnectionEvent, { type: 'connections.ConnectionCreated' }>['data'];
+
+export type ConnectionCommand =
+  | { readonly kind: 'create'; readonly connection: Omit<Created, 'createdAt'>; readonly at: string }
+  | (Owner & { readonly kind: 'update'; readonly label?: string; readonly config?: Record<string, unknown>; readonly at: string })
+  /** New credentials (validated by the handler): a connection in `error` or `expired` is usable again. */
+  | (Owner & { readonly kind: 'rotate'; readonly credentialId: string; readonly at: string })
+  /** The owner enables or disables it. */
+  | (Owner & { readonly kind: 'set-status'; readonly to: 'active' | 'inactive'; readonly at: string })
+  | (Owner & { readonly kind: 'start-test'; readonly staleTestMs: number; readonly at: string })
+  | (Owner & { readonly kind: 'finish-test'; readonly outcome: 'active' | 'error' | 'expired'; readonly reason: string | null; readonly at: string })
+  | (Owner & { readonly kind: 'delete'; readonly at: string });
+
+/**
+ * The lifecycle (README, "Connection lifecycle"): which status each command may leave from.
+ * A test runs from any status but `testing` (unless that test is stale) and ends in `active`,
+ * `error` or `expired`; the owner switches between `active` and `inactive`, and may disable a
+ * failing connection but not declare it working; new credentials make an `error` or `expired`
+ * connection `active`; nothing changes while a test runs except deleting.
+ */
+export const ALLOWED_FROM: Readonly<Record<'set-status:active' | 'set-status:inactive' | 'start-test' | 'finish-test' | 'rotate' | 'update', readonly ConnectionStatus[]>> = {
+  'set-status:active': ['active', 'inactive'],
+  'set-status:inactive': ['active', 'inactive', 'error', 'expired'],
+  'start-test': ['active', 'inactive', 'error', 'expired'],
+  'finish-test': ['testing'],
+  rotate: ['active', 'inactive', 'error', 'expired'],
+  update: ['active', 'inactive', 'error', 'expired'],
+};
+
+/** A connection exists for a caller only in its own workspace and if the caller owns it; to anyone else it is "not found". */
+export function ownedConnection(state: ConnectionState, owner: Owner): LiveConnection {
+  if (state.status !== 'absent' && state.status !== 'deleted' && state.workspaceId === owner.workspaceId && state.userId === owner.userId) return state;
+  throw notFound('Connection');
+}
+
+function allowed(connection: LiveConnection, step: keyof typeof ALLOWED_FROM): void {
+  if (!ALLOWED_FROM[step].includes(connection.status)) {
+    throw conflict(connection.status === 'testing' ? 'The connection is being tested; try again when the test has finished' : `A connection that is ${connection.status} cannot ${describe(step)}`);
+  }
+}
+
+function describe(step: keyof typeof ALLOWED_FROM): string {
+  switch (step) {
+    case 'set-status:active':
+      return 'be set active without a successful test or new credentials';
+    case 'set-status:inactive':
+      return 'be disabled';
+    case 'start-test':
+      return 'be tested';
+    case 'finish-test':
+      return 'finish a test it is not running';
+    case 'rotate':
+      return 'take new credentials';
+    case 'update':
+      return 'be changed';
+  }
+}
+
+function statusChanged(connection: LiveConnection, to: ConnectionStatus, at: string, reason: string | null = null, testedAt: string | null = null): ConnectionEvent[] {
+  if (to === connection.status) return [];
+  return [{ type: 'connections.ConnectionStatusChanged', data: { connectionId: connection.connectionId, from: connection.status, to, reason, testedAt, changedAt: at } }];
+}
+
+export const connectionDecider: Decider<ConnectionCommand, ConnectionState, ConnectionEvent> = {
+  initialState: () => ({ status: 'absent' }),
+
+  decide(command, state) {
+    switch (command.kind) {
+      case 'create':
+        if (state.status !== 'absent') throw conflict(`connection ${command.connection.connectionId} already exists`);
+        return [{ type: 'connections.ConnectionCreated', data: { ...command.connection, createdAt: command.at } }];
+      case 'update': {
+        const connection = ownedConnection(state, command);
+        allowed(connection, 'update');
+        if (command.label === undefined && command.config === undefined) return [];
+        return [
+          {
+            type: 'connections.ConnectionUpdated',
+            data: {
+              connectionId: connection.connectionId,
+              ...(command.label === undefined ? {} : { label: command.label }),
+              ...(command.config === undefined ? {} : { config: command.config }),
+              updatedAt: command.at,
+            },
+          },
+        ];
+      }
+      case 'rotate': {
+        const connection = ownedConnection(state, command);
+        allowed(connection, 'rotate');
+        const usable = connection.status === 'error' || connection.status === 'expired' ? 'active' : connection.status;
+        return [
+          { type: 'connections.ConnectionUpdated', data: { connectionId: connection.connectionId, credentialId: command.credentialId, updatedAt: command.at } },
+          ...statusChanged(connection, usable, command.at),
+        ];
+      }
+      case 'set-status': {
+        const connection = ownedConnection(state, command);
+        allowed(connection, `set-status:${command.to}`);
+        return statusChanged(connection, command.to, command.at);
+      }
+      case 'start-test': {
+        const connection = ownedConnection(state, command);
+        const stale = connection.status === 'testing' && connection.testingSince !== null && Date.parse(command.at) - Date.parse(connection.testingSince) > command.staleTestMs;
+        if (!stale) allowed(connection, 'start-test');
+        return [{ type: 'connections.ConnectionStatusChanged', data: { connectionId: connection.connectionId, from: connection.status, to: 'testing', reason: null, testedAt: null, changedAt: command.at } }];
+      }
+      case 'finish-test': {
+        const connection = ownedConnection(state, command);
+        allowed(connection, 'finish-test');
+        return [
+          {
+            type: 'connections.ConnectionStatusChanged',
+            data: { connectionId: connection.connectionId, from: 'testing', to: command.outcome, reason: command.reason, testedAt: command.at, changedAt: command.at },
+          },
+        ];
+      }
+      case 'delete': {
+        if (state.status === 'deleted' && state.workspaceId === command.workspaceId && state.userId === command.userId) return [];
+        const connection = ownedConnection(state, command);
+        return [
+          {
+            type: 'connections.ConnectionDeleted',
+            data: { connectionId: connection.connectionId, workspaceId: connection.workspaceId, userId: connection.userId, credentialId: connection.credentialId, deletedAt: command.at },
+          },
+        ];
+      }
+    }
+  },
+
+  evolve(state, event) {
+    switch (event.type) {
+      case 'connections.ConnectionCreated': {
+        const d = event.data;
+        return { status: 'active', connectionId: d.connectionId, workspaceId: d.workspaceId, userId: d.userId, credentialId: d.credentialId, testingSince: null };
+      }
+      case 'connections.ConnectionUpdated':
+        if (state.status === 'absent' || state.status === 'deleted') return state;
+        return event.data.credentialId === undefined ? state : { ...state, credentialId: event.data.credentialId };
+      case 'connections.ConnectionStatusChanged':
+        if (state.status === 'absent' || state.status === 'deleted') return state;
+        return { ...state, status: event.data.to, testingSince: event.data.to === 'testing' ? event.data.changedAt : null };
+      case 'connections.ConnectionDeleted':
+        return { status: 'deleted', connectionId: event.data.connectionId, workspaceId: event.data.workspaceId, userId: event.data.userId };
+    }
+  },
+};

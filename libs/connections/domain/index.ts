@@ -1,0 +1,3 @@
+export * from './connection.events';
+export * from './connection.decider';
+export * from './connection.upcasters';
