@@ -311,6 +311,11 @@ parentPort.on('message', (message) => {
     case 'crash':
       process.exit(70);
       break;
+    case 'shutdown':
+      // Ends the thread between inference runs: terminating it during one aborts the whole
+      // process inside onnxruntime's native code ("terminate called after throwing Napi::Error").
+      embedding.then(() => loading).finally(() => process.exit(0));
+      break;
     default:
       break;
   }

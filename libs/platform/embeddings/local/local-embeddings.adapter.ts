@@ -177,7 +177,7 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
     const worker = this.worker;
     this.worker = undefined;
     this.failPending(error);
-    await worker?.terminate();
+    if (worker !== undefined) await stopBetweenRuns(worker);
   }
 
   private async embedBatch(texts: readonly string[]): Promise<Float32Array[]> {
@@ -323,4 +323,26 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
     this.loadFailure = { error, at: Date.now() };
     return error;
   }
+}
+
+/** How long a closing provider waits for the inference run in progress before it terminates the thread anyway. */
+const SHUTDOWN_GRACE_MS = 15_000;
+
+/**
+ * Asks the worker to exit once its current inference run (and any queued one) has finished:
+ * terminating a thread while onnxruntime runs in it aborts the whole process. A worker that
+ * does not exit within the grace period is terminated.
+ */
+async function stopBetweenRuns(worker: Worker): Promise<void> {
+  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+  worker.ref();
+  worker.postMessage({ type: 'shutdown' });
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), SHUTDOWN_GRACE_MS);
+    timer.unref();
+  });
+  const outcome = await Promise.race([exited, late]);
+  clearTimeout(timer);
+  if (outcome === 'late') await worker.terminate();
 }
