@@ -37,7 +37,7 @@ async function start(name, args, env, readyPath) {
 }
 
 async function stop({ child }) {
-  if (child.exitCode !== null) return;
+  if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((r) => child.once('exit', r));
   child.kill('SIGTERM');
   await exited;
