@@ -2,11 +2,12 @@ import { AppError, type ReplyOf, type ValidRequestOf } from '@lore/platform/kern
 import { send, type Transport } from '@lore/platform/transport/port';
 import type { EmbeddingModels } from '@lore/platform/embeddings/port';
 import type { ConversationMessages } from '@lore/conversations/contracts';
-import { knowledgeMessages, type SearchResult } from '@lore/knowledge/contracts';
+import type { SearchResult } from '@lore/knowledge/contracts';
 import { memoryMessages, type MemorySearchHit } from '@lore/memory/contracts';
 import type { ConversationsServiceConfig } from './conversations-service.config';
 import { pathTo, type ConversationQueries } from './conversation.queries';
 import { fitToBudget } from './context-budget';
+import type { KnowledgeCollections } from './knowledge-collections';
 
 type Request = ValidRequestOf<ConversationMessages['context']>;
 type Reply = ReplyOf<ConversationMessages['context']>;
@@ -23,7 +24,6 @@ const HEADINGS = { memories: '## What you remember about the user', chunks: '## 
 export class ConversationContextQuery {
   /** Built once: a message set's schemas are not free to construct. */
   private readonly memorySearch;
-  private readonly knowledgeSearch;
   private tokenizerWorks = false;
 
   constructor(
@@ -31,11 +31,11 @@ export class ConversationContextQuery {
       readonly transport: Transport;
       readonly embeddings: EmbeddingModels;
       readonly queries: ConversationQueries;
+      readonly knowledge: KnowledgeCollections;
       readonly config: ConversationsServiceConfig;
     },
   ) {
     this.memorySearch = memoryMessages(deps.config.memory.limits).search;
-    this.knowledgeSearch = knowledgeMessages(deps.config.knowledge).search;
   }
 
   async context(request: Request): Promise<Reply> {
@@ -135,7 +135,6 @@ export class ConversationContextQuery {
 
   private async chunks(scope: Request, collectionIds: readonly string[], query: string | null, limit: number, warnings: string[]): Promise<Array<SearchResult & { collection_id: string }>> {
     if (query === null || limit === 0 || collectionIds.length === 0) return [];
-    const search = this.knowledgeSearch;
     const found = await Promise.all(
       collectionIds.map(async (collectionId) => {
         if (scope.collections !== null && !scope.collections.includes(collectionId)) {
@@ -143,16 +142,8 @@ export class ConversationContextQuery {
           return [];
         }
         try {
-          const reply = await send(this.deps.transport, search, {
-            workspaceId: scope.workspaceId,
-            actor: scope.actor,
-            collections: scope.collections,
-            collectionId,
-            query: query.slice(0, 10_000),
-            searchType: 'hybrid',
-            maxResults: limit,
-          });
-          return reply.results.map((r) => ({ ...r, collection_id: collectionId }));
+          const results = await this.deps.knowledge.search(scope, collectionId, query.slice(0, 10_000), limit);
+          return results.map((r) => ({ ...r, collection_id: collectionId }));
         } catch (error) {
           warnings.push(`collection ${collectionId} not searched: ${reason(error)}`);
           return [];

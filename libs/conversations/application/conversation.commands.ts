@@ -1,11 +1,8 @@
 import { AppError, invalid, newId, notFound, type Clock, type ReplyOf, type ValidRequestOf } from '@lore/platform/kernel';
 import type { EventStore } from '@lore/platform/event-store/port';
 import type { DocumentStore } from '@lore/platform/documents/port';
-import type { Transport } from '@lore/platform/transport/port';
-import { send } from '@lore/platform/transport/port';
 import { AggregateStateCache, handleCommand, type ReadYourWrites } from '@lore/platform/cqrs';
 import type { Keyring } from '@lore/platform/crypto';
-import { knowledgeMessages, type KnowledgeConfig, type KnowledgeMessages } from '@lore/knowledge/contracts';
 import type { ConversationMessages } from '@lore/conversations/contracts';
 import {
   childrenOf,
@@ -24,6 +21,7 @@ import { contentChecksum, type ConversationContent, type ConversationSeals, type
 import { CONVERSATIONS, MESSAGES, type ConversationDoc, type MessageDoc } from './conversations.read-models';
 import { CONVERSATION_ERASURE } from './conversation-erasure.reactor';
 import { messageRecord } from './message-record';
+import type { KnowledgeCollections } from './knowledge-collections';
 
 /**
  * Appending is "add this message after that one" and deleting "make it gone": both are safe
@@ -41,10 +39,9 @@ export interface ConversationCommandDeps {
   readonly documents: DocumentStore;
   readonly keyring: Keyring;
   readonly seals: ConversationSeals;
-  readonly transport: Transport;
   readonly readYourWrites: ReadYourWrites;
   readonly clock: Clock;
-  readonly knowledgeConfig: KnowledgeConfig;
+  readonly knowledge: KnowledgeCollections;
 }
 
 export class ConversationCommands {
@@ -56,15 +53,10 @@ export class ConversationCommands {
     cache: new AggregateStateCache<ConversationState>(),
   };
 
-  /** Built once: a message set's schemas are not free to construct. */
-  private readonly knowledge: KnowledgeMessages;
-
-  constructor(private readonly deps: ConversationCommandDeps) {
-    this.knowledge = knowledgeMessages(deps.knowledgeConfig);
-  }
+  constructor(private readonly deps: ConversationCommandDeps) {}
 
   async create(command: Request<'create'>): Promise<Reply<'create'>> {
-    await this.checkCollections(command, command.collectionIds);
+    await this.deps.knowledge.checkVisible(command, command.collectionIds);
     const now = this.deps.clock.now();
     const conversationId = newId('conv', now.getTime());
     const content: ConversationContent = { title: command.title ?? null, tags: command.tags, metadata: command.metadata };
@@ -91,7 +83,7 @@ export class ConversationCommands {
   }
 
   async update(command: Request<'update'>): Promise<Reply<'update'>> {
-    if (command.collectionIds !== undefined) await this.checkCollections(command, command.collectionIds);
+    if (command.collectionIds !== undefined) await this.deps.knowledge.checkVisible(command, command.collectionIds);
     const changesContent = command.title !== undefined || command.tags !== undefined || command.metadata !== undefined;
     const result = await handleCommand(
       this.deps.events,
@@ -335,27 +327,6 @@ export class ConversationCommands {
       await this.deps.keyring.shred([keyId]);
       throw error;
     }
-  }
-
-  /** Collections a conversation searches must exist and be visible to the caller (its API key's scope). */
-  private async checkCollections(scope: { workspaceId: string; actor: string; collections: readonly string[] | null }, collectionIds: readonly string[]): Promise<void> {
-    if (collectionIds.length === 0) return;
-    const messages = this.knowledge;
-    await Promise.all(
-      collectionIds.map(async (collectionId, index) => {
-        try {
-          await send(this.deps.transport, messages.getCollection, {
-            workspaceId: scope.workspaceId,
-            actor: scope.actor,
-            collections: scope.collections === null ? null : [...scope.collections],
-            collectionId,
-          });
-        } catch (error) {
-          if (error instanceof AppError && error.code === 'not_found') throw invalid(['body', 'collection_ids', index], `Collection ${collectionId} not found`);
-          throw error;
-        }
-      }),
-    );
   }
 
   private async ownedMessageDoc(ref: { workspaceId: string; userId: string; messageId: string }): Promise<MessageDoc> {

@@ -6,6 +6,7 @@ import { conversationSeals } from './conversation-content';
 import { ConversationCommands } from './conversation.commands';
 import { ConversationQueries } from './conversation.queries';
 import { ConversationContextQuery } from './conversation-context.query';
+import { KnowledgeCollections } from './knowledge-collections';
 import { conversationsProjection } from './conversations.projection';
 import { conversationEventsPublisher } from './conversation-events.publisher';
 import { CONVERSATION_ERASURE, conversationErasureReactor } from './conversation-erasure.reactor';
@@ -21,9 +22,10 @@ export const conversationsContext = defineContext({
   build(deps) {
     const messages = conversationMessages(deps.config);
     const seals = conversationSeals(deps.keyring);
-    const commands = new ConversationCommands({ ...deps, seals, knowledgeConfig: deps.config.knowledge });
+    const knowledge = new KnowledgeCollections(deps.transport, deps.config.knowledge);
+    const commands = new ConversationCommands({ ...deps, seals, knowledge });
     const queries = new ConversationQueries(deps.documents, deps.clock);
-    const context = new ConversationContextQuery({ ...deps, queries });
+    const context = new ConversationContextQuery({ ...deps, queries, knowledge });
     return {
       handlers: [
         handle(messages.create, (c) => commands.create(c)),
