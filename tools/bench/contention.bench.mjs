@@ -17,7 +17,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
 import { Pool } from 'undici';
-import { freePort } from './load.mjs';
+import { freePort, stopChild } from './load.mjs';
 
 const COUNT = Number(process.env.BENCH_CONTENTION_COUNT ?? 200);
 const RUNS = Number(process.env.BENCH_CONTENTION_RUNS ?? 1);
@@ -54,11 +54,7 @@ async function stop(server) {
   const { child, dataDir } = server;
   const index = children.indexOf(server);
   if (index >= 0) children.splice(index, 1);
-  if (child.exitCode === null && child.signalCode === null) {
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGTERM');
-    await exited;
-  }
+  await stopChild(child);
   rmSync(dataDir, { recursive: true, force: true });
 }
 

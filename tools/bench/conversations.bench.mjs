@@ -21,7 +21,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
-import { freePort, runLoad } from './load.mjs';
+import { freePort, runLoad, stopChild } from './load.mjs';
 import { MODELS_DIR, inParallel } from './lore-under-bench.mjs';
 
 const env = (name, fallback) => Number(process.env[name] ?? fallback);
@@ -124,13 +124,7 @@ async function start(name, args, extraEnv, readyPath) {
   throw new Error(`${name} did not become ready`);
 }
 
-async function stop({ child }) {
-  // A child killed by the signal has a signalCode and no exitCode: it exited all the same.
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  await exited;
-}
+const stop = ({ child }) => stopChild(child);
 
 const tokens = new Map();
 /** A JWT caller: `user` of `workspace`. */

@@ -43,3 +43,11 @@ export async function runLoad({ url, concurrency, count, request }) {
   const at = (q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
   return { count, seconds, throughput: count / seconds, p50: at(0.5), p95: at(0.95), failures, firstFailure };
 }
+
+/** Stops a child process with SIGTERM and waits for it; one that has already ended (by code or signal) returns at once. */
+export async function stopChild(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await exited;
+}
