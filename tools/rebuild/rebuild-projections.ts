@@ -7,6 +7,7 @@
  */
 import pino from 'pino';
 import type { Writable } from 'node:stream';
+import { createNodeEgress } from '@lore/platform/egress/node';
 import { systemClock, unavailable } from '@lore/platform/kernel';
 import { createInProcessTransport } from '@lore/platform/transport/in-process';
 import { EventProcessors } from '@lore/platform/projections';
@@ -34,7 +35,8 @@ export async function rebuildProjections(
     const stores = await openContextStores(config, service.name, logger);
     try {
       const readYourWrites = { settle: async () => undefined, settleReactor: async () => undefined, settleAllBut: async () => undefined };
-      const parts = service.build({ ...stores, embeddings, transport, clock: systemClock, config: loadContextConfig(service, io.env), readYourWrites, log: logger });
+      // Rebuilding reads the log only: nothing it builds is asked to reach out, so egress stays closed.
+      const parts = service.build({ ...stores, embeddings, transport, egress: createNodeEgress(), clock: systemClock, config: loadContextConfig(service, io.env), readYourWrites, log: logger });
       await parts.prepare?.();
       const processors = new EventProcessors(
         parts,

@@ -4,7 +4,8 @@ import { errorBody, httpStatusOf, validationErrorBody } from '@lore/platform/htt
 
 /**
  * Every failure leaves the gateway in the documented shape: 422 as FastAPI's
- * `{detail: [{loc, msg, type}]}` (malformed JSON too), everything else `{detail: "..."}`.
+ * `{detail: [{loc, msg, type}]}` (malformed JSON too), failed checks 400
+ * `{detail: {message, errors: [...]}}` (SPEC §7), everything else `{detail: "..."}`.
  * 401 carries `WWW-Authenticate: Bearer`. Internal errors are logged, never shown.
  */
 export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
@@ -12,6 +13,7 @@ export function sendError(error: unknown, request: FastifyRequest, reply: Fastif
     const status = httpStatusOf(error.code);
     if (status === 401) reply.header('WWW-Authenticate', 'Bearer error="invalid_token"');
     if (status === 422) return reply.code(422).send(validationErrorBody(error.issues.length > 0 ? error.issues : [{ loc: ['body'], msg: error.message, type: 'value_error' }]));
+    if (error.code === 'failed_checks') return reply.code(400).send({ detail: { message: error.message, errors: error.checks } });
     if (status >= 500) request.log.warn({ code: error.code, err: error.message }, 'request failed');
     return reply.code(status).send(errorBody(error.message));
   }

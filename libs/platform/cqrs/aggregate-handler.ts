@@ -216,3 +216,8 @@ function concurrentWriteConflict(name: string | undefined, cause: WrongExpectedR
   error.cause = cause;
   return error;
 }
+
+/** The current state of one aggregate, for reads that decide nothing (a command's later step, a query that needs the write model). */
+export async function readAggregateState<C, S, E extends DomainEvent>(store: EventStore, aggregate: AggregateType<C, S, E>, streamId: string): Promise<S> {
+  return (await readWhole(store, aggregate, streamId)).state;
+}

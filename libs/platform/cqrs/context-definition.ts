@@ -7,6 +7,7 @@ import type { Keyring } from '@lore/platform/crypto';
 import type { ReadModelProjection, Reactor } from '@lore/platform/projections';
 import type { VectorStore } from '@lore/platform/vectors/port';
 import type { EmbeddingModels } from '@lore/platform/embeddings/port';
+import type { Egress } from '@lore/platform/egress/port';
 
 /**
  * Read-your-writes for a context's commands (ARCHITECTURE §3.6): `settle` waits until the
@@ -32,6 +33,8 @@ export interface ContextDeps<Config> {
   /** The process's embedding models (shared by its contexts: one local model in memory). */
   readonly embeddings: EmbeddingModels;
   readonly transport: Transport;
+  /** Outbound HTTP to addresses users give (SSRF-guarded; LORE_EGRESS_ALLOW widens it). */
+  readonly egress: Egress;
   readonly clock: Clock;
   /** The context's own configuration slice, parsed from the environment. */
   readonly config: Config;

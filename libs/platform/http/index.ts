@@ -7,3 +7,4 @@ export * from './openapi-schemas';
 export * from './openapi';
 export * from './docs-page';
 export * from './http-route';
+export * from './acting-owner';

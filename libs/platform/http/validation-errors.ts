@@ -180,6 +180,7 @@ export function errorBody(message: string): ErrorBody {
 
 const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   validation: 422,
+  failed_checks: 400,
   unauthenticated: 401,
   forbidden: 403,
   not_found: 404,

@@ -4,6 +4,7 @@
  */
 export type ErrorCode =
   | 'validation' // 422
+  | 'failed_checks' // 400: a well-formed request that failed the checks of what it names (a connection against its catalog entry)
   | 'unauthenticated' // 401
   | 'forbidden' // 403
   | 'not_found' // 404
@@ -24,17 +25,19 @@ export class AppError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly issues: readonly ValidationIssue[] = [],
+    /** `failed_checks`: one message per failed check (SPEC §7's connection validation `errors`). */
+    readonly checks: readonly string[] = [],
   ) {
     super(message);
     this.name = 'AppError';
   }
 
   toJSON(): SerializedError {
-    return { code: this.code, message: this.message, issues: this.issues };
+    return { code: this.code, message: this.message, issues: this.issues, ...(this.checks.length > 0 ? { checks: this.checks } : {}) };
   }
 
   static from(serialized: SerializedError): AppError {
-    return new AppError(serialized.code, serialized.message, serialized.issues ?? []);
+    return new AppError(serialized.code, serialized.message, serialized.issues ?? [], serialized.checks ?? []);
   }
 }
 
@@ -42,11 +45,14 @@ export interface SerializedError {
   readonly code: ErrorCode;
   readonly message: string;
   readonly issues?: readonly ValidationIssue[];
+  readonly checks?: readonly string[];
 }
 
 export const notFound = (what: string): AppError => new AppError('not_found', `${what} not found`);
 export const forbidden = (why: string): AppError => new AppError('forbidden', why);
 export const conflict = (why: string): AppError => new AppError('conflict', why);
 export const unavailable = (why: string): AppError => new AppError('unavailable', why);
+/** 400 `{"detail": {"message", "errors"}}`: every failed check listed at once. */
+export const failedChecks = (message: string, checks: readonly string[]): AppError => new AppError('failed_checks', message, [], checks);
 export const invalid = (loc: ReadonlyArray<string | number>, msg: string, type = 'value_error'): AppError =>
   new AppError('validation', msg, [{ loc, msg, type }]);

@@ -42,10 +42,17 @@ export class EventProcessors {
     await Promise.all(this.projections.map((r) => r.waitFor(position, timeoutMs)));
   }
 
-  /** Waits until every processor but `name` has handled the position (erasure waits for all readers of a stream it deletes). */
+  /**
+   * Waits until every other processor of the streams `name` reads has handled the position
+   * (erasure waits for all readers of a stream it deletes). Processors of other streams never
+   * see the position, so their checkpoints never pass it: they are not waited for.
+   */
   async waitForAllBut(name: string, position: Position | null, timeoutMs: number): Promise<void> {
     if (position === null) return;
-    await Promise.all(this.runners.filter((r) => r.processor.name !== name).map((r) => r.waitFor(position, timeoutMs)));
+    const prefixes = this.runner(name).processor.streamPrefixes;
+    const overlaps = (other: readonly string[]): boolean => other.some((p) => prefixes.some((q) => p.startsWith(q) || q.startsWith(p)));
+    const readers = this.runners.filter((r) => r.processor.name !== name && overlaps(r.processor.streamPrefixes));
+    await Promise.all(readers.map((r) => r.waitFor(position, timeoutMs)));
   }
 
   /** Waits for one named processor (e.g. erasure before a deletion is reported done). */

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { envFlag as flag, envInt as int, envOptional as optional } from '@lore/platform/kernel';
+import { parseEgressAllowList } from '@lore/platform/egress/node';
 
 /**
  * The platform's environment variables, with their defaults (the README's table lists the
@@ -28,6 +29,8 @@ const Env = z.object({
   REQUEST_TIMEOUT_MS: int(10_000),
   READ_YOUR_WRITES_TIMEOUT_MS: int(5_000),
   MAX_BODY_BYTES: int(1024 * 1024),
+  /** Private, loopback or link-local addresses outbound requests may reach (connection tests): IPs, CIDRs, host names. */
+  LORE_EGRESS_ALLOW: optional,
 });
 
 export type LoreConfig = ReturnType<typeof loadConfig>;
@@ -58,6 +61,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     readYourWritesTimeoutMs: e.READ_YOUR_WRITES_TIMEOUT_MS,
     maxBodyBytes: e.MAX_BODY_BYTES,
+    egressAllow: parseEgressAllowList(e.LORE_EGRESS_ALLOW),
   };
 }
 

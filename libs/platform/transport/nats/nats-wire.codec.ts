@@ -39,6 +39,7 @@ export const INTERNAL_ERROR: SerializedError = { code: 'internal', message: 'int
 
 const ERROR_CODES: Readonly<Record<ErrorCode, true>> = {
   validation: true,
+  failed_checks: true,
   unauthenticated: true,
   forbidden: true,
   not_found: true,
@@ -122,10 +123,11 @@ export function decodeReply(data: Uint8Array, subject: string): ReplyPacket {
  */
 export function errorOfReply(err: unknown): SerializedError | undefined {
   if (!isRecord(err)) return undefined;
-  const { code, message, issues } = err;
+  const { code, message, issues, checks } = err;
   if (typeof code !== 'string' || !Object.hasOwn(ERROR_CODES, code) || typeof message !== 'string') return undefined;
   if (issues !== undefined && !(Array.isArray(issues) && issues.every(isValidationIssue))) return undefined;
-  return { code: code as ErrorCode, message, issues: (issues as SerializedError['issues']) ?? [] };
+  if (checks !== undefined && !(Array.isArray(checks) && checks.every((c) => typeof c === 'string'))) return undefined;
+  return { code: code as ErrorCode, message, issues: (issues as SerializedError['issues']) ?? [], ...(checks === undefined ? {} : { checks }) };
 }
 
 function encodeJson(value: unknown): Uint8Array {

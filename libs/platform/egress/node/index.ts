@@ -1,0 +1,3 @@
+export { createNodeEgress } from './node-egress';
+export type { EgressResolver, NodeEgressOptions } from './node-egress';
+export { parseEgressAllowList } from './address-policy';
