@@ -8,7 +8,7 @@ import { NestFactory } from '@nestjs/core';
 import { ClientProxyFactory, EventPattern, Payload, Transport as NestTransport, type ClientProxy, type MicroserviceOptions } from '@nestjs/microservices';
 import { lastValueFrom, timeout } from 'rxjs';
 import { describeWithServer } from '@lore/platform/testing';
-import { call, describeApiKeys, describeAuth, describeConversationContext, describeConversationMessages, describeConversations, describeErrors, describeIntegrations, describeKnowledge, describeLargeContent, describeMemories, describeMemorySearch, mintJwt, type LoreUnderTest } from '@lore/gateway/e2e';
+import { call, describeApiKeys, describeAuth, describeConversationContext, describeConversationMessages, describeConnections, describeConversations, describeErrors, describeIntegrations, describeKnowledge, describeLargeContent, describeMemories, describeMemorySearch, mintJwt, type LoreUnderTest } from '@lore/gateway/e2e';
 import { modelsDirForTests } from '@lore/platform/embeddings/contract';
 
 const JWT_SECRET = 'distributed-e2e-secret';
@@ -21,6 +21,11 @@ const downstream: unknown[] = [];
 class DownstreamController {
   @EventPattern(`${SUBJECT_PREFIX}.events.memory.created`)
   memoryCreated(@Payload() event: unknown): void {
+    downstream.push(event);
+  }
+
+  @EventPattern(`${SUBJECT_PREFIX}.events.connection.created`)
+  connectionCreated(@Payload() event: unknown): void {
     downstream.push(event);
   }
 }
@@ -50,6 +55,7 @@ describeWithServer('NATS_URL', 'distributed topology over NATS', (natsUrl) => {
         AUTH_JWT_SECRET: JWT_SECRET,
         LOG_LEVEL: 'warn',
         LORE_MASTER_KEY: '',
+        LORE_EGRESS_ALLOW: '127.0.0.1',
         MODELS_DIR: modelsDirForTests(),
       },
     });
@@ -76,6 +82,7 @@ describeWithServer('NATS_URL', 'distributed topology over NATS', (natsUrl) => {
   describeConversationMessages(() => lore);
   describeConversationContext(() => lore);
   describeIntegrations(() => lore);
+  describeConnections(() => lore);
 
   it('serves a stock NestJS client (send) and reaches its @EventPattern handlers, with the service enforcing its own rules', async () => {
     const microservice: INestMicroservice = await NestFactory.createMicroservice<MicroserviceOptions>(DownstreamModule, {
@@ -102,6 +109,15 @@ describeWithServer('NATS_URL', 'distributed topology over NATS', (natsUrl) => {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       expect(downstream).toContainEqual(expect.objectContaining({ type: 'memory.created', memory_id: created.body.memory_id, workspace_id: 'nest-ws' }));
+
+      const apiKey = 'sk-proj-downstreamMustNeverSeeThis0123456789';
+      const connection = await call(lore, 'POST', '/api/v1/connections', { token, body: { integration: 'openai', label: 'for downstream', credentials: { api_key: apiKey } } });
+      expect(connection.status).toBe(201);
+      for (let i = 0; i < 100 && !downstream.some((e) => (e as { connection_id?: string }).connection_id === connection.body.id); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(downstream).toContainEqual(expect.objectContaining({ type: 'connection.created', connection_id: connection.body.id, integration: 'openai', workspace_id: 'nest-ws', user_id: 'nest-user' }));
+      expect(JSON.stringify(downstream)).not.toContain(apiKey);
     } finally {
       await client.close();
       await microservice.close();

@@ -21,11 +21,11 @@ export function exited(child) {
 }
 
 /** Starts the standalone bundle `entry` on `dataDir` with a JWT secret and a fresh port; resolves once it is ready. */
-export async function startStandalone({ entry, dataDir, secret, env = {}, stdout = 'ignore' }) {
+export async function startStandalone({ entry, dataDir, secret, env = {}, stdout = 'ignore', stderr = 'inherit' }) {
   const port = await freePort();
   const child = spawn(process.execPath, [entry], {
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, AUTH_JWT_SECRET: secret, LOG_LEVEL: 'silent', LORE_MASTER_KEY: '', ...env },
-    stdio: ['ignore', stdout, 'inherit'],
+    stdio: ['ignore', stdout, stderr],
   });
   const url = `http://127.0.0.1:${port}`;
   await untilReady(child, url, 300);

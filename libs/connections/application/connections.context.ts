@@ -1,22 +1,58 @@
 import { defineContext } from '@lore/platform/cqrs';
 import { handle } from '@lore/platform/transport/port';
-import { connectionsConfig, integrationMessages } from '@lore/connections/contracts';
+import { connectionMessages, connectionsConfig, integrationMessages } from '@lore/connections/contracts';
 import { IntegrationQueries } from './integrations.queries';
+import { ConnectionCommands } from './connection.commands';
+import { ConnectionQueries } from './connection.queries';
+import { ConnectionTests } from './connection-tests';
+import { CredentialVault } from './credential-vault';
+import { connectionsProjection } from './connections.projection';
+import { CREDENTIAL_ERASURE, credentialErasureReactor } from './credential-erasure.reactor';
+import { credentialReleaseReactor } from './credential-release.reactor';
+import { connectionEventsPublisher } from './connection-events.publisher';
+import { credentialSweep } from './credential-sweep.worker';
+import { CONNECTIONS, CREDENTIALS } from './connection.read-models';
+import { tokenRequester } from './verification/oauth-tokens';
 
-/** The connections context: the integration catalog and the provider models. */
+/** How long erasure may wait for the other processors to pass a credential's erasure (at start-up they may be catching up). */
+const ERASURE_WAIT_MS = 10 * 60_000;
+
+/** The connections context: the integration catalog, the provider models, and connections with their sealed credentials. */
 export const connectionsContext = defineContext({
   name: 'connections',
   config: connectionsConfig,
-  build() {
+  build(deps) {
     const integrations = new IntegrationQueries();
+    const messages = connectionMessages(deps.config.limits);
+    const vault = new CredentialVault(deps);
+    const commands = new ConnectionCommands({ ...deps, vault, requestToken: tokenRequester(deps.egress, { timeoutMs: deps.config.testTimeoutMs }) });
+    const queries = new ConnectionQueries(deps.documents);
+    const tests = new ConnectionTests({ ...deps, vault });
     return {
       handlers: [
         handle(integrationMessages.list, (q) => integrations.list(q)),
         handle(integrationMessages.get, (q) => integrations.get(q)),
         handle(integrationMessages.providerModels, (q) => integrations.providerModels(q)),
+        handle(messages.create, (c) => commands.create(c)),
+        handle(messages.update, (c) => commands.update(c)),
+        handle(messages.delete, (c) => commands.delete(c)),
+        handle(messages.test, (c) => tests.test(c)),
+        handle(messages.get, (q) => queries.get(q)),
+        handle(messages.list, (q) => queries.list(q)),
       ],
-      projections: [],
-      reactors: [],
+      projections: [connectionsProjection],
+      reactors: [
+        connectionEventsPublisher(deps.transport),
+        credentialReleaseReactor(vault),
+        credentialErasureReactor({ ...deps, processedByOthers: (position) => deps.readYourWrites.settleAllBut(CREDENTIAL_ERASURE, position, ERASURE_WAIT_MS) }),
+      ],
+      workers: [credentialSweep({ ...deps, vault })],
+      async prepare() {
+        const connections = deps.documents.collection(CONNECTIONS);
+        await connections.ensureIndex(['workspace_id', 'user_id', 'created_at']);
+        await connections.ensureIndex(['workspace_id', 'user_id', 'integration_type', 'status']);
+        await deps.documents.collection(CREDENTIALS).ensureIndex(['created_at']);
+      },
     };
   },
 });

@@ -9,20 +9,33 @@ interface Owner {
 export type LiveConnection = Owner & {
   readonly status: ConnectionStatus;
   readonly connectionId: string;
+  readonly integration: string;
+  readonly authMethodId: string;
+  /** Not secret (the catalog marks no config field secret): kept for merge patches and re-validation. */
+  readonly config: Readonly<Record<string, unknown>>;
   readonly credentialId: string | null;
   /** When the running test started: a test older than the command's `staleTestMs` was cut off (a crash) and may be restarted. */
   readonly testingSince: string | null;
 };
 
-export type ConnectionState = { readonly status: 'absent' } | LiveConnection | (Owner & { readonly status: 'deleted'; readonly connectionId: string });
+export type ConnectionState =
+  | { readonly status: 'absent' }
+  | LiveConnection
+  /** Keeps the credential it used, so a repeated delete can still let go of it. */
+  | (Owner & { readonly status: 'deleted'; readonly connectionId: string; readonly credentialId: string | null });
 
 type Created = Extract<ConnectionEvent, { type: 'connections.ConnectionCreated' }>['data'];
 
 export type ConnectionCommand =
   | { readonly kind: 'create'; readonly connection: Omit<Created, 'createdAt'>; readonly at: string }
-  | (Owner & { readonly kind: 'update'; readonly label?: string; readonly config?: Record<string, unknown>; readonly at: string })
-  /** New credentials (validated by the handler): a connection in `error` or `expired` is usable again. */
-  | (Owner & { readonly kind: 'rotate'; readonly credentialId: string; readonly at: string })
+  /** Validated by the handler. A new credential makes a connection in `error` or `expired` usable again. */
+  | (Owner & {
+      readonly kind: 'update';
+      readonly label?: string;
+      readonly config?: Record<string, unknown>;
+      readonly credential?: { readonly credentialId: string | null; readonly authMethodId: string };
+      readonly at: string;
+    })
   /** The owner enables or disables it. */
   | (Owner & { readonly kind: 'set-status'; readonly to: 'active' | 'inactive'; readonly at: string })
   | (Owner & { readonly kind: 'start-test'; readonly staleTestMs: number; readonly at: string })
@@ -36,12 +49,11 @@ export type ConnectionCommand =
  * failing connection but not declare it working; new credentials make an `error` or `expired`
  * connection `active`; nothing changes while a test runs except deleting.
  */
-export const ALLOWED_FROM: Readonly<Record<'set-status:active' | 'set-status:inactive' | 'start-test' | 'finish-test' | 'rotate' | 'update', readonly ConnectionStatus[]>> = {
+export const ALLOWED_FROM: Readonly<Record<'set-status:active' | 'set-status:inactive' | 'start-test' | 'finish-test' | 'update', readonly ConnectionStatus[]>> = {
   'set-status:active': ['active', 'inactive'],
   'set-status:inactive': ['active', 'inactive', 'error', 'expired'],
   'start-test': ['active', 'inactive', 'error', 'expired'],
   'finish-test': ['testing'],
-  rotate: ['active', 'inactive', 'error', 'expired'],
   update: ['active', 'inactive', 'error', 'expired'],
 };
 
@@ -67,16 +79,19 @@ function describe(step: keyof typeof ALLOWED_FROM): string {
       return 'be tested';
     case 'finish-test':
       return 'finish a test it is not running';
-    case 'rotate':
-      return 'take new credentials';
     case 'update':
       return 'be changed';
   }
 }
 
+/** Every event names its connection and owner, so subscribers and projections need no lookup. */
+function ids(connection: LiveConnection): { connectionId: string; workspaceId: string; userId: string } {
+  return { connectionId: connection.connectionId, workspaceId: connection.workspaceId, userId: connection.userId };
+}
+
 function statusChanged(connection: LiveConnection, to: ConnectionStatus, at: string, reason: string | null = null, testedAt: string | null = null): ConnectionEvent[] {
   if (to === connection.status) return [];
-  return [{ type: 'connections.ConnectionStatusChanged', data: { connectionId: connection.connectionId, from: connection.status, to, reason, testedAt, changedAt: at } }];
+  return [{ type: 'connections.ConnectionStatusChanged', data: { ...ids(connection), from: connection.status, to, reason, testedAt, changedAt: at } }];
 }
 
 export const connectionDecider: Decider<ConnectionCommand, ConnectionState, ConnectionEvent> = {
@@ -90,27 +105,15 @@ export const connectionDecider: Decider<ConnectionCommand, ConnectionState, Conn
       case 'update': {
         const connection = ownedConnection(state, command);
         allowed(connection, 'update');
-        if (command.label === undefined && command.config === undefined) return [];
-        return [
-          {
-            type: 'connections.ConnectionUpdated',
-            data: {
-              connectionId: connection.connectionId,
-              ...(command.label === undefined ? {} : { label: command.label }),
-              ...(command.config === undefined ? {} : { config: command.config }),
-              updatedAt: command.at,
-            },
-          },
-        ];
-      }
-      case 'rotate': {
-        const connection = ownedConnection(state, command);
-        allowed(connection, 'rotate');
-        const usable = connection.status === 'error' || connection.status === 'expired' ? 'active' : connection.status;
-        return [
-          { type: 'connections.ConnectionUpdated', data: { connectionId: connection.connectionId, credentialId: command.credentialId, updatedAt: command.at } },
-          ...statusChanged(connection, usable, command.at),
-        ];
+        const credential = command.credential;
+        const changes = {
+          ...(command.label === undefined ? {} : { label: command.label }),
+          ...(command.config === undefined ? {} : { config: command.config }),
+          ...(credential === undefined ? {} : { credentialId: credential.credentialId, previousCredentialId: connection.credentialId, authMethodId: credential.authMethodId }),
+        };
+        if (Object.keys(changes).length === 0) return [];
+        const usable = credential !== undefined && (connection.status === 'error' || connection.status === 'expired') ? 'active' : connection.status;
+        return [{ type: 'connections.ConnectionUpdated', data: { ...ids(connection), ...changes, updatedAt: command.at } }, ...statusChanged(connection, usable, command.at)];
       }
       case 'set-status': {
         const connection = ownedConnection(state, command);
@@ -121,7 +124,7 @@ export const connectionDecider: Decider<ConnectionCommand, ConnectionState, Conn
         const connection = ownedConnection(state, command);
         const stale = connection.status === 'testing' && connection.testingSince !== null && Date.parse(command.at) - Date.parse(connection.testingSince) > command.staleTestMs;
         if (!stale) allowed(connection, 'start-test');
-        return [{ type: 'connections.ConnectionStatusChanged', data: { connectionId: connection.connectionId, from: connection.status, to: 'testing', reason: null, testedAt: null, changedAt: command.at } }];
+        return [{ type: 'connections.ConnectionStatusChanged', data: { ...ids(connection), from: connection.status, to: 'testing', reason: null, testedAt: null, changedAt: command.at } }];
       }
       case 'finish-test': {
         const connection = ownedConnection(state, command);
@@ -129,7 +132,7 @@ export const connectionDecider: Decider<ConnectionCommand, ConnectionState, Conn
         return [
           {
             type: 'connections.ConnectionStatusChanged',
-            data: { connectionId: connection.connectionId, from: 'testing', to: command.outcome, reason: command.reason, testedAt: command.at, changedAt: command.at },
+            data: { ...ids(connection), from: 'testing', to: command.outcome, reason: command.reason, testedAt: command.at, changedAt: command.at },
           },
         ];
       }
@@ -150,16 +153,33 @@ export const connectionDecider: Decider<ConnectionCommand, ConnectionState, Conn
     switch (event.type) {
       case 'connections.ConnectionCreated': {
         const d = event.data;
-        return { status: 'active', connectionId: d.connectionId, workspaceId: d.workspaceId, userId: d.userId, credentialId: d.credentialId, testingSince: null };
+        return {
+          status: 'active',
+          connectionId: d.connectionId,
+          workspaceId: d.workspaceId,
+          userId: d.userId,
+          integration: d.integration,
+          authMethodId: d.authMethodId,
+          config: d.config,
+          credentialId: d.credentialId,
+          testingSince: null,
+        };
       }
-      case 'connections.ConnectionUpdated':
+      case 'connections.ConnectionUpdated': {
         if (state.status === 'absent' || state.status === 'deleted') return state;
-        return event.data.credentialId === undefined ? state : { ...state, credentialId: event.data.credentialId };
+        const d = event.data;
+        return {
+          ...state,
+          ...(d.config === undefined ? {} : { config: d.config }),
+          ...(d.credentialId === undefined ? {} : { credentialId: d.credentialId }),
+          ...(d.authMethodId === undefined ? {} : { authMethodId: d.authMethodId }),
+        };
+      }
       case 'connections.ConnectionStatusChanged':
         if (state.status === 'absent' || state.status === 'deleted') return state;
         return { ...state, status: event.data.to, testingSince: event.data.to === 'testing' ? event.data.changedAt : null };
       case 'connections.ConnectionDeleted':
-        return { status: 'deleted', connectionId: event.data.connectionId, workspaceId: event.data.workspaceId, userId: event.data.userId };
+        return { status: 'deleted', connectionId: event.data.connectionId, workspaceId: event.data.workspaceId, userId: event.data.userId, credentialId: event.data.credentialId };
     }
   },
 };

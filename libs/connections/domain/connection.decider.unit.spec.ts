@@ -12,7 +12,7 @@ const created: ConnectionEvent = {
 };
 const changed = (from: ConnectionStatus, to: ConnectionStatus, at = T(1), extra: { reason?: string | null; testedAt?: string | null } = {}): ConnectionEvent => ({
   type: 'connections.ConnectionStatusChanged',
-  data: { connectionId: 'con_1', from, to, reason: extra.reason ?? null, testedAt: extra.testedAt ?? null, changedAt: at },
+  data: { connectionId: 'con_1', ...owner, from, to, reason: extra.reason ?? null, testedAt: extra.testedAt ?? null, changedAt: at },
 });
 /** A created connection brought to each status through events. */
 const inStatus: Record<ConnectionStatus, ConnectionEvent[]> = {
@@ -54,11 +54,21 @@ describe('connectionDecider: the lifecycle', () => {
   });
 
   it('makes an error or expired connection active again with new credentials, and leaves an inactive one inactive', () => {
-    const rotated: ConnectionEvent = { type: 'connections.ConnectionUpdated', data: { connectionId: 'con_1', credentialId: 'cred_2', updatedAt: T(5) } };
-    spec.given(inStatus.expired).when(command({ kind: 'rotate', credentialId: 'cred_2' })).then([rotated, changed('expired', 'active', T(5))]);
-    spec.given(inStatus.error).when(command({ kind: 'rotate', credentialId: 'cred_2' })).then([rotated, changed('error', 'active', T(5))]);
-    spec.given(inStatus.inactive).when(command({ kind: 'rotate', credentialId: 'cred_2' })).then([rotated]);
-    spec.given(inStatus.testing).when(command({ kind: 'rotate', credentialId: 'cred_2' })).thenThrows('conflict');
+    const rotated: ConnectionEvent = {
+      type: 'connections.ConnectionUpdated',
+      data: { connectionId: 'con_1', ...owner, credentialId: 'cred_2', previousCredentialId: 'cred_1', authMethodId: 'bot-token', updatedAt: T(5) },
+    };
+    const rotate = command({ kind: 'update', credential: { credentialId: 'cred_2', authMethodId: 'bot-token' } });
+    spec.given(inStatus.expired).when(rotate).then([rotated, changed('expired', 'active', T(5))]);
+    spec.given(inStatus.error).when(rotate).then([rotated, changed('error', 'active', T(5))]);
+    spec.given(inStatus.inactive).when(rotate).then([rotated]);
+    spec.given(inStatus.testing).when(rotate).thenThrows('conflict');
+  });
+
+  it('changes label and config without touching the status, and nothing for an empty update', () => {
+    const updated: ConnectionEvent = { type: 'connections.ConnectionUpdated', data: { connectionId: 'con_1', ...owner, label: 'New', config: { a: 1 }, updatedAt: T(5) } };
+    spec.given(inStatus.error).when(command({ kind: 'update', label: 'New', config: { a: 1 } })).then([updated]);
+    spec.given(inStatus.active).when(command({ kind: 'update' })).then([]);
   });
 
   it('is not found for another user or workspace, and deleted once', () => {

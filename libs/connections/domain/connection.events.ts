@@ -30,9 +30,14 @@ export const ConnectionUpdated = z.object({
   type: z.literal('connections.ConnectionUpdated'),
   data: z.object({
     connectionId: z.string(),
+    workspaceId: z.string(),
+    userId: z.string(),
     label: z.string().optional(),
     config: z.record(z.string(), z.unknown()).optional(),
+    /** A new credential (rotation); the one it replaced is named so it can be released. */
     credentialId: z.string().nullable().optional(),
+    previousCredentialId: z.string().nullable().optional(),
+    authMethodId: z.string().optional(),
     updatedAt: z.string(),
   }),
 });
@@ -41,6 +46,8 @@ export const ConnectionStatusChanged = z.object({
   type: z.literal('connections.ConnectionStatusChanged'),
   data: z.object({
     connectionId: z.string(),
+    workspaceId: z.string(),
+    userId: z.string(),
     from: z.enum(CONNECTION_STATUSES),
     to: z.enum(CONNECTION_STATUSES),
     /** Why, for `error` and `expired`: what the verification answered. */

@@ -1,7 +1,12 @@
 import type { RecordedEvent } from '@lore/platform/kernel';
 import { ConnectionEvent } from './connection.events';
+import { CredentialEvent } from './credential.events';
 
 /** Version 1 is the only version so far, so this validates; a changed shape's conversion goes here. */
 export function upcastConnectionEvent(recorded: RecordedEvent): ConnectionEvent {
   return ConnectionEvent.parse({ type: recorded.type, data: recorded.data });
+}
+
+export function upcastCredentialEvent(recorded: RecordedEvent): CredentialEvent {
+  return CredentialEvent.parse({ type: recorded.type, data: recorded.data });
 }

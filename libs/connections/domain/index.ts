@@ -1,3 +1,5 @@
 export * from './connection.events';
 export * from './connection.decider';
+export * from './credential.events';
+export * from './credential.decider';
 export * from './connection.upcasters';

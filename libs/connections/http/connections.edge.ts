@@ -1,10 +1,11 @@
 import { defineEdge } from '@lore/platform/http';
 import { connectionsConfig } from '@lore/connections/contracts';
 import { integrationRoutes } from './integrations.routes';
+import { connectionRoutes } from './connection.routes';
 
-/** The connections context's edge: so far the catalog and the provider models. */
+/** The connections context's edge: the catalog, the provider models and the connections. */
 export const connectionsEdge = defineEdge({
   name: 'connections',
   config: connectionsConfig,
-  routes: () => integrationRoutes(),
+  routes: ({ limits }) => [...integrationRoutes(), ...connectionRoutes(limits)],
 });

@@ -10,3 +10,4 @@ export * from './conversations.suite';
 export * from './conversations-messages.suite';
 export * from './conversations-context.suite';
 export * from './integrations.suite';
+export * from './connections.suite';

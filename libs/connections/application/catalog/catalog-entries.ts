@@ -24,3 +24,9 @@ export const CATALOG: readonly IntegrationRecord[] = z
   .array(IntegrationRecord)
   .parse([analytics, communication, crm, custom, databases, developerTools, finance, marketing, mcp, modelProviders, productivity, storage, support, vectorStores].flat())
   .sort((a, b) => a.name.localeCompare(b.name));
+
+/** The entry a connection names: by id, or by name ignoring case (SPEC §2.3 calls the field "integration name"). */
+export function findIntegration(idOrName: string, catalog: readonly IntegrationRecord[] = CATALOG): IntegrationRecord | undefined {
+  const wanted = idOrName.trim().toLowerCase();
+  return catalog.find((entry) => entry.id === wanted) ?? catalog.find((entry) => entry.name.toLowerCase() === wanted);
+}

@@ -1,0 +1,35 @@
+import type { RecordedEvent } from '@lore/platform/kernel';
+import type { Transport } from '@lore/platform/transport/port';
+import type { Reactor } from '@lore/platform/projections';
+import { connectionEventSubject, type ConnectionIntegrationEvent } from '@lore/connections/contracts';
+import { CONNECTION_STREAM_PREFIX, upcastConnectionEvent } from '@lore/connections/domain';
+
+/** Publishes connection integration events for downstream subscribers, at least once (a reactor with a checkpoint). */
+export function connectionEventsPublisher(transport: Transport): Reactor {
+  return {
+    name: 'connections.integration-events.v1',
+    streamPrefixes: [CONNECTION_STREAM_PREFIX],
+    async react(events) {
+      for (const recorded of events) {
+        const message = integrationEvent(recorded);
+        await transport.publish(connectionEventSubject(message.type), message);
+      }
+    },
+  };
+}
+
+function integrationEvent(recorded: RecordedEvent): ConnectionIntegrationEvent {
+  const event = upcastConnectionEvent(recorded);
+  const d = event.data;
+  const base = { event_id: recorded.id, occurred_at: recorded.recordedAt, workspace_id: d.workspaceId, user_id: d.userId, connection_id: d.connectionId };
+  switch (event.type) {
+    case 'connections.ConnectionCreated':
+      return { ...base, type: 'connection.created', integration: event.data.integration, status: null, credential_rotated: false };
+    case 'connections.ConnectionUpdated':
+      return { ...base, type: 'connection.updated', integration: null, status: null, credential_rotated: event.data.credentialId !== undefined };
+    case 'connections.ConnectionStatusChanged':
+      return { ...base, type: 'connection.status_changed', integration: null, status: { from: event.data.from, to: event.data.to, reason: event.data.reason }, credential_rotated: false };
+    case 'connections.ConnectionDeleted':
+      return { ...base, type: 'connection.deleted', integration: null, status: null, credential_rotated: false };
+  }
+}

@@ -1,0 +1,71 @@
+import type { Clock } from '@lore/platform/kernel';
+import type { EventStore } from '@lore/platform/event-store/port';
+import type { DocumentStore } from '@lore/platform/documents/port';
+import { readAggregateState, type ContextLog } from '@lore/platform/cqrs';
+import { connectionStreamId } from '@lore/connections/domain';
+import { CREDENTIALS, type CredentialDoc } from './connection.read-models';
+import type { CredentialVault } from './credential-vault';
+import { connectionAggregate } from './connection.commands';
+
+const EVERY_MS = 10 * 60_000;
+const FIRST_AFTER_MS = 30_000;
+
+/**
+ * A credential is stored just before the connection that uses it is created (or updated to
+ * use it). A crash between the two leaves it attached to a connection that never came to use
+ * it; this sweep lets go for that connection, and the last letting go shreds it. It runs once
+ * shortly after start (at most 30 s, sooner with a shorter grace) and then every ten minutes.
+ */
+export function credentialSweep(deps: {
+  readonly events: EventStore;
+  readonly documents: DocumentStore;
+  readonly vault: CredentialVault;
+  readonly clock: Clock;
+  readonly log: ContextLog;
+  /** Older than this, a credential attached to a connection that does not use it was left behind by a crash, not by a request in flight. */
+  readonly config: { readonly sweepGraceMs: number };
+}) {
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+
+  async function sweep(): Promise<number> {
+    const before = new Date(deps.clock.now().getTime() - deps.config.sweepGraceMs).toISOString();
+    const { items } = await deps.documents.collection<CredentialDoc>(CREDENTIALS).find({ filter: { created_at: { $lt: before } } });
+    let released = 0;
+    for (const credential of items) {
+      for (const connectionId of credential.attached_to) {
+        const state = await readAggregateState(deps.events, connectionAggregate, connectionStreamId(connectionId));
+        const uses = state.status !== 'absent' && state.status !== 'deleted' && state.credentialId === credential.id;
+        if (uses) continue;
+        await deps.vault.detach(credential.id, connectionId, { actor: 'system:credential-sweep', workspaceId: credential.workspace_id });
+        released++;
+      }
+    }
+    return released;
+  }
+
+  const tick = (): void => {
+    running = sweep().then(
+      (released) => {
+        if (released > 0) deps.log.warn({ released }, 'released credentials left behind by an interrupted write');
+      },
+      (error: unknown) => deps.log.error({ err: error instanceof Error ? error.message : String(error) }, 'credential sweep failed; it runs again later'),
+    );
+  };
+
+  return {
+    sweep,
+    async start() {
+      timer = setTimeout(function again() {
+        tick();
+        timer = setTimeout(again, EVERY_MS);
+        timer.unref();
+      }, Math.min(FIRST_AFTER_MS, deps.config.sweepGraceMs));
+      timer.unref();
+    },
+    async stop() {
+      if (timer) clearTimeout(timer);
+      await running;
+    },
+  };
+}
