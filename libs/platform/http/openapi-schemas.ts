@@ -113,8 +113,8 @@ function sameJson(a: JsonValue, b: JsonValue): boolean {
 const DROPPED_KEYS = new Set(['$schema', '~standard', '$id']);
 
 /**
- * Plain-JSON copy of zod's output without `$schema`/`$id` and without the
- * +/-2^53 bounds zod adds to every integer, which only add noise to the docs.
+ * Plain-JSON copy of zod's output without `$schema`/`$id`. The +/-2^53 bounds zod gives every
+ * integer stay: the API refuses integers beyond them, so the documents must say so.
  */
 function toJson(value: unknown): JsonValue {
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
@@ -123,11 +123,8 @@ function toJson(value: unknown): JsonValue {
   if (typeof value !== 'object') return null;
   const out: JsonObject = {};
   const source = value as Record<string, unknown>;
-  const isInteger = source['type'] === 'integer';
   for (const [key, child] of Object.entries(source)) {
     if (DROPPED_KEYS.has(key) || child === undefined || typeof child === 'function') continue;
-    if (isInteger && key === 'maximum' && child === Number.MAX_SAFE_INTEGER) continue;
-    if (isInteger && key === 'minimum' && child === Number.MIN_SAFE_INTEGER) continue;
     out[key] = toJson(child);
   }
   return out;
