@@ -1,11 +1,17 @@
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DocumentStore } from '@lore/platform/documents/port';
 import { openSqliteDocumentStore } from '@lore/platform/documents/sqlite';
 import { seal, unseal } from './aead';
-import { Keyring } from './keyring';
+import { KEY_CHECK_ID, Keyring, sealKeyCheck, sealVerifierKeys, verifierKeys, wrapDataKey, type KeyringCheckDoc } from './keyring';
+
+const keyDocs = (store: DocumentStore) => store.collection<KeyringCheckDoc>('data_keys');
+const keyCheck = (store: DocumentStore) => keyDocs(store).get(KEY_CHECK_ID);
+const fail = (why: string): never => {
+  throw new Error(why);
+};
 
 describe('Keyring (SQLite document store)', () => {
   let dir: string;
@@ -138,21 +144,102 @@ describe('Keyring (SQLite document store)', () => {
       const store = openStore();
       const a = await Keyring.open(store, master);
       const b = await Keyring.open(store, master);
-      expect(a.verifier('api-key', 'secret-1')).toBe(a.verifier('api-key', 'secret-1'));
-      expect(b.verifier('api-key', 'secret-1')).toBe(a.verifier('api-key', 'secret-1'));
-      expect(a.verifier('api-key', 'secret-1')).toMatch(/^[0-9a-f]{64}$/);
+      expect(a.verifier('api-key-secret', 'secret-1')).toBe(a.verifier('api-key-secret', 'secret-1'));
+      expect(b.verifier('api-key-secret', 'secret-1')).toBe(a.verifier('api-key-secret', 'secret-1'));
+      expect(a.verifier('api-key-secret', 'secret-1')).toMatch(/^[0-9a-f]{64}$/);
     });
 
-    it('differs across purposes, values and master keys, and does not contain the value', async () => {
+    it('differs across values and master keys, and does not contain the value', async () => {
       const keyring = await Keyring.open(openStore(), master);
       const memory = openSqliteDocumentStore({ path: ':memory:' });
       opened.push(memory);
       const other = await Keyring.open(memory, randomBytes(32));
-      const v = keyring.verifier('api-key', 'secret-1');
-      expect(keyring.verifier('other-purpose', 'secret-1')).not.toBe(v);
-      expect(keyring.verifier('api-key', 'secret-2')).not.toBe(v);
-      expect(other.verifier('api-key', 'secret-1')).not.toBe(v);
+      const v = keyring.verifier('api-key-secret', 'secret-1');
+      expect(keyring.verifier('api-key-secret', 'secret-2')).not.toBe(v);
+      expect(other.verifier('api-key-secret', 'secret-1')).not.toBe(v);
       expect(v).not.toContain(Buffer.from('secret-1').toString('hex'));
+    });
+
+    it('is the keyed hash stored verifiers were made with: HMAC under HMAC(master key, "lore/<purpose>")', async () => {
+      const keyring = await Keyring.open(openStore(), master);
+      const derived = createHmac('sha256', master).update('lore/api-key-secret').digest();
+      expect(keyring.verifier('api-key-secret', 'secret-1')).toBe(createHmac('sha256', derived).update('secret-1').digest('hex'));
+    });
+
+    it('after a rotation, is still made with the original master key\'s verifier key, carried over in the check doc', async () => {
+      const store = openStore();
+      const before = (await Keyring.open(store, master)).verifier('api-key-secret', 'secret-1');
+      const next = randomBytes(32);
+      const check = (await keyCheck(store)) ?? fail('no check doc');
+      await keyDocs(store).upsert({ id: KEY_CHECK_ID, wrapped: sealKeyCheck(next), master_version: 2, verifier_keys: sealVerifierKeys(next, verifierKeys(master, check)) });
+      expect((await Keyring.open(store, next)).verifier('api-key-secret', 'secret-1')).toBe(before);
+    });
+  });
+
+  describe('master key versions', () => {
+    it('records version 1 in a new keyring\'s check doc and on every data key it writes', async () => {
+      const store = openStore();
+      const { keyId } = await (await Keyring.open(store, master)).create();
+      expect((await keyCheck(store))?.master_version).toBe(1);
+      expect((await keyDocs(store).get(keyId))?.master_version).toBe(1);
+      expect(await keyDocs(store).count({ master_version: { $ne: 1 } })).toBe(0);
+    });
+
+    it('writes new data keys with the version its check doc records', async () => {
+      const store = openStore();
+      await keyDocs(store).upsert({ id: KEY_CHECK_ID, wrapped: sealKeyCheck(master), master_version: 3 });
+      const keyring = await Keyring.open(store, master);
+      const handed = await Promise.all(Array.from({ length: 300 }, () => keyring.create()));
+      expect(await keyDocs(store).count({ master_version: 3 })).toBeGreaterThanOrEqual(301);
+      expect(await keyDocs(store).count({ master_version: { $ne: 3 } })).toBe(0);
+      expect((await keyring.get(handed[0]?.keyId ?? ''))?.equals(handed[0]?.key ?? Buffer.alloc(0))).toBe(true);
+    });
+
+    it('opens a keyring written before versions were recorded as version 1, and reads its keys', async () => {
+      const store = openStore();
+      const key = randomBytes(32);
+      await keyDocs(store).upsert({ id: KEY_CHECK_ID, wrapped: sealKeyCheck(master) });
+      await keyDocs(store).upsert({ id: 'dk_legacy', wrapped: wrapDataKey(master, 'dk_legacy', key) });
+      const keyring = await Keyring.open(store, master);
+      expect((await keyring.get('dk_legacy'))?.equals(key)).toBe(true);
+      expect((await keyDocs(store).get((await keyring.create()).keyId))?.master_version).toBe(1);
+    });
+
+    it('refuses another master key, naming the version the stored keys are wrapped by', async () => {
+      const store = openStore();
+      await keyDocs(store).upsert({ id: KEY_CHECK_ID, wrapped: sealKeyCheck(master), master_version: 2 });
+      await expect(Keyring.open(store, randomBytes(32))).rejects.toThrow(/master key does not match .* wrapped by master key version 2/);
+    });
+
+    it('refuses to start on an interrupted rotation, with the old key or the new one, telling the operator to re-run it', async () => {
+      const store = openStore();
+      await (await Keyring.open(store, master)).create();
+      const next = randomBytes(32);
+      const check = (await keyCheck(store)) ?? fail('no check doc');
+      await keyDocs(store).upsert({ ...check, rotation: { from: 1, to: 2, wrapped: sealKeyCheck(next), verifier_keys: {} } });
+      for (const key of [master, next]) {
+        await expect(Keyring.open(store, key)).rejects.toThrow(/rotation \(version 1 to 2\) was interrupted.*Re-run `npm run keys:rotate-master`/);
+      }
+    });
+
+    it('refuses to start while data keys remain under another version than the check doc\'s, telling the operator to re-run the rotation', async () => {
+      const store = openStore();
+      const next = randomBytes(32);
+      await keyDocs(store).upsert({ id: KEY_CHECK_ID, wrapped: sealKeyCheck(next), master_version: 2 });
+      await keyDocs(store).upsert({ id: 'dk_new', wrapped: wrapDataKey(next, 'dk_new', randomBytes(32)), master_version: 2 });
+      await expect(Keyring.open(store, next)).resolves.toBeInstanceOf(Keyring);
+      // Left behind at version 1: recorded, or from before versions were recorded.
+      for (const stray of [{ master_version: 1 }, {}]) {
+        await keyDocs(store).upsert({ id: 'dk_old', wrapped: wrapDataKey(master, 'dk_old', randomBytes(32)), ...stray });
+        await expect(Keyring.open(store, next)).rejects.toThrow(/1 data keys are wrapped by another master key version .*\(2\).*Re-run `npm run keys:rotate-master`/);
+      }
+    });
+
+    it('refuses a version 1 keyring holding data keys of a later version', async () => {
+      const store = openStore();
+      await (await Keyring.open(store, master)).create();
+      await keyDocs(store).upsert({ id: 'dk_ahead', wrapped: 'v1.x.y.z', master_version: 2 });
+      await expect(Keyring.open(store, master)).rejects.toThrow(/keys:rotate-master/);
     });
   });
 });

@@ -40,11 +40,19 @@ export async function openContextStores(config: LoreConfig, context: string, log
   const keyStore = config.mongoUrl
     ? await openMongoDocumentStore({ url: config.mongoUrl, database: `${database}_keys` })
     : openSqliteDocumentStore({ path: join(dir, 'keyring.db'), durability: 'full' });
-  const keyring = await Keyring.open(keyStore, loadMasterKey({
-    value: config.masterKey,
-    dataDir: config.dataDir,
-    onGenerated: (file) => logger?.warn(masterKeyGeneratedMessage(file)),
-  }));
+  let keyring: Keyring;
+  try {
+    keyring = await Keyring.open(keyStore, loadMasterKey({
+      value: config.masterKey,
+      dataDir: config.dataDir,
+      onGenerated: (file) => logger?.warn(masterKeyGeneratedMessage(file)),
+    }));
+  } catch (error) {
+    // A refused key (wrong, or a rotation to finish) must not leave the stores open: an
+    // in-process caller would keep keyring.db locked, which the rotation reads as "Lore running".
+    await Promise.allSettled([events.close(), documents.close(), keyStore.close()]);
+    throw error;
+  }
   const vectors = lazyVectorStore(async () =>
     config.qdrantUrl
       ? openQdrantVectorStore({ url: config.qdrantUrl, prefix: `${config.qdrantCollectionPrefix}_${context}`, ...(config.qdrantApiKey === undefined ? {} : { apiKey: config.qdrantApiKey }) })
