@@ -1,0 +1,55 @@
+import type { Position, RecordedEvent } from '@lore/platform/kernel';
+import type { EventStore } from '@lore/platform/event-store/port';
+import type { DocumentStore } from '@lore/platform/documents/port';
+import type { Reactor } from '@lore/platform/projections';
+import { eraseAggregates } from './sealed-fields';
+import type { Keyring } from './keyring';
+
+export interface StreamErasure {
+  /** The reactor's checkpoint name. */
+  readonly name: string;
+  readonly streamPrefix: string;
+  /** The stream an event erases (its aggregate's deletion event), or null for any other event. */
+  readonly erasedStream: (event: RecordedEvent) => string | null;
+  /** The data keys an event of such a stream sealed something with. */
+  readonly keyIdsOf: (event: RecordedEvent) => readonly string[];
+  /** Further forgetting once the keys and streams are gone (a search index's deleted points). */
+  readonly afterwards?: () => Promise<void>;
+}
+
+/**
+ * Permanent deletion of whole aggregates, driven by their deletion events: once every other
+ * processor of their streams has passed the deletion (read models dropped the aggregate,
+ * publishers announced it), shred every data key their events used, delete their streams and
+ * make the engines forget the bytes. A reactor with a checkpoint, so a crash between the
+ * deletion event and the shredding is repaired on restart; every step is idempotent (a stream
+ * already deleted has no events left, its keys went first).
+ */
+export function streamErasureReactor(
+  deps: {
+    readonly events: EventStore;
+    readonly documents: DocumentStore;
+    readonly keyring: Keyring;
+    /** Resolves once every other processor has handled the position: deleting the stream first would hide the events from them. */
+    readonly processedByOthers: (position: Position) => Promise<void>;
+  },
+  erasure: StreamErasure,
+): Reactor {
+  return {
+    name: erasure.name,
+    streamPrefixes: [erasure.streamPrefix],
+    async react(events) {
+      const deletions = events.map((event) => ({ event, streamId: erasure.erasedStream(event) })).filter((d): d is { event: RecordedEvent; streamId: string } => d.streamId !== null);
+      const last = deletions.at(-1);
+      if (last === undefined) return;
+      await deps.processedByOthers(last.event.position);
+      const keyIds: string[] = [];
+      const streamIds = deletions.map((d) => d.streamId);
+      for (const streamId of streamIds) {
+        for (const event of await deps.events.readStream(streamId)) keyIds.push(...erasure.keyIdsOf(event));
+      }
+      await eraseAggregates(deps, { keyIds, streamIds });
+      await erasure.afterwards?.();
+    },
+  };
+}
