@@ -5,7 +5,7 @@ import type { ContextDefinition, ReadYourWrites } from '@lore/platform/cqrs';
 import { EventProcessors } from '@lore/platform/projections';
 import { loadContextConfig, type Lifecycle, type LoreConfig } from '@lore/platform/runtime';
 import type { EmbeddingModels } from '@lore/platform/embeddings/port';
-import { createNodeEgress } from '@lore/platform/egress/node';
+import { openEgress } from '@lore/platform/egress/node';
 import { openContextStores, type ContextStores } from './context-stores';
 import { openEmbeddingModels } from './embedding-models';
 
@@ -46,7 +46,7 @@ export class ContextHost<C = unknown> implements Lifecycle {
       settleAllBut: (name, position, timeoutMs) => this.running().waitForAllBut(name, position, timeoutMs),
     };
     const embeddings = deps.embeddings ?? (this.ownEmbeddings = openEmbeddingModels(deps.env ?? process.env));
-    const egress = createNodeEgress({ allow: deps.config.egressAllow });
+    const egress = openEgress({ allow: deps.config.egressAllow, ...(deps.config.egressProxyUrl === undefined ? {} : { proxyUrl: deps.config.egressProxyUrl }) });
     const parts = definition.build({ ...stores, embeddings, transport: deps.transport, egress, clock: systemClock, config: contextConfig, readYourWrites, log });
     await parts.prepare?.();
     const onError = (processor: string, error: unknown): void => log.error({ processor, err: error }, 'event processor failed');

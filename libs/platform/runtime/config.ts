@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { envFlag as flag, envInt as int, envOptional as optional } from '@lore/platform/kernel';
-import { parseEgressAllowList } from '@lore/platform/egress/node';
+import { parseEgressAllowList, parseEgressProxyUrl } from '@lore/platform/egress/node';
 
 /**
  * The platform's environment variables, with their defaults (the README's table lists the
@@ -31,6 +31,8 @@ const Env = z.object({
   MAX_BODY_BYTES: int(1024 * 1024),
   /** Private, loopback or link-local addresses outbound requests may reach (connection tests): IPs, CIDRs, host names. */
   LORE_EGRESS_ALLOW: optional,
+  /** A forward proxy (egress gateway) every outbound request goes through, CONNECT to the vetted address. */
+  LORE_EGRESS_PROXY: optional,
 });
 
 export type LoreConfig = ReturnType<typeof loadConfig>;
@@ -62,6 +64,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     readYourWritesTimeoutMs: e.READ_YOUR_WRITES_TIMEOUT_MS,
     maxBodyBytes: e.MAX_BODY_BYTES,
     egressAllow: parseEgressAllowList(e.LORE_EGRESS_ALLOW),
+    egressProxyUrl: parseEgressProxyUrl(e.LORE_EGRESS_PROXY),
   };
 }
 

@@ -1,6 +1,7 @@
 import { EgressRefused } from '@lore/platform/egress/port';
 import { addressRange, compileAllowList, describeRange, firstBlockedAddress, hostMatches, isPublicAddress, parseEgressAllowList } from './address-policy';
-import { createNodeEgress, redirectTarget } from './node-egress';
+import { createNodeEgress } from './node-egress';
+import { redirectTarget } from './url-rules';
 
 describe('address classification', () => {
   it.each([

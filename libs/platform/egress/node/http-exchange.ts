@@ -1,9 +1,8 @@
 import http from 'node:http';
 import https from 'node:https';
-import { isIP, isIPv6 } from 'node:net';
-import type { LookupFunction } from 'node:net';
 import type { OutboundMethod } from '@lore/platform/egress/port';
 import { EgressRefused } from '@lore/platform/egress/port';
+import { bareHost, hostPort, origin } from './url-rules';
 
 /** One request/response over a connection pinned to already-vetted addresses. */
 export interface Hop {
@@ -25,6 +24,14 @@ export interface HopResult {
   readonly body: string;
 }
 
+/**
+ * How a hop's socket reaches the vetted addresses, as the request options that open it: a
+ * pinned lookup (direct), or a `createConnection` through a tunnel (proxy). `signal` aborts
+ * when the exchange ends early (deadline, cap, failure), so anything the connector started
+ * (a pending CONNECT) stops with it. A connector may fail with its own EgressRefused.
+ */
+export type Connector = (hop: Hop, signal: AbortSignal) => https.RequestOptions;
+
 /** Statuses followed when they carry a Location. */
 export const REDIRECTS: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
 
@@ -34,12 +41,12 @@ export const REDIRECTS: ReadonlySet<number> = new Set([301, 302, 303, 307, 308])
  * overall deadline and destroys the socket wherever the exchange is (connect, TLS, headers,
  * a body that drips in byte by byte).
  */
-export function exchange(hop: Hop): Promise<HopResult> {
+export function exchange(hop: Hop, connector: Connector): Promise<HopResult> {
   const { url } = hop;
-  const host = bareHost(url);
   return new Promise<HopResult>((resolve, reject) => {
     let settled = false;
     let req: http.ClientRequest | undefined;
+    const aborted = new AbortController();
     const timer = setTimeout(
       () => fail(new EgressRefused('timeout', `timed out: no complete response from ${origin(url)} within ${hop.timeoutMs} ms`)),
       Math.max(0, hop.deadline - Date.now()),
@@ -48,6 +55,7 @@ export function exchange(hop: Hop): Promise<HopResult> {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      aborted.abort();
       req?.destroy();
       reject(error);
     }
@@ -57,29 +65,27 @@ export function exchange(hop: Hop): Promise<HopResult> {
       clearTimeout(timer);
       resolve(result);
     }
-    const options: https.RequestOptions = {
-      hostname: host,
-      port: url.port === '' ? undefined : Number(url.port),
-      path: `${url.pathname}${url.search}`,
-      method: hop.method,
-      headers: requestHeaders(hop.headers, hop.body, hop.userAgent),
-      // A fresh connection per request: a pooled socket could be one opened to another address.
-      agent: false,
-      // The connection uses the vetted addresses, not a second DNS answer (DNS rebinding).
-      lookup: pinnedLookup(hop.addresses),
-      // Certificate checks and SNI stay on the hostname, not on the pinned address.
-      ...(url.protocol === 'https:' && isIP(host) === 0 ? { servername: host } : {}),
-    };
     try {
-      // node:http reads no proxy variables (HTTP_PROXY…), so nothing routes around the pin.
+      const options: https.RequestOptions = {
+        hostname: bareHost(url),
+        port: url.port === '' ? undefined : Number(url.port),
+        path: `${url.pathname}${url.search}`,
+        method: hop.method,
+        headers: requestHeaders(hop.headers, hop.body, hop.userAgent),
+        // Each connector opens a fresh socket per hop: a pooled one could lead to another address.
+        ...connector(hop, aborted.signal),
+      };
+      // node:http reads no proxy variables (HTTP_PROXY…), so nothing routes around the connector.
       req = (url.protocol === 'https:' ? https : http).request(options);
     } catch (error) {
       // Node's own message may quote a header value; name only the error code.
       clearTimeout(timer);
+      aborted.abort();
       reject(new TypeError(`egress: the request could not be built (${errorCode(error)})`));
       return;
     }
-    req.on('error', (error) => fail(unreachable(url, error)));
+    // A connector's own refusal (say, a proxy that refused the tunnel) is passed on as it is.
+    req.on('error', (error) => fail(error instanceof EgressRefused ? error : unreachable(url, error)));
     req.on('response', (res) => {
       res.on('error', (error) => fail(unreachable(url, error)));
       // Closed before 'end' (after 'end', done() has settled and this is a no-op).
@@ -104,17 +110,6 @@ export function exchange(hop: Hop): Promise<HopResult> {
     });
     req.end(hop.body);
   });
-}
-
-/** A lookup that answers with the vetted addresses, in either of the shapes net asks for. */
-function pinnedLookup(addresses: readonly string[]): LookupFunction {
-  const entries = addresses.map((address) => ({ address, family: isIPv6(address) ? 6 : 4 }));
-  return (_hostname, options, callback) => {
-    const first = entries[0];
-    if (options.all === true) callback(null, entries);
-    else if (first) callback(null, first.address, first.family);
-    else callback(Object.assign(new Error('no vetted address'), { code: 'ENOTFOUND' }), '', 0);
-  };
 }
 
 function requestHeaders(given: Readonly<Record<string, string>>, body: string | undefined, userAgent: string): Record<string, string> {
@@ -148,27 +143,8 @@ function tooLarge(url: URL, maxBytes: number): EgressRefused {
   return new EgressRefused('response_too_large', `refused: the response from ${origin(url)} is larger than ${maxBytes} bytes`);
 }
 
-function errorCode(error: unknown): string {
+/** A Node error's code when it looks like one (never its message, which may quote a header value). */
+export function errorCode(error: unknown): string {
   const code = (error as { code?: unknown } | undefined)?.code;
   return typeof code === 'string' && /^[A-Z0-9_]+$/.test(code) ? code : 'connection failed';
-}
-
-/** URL.hostname keeps IPv6 literals in brackets; sockets and policies want the bare address. */
-export function bareHost(url: URL): string {
-  return url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
-}
-
-/** scheme://host[:port] — what messages show of a URL (no path, query or userinfo). */
-export function origin(url: URL): string {
-  return `${url.protocol}//${url.host}`;
-}
-
-/** host:port with the scheme's default port made explicit. */
-export function hostPort(url: URL): string {
-  return `${url.hostname}:${effectivePort(url)}`;
-}
-
-export function effectivePort(url: URL): number {
-  if (url.port !== '') return Number(url.port);
-  return url.protocol === 'https:' ? 443 : 80;
 }
