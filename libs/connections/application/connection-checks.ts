@@ -15,8 +15,12 @@ export interface CheckRequest {
   readonly config: Record<string, unknown>;
   /** New values; absent when an existing credential is reused or kept. */
   readonly credentials?: Record<string, unknown> | undefined;
-  /** The credential reused (`credential_id`) or kept (an update without new credentials). */
+  /** The credential reused (`credential_id`). */
   readonly existing?: LiveCredential | null | undefined;
+  /** A credential_id was given (it may have failed its own check, listed in `errors`). */
+  readonly reuseRequested?: boolean;
+  /** Checks that already failed before the entry's (the credential reused): listed with the rest. */
+  readonly errors?: readonly string[];
 }
 
 export interface Checked {
@@ -37,7 +41,7 @@ export function entryOf(integration: string): IntegrationRecord {
  * (400) listing them all; answers the entry and the method that applies.
  */
 export async function checkConnection(entry: IntegrationRecord, request: CheckRequest, deps: { readonly clock: Clock; readonly requestToken?: ConnectionValidationDeps['requestToken'] }): Promise<Checked> {
-  const errors: string[] = [];
+  const errors: string[] = [...(request.errors ?? [])];
   const existing = request.existing ?? null;
   let authMethodId = request.authMethodId;
   if (existing !== null && request.credentials === undefined) {
@@ -52,7 +56,7 @@ export async function checkConnection(entry: IntegrationRecord, request: CheckRe
       ...(authMethodId === undefined ? {} : { auth_method_id: authMethodId }),
       config: request.config,
       ...(request.credentials === undefined ? {} : { credentials: request.credentials }),
-      credential_provided: existing !== null && request.credentials === undefined,
+      credential_provided: (existing !== null || request.reuseRequested === true) && request.credentials === undefined,
     },
     { now: deps.clock.now(), ...(deps.requestToken === undefined ? {} : { requestToken: deps.requestToken }) },
   );

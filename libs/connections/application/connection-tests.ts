@@ -11,11 +11,14 @@ import { readConnection } from './connection.queries';
 import type { CredentialValues, CredentialVault } from './credential-vault';
 import { refreshAccessToken } from './verification/oauth-tokens';
 import { accessTokenExpired, hasRefreshToken } from './verification/token-expiry';
+import { fillTemplate, withDefaults } from './verification/templates';
 import { runVerification, type VerificationResult } from './verification/verify-connection';
 
 type AuthMethod = IntegrationRecord['auth_methods'][number];
 type Request<K extends keyof ConnectionMessages> = ValidRequestOf<ConnectionMessages[K]>;
 type Reply<K extends keyof ConnectionMessages> = ReplyOf<ConnectionMessages[K]>;
+type Owner = { readonly workspaceId: string; readonly userId: string };
+type OAuthClient = { readonly client_id: string; readonly client_secret?: string | undefined };
 type Refreshed = { readonly ok: true; readonly values: CredentialValues } | { readonly ok: false; readonly error: string; readonly invalidGrant: boolean };
 type Outcome = Pick<VerificationResult, 'outcome' | 'reason' | 'httpStatus' | 'latencyMs'> & { readonly refreshed: boolean };
 
@@ -31,7 +34,7 @@ export interface ConnectionTestDeps {
     readonly testTimeoutMs: number;
     readonly staleTestMs: number;
     /** Lore's registered OAuth app per integration (CONNECTION_OAUTH_CLIENTS): a refresh sends its client id. */
-    readonly oauthClients: Readonly<Record<string, { readonly client_id: string; readonly client_secret?: string | undefined }>>;
+    readonly oauthClients: Readonly<Record<string, OAuthClient>>;
   };
 }
 
@@ -43,7 +46,8 @@ export interface ConnectionTestDeps {
  * connections sharing a credential refresh it once.
  */
 export class ConnectionTests {
-  private readonly refreshing = new Map<string, Promise<Refreshed>>();
+  /** The refresh running (or last queued) per credential id. */
+  private readonly refreshing = new Map<string, Promise<void>>();
 
   constructor(private readonly deps: ConnectionTestDeps) {}
 
@@ -60,22 +64,25 @@ export class ConnectionTests {
       outcome = { outcome: 'error', reason: 'the test could not be run (internal error)', httpStatus: null, latencyMs: 0, refreshed: false };
     }
     const testedAt = this.now();
-    const finished = await handleCommand(this.deps.events, connectionAggregate, stream, { kind: 'finish-test', workspaceId: c.workspaceId, userId: c.userId, outcome: outcome.outcome, reason: outcome.reason, at: testedAt }, { metadata });
+    // The reason explains a failure; a passing test's remark (no verification request) is only in the answer.
+    const reason = outcome.outcome === 'active' ? null : outcome.reason;
+    const finished = await handleCommand(this.deps.events, connectionAggregate, stream, { kind: 'finish-test', workspaceId: c.workspaceId, userId: c.userId, outcome: outcome.outcome, reason, at: testedAt }, { metadata });
     await this.deps.readYourWrites.settle(finished.position);
+    const connection = await readConnection(this.deps.documents, c, c.connectionId);
     return {
       connection_id: c.connectionId,
       success: outcome.outcome === 'active',
-      status: outcome.outcome,
+      status: connection.status,
       message: outcome.reason ?? 'The connection works',
       http_status: outcome.httpStatus,
       latency_ms: outcome.latencyMs,
       token_refreshed: outcome.refreshed,
       tested_at: testedAt,
-      connection: await readConnection(this.deps.documents, c, c.connectionId),
+      connection,
     };
   }
 
-  private async verify(connection: LiveConnection, owner: { workspaceId: string; userId: string }, metadata: EventMetadata): Promise<Outcome> {
+  private async verify(connection: LiveConnection, owner: Owner, metadata: EventMetadata): Promise<Outcome> {
     const entry = findIntegration(connection.integration);
     const method = entry?.auth_methods.find((m) => m.id === connection.authMethodId);
     if (entry === undefined || method === undefined) return failed(`integration "${connection.integration}" or its method "${connection.authMethodId}" is no longer in the catalog`);
@@ -87,7 +94,7 @@ export class ConnectionTests {
     let refreshed = false;
     const refresh = async (): Promise<Outcome | null> => {
       if (credential === null) return failed('no credential is stored');
-      const result = await this.refreshOnce(credential, values, method, connection, owner, metadata);
+      const result = await this.refreshOnce(credential, entry, method, connection, owner, metadata);
       if (!result.ok) return result.invalidGrant ? { ...failed(`the refresh token was refused (${result.error}); reconnect the account`), outcome: 'expired' } : failed(`could not refresh the access token: ${result.error}`);
       values = result.values;
       refreshed = true;
@@ -108,39 +115,70 @@ export class ConnectionTests {
     return { outcome: result.outcome, reason: result.reason, httpStatus: result.httpStatus, latencyMs: result.latencyMs, refreshed };
   }
 
-  /** One refresh per credential version in this process; a concurrent refresh elsewhere wins the append, and its values are used. */
-  private refreshOnce(
-    credential: LiveCredential,
-    values: CredentialValues,
-    method: AuthMethod,
-    connection: LiveConnection,
-    owner: { workspaceId: string; userId: string },
-    metadata: EventMetadata,
-  ): Promise<Refreshed> {
-    const key = `${credential.credentialId}@${credential.version}`;
-    const running = this.refreshing.get(key);
-    if (running) return running;
-    const refresh = (async (): Promise<Refreshed> => {
-      const client = this.deps.config.oauthClients[connection.integration];
-      const got = await refreshAccessToken(method, { ...connection.config }, values, this.deps.egress, this.deps.clock.now(), { timeoutMs: this.deps.config.testTimeoutMs, ...(client === undefined ? {} : { client }) });
-      if (!got.ok) return { ok: false, error: got.error, invalidGrant: got.invalidGrant };
-      const { access_token, expires_at, refresh_token } = got.token;
-      const next: CredentialValues = { ...values, access_token, ...(expires_at === null ? {} : { expires_at }), ...(refresh_token === undefined ? {} : { refresh_token }) };
-      if (expires_at === null) delete next['expires_at'];
-      try {
-        await this.deps.vault.refresh(credential, next, method, metadata);
-        return { ok: true, values: next };
-      } catch (error) {
-        if (!(error instanceof AppError && error.code === 'conflict')) throw error;
-        return { ok: true, values: (await this.deps.vault.open(owner, credential.credentialId)).values };
-      }
-    })().finally(() => this.refreshing.delete(key));
-    this.refreshing.set(key, refresh);
-    return refresh;
+  /**
+   * One refresh at a time per credential in this process. Each refresh first reads the
+   * credential again: when another test (here or in another replica) refreshed it since the
+   * caller read it, its tokens are used and the provider is not asked again (a reused refresh
+   * token may be refused, or revoke the whole grant). A refusal is believed only if nobody
+   * refreshed meanwhile.
+   */
+  private refreshOnce(credential: LiveCredential, entry: IntegrationRecord, method: AuthMethod, connection: LiveConnection, owner: Owner, metadata: EventMetadata): Promise<Refreshed> {
+    const previous = this.refreshing.get(credential.credentialId) ?? Promise.resolve();
+    const next = previous.then(() => this.refreshAfter(credential, entry, method, connection, owner, metadata));
+    const settled = next.then(() => undefined, () => undefined);
+    this.refreshing.set(credential.credentialId, settled);
+    void settled.then(() => {
+      if (this.refreshing.get(credential.credentialId) === settled) this.refreshing.delete(credential.credentialId);
+    });
+    return next;
+  }
+
+  private async refreshAfter(seen: LiveCredential, entry: IntegrationRecord, method: AuthMethod, connection: LiveConnection, owner: Owner, metadata: EventMetadata): Promise<Refreshed> {
+    const { credentialId, version: seenVersion } = seen;
+    const fresh = await this.deps.vault.open(owner, credentialId);
+    if (fresh.credential.version > seenVersion) return { ok: true, values: fresh.values };
+    const config = withDefaults(entry.config_schema, { ...connection.config });
+    const client = operatorClient(entry, method, config, this.deps.config.oauthClients[entry.id]);
+    const got = await refreshAccessToken(method, config, fresh.values, this.deps.egress, this.deps.clock.now(), { timeoutMs: this.deps.config.testTimeoutMs, ...(client === undefined ? {} : { client }) });
+    if (!got.ok) {
+      const now = await this.deps.vault.open(owner, credentialId);
+      if (now.credential.version > seenVersion) return { ok: true, values: now.values };
+      return { ok: false, error: got.error, invalidGrant: got.invalidGrant };
+    }
+    const { access_token, expires_at, refresh_token } = got.token;
+    const values: CredentialValues = { ...fresh.values, access_token, ...(refresh_token === undefined ? {} : { refresh_token }) };
+    // Without an expiry from the provider, an old past one must not make the new token look expired.
+    if (expires_at === null) delete values['expires_at'];
+    else values['expires_at'] = expires_at;
+    try {
+      await this.deps.vault.refresh(fresh.credential, values, method, metadata);
+      return { ok: true, values };
+    } catch (error) {
+      if (!(error instanceof AppError && error.code === 'conflict')) throw error;
+      return { ok: true, values: (await this.deps.vault.open(owner, credentialId)).values };
+    }
   }
 
   private now(): string {
     return this.deps.clock.now().toISOString();
+  }
+}
+
+/**
+ * Lore's registered OAuth app (CONNECTION_OAUTH_CLIENTS) is sent only to the token endpoint the
+ * catalog names: when a user's configuration moves it (a self-hosted GitLab at another base_url),
+ * the operator's client secret would go to a host the user picked.
+ */
+function operatorClient(entry: IntegrationRecord, method: AuthMethod, config: Record<string, unknown>, client: OAuthClient | undefined): OAuthClient | undefined {
+  const template = method.oauth2?.token_url;
+  if (client === undefined || template === undefined) return undefined;
+  const actual = fillTemplate(template, { config, credentials: {} }, 'url');
+  const intended = fillTemplate(template, { config: withDefaults(entry.config_schema, {}), credentials: {} }, 'url');
+  if ('error' in actual || 'error' in intended) return undefined;
+  try {
+    return new URL(actual.text).origin === new URL(intended.text).origin ? client : undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -1,9 +1,10 @@
-import { failedChecks, newId, type Clock, type EventMetadata, type ReplyOf, type ValidRequestOf } from '@lore/platform/kernel';
+import { isDeepStrictEqual } from 'node:util';
+import { AppError, conflict, failedChecks, newId, type Clock, type EventMetadata, type ReplyOf, type ValidRequestOf } from '@lore/platform/kernel';
 import type { EventStore } from '@lore/platform/event-store/port';
 import type { DocumentStore } from '@lore/platform/documents/port';
 import { handleCommand, readAggregateState, type ReadYourWrites } from '@lore/platform/cqrs';
 import type { ConnectionMessages } from '@lore/connections/contracts';
-import { connectionDecider, connectionStreamId, ownedConnection, upcastConnectionEvent, type ConnectionCommand, type LiveCredential } from '@lore/connections/domain';
+import { connectionDecider, connectionStreamId, credentialStreamId, ownedConnection, upcastConnectionEvent, type ConnectionCommand, type LiveCredential } from '@lore/connections/domain';
 import type { ConnectionValidationDeps } from './validation/connection-validator';
 import { checkConnection, entryOf, VALIDATION_FAILED, type CheckRequest } from './connection-checks';
 import type { CredentialVault } from './credential-vault';
@@ -32,16 +33,22 @@ export class ConnectionCommands {
 
   async create(c: Request<'create'>): Promise<Reply<'create'>> {
     const entry = entryOf(c.integration);
-    if (c.credentials !== undefined && c.credentialId !== undefined) throw failedChecks(VALIDATION_FAILED, ['credentials: give either credentials or credential_id, not both']);
     const metadata = metadataOf(c);
-    const reused = c.credentialId === undefined ? null : await this.reusable(c, c.credentialId);
-    const { method } = await checkConnection(entry, { integrationType: c.integrationType, authMethodId: c.authMethodId, config: c.config ?? {}, credentials: c.credentials, existing: reused }, this.deps);
+    const errors = c.credentials !== undefined && c.credentialId !== undefined ? [BOTH_GIVEN] : [];
+    const reuse = c.credentialId === undefined ? null : await this.reusable(c, c.credentialId);
+    const reused = reuse !== null && 'credential' in reuse ? reuse.credential : null;
+    if (reuse !== null && 'error' in reuse) errors.push(reuse.error);
+    const { method } = await checkConnection(
+      entry,
+      { integrationType: c.integrationType, authMethodId: c.authMethodId, config: c.config ?? {}, credentials: c.credentials, existing: reused, reuseRequested: c.credentialId !== undefined, errors },
+      this.deps,
+    );
 
     const connectionId = newId('conn', this.deps.clock.now().getTime());
     let credentialId: string | null = null;
     if (reused !== null) {
       credentialId = reused.credentialId;
-      await this.deps.vault.attach(c, credentialId, connectionId, metadata);
+      await this.attach(c, credentialId, connectionId, metadata);
     } else if (method.type !== 'none') {
       credentialId = newId('cred', this.deps.clock.now().getTime());
       await this.deps.vault.store(c, { credentialId, integration: entry.id, method, values: c.credentials ?? {}, attachedTo: connectionId }, metadata);
@@ -80,37 +87,54 @@ export class ConnectionCommands {
    */
   async update(c: Request<'update'>): Promise<Reply<'update'>> {
     const metadata = metadataOf(c);
-    const current = ownedConnection(await readAggregateState(this.deps.events, connectionAggregate, connectionStreamId(c.connectionId)), c);
+    const stream = connectionStreamId(c.connectionId);
+    const current = ownedConnection(await readAggregateState(this.deps.events, connectionAggregate, stream), c);
     const entry = entryOf(current.integration);
     const config = c.config === undefined ? undefined : mergePatch(current.config, c.config);
-    const rotating = c.credentials !== undefined || (c.credentialId !== undefined && c.credentialId !== current.credentialId) || (c.authMethodId !== undefined && c.authMethodId !== current.authMethodId);
-    if (c.credentials !== undefined && c.credentialId !== undefined) throw failedChecks(VALIDATION_FAILED, ['credentials: give either credentials or credential_id, not both']);
+    const reusing = c.credentialId !== undefined && c.credentialId !== current.credentialId;
+    const rotating = c.credentials !== undefined || reusing || (c.authMethodId !== undefined && c.authMethodId !== current.authMethodId);
 
     let credential: { credentialId: string | null; authMethodId: string } | undefined;
     if (config !== undefined || rotating) {
-      const reused = c.credentialId !== undefined && c.credentialId !== current.credentialId ? await this.reusable(c, c.credentialId) : null;
-      const checked = { config: config ?? current.config };
+      const errors = c.credentials !== undefined && c.credentialId !== undefined ? [BOTH_GIVEN] : [];
+      const reuse = reusing && c.credentialId !== undefined ? await this.reusable(c, c.credentialId) : null;
+      const reused = reuse !== null && 'credential' in reuse ? reuse.credential : null;
+      if (reuse !== null && 'error' in reuse) errors.push(reuse.error);
+      const base = { config: config ?? current.config, errors };
       let check: CheckRequest;
-      if (c.credentials !== undefined) check = { ...checked, authMethodId: c.authMethodId ?? current.authMethodId, credentials: c.credentials };
-      else if (reused !== null) check = { ...checked, authMethodId: c.authMethodId, existing: reused };
+      if (c.credentials !== undefined) check = { ...base, authMethodId: c.authMethodId ?? current.authMethodId, credentials: c.credentials };
+      else if (reusing) check = { ...base, authMethodId: c.authMethodId, existing: reused, reuseRequested: true };
       // Another method without new credentials: checked as none given, so each required field is named.
-      else if (rotating) check = { ...checked, authMethodId: c.authMethodId, credentials: {} };
-      else check = { ...checked, authMethodId: current.authMethodId, existing: current.credentialId === null ? null : (await this.deps.vault.open(c, current.credentialId)).credential };
+      else if (rotating) check = { ...base, authMethodId: c.authMethodId, credentials: {} };
+      // The same credential with a new configuration: checked together again (a token request included).
+      else check = { ...base, authMethodId: current.authMethodId, credentials: current.credentialId === null ? undefined : (await this.deps.vault.open(c, current.credentialId)).values };
       const { method } = await checkConnection(entry, check, this.deps);
       if (rotating) credential = await this.newCredential(c, entry.id, method, c.credentials, reused, metadata);
     }
 
-    const at = this.now();
-    const commands: ConnectionCommand[] = [];
-    if (c.label !== undefined || config !== undefined || credential !== undefined) {
-      commands.push({ kind: 'update', workspaceId: c.workspaceId, userId: c.userId, ...(c.label === undefined ? {} : { label: c.label }), ...(config === undefined ? {} : { config }), ...(credential === undefined ? {} : { credential }), at });
-    }
-    if (c.status !== undefined) commands.push({ kind: 'set-status', workspaceId: c.workspaceId, userId: c.userId, to: c.status, at });
-    let position = null;
+    const command: ConnectionCommand = {
+      kind: 'update',
+      workspaceId: c.workspaceId,
+      userId: c.userId,
+      ...(c.label === undefined ? {} : { label: c.label }),
+      ...(config === undefined ? {} : { config }),
+      ...(credential === undefined ? {} : { credential }),
+      ...(c.status === undefined ? {} : { status: c.status }),
+      at: this.now(),
+    };
+    let position;
     try {
-      for (const command of commands) position = (await handleCommand(this.deps.events, connectionAggregate, connectionStreamId(c.connectionId), command, { metadata })).position ?? position;
+      // Decided on what was validated: a concurrent change to what it connects with is a 409, not lost.
+      const result = await handleCommand(this.deps.events, connectionAggregate, stream, (state) => {
+        const now = ownedConnection(state, c);
+        if (now.credentialId !== current.credentialId || now.authMethodId !== current.authMethodId || !isDeepStrictEqual(now.config, current.config)) {
+          throw conflict('The connection was changed meanwhile; read it again and retry');
+        }
+        return command;
+      }, { metadata });
+      position = result.position;
     } catch (error) {
-      // The connection refused it (a test running, deleted meanwhile): the new credential is nobody's.
+      // Nothing was appended: the new credential is nobody's.
       if (credential?.credentialId) await this.deps.vault.detach(credential.credentialId, c.connectionId, metadata);
       throw error;
     }
@@ -132,18 +156,28 @@ export class ConnectionCommands {
       // A repeated delete lets go again (idempotent): it completes what a crash interrupted.
       const released = await this.deps.vault.detach(credentialId, c.connectionId, metadata);
       credentialErased = released.erased;
-      if (released.erased) await this.deps.readYourWrites.settleReactor(CREDENTIAL_ERASURE, released.position ?? (await this.lastPositionOf(`credential-${credentialId}`)));
+      if (released.erased) await this.deps.readYourWrites.settleReactor(CREDENTIAL_ERASURE, released.position ?? (await this.lastPositionOf(credentialStreamId(credentialId))));
     }
     await this.deps.readYourWrites.settle(result.position);
     return { connectionId: c.connectionId, credentialErased };
   }
 
-  /** A credential the caller may reuse: its own, still stored; a failed check otherwise. */
-  private async reusable(owner: { workspaceId: string; userId: string }, credentialId: string): Promise<LiveCredential> {
+  /** A credential the caller may reuse: its own, still stored; else the failed check to list. */
+  private async reusable(owner: { workspaceId: string; userId: string }, credentialId: string): Promise<{ credential: LiveCredential } | { error: string }> {
     try {
-      return (await this.deps.vault.open(owner, credentialId)).credential;
+      return { credential: (await this.deps.vault.open(owner, credentialId)).credential };
     } catch (error) {
-      if (error instanceof Error && 'code' in error && error.code === 'not_found') throw failedChecks(VALIDATION_FAILED, [`credential_id: no stored credential "${credentialId}" of yours`]);
+      if (error instanceof AppError && error.code === 'not_found') return { error: noSuchCredential(credentialId) };
+      throw error;
+    }
+  }
+
+  /** Erased since it was checked (its last user let go meanwhile): the same failed check. */
+  private async attach(owner: { workspaceId: string; userId: string }, credentialId: string, connectionId: string, metadata: EventMetadata): Promise<void> {
+    try {
+      await this.deps.vault.attach(owner, credentialId, connectionId, metadata);
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'not_found') throw failedChecks(VALIDATION_FAILED, [noSuchCredential(credentialId)]);
       throw error;
     }
   }
@@ -157,7 +191,7 @@ export class ConnectionCommands {
     metadata: EventMetadata,
   ): Promise<{ credentialId: string | null; authMethodId: string }> {
     if (reused !== null) {
-      await this.deps.vault.attach(c, reused.credentialId, c.connectionId, metadata);
+      await this.attach(c, reused.credentialId, c.connectionId, metadata);
       return { credentialId: reused.credentialId, authMethodId: method.id };
     }
     if (method.type === 'none') return { credentialId: null, authMethodId: method.id };
@@ -174,6 +208,9 @@ export class ConnectionCommands {
     return this.deps.clock.now().toISOString();
   }
 }
+
+const BOTH_GIVEN = 'credentials: give either credentials or credential_id, not both';
+const noSuchCredential = (credentialId: string): string => `credential_id: no stored credential "${credentialId}" of yours`;
 
 function metadataOf(c: { actor: string; workspaceId: string }): EventMetadata {
   return { actor: c.actor, workspaceId: c.workspaceId };

@@ -34,6 +34,8 @@ export interface CredentialDoc {
   readonly version: number;
   /** The connections using it (ids only): the sweep finds credentials left behind by a crash. */
   readonly attached_to: readonly string[];
+  /** When `attached_to` last changed: the sweep leaves alone what a request in flight may still be using. */
+  readonly attached_at: string;
   readonly created_at: string;
   readonly updated_at: string;
   readonly revision: number;

@@ -11,6 +11,7 @@ import { CREDENTIAL_ERASURE, credentialErasureReactor } from './credential-erasu
 import { credentialReleaseReactor } from './credential-release.reactor';
 import { connectionEventsPublisher } from './connection-events.publisher';
 import { credentialSweep } from './credential-sweep.worker';
+import { interruptedTests } from './interrupted-tests.worker';
 import { CONNECTIONS, CREDENTIALS } from './connection.read-models';
 import { tokenRequester } from './verification/oauth-tokens';
 
@@ -43,14 +44,15 @@ export const connectionsContext = defineContext({
       projections: [connectionsProjection],
       reactors: [
         connectionEventsPublisher(deps.transport),
-        credentialReleaseReactor(vault),
+        credentialReleaseReactor(vault, deps.events),
         credentialErasureReactor({ ...deps, processedByOthers: (position) => deps.readYourWrites.settleAllBut(CREDENTIAL_ERASURE, position, ERASURE_WAIT_MS) }),
       ],
-      workers: [credentialSweep({ ...deps, vault })],
+      workers: [credentialSweep({ ...deps, vault }), interruptedTests(deps)],
       async prepare() {
         const connections = deps.documents.collection(CONNECTIONS);
         await connections.ensureIndex(['workspace_id', 'user_id', 'created_at']);
         await connections.ensureIndex(['workspace_id', 'user_id', 'integration_type', 'status']);
+        await connections.ensureIndex(['status', 'updated_at']);
         await deps.documents.collection(CREDENTIALS).ensureIndex(['created_at']);
       },
     };

@@ -99,6 +99,7 @@ async function credential(recorded: RecordedEvent, context: ProjectionContext): 
         hint: d.hint,
         version: 1,
         attached_to: [d.attachedTo],
+        attached_at: d.storedAt,
         created_at: d.storedAt,
         updated_at: d.storedAt,
         revision,
@@ -118,7 +119,8 @@ async function credential(recorded: RecordedEvent, context: ProjectionContext): 
     case 'connections.CredentialDetached': {
       if (current === null) return;
       const others = current.attached_to.filter((id) => id !== event.data.connectionId);
-      context.upsert(CREDENTIALS, { ...current, attached_to: event.type === 'connections.CredentialAttached' ? [...others, event.data.connectionId] : others, revision });
+      const attachedTo = event.type === 'connections.CredentialAttached' ? [...others, event.data.connectionId] : others;
+      context.upsert(CREDENTIALS, { ...current, attached_to: attachedTo, attached_at: event.data.at, revision });
       return;
     }
   }

@@ -1,6 +1,9 @@
+import type { EventStore } from '@lore/platform/event-store/port';
 import type { Reactor } from '@lore/platform/projections';
-import { CONNECTION_STREAM_PREFIX, upcastConnectionEvent } from '@lore/connections/domain';
+import { readAggregateState } from '@lore/platform/cqrs';
+import { CONNECTION_STREAM_PREFIX, connectionStreamId, upcastConnectionEvent } from '@lore/connections/domain';
 import type { CredentialVault } from './credential-vault';
+import { connectionAggregate } from './connection.commands';
 
 export const CREDENTIAL_RELEASE = 'connections.credential-release.v1';
 
@@ -8,21 +11,24 @@ export const CREDENTIAL_RELEASE = 'connections.credential-release.v1';
  * A connection deleted or given a new credential lets go of the old one. The command does it
  * at once and waits for the shredding; this reactor does it again from the log, so a crash
  * between the connection's event and the release cannot leave a credential stored forever.
- * Detaching is idempotent.
+ * Detaching is idempotent; a connection that uses the credential again by now (rotated away
+ * and back) keeps it.
  */
-export function credentialReleaseReactor(vault: CredentialVault): Reactor {
+export function credentialReleaseReactor(vault: CredentialVault, events: EventStore): Reactor {
   return {
     name: CREDENTIAL_RELEASE,
     streamPrefixes: [CONNECTION_STREAM_PREFIX],
-    async react(events) {
-      for (const recorded of events) {
+    async react(batch) {
+      for (const recorded of batch) {
         const event = upcastConnectionEvent(recorded);
-        const metadata = { ...recorded.metadata, causationId: recorded.id };
-        if (event.type === 'connections.ConnectionDeleted' && event.data.credentialId !== null) {
-          await vault.detach(event.data.credentialId, event.data.connectionId, metadata);
-        } else if (event.type === 'connections.ConnectionUpdated' && event.data.previousCredentialId && event.data.previousCredentialId !== event.data.credentialId) {
-          await vault.detach(event.data.previousCredentialId, event.data.connectionId, metadata);
-        }
+        const released =
+          event.type === 'connections.ConnectionDeleted' ? event.data.credentialId
+          : event.type === 'connections.ConnectionUpdated' && event.data.previousCredentialId !== event.data.credentialId ? (event.data.previousCredentialId ?? null)
+          : null;
+        if (released === null) continue;
+        const now = await readAggregateState(events, connectionAggregate, connectionStreamId(event.data.connectionId));
+        if (now.status !== 'absent' && now.status !== 'deleted' && now.credentialId === released) continue;
+        await vault.detach(released, event.data.connectionId, { ...recorded.metadata, causationId: recorded.id });
       }
     },
   };

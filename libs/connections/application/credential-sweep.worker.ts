@@ -6,6 +6,7 @@ import { connectionStreamId } from '@lore/connections/domain';
 import { CREDENTIALS, type CredentialDoc } from './connection.read-models';
 import type { CredentialVault } from './credential-vault';
 import { connectionAggregate } from './connection.commands';
+import { periodicTask } from './periodic-task';
 
 const EVERY_MS = 10 * 60_000;
 const FIRST_AFTER_MS = 30_000;
@@ -25,12 +26,9 @@ export function credentialSweep(deps: {
   /** Older than this, a credential attached to a connection that does not use it was left behind by a crash, not by a request in flight. */
   readonly config: { readonly sweepGraceMs: number };
 }) {
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
-
   async function sweep(): Promise<number> {
     const before = new Date(deps.clock.now().getTime() - deps.config.sweepGraceMs).toISOString();
-    const { items } = await deps.documents.collection<CredentialDoc>(CREDENTIALS).find({ filter: { created_at: { $lt: before } } });
+    const { items } = await deps.documents.collection<CredentialDoc>(CREDENTIALS).find({ filter: { attached_at: { $lt: before } }, limit: 1000 });
     let released = 0;
     for (const credential of items) {
       for (const connectionId of credential.attached_to) {
@@ -44,28 +42,8 @@ export function credentialSweep(deps: {
     return released;
   }
 
-  const tick = (): void => {
-    running = sweep().then(
-      (released) => {
-        if (released > 0) deps.log.warn({ released }, 'released credentials left behind by an interrupted write');
-      },
-      (error: unknown) => deps.log.error({ err: error instanceof Error ? error.message : String(error) }, 'credential sweep failed; it runs again later'),
-    );
-  };
-
   return {
     sweep,
-    async start() {
-      timer = setTimeout(function again() {
-        tick();
-        timer = setTimeout(again, EVERY_MS);
-        timer.unref();
-      }, Math.min(FIRST_AFTER_MS, deps.config.sweepGraceMs));
-      timer.unref();
-    },
-    async stop() {
-      if (timer) clearTimeout(timer);
-      await running;
-    },
+    ...periodicTask({ name: 'credential sweep', firstAfterMs: Math.min(FIRST_AFTER_MS, deps.config.sweepGraceMs), everyMs: EVERY_MS, log: deps.log, run: sweep }),
   };
 }

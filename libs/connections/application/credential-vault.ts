@@ -88,7 +88,8 @@ export class CredentialVault {
       credentialAggregate,
       credentialStreamId(credential.credentialId),
       { kind: 'refresh', sealed: { secret, ...describeValues(values, method) }, ofVersion: credential.version, at: this.now() },
-      { metadata },
+      // An attach or detach meanwhile is no reason to lose fresh tokens; another refresh of the version is (409).
+      { retries: 5, metadata },
     );
     return result.position;
   }

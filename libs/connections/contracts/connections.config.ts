@@ -36,6 +36,9 @@ export const connectionsConfig = z
     CONNECTION_SWEEP_GRACE_MS: envInt(5 * 60_000),
     CONNECTION_OAUTH_CLIENTS: OAuthClients,
   })
+  .refine((e) => e.CONNECTION_STALE_TEST_MS > 4 * e.CONNECTION_TEST_TIMEOUT_MS + 5_000, {
+    message: 'CONNECTION_STALE_TEST_MS must exceed the longest a test may run (4 × CONNECTION_TEST_TIMEOUT_MS + 5 s), or a running test could be taken for an interrupted one',
+  })
   .transform((e) => ({
     limits: { maxConfigBytes: e.CONNECTION_CONFIG_MAX_BYTES, maxCredentialsBytes: e.CONNECTION_CREDENTIALS_MAX_BYTES } satisfies ConnectionLimits,
     testTimeoutMs: e.CONNECTION_TEST_TIMEOUT_MS,

@@ -16,6 +16,8 @@ export type LiveConnection = Owner & {
   readonly credentialId: string | null;
   /** When the running test started: a test older than the command's `staleTestMs` was cut off (a crash) and may be restarted. */
   readonly testingSince: string | null;
+  /** The status the running test started from: a disabled connection that passes stays disabled. */
+  readonly beforeTest: ConnectionStatus | null;
 };
 
 export type ConnectionState =
@@ -28,24 +30,27 @@ type Created = Extract<ConnectionEvent, { type: 'connections.ConnectionCreated' 
 
 export type ConnectionCommand =
   | { readonly kind: 'create'; readonly connection: Omit<Created, 'createdAt'>; readonly at: string }
-  /** Validated by the handler. A new credential makes a connection in `error` or `expired` usable again. */
+  /**
+   * One PATCH, decided at once (all of it or nothing). Validated by the handler. A new
+   * credential makes a connection in `error` or `expired` usable again; `status` is the owner
+   * enabling or disabling it.
+   */
   | (Owner & {
       readonly kind: 'update';
       readonly label?: string;
       readonly config?: Record<string, unknown>;
       readonly credential?: { readonly credentialId: string | null; readonly authMethodId: string };
+      readonly status?: 'active' | 'inactive';
       readonly at: string;
     })
-  /** The owner enables or disables it. */
-  | (Owner & { readonly kind: 'set-status'; readonly to: 'active' | 'inactive'; readonly at: string })
   | (Owner & { readonly kind: 'start-test'; readonly staleTestMs: number; readonly at: string })
   | (Owner & { readonly kind: 'finish-test'; readonly outcome: 'active' | 'error' | 'expired'; readonly reason: string | null; readonly at: string })
   | (Owner & { readonly kind: 'delete'; readonly at: string });
 
 /**
  * The lifecycle (README, "Connection lifecycle"): which status each command may leave from.
- * A test runs from any status but `testing` (unless that test is stale) and ends in `active`,
- * `error` or `expired`; the owner switches between `active` and `inactive`, and may disable a
+ * A test runs from any status but `testing` (unless that test is stale) and ends in `active`
+ * (`inactive` when it started from there: testing does not enable), `error` or `expired`; the owner switches between `active` and `inactive`, and may disable a
  * failing connection but not declare it working; new credentials make an `error` or `expired`
  * connection `active`; nothing changes while a test runs except deleting.
  */
@@ -111,14 +116,13 @@ export const connectionDecider: Decider<ConnectionCommand, ConnectionState, Conn
           ...(command.config === undefined ? {} : { config: command.config }),
           ...(credential === undefined ? {} : { credentialId: credential.credentialId, previousCredentialId: connection.credentialId, authMethodId: credential.authMethodId }),
         };
-        if (Object.keys(changes).length === 0) return [];
-        const usable = credential !== undefined && (connection.status === 'error' || connection.status === 'expired') ? 'active' : connection.status;
-        return [{ type: 'connections.ConnectionUpdated', data: { ...ids(connection), ...changes, updatedAt: command.at } }, ...statusChanged(connection, usable, command.at)];
-      }
-      case 'set-status': {
-        const connection = ownedConnection(state, command);
-        allowed(connection, `set-status:${command.to}`);
-        return statusChanged(connection, command.to, command.at);
+        let status = credential !== undefined && (connection.status === 'error' || connection.status === 'expired') ? 'active' : connection.status;
+        if (command.status !== undefined) {
+          allowed({ ...connection, status }, `set-status:${command.status}`);
+          status = command.status;
+        }
+        const updated: ConnectionEvent[] = Object.keys(changes).length === 0 ? [] : [{ type: 'connections.ConnectionUpdated', data: { ...ids(connection), ...changes, updatedAt: command.at } }];
+        return [...updated, ...statusChanged(connection, status, command.at)];
       }
       case 'start-test': {
         const connection = ownedConnection(state, command);
@@ -129,12 +133,8 @@ export const connectionDecider: Decider<ConnectionCommand, ConnectionState, Conn
       case 'finish-test': {
         const connection = ownedConnection(state, command);
         allowed(connection, 'finish-test');
-        return [
-          {
-            type: 'connections.ConnectionStatusChanged',
-            data: { ...ids(connection), from: 'testing', to: command.outcome, reason: command.reason, testedAt: command.at, changedAt: command.at },
-          },
-        ];
+        const to = command.outcome === 'active' && connection.beforeTest === 'inactive' ? 'inactive' : command.outcome;
+        return [{ type: 'connections.ConnectionStatusChanged', data: { ...ids(connection), from: 'testing', to, reason: command.reason, testedAt: command.at, changedAt: command.at } }];
       }
       case 'delete': {
         if (state.status === 'deleted' && state.workspaceId === command.workspaceId && state.userId === command.userId) return [];
@@ -163,6 +163,7 @@ export const connectionDecider: Decider<ConnectionCommand, ConnectionState, Conn
           config: d.config,
           credentialId: d.credentialId,
           testingSince: null,
+          beforeTest: null,
         };
       }
       case 'connections.ConnectionUpdated': {
@@ -177,7 +178,9 @@ export const connectionDecider: Decider<ConnectionCommand, ConnectionState, Conn
       }
       case 'connections.ConnectionStatusChanged':
         if (state.status === 'absent' || state.status === 'deleted') return state;
-        return { ...state, status: event.data.to, testingSince: event.data.to === 'testing' ? event.data.changedAt : null };
+        if (event.data.to !== 'testing') return { ...state, status: event.data.to, testingSince: null, beforeTest: null };
+        // A stale test restarted keeps the status the first one started from.
+        return { ...state, status: 'testing', testingSince: event.data.changedAt, beforeTest: event.data.from === 'testing' ? state.beforeTest : event.data.from };
       case 'connections.ConnectionDeleted':
         return { status: 'deleted', connectionId: event.data.connectionId, workspaceId: event.data.workspaceId, userId: event.data.userId, credentialId: event.data.credentialId };
     }

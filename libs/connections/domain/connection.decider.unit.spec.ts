@@ -31,15 +31,21 @@ describe('connectionDecider: the lifecycle', () => {
     ['error', 'inactive'],
     ['expired', 'inactive'],
   ] as const)('lets the owner move %s → %s', (from, to) => {
-    spec.given(inStatus[from]).when(command({ kind: 'set-status', to })).then([changed(from, to, T(5))]);
+    spec.given(inStatus[from]).when(command({ kind: 'update', status: to })).then([changed(from, to, T(5))]);
   });
 
   it.each([['error'], ['expired'], ['testing']] as const)('refuses to declare a %s connection active by hand (409)', (from) => {
-    spec.given(inStatus[from]).when(command({ kind: 'set-status', to: 'active' })).thenThrows('conflict');
+    spec.given(inStatus[from]).when(command({ kind: 'update', status: 'active' })).thenThrows('conflict');
   });
 
   it.each([['active'], ['inactive'], ['error'], ['expired']] as const)('starts a test from %s', (from) => {
     spec.given(inStatus[from]).when(command({ kind: 'start-test', staleTestMs: 60_000 })).then([changed(from, 'testing', T(5))]);
+  });
+
+  it('keeps a disabled connection disabled when its test passes, and reports a failure', () => {
+    const testingFromInactive = [...inStatus.inactive, changed('inactive', 'testing', T(2))];
+    spec.given(testingFromInactive).when(command({ kind: 'finish-test', outcome: 'active', reason: null })).then([changed('testing', 'inactive', T(5), { testedAt: T(5) })]);
+    spec.given(testingFromInactive).when(command({ kind: 'finish-test', outcome: 'error', reason: 'HTTP 401' })).then([changed('testing', 'error', T(5), { reason: 'HTTP 401', testedAt: T(5) })]);
   });
 
   it('refuses a second test while one runs, unless that one is stale (a crash cut it off)', () => {
@@ -65,6 +71,15 @@ describe('connectionDecider: the lifecycle', () => {
     spec.given(inStatus.testing).when(rotate).thenThrows('conflict');
   });
 
+  it('decides a whole PATCH at once: refused as a whole when its status change is not allowed', () => {
+    spec.given(inStatus.error).when(command({ kind: 'update', label: 'New', status: 'active' })).thenThrows('conflict');
+    const rotated: ConnectionEvent = {
+      type: 'connections.ConnectionUpdated',
+      data: { connectionId: 'con_1', ...owner, credentialId: 'cred_2', previousCredentialId: 'cred_1', authMethodId: 'bot-token', updatedAt: T(5) },
+    };
+    spec.given(inStatus.error).when(command({ kind: 'update', credential: { credentialId: 'cred_2', authMethodId: 'bot-token' }, status: 'inactive' })).then([rotated, changed('error', 'inactive', T(5))]);
+  });
+
   it('changes label and config without touching the status, and nothing for an empty update', () => {
     const updated: ConnectionEvent = { type: 'connections.ConnectionUpdated', data: { connectionId: 'con_1', ...owner, label: 'New', config: { a: 1 }, updatedAt: T(5) } };
     spec.given(inStatus.error).when(command({ kind: 'update', label: 'New', config: { a: 1 } })).then([updated]);
@@ -72,7 +87,7 @@ describe('connectionDecider: the lifecycle', () => {
   });
 
   it('is not found for another user or workspace, and deleted once', () => {
-    spec.given(inStatus.active).when(command({ kind: 'set-status', to: 'inactive', userId: 'bob' })).thenThrows('not_found');
+    spec.given(inStatus.active).when(command({ kind: 'update', status: 'inactive', userId: 'bob' })).thenThrows('not_found');
     spec.given(inStatus.active).when(command({ kind: 'update', label: 'x', workspaceId: 'ws2' })).thenThrows('not_found');
     const deleted: ConnectionEvent = { type: 'connections.ConnectionDeleted', data: { connectionId: 'con_1', ...owner, credentialId: 'cred_1', deletedAt: T(5) } };
     spec.given(inStatus.testing).when(command({ kind: 'delete' })).then([deleted]);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { actingOwner, offsetEnvelope, offsetPage, route, skipLimitQuery, type HttpRoute } from '@lore/platform/http';
+import { AppError } from '@lore/platform/kernel';
+import { actingOwner, offsetEnvelope, offsetPage, route, skipLimitQuery, type HttpRoute, type RequestScope } from '@lore/platform/http';
 import {
   CONNECTION_STATUSES,
   ConnectionRecord,
@@ -7,12 +8,24 @@ import {
   INTEGRATION_TYPES,
   connectionFields,
   connectionMessages,
-  type ConnectionLimits,
+  type ConnectionsConfig,
 } from '@lore/connections/contracts';
 
 const userId = z.string().min(1).max(255);
+
+/**
+ * Whose connections a request touches. Connections hold credentials, so unlike memories and
+ * conversations an API key acts only for the user who created it: a key any workspace member
+ * can mint must not reach (and re-point, and test) another member's credentials.
+ */
+function owner(scope: RequestScope, requested: string | undefined) {
+  if (scope.caller.kind === 'api_key' && requested !== undefined && requested !== scope.caller.createdBy) {
+    throw new AppError('forbidden', "An API key acts on connections only for the user who created it; user_id must be that user's");
+  }
+  return actingOwner(scope, requested);
+}
 const ConnectionIdParams = z.object({ connection_id: z.string().min(1).max(100) });
-const UserIdQuery = z.object({ user_id: userId.optional().describe('Owner: an API-key caller acts for this user (default: the key\'s creator); a JWT caller is its `sub`') });
+const UserIdQuery = z.object({ user_id: userId.optional().describe("Owner; may be omitted. A JWT caller is its `sub`, an API key its creator: naming anyone else is 403") });
 const DeleteConnectionResponse = z.object({
   connection_id: z.string(),
   message: z.string(),
@@ -20,9 +33,15 @@ const DeleteConnectionResponse = z.object({
 });
 
 /** SPEC §4.5: connections, validated against the catalog (400 lists every failed check), with their credentials sealed apart. */
-export function connectionRoutes(limits: ConnectionLimits): HttpRoute[] {
+export function connectionRoutes({ limits, testTimeoutMs }: ConnectionsConfig): HttpRoute[] {
   const messages = connectionMessages(limits);
   const f = connectionFields(limits);
+  /**
+   * Creating or changing a connection may request a token (client credentials); a test may
+   * refresh a token, verify, refresh once more after a 401 and verify again. Each request has
+   * its own deadline (CONNECTION_TEST_TIMEOUT_MS), so the answer is waited for that long.
+   */
+  const budget = (requests: number): number => requests * testTimeoutMs + 5_000;
   const common = { tags: ['Connections'], auth: true } as const;
   const createBody = z.object({
     integration: f.integration,
@@ -65,9 +84,10 @@ export function connectionRoutes(limits: ConnectionLimits): HttpRoute[] {
       status: 201,
       response: ConnectionRecord,
       errors: [400, 403],
+      timeoutMs: budget(1),
       handle: async ({ body, scope, send }) =>
         send(messages.create, {
-          ...actingOwner(scope, body.user_id),
+          ...owner(scope, body.user_id),
           integration: body.integration,
           label: body.label,
           config: body.config,
@@ -90,7 +110,7 @@ export function connectionRoutes(limits: ConnectionLimits): HttpRoute[] {
       errors: [403],
       handle: async ({ query, scope, send }) => {
         const page = await send(messages.list, {
-          ...actingOwner(scope, query.user_id),
+          ...owner(scope, query.user_id),
           sortBy: query.sort_by,
           sortOrder: query.sort_order,
           skip: query.skip,
@@ -117,7 +137,7 @@ export function connectionRoutes(limits: ConnectionLimits): HttpRoute[] {
       errors: [403],
       handle: async ({ params, query, scope, send }) => {
         const page = await send(messages.list, {
-          ...actingOwner(scope, query.user_id),
+          ...owner(scope, query.user_id),
           integrationType: params.integration_type,
           ...(query.status === undefined ? {} : { status: query.status }),
           sortBy: 'created_at',
@@ -140,7 +160,7 @@ export function connectionRoutes(limits: ConnectionLimits): HttpRoute[] {
       status: 200,
       response: ConnectionRecord,
       errors: [403, 404],
-      handle: async ({ params, query, scope, send }) => send(messages.get, { ...actingOwner(scope, query.user_id), connectionId: params.connection_id }),
+      handle: async ({ params, query, scope, send }) => send(messages.get, { ...owner(scope, query.user_id), connectionId: params.connection_id }),
     }),
     route({
       ...common,
@@ -154,9 +174,10 @@ export function connectionRoutes(limits: ConnectionLimits): HttpRoute[] {
       status: 200,
       response: ConnectionRecord,
       errors: [400, 403, 404, 409],
+      timeoutMs: budget(1),
       handle: async ({ params, body, scope, send }) =>
         send(messages.update, {
-          ...actingOwner(scope, body.user_id),
+          ...owner(scope, body.user_id),
           connectionId: params.connection_id,
           ...(body.label === undefined ? {} : { label: body.label }),
           ...(body.config === undefined ? {} : { config: body.config }),
@@ -179,7 +200,7 @@ export function connectionRoutes(limits: ConnectionLimits): HttpRoute[] {
       response: DeleteConnectionResponse,
       errors: [403, 404],
       handle: async ({ params, query, scope, send }) => {
-        const deleted = await send(messages.delete, { ...actingOwner(scope, query.user_id), connectionId: params.connection_id });
+        const deleted = await send(messages.delete, { ...owner(scope, query.user_id), connectionId: params.connection_id });
         return { connection_id: deleted.connectionId, message: 'Connection deleted', credential_erased: deleted.credentialErased };
       },
     }),
@@ -195,7 +216,8 @@ export function connectionRoutes(limits: ConnectionLimits): HttpRoute[] {
       status: 200,
       response: ConnectionTestResult,
       errors: [403, 404, 409],
-      handle: async ({ params, query, scope, send }) => send(messages.test, { ...actingOwner(scope, query.user_id), connectionId: params.connection_id }),
+      timeoutMs: budget(4),
+      handle: async ({ params, query, scope, send }) => send(messages.test, { ...owner(scope, query.user_id), connectionId: params.connection_id }),
     }),
   ];
 }

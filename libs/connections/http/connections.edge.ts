@@ -7,5 +7,5 @@ import { connectionRoutes } from './connection.routes';
 export const connectionsEdge = defineEdge({
   name: 'connections',
   config: connectionsConfig,
-  routes: ({ limits }) => [...integrationRoutes(), ...connectionRoutes(limits)],
+  routes: (config) => [...integrationRoutes(), ...connectionRoutes(config)],
 });

@@ -84,6 +84,28 @@ export function describeConnections(lore: () => LoreUnderTest): void {
       expect((await call(lore(), 'GET', `/api/v1/connections/${mine.id}`, { token: readOnly })).status).toBe(200);
     });
 
+    it("never lets another member's API key act for the owner (credentials would leak)", async () => {
+      const ownerSub = unique('owner');
+      const workspace = unique('ws');
+      const owner = await mintJwt(lore().jwtSecret, { sub: ownerSub, workspace_id: workspace });
+      const member = await mintJwt(lore().jwtSecret, { sub: unique('member'), workspace_id: workspace });
+      const theirs = (await create(restApi(), owner)).body;
+      const memberKey = (await call(lore(), 'POST', '/api/v1/api-keys', { token: member, body: { label: unique('key'), permissions: ['*'] } })).body.key;
+      const asOwner = `user_id=${ownerSub}`;
+      for (const [method, path, body] of [
+        ['GET', `/api/v1/connections?${asOwner}`, undefined],
+        ['GET', `/api/v1/connections/${theirs.id}?${asOwner}`, undefined],
+        ['PATCH', `/api/v1/connections/${theirs.id}`, { user_id: ownerSub, config: { health_path: '/collect' } }],
+        ['POST', `/api/v1/connections/${theirs.id}/test?${asOwner}`, undefined],
+        ['POST', '/api/v1/connections', { ...restApi(), user_id: ownerSub, credential_id: theirs.credential_id, credentials: undefined }],
+      ] as const) {
+        const reply = await call(lore(), method, path, { token: memberKey, ...(body === undefined ? {} : { body }) });
+        expect({ method, path, status: reply.status }).toEqual({ method, path, status: 403 });
+      }
+      const ownKey = (await call(lore(), 'POST', '/api/v1/api-keys', { token: owner, body: { label: unique('key'), permissions: ['connections:*'] } })).body.key;
+      expect((await call(lore(), 'GET', `/api/v1/connections/${theirs.id}`, { token: ownKey })).status).toBe(200);
+    });
+
     it('tests against the provider: active, then error with the reason after a bad rotation, and refuses private addresses', async () => {
       const connection = (await create(restApi())).body;
       const ok = await call(lore(), 'POST', `/api/v1/connections/${connection.id}/test`, { token });
@@ -114,6 +136,27 @@ export function describeConnections(lore: () => LoreUnderTest): void {
       const disabled = await call(lore(), 'PATCH', `/api/v1/connections/${connection.id}`, { token, body: { status: 'inactive', label: 'renamed', config: { health_path: null } } });
       expect(disabled.body).toMatchObject({ status: 'inactive', label: 'renamed', config: { base_url: provider.url } });
       expect(disabled.body.config).not.toHaveProperty('health_path');
+    });
+
+    it('applies a PATCH whole or not at all, and keeps a disabled connection disabled when its test passes', async () => {
+      const connection = (await create(restApi())).body;
+      await call(lore(), 'PATCH', `/api/v1/connections/${connection.id}`, { token, body: { credentials: { token: 'stand-in-wrong-token-111111111' } } });
+      expect((await call(lore(), 'POST', `/api/v1/connections/${connection.id}/test`, { token })).body.status).toBe('error');
+      const refused = await call(lore(), 'PATCH', `/api/v1/connections/${connection.id}`, { token, body: { label: 'half', status: 'active' } });
+      expect(refused.status).toBe(409);
+      const after = (await call(lore(), 'GET', `/api/v1/connections/${connection.id}`, { token })).body;
+      expect(after).toMatchObject({ label: connection.label, status: 'error' });
+      const fixed = await call(lore(), 'PATCH', `/api/v1/connections/${connection.id}`, { token, body: { credentials: { token: GOOD_TOKEN }, status: 'inactive' } });
+      expect(fixed.body).toMatchObject({ status: 'inactive', status_reason: null });
+      const passed = await call(lore(), 'POST', `/api/v1/connections/${connection.id}/test`, { token });
+      expect(passed.body).toMatchObject({ success: true, status: 'inactive', connection: { status: 'inactive' } });
+    });
+
+    it('lists every failed check with an unusable credential_id too', async () => {
+      const reply = await create({ integration: 'rest-api', label: 'x', auth_method_id: 'bearer', config: { base_url: 'notaurl', bogus: 1 }, credential_id: 'cred_nope', credentials: { token: 'x' } });
+      expect(reply.status).toBe(400);
+      const errors: string[] = reply.body.detail.errors;
+      for (const field of ['credential_id', 'credentials', 'config.base_url', 'config']) expect({ field, named: errors.some((e) => e.startsWith(`${field}:`) || e.startsWith(`${field}.`)) }).toEqual({ field, named: true });
     });
 
     it('refreshes an expired OAuth2 token once for concurrent tests of connections sharing the credential', async () => {

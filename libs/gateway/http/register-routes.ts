@@ -42,7 +42,8 @@ export function registerRoutes(
           const upload = multipart && r.upload !== undefined ? await readUpload(request, r.upload, issues) : null;
           const body = multipart ? undefined : parsePart(r.body, request.body ?? {}, 'body', issues);
           if (issues.length > 0) throw new AppError('validation', 'Request validation failed', issues);
-          const sendForRequest: Send = (message, payload) => send(transport, message, payload, { requestId: request.id, timeoutMs: requestTimeoutMs });
+          const timeoutMs = Math.max(requestTimeoutMs, r.timeoutMs ?? 0);
+          const sendForRequest: Send = (message, payload) => send(transport, message, payload, { requestId: request.id, timeoutMs });
           // An open route (auth: false) never reads its scope.
           const result = await r.handle({ params, query, body, upload, scope: scope as RequestScope, send: sendForRequest });
           if (result instanceof TextReply) return reply.code(r.status).type(`${result.contentType}; charset=utf-8`).send(result.text);

@@ -21,6 +21,11 @@ export interface RouteSpec {
   /** Largest JSON body this operation takes, when above the gateway's MAX_BODY_BYTES. */
   readonly bodyLimit?: number;
   /**
+   * How long this operation's messages may take, when its work is known to outlast the
+   * gateway's REQUEST_TIMEOUT_MS (calls to third parties with their own deadlines).
+   */
+  readonly timeoutMs?: number;
+  /**
    * Also accepts `multipart/form-data`: one file part named `file` (at most `maxBytes`, else
    * 413) and the text fields `fields` describes. The handler then gets `upload` instead of `body`.
    */
