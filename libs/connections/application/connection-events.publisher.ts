@@ -21,15 +21,15 @@ export function connectionEventsPublisher(transport: Transport): Reactor {
 function integrationEvent(recorded: RecordedEvent): ConnectionIntegrationEvent {
   const event = upcastConnectionEvent(recorded);
   const d = event.data;
-  const base = { event_id: recorded.id, occurred_at: recorded.recordedAt, workspace_id: d.workspaceId, user_id: d.userId, connection_id: d.connectionId };
+  const base = { event_id: recorded.id, occurred_at: recorded.recordedAt, workspace_id: d.workspaceId, user_id: d.userId, connection_id: d.connectionId, integration: d.integration };
   switch (event.type) {
     case 'connections.ConnectionCreated':
-      return { ...base, type: 'connection.created', integration: event.data.integration, status: null, credential_rotated: false };
+      return { ...base, type: 'connection.created', status: null, credential_rotated: false };
     case 'connections.ConnectionUpdated':
-      return { ...base, type: 'connection.updated', integration: null, status: null, credential_rotated: event.data.credentialId !== undefined };
+      return { ...base, type: 'connection.updated', status: null, credential_rotated: event.data.credentialId !== undefined };
     case 'connections.ConnectionStatusChanged':
-      return { ...base, type: 'connection.status_changed', integration: null, status: { from: event.data.from, to: event.data.to, reason: event.data.reason }, credential_rotated: false };
+      return { ...base, type: 'connection.status_changed', status: { from: event.data.from, to: event.data.to, reason: event.data.reason }, credential_rotated: false };
     case 'connections.ConnectionDeleted':
-      return { ...base, type: 'connection.deleted', integration: null, status: null, credential_rotated: false };
+      return { ...base, type: 'connection.deleted', status: null, credential_rotated: false };
   }
 }

@@ -7,7 +7,7 @@ const spec = projectionSpec(connectionsProjection);
 const at = (minute: number): string => `2026-01-01T00:${String(minute).padStart(2, '0')}:00.000Z`;
 const owner = { workspaceId: 'ws', userId: 'alice' };
 const event = (stream: string, revision: number, type: string, data: unknown): RecordedEvent => ({ ...recordedEvent(stream, type, data, at(revision)), id: `${stream}-${revision}`, revision });
-const conn = (revision: number, type: string, data: Record<string, unknown>) => event('connection-conn_1', revision, `connections.${type}`, { connectionId: 'conn_1', ...owner, ...data });
+const conn = (revision: number, type: string, data: Record<string, unknown>) => event('connection-conn_1', revision, `connections.${type}`, { connectionId: 'conn_1', ...owner, integration: 'openai', ...data });
 const cred = (revision: number, type: string, data: Record<string, unknown>) => event('credential-cred_1', revision, `connections.${type}`, { credentialId: 'cred_1', ...data });
 
 const created = conn(0, 'ConnectionCreated', { createdBy: 'user:alice', integration: 'openai', integrationType: 'model', authMethodId: 'api_key', label: 'OpenAI', config: {}, credentialId: 'cred_1', createdAt: at(0) });

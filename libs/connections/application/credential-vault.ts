@@ -104,6 +104,7 @@ export function describeValues(values: CredentialValues, method: AuthMethod): { 
   const fieldsSet = Object.keys(values)
     .filter((name) => values[name] !== undefined && values[name] !== null && values[name] !== '')
     .sort();
-  const main = method.secret_fields.map((name) => values[name]).find((value): value is string => typeof value === 'string');
+  // A password's last characters are part of what a person chose (and reuses): no hint for basic.
+  const main = method.type === 'basic' ? undefined : method.secret_fields.map((name) => values[name]).find((value): value is string => typeof value === 'string');
   return { fieldsSet, hint: main !== undefined && main.length >= HINT_MIN_LENGTH ? `…${main.slice(-4)}` : null };
 }

@@ -13,7 +13,7 @@ export const ConnectionIntegrationEvent = z.object({
   workspace_id: z.string(),
   user_id: z.string(),
   connection_id: z.string(),
-  integration: z.string().nullable(),
+  integration: z.string(),
   /** For status changes: what it was, what it is, and why (the last test's reason). */
   status: z.object({ from: z.enum(CONNECTION_STATUSES), to: z.enum(CONNECTION_STATUSES), reason: z.string().nullable() }).nullable(),
   credential_rotated: z.boolean(),

@@ -90,8 +90,8 @@ function describe(step: keyof typeof ALLOWED_FROM): string {
 }
 
 /** Every event names its connection and owner, so subscribers and projections need no lookup. */
-function ids(connection: LiveConnection): { connectionId: string; workspaceId: string; userId: string } {
-  return { connectionId: connection.connectionId, workspaceId: connection.workspaceId, userId: connection.userId };
+function ids(connection: LiveConnection): { connectionId: string; workspaceId: string; userId: string; integration: string } {
+  return { connectionId: connection.connectionId, workspaceId: connection.workspaceId, userId: connection.userId, integration: connection.integration };
 }
 
 function statusChanged(connection: LiveConnection, to: ConnectionStatus, at: string, reason: string | null = null, testedAt: string | null = null): ConnectionEvent[] {
@@ -142,7 +142,7 @@ export const connectionDecider: Decider<ConnectionCommand, ConnectionState, Conn
         return [
           {
             type: 'connections.ConnectionDeleted',
-            data: { connectionId: connection.connectionId, workspaceId: connection.workspaceId, userId: connection.userId, credentialId: connection.credentialId, deletedAt: command.at },
+            data: { ...ids(connection), credentialId: connection.credentialId, deletedAt: command.at },
           },
         ];
       }

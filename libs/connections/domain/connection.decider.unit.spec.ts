@@ -3,6 +3,7 @@ import { connectionDecider, type ConnectionCommand } from './connection.decider'
 import type { ConnectionEvent, ConnectionStatus } from './connection.events';
 
 const owner = { workspaceId: 'ws', userId: 'alice' } as const;
+const named = { ...owner, integration: 'slack' } as const;
 const T = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
 const spec = deciderSpec(connectionDecider);
 
@@ -12,7 +13,7 @@ const created: ConnectionEvent = {
 };
 const changed = (from: ConnectionStatus, to: ConnectionStatus, at = T(1), extra: { reason?: string | null; testedAt?: string | null } = {}): ConnectionEvent => ({
   type: 'connections.ConnectionStatusChanged',
-  data: { connectionId: 'con_1', ...owner, from, to, reason: extra.reason ?? null, testedAt: extra.testedAt ?? null, changedAt: at },
+  data: { connectionId: 'con_1', ...named, from, to, reason: extra.reason ?? null, testedAt: extra.testedAt ?? null, changedAt: at },
 });
 /** A created connection brought to each status through events. */
 const inStatus: Record<ConnectionStatus, ConnectionEvent[]> = {
@@ -62,7 +63,7 @@ describe('connectionDecider: the lifecycle', () => {
   it('makes an error or expired connection active again with new credentials, and leaves an inactive one inactive', () => {
     const rotated: ConnectionEvent = {
       type: 'connections.ConnectionUpdated',
-      data: { connectionId: 'con_1', ...owner, credentialId: 'cred_2', previousCredentialId: 'cred_1', authMethodId: 'bot-token', updatedAt: T(5) },
+      data: { connectionId: 'con_1', ...named, credentialId: 'cred_2', previousCredentialId: 'cred_1', authMethodId: 'bot-token', updatedAt: T(5) },
     };
     const rotate = command({ kind: 'update', credential: { credentialId: 'cred_2', authMethodId: 'bot-token' } });
     spec.given(inStatus.expired).when(rotate).then([rotated, changed('expired', 'active', T(5))]);
@@ -75,13 +76,13 @@ describe('connectionDecider: the lifecycle', () => {
     spec.given(inStatus.error).when(command({ kind: 'update', label: 'New', status: 'active' })).thenThrows('conflict');
     const rotated: ConnectionEvent = {
       type: 'connections.ConnectionUpdated',
-      data: { connectionId: 'con_1', ...owner, credentialId: 'cred_2', previousCredentialId: 'cred_1', authMethodId: 'bot-token', updatedAt: T(5) },
+      data: { connectionId: 'con_1', ...named, credentialId: 'cred_2', previousCredentialId: 'cred_1', authMethodId: 'bot-token', updatedAt: T(5) },
     };
     spec.given(inStatus.error).when(command({ kind: 'update', credential: { credentialId: 'cred_2', authMethodId: 'bot-token' }, status: 'inactive' })).then([rotated, changed('error', 'inactive', T(5))]);
   });
 
   it('changes label and config without touching the status, and nothing for an empty update', () => {
-    const updated: ConnectionEvent = { type: 'connections.ConnectionUpdated', data: { connectionId: 'con_1', ...owner, label: 'New', config: { a: 1 }, updatedAt: T(5) } };
+    const updated: ConnectionEvent = { type: 'connections.ConnectionUpdated', data: { connectionId: 'con_1', ...named, label: 'New', config: { a: 1 }, updatedAt: T(5) } };
     spec.given(inStatus.error).when(command({ kind: 'update', label: 'New', config: { a: 1 } })).then([updated]);
     spec.given(inStatus.active).when(command({ kind: 'update' })).then([]);
   });
@@ -89,7 +90,7 @@ describe('connectionDecider: the lifecycle', () => {
   it('is not found for another user or workspace, and deleted once', () => {
     spec.given(inStatus.active).when(command({ kind: 'update', status: 'inactive', userId: 'bob' })).thenThrows('not_found');
     spec.given(inStatus.active).when(command({ kind: 'update', label: 'x', workspaceId: 'ws2' })).thenThrows('not_found');
-    const deleted: ConnectionEvent = { type: 'connections.ConnectionDeleted', data: { connectionId: 'con_1', ...owner, credentialId: 'cred_1', deletedAt: T(5) } };
+    const deleted: ConnectionEvent = { type: 'connections.ConnectionDeleted', data: { connectionId: 'con_1', ...named, credentialId: 'cred_1', deletedAt: T(5) } };
     spec.given(inStatus.testing).when(command({ kind: 'delete' })).then([deleted]);
     spec.given([...inStatus.active, deleted]).when(command({ kind: 'delete' })).then([]);
     spec.given([...inStatus.active, deleted]).when(command({ kind: 'update', label: 'x' })).thenThrows('not_found');

@@ -32,6 +32,7 @@ export const ConnectionUpdated = z.object({
     connectionId: z.string(),
     workspaceId: z.string(),
     userId: z.string(),
+    integration: z.string(),
     label: z.string().optional(),
     config: z.record(z.string(), z.unknown()).optional(),
     /** A new credential (rotation); the one it replaced is named so it can be released. */
@@ -48,6 +49,7 @@ export const ConnectionStatusChanged = z.object({
     connectionId: z.string(),
     workspaceId: z.string(),
     userId: z.string(),
+    integration: z.string(),
     from: z.enum(CONNECTION_STATUSES),
     to: z.enum(CONNECTION_STATUSES),
     /** Why, for `error` and `expired`: what the verification answered. */
@@ -60,7 +62,7 @@ export const ConnectionStatusChanged = z.object({
 
 export const ConnectionDeleted = z.object({
   type: z.literal('connections.ConnectionDeleted'),
-  data: z.object({ connectionId: z.string(), workspaceId: z.string(), userId: z.string(), credentialId: z.string().nullable(), deletedAt: z.string() }),
+  data: z.object({ connectionId: z.string(), workspaceId: z.string(), userId: z.string(), integration: z.string(), credentialId: z.string().nullable(), deletedAt: z.string() }),
 });
 
 export const ConnectionEvent = z.discriminatedUnion('type', [ConnectionCreated, ConnectionUpdated, ConnectionStatusChanged, ConnectionDeleted]);

@@ -136,16 +136,22 @@ export function connectionRoutes({ limits, testTimeoutMs }: ConnectionsConfig): 
       response: z.array(ConnectionRecord),
       errors: [403],
       handle: async ({ params, query, scope, send }) => {
-        const page = await send(messages.list, {
-          ...owner(scope, query.user_id),
-          integrationType: params.integration_type,
-          ...(query.status === undefined ? {} : { status: query.status }),
-          sortBy: 'created_at',
-          sortOrder: 'desc',
-          skip: 0,
-          limit: 1000,
-        });
-        return page.items;
+        // SPEC §4.5 answers a plain array: every match, read a page of 1000 at a time.
+        const items: ConnectionRecord[] = [];
+        for (let total = Infinity; items.length < total; ) {
+          const page = await send(messages.list, {
+            ...owner(scope, query.user_id),
+            integrationType: params.integration_type,
+            ...(query.status === undefined ? {} : { status: query.status }),
+            sortBy: 'created_at',
+            sortOrder: 'desc',
+            skip: items.length,
+            limit: 1000,
+          });
+          items.push(...page.items);
+          total = page.items.length === 0 ? items.length : page.total;
+        }
+        return items;
       },
     }),
     route({

@@ -50,7 +50,8 @@ export class EventProcessors {
   async waitForAllBut(name: string, position: Position | null, timeoutMs: number): Promise<void> {
     if (position === null) return;
     const prefixes = this.runner(name).processor.streamPrefixes;
-    const overlaps = (other: readonly string[]): boolean => other.some((p) => prefixes.some((q) => p.startsWith(q) || q.startsWith(p)));
+    // No prefixes means every stream.
+    const overlaps = (other: readonly string[]): boolean => other.length === 0 || prefixes.length === 0 || other.some((p) => prefixes.some((q) => p.startsWith(q) || q.startsWith(p)));
     const readers = this.runners.filter((r) => r.processor.name !== name && overlaps(r.processor.streamPrefixes));
     await Promise.all(readers.map((r) => r.waitFor(position, timeoutMs)));
   }

@@ -20,6 +20,8 @@ import Ajv2020 from 'ajv/dist/2020';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { IntegrationRecord } from '@lore/connections/contracts';
+import { fillTemplate, maskSecrets, secretValues } from '../verification/templates';
+import { jwtExpiryMs } from '../verification/token-expiry';
 
 type AuthMethod = IntegrationRecord['auth_methods'][number];
 type JsonObject = Record<string, unknown>;
@@ -197,29 +199,15 @@ function copy(value: unknown): unknown {
   return value === undefined ? undefined : (JSON.parse(JSON.stringify(value)) as unknown);
 }
 
-const JWT = /^[A-Za-z0-9_-]+\.([A-Za-z0-9_-]+)\.[A-Za-z0-9_-]*$/;
-
-/** The `exp` claim (seconds) of a JWT-looking token, or undefined. The signature is not checked. */
-function jwtExpiry(token: string): number | undefined {
-  const encoded = JWT.exec(token)?.[1];
-  if (encoded === undefined) return undefined;
-  try {
-    const payload = JSON.parse(Buffer.from(encoded, 'base64url').toString('utf8')) as unknown;
-    return isObject(payload) && typeof payload['exp'] === 'number' && Number.isFinite(payload['exp']) ? payload['exp'] : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** authorization_code: a token that has already expired is useless without a refresh token. */
 function tokenExpiryErrors(credentials: JsonObject, now: Date): string[] {
   if (nonEmptyString(credentials['refresh_token'])) return [];
   const errors: string[] = [];
   const accessToken = credentials['access_token'];
   if (nonEmptyString(accessToken)) {
-    const exp = jwtExpiry(accessToken);
-    if (exp !== undefined && exp * 1000 <= now.getTime()) {
-      errors.push(`credentials.access_token: has expired (exp ${new Date(exp * 1000).toISOString()}) and no refresh_token is given`);
+    const exp = jwtExpiryMs(accessToken);
+    if (exp !== undefined && exp <= now.getTime()) {
+      errors.push(`credentials.access_token: has expired (exp ${new Date(exp).toISOString()}) and no refresh_token is given`);
     }
   }
   const expiresAt = credentials['expires_at'];
@@ -232,18 +220,6 @@ function tokenExpiryErrors(credentials: JsonObject, now: Date): string[] {
   return errors;
 }
 
-/** Fills `{{config.x}}` placeholders; answers the names it could not fill. */
-function fillTemplate(template: string, config: JsonObject): { url: string; missing: string[] } {
-  const missing: string[] = [];
-  const url = template.replace(/\{\{config\.([a-z][a-z0-9_]*)\}\}/g, (_all, name: string) => {
-    const value = config[name];
-    if (typeof value === 'string' || typeof value === 'number') return String(value);
-    missing.push(name);
-    return '';
-  });
-  return { url, missing };
-}
-
 /** client_credentials: one token request proves the client id and secret. */
 async function clientCredentialsErrors(
   method: AuthMethod,
@@ -253,8 +229,10 @@ async function clientCredentialsErrors(
 ): Promise<string[]> {
   const oauth2 = method.oauth2;
   if (!oauth2?.token_url) return [];
-  const { url, missing } = fillTemplate(oauth2.token_url, config);
-  if (missing.length) return missing.map((name) => `config.${name}: is required to request a token`);
+  const filled = fillTemplate(oauth2.token_url, { config, credentials: {} }, 'url');
+  // "config.x is not set" → "config.x: is required to request a token", naming the field first as every check does.
+  if ('error' in filled) return [filled.error.endsWith(' is not set') ? `${filled.error.slice(0, -' is not set'.length)}: is required to request a token` : filled.error.replace(' ', ': ')];
+  const url = filled.text;
   const form: Record<string, string> = {
     grant_type: 'client_credentials',
     client_id: String(credentials['client_id']),
@@ -273,15 +251,10 @@ async function clientCredentialsErrors(
   }
 }
 
-/** Masks the submitted secret values wherever they might appear (second guard; see the header). */
+/** Masks the submitted secret values wherever they might appear, encoded forms included (second guard; see the header). */
 function redact(messages: string[], method: AuthMethod | undefined, credentials: unknown): string[] {
-  if (!method || !isObject(credentials)) return messages;
-  const secrets = method.secret_fields
-    .map((name) => credentials[name])
-    .filter((v): v is string => typeof v === 'string' && v.length >= 4)
-    .sort((a, b) => b.length - a.length);
-  if (!secrets.length) return messages;
-  return messages.map((m) => secrets.reduce((text, secret) => text.split(secret).join('[redacted]'), m));
+  const secrets = secretValues(method, isObject(credentials) ? credentials : undefined);
+  return secrets.length === 0 ? messages : messages.map((message) => maskSecrets(message, secrets));
 }
 
 export async function validateConnection(
