@@ -111,7 +111,9 @@ for (let round = 1; round <= ROUNDS; round++) {
   }
   // A request cut by the kill fails: unacknowledged, which is all it means here.
   for (let i = 0; i < burst.length; i++) burst[i] = burst[i].catch(() => undefined);
-  await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 120));
+  // The first writes after a start take ~150 ms (schemas compiled, keys generated): a window
+  // up to 400 ms cuts some bursts early and lets others be partly acknowledged.
+  await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 400));
   lore.child.kill('SIGKILL');
   await exited(lore.child);
   await Promise.allSettled(burst);
