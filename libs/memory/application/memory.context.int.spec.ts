@@ -43,6 +43,18 @@ describe('memory context, called directly on the transport', () => {
     expect(error.issues.map((i) => i.loc)).toContainEqual(loc);
   });
 
+  it('records who and why with every event: actor, workspace, and the request it came from as request and correlation id', async () => {
+    const created = await send(running.transport, messages.create, { ...scope, memory: 'audited', memoryType: 'user' }, { requestId: 'req-audit-1' });
+    const stores = await running.openStores();
+    try {
+      const [event] = await stores.events.readStream(`memory-${created.memory_id}`);
+      expect(event?.metadata).toMatchObject({ actor: 'user:alice', workspaceId: 'ws', requestId: 'req-audit-1', correlationId: 'req-audit-1' });
+      expect(JSON.stringify(event?.metadata)).not.toContain('audited');
+    } finally {
+      await stores.close();
+    }
+  });
+
   it("answers another user's memory as not found", async () => {
     const created = await send(running.transport, messages.create, { ...scope, memory: 'mine', memoryType: 'user' });
     const error = await running.transport.request(messages.get.subject, { ...scope, userId: 'mallory', memoryId: created.memory_id }).then(() => null, (e: unknown) => e);

@@ -1,4 +1,4 @@
-import { AppError, fold, newUuid, notFound, type Decider, type DomainEvent, type EventMetadata, type Position, type RecordedEvent } from '@lore/platform/kernel';
+import { AppError, fold, newUuid, notFound, requestMetadata, type Decider, type DomainEvent, type EventMetadata, type Position, type RecordedEvent } from '@lore/platform/kernel';
 import { StreamDeletedError, WrongExpectedRevisionError, type EventStore, type ExpectedRevision } from '@lore/platform/event-store/port';
 import type { AggregateStateCache, CachedAggregateState } from './aggregate-state-cache';
 
@@ -143,7 +143,8 @@ export async function handleCommand<C, S, E extends DomainEvent>(
     try {
       const result = await store.append(
         streamId,
-        events.map((event) => ({ id: newUuid(), type: event.type, data: event.data, metadata: options.metadata ?? {} })),
+        // Who (the command's actor and workspace) and why (the request it came from).
+        events.map((event) => ({ id: newUuid(), type: event.type, data: event.data, metadata: { ...requestMetadata(), ...options.metadata } })),
         expected,
       );
       const state = events.reduce(aggregate.decider.evolve, previous);

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { systemClock } from '@lore/platform/kernel';
+import { systemClock, withRequestContext } from '@lore/platform/kernel';
 import { contextStatusMessage, handle, serveMessages, type Transport, type TransportSubscription } from '@lore/platform/transport/port';
 import type { ContextDefinition, ReadYourWrites } from '@lore/platform/cqrs';
 import { EventProcessors } from '@lore/platform/projections';
@@ -74,11 +74,15 @@ export class ContextHost<C = unknown> implements Lifecycle {
   }
 }
 
-/** The transport hides unexpected errors from callers; they are logged here, once, with the request id. */
+/**
+ * The transport hides unexpected errors from callers; they are logged here, once, with the
+ * request id. The request id also becomes the request context, so the events the handler
+ * appends carry it (and it as their correlation id).
+ */
 function logged(handler: Parameters<typeof serveMessages>[1][number]['handle'], log: Logger): typeof handler {
   return async (payload, context) => {
     try {
-      return await handler(payload, context);
+      return await withRequestContext({ requestId: context.requestId }, () => handler(payload, context));
     } catch (error) {
       if (!(error instanceof Error && 'code' in error)) log.error({ subject: context.subject, reqId: context.requestId, err: error }, 'handler failed');
       throw error;

@@ -10,3 +10,4 @@ export * from './env';
 export * from './json-depth';
 export * from './ip-rules';
 export * from './defined-fields';
+export * from './request-context';
