@@ -22,24 +22,48 @@ describe('npm run projections:rebuild', () => {
     return { code, out, err };
   }
 
+  /** What each context's read models serve, as a client sees it. */
+  let expected: Record<string, unknown>;
+  async function served(lore: { url: string; jwtSecret: string }): Promise<Record<string, unknown>> {
+    const get = async (path: string) => (await call(lore, 'GET', path, { token })).body;
+    return {
+      memories: await get('/api/v1/memories'),
+      apiKeys: await get('/api/v1/api-keys'),
+      conversations: await get('/api/v1/conversations'),
+      messages: await get('/api/v1/messages'),
+      collections: await get('/api/v1/collections'),
+      connections: await get('/api/v1/connections'),
+    };
+  }
+
   beforeAll(async () => {
     token = await mintJwt(JWT_SECRET, { sub: 'rebuilder', workspace_id: 'rebuild-ws' });
     const running = await startStandalone(env);
     const lore = { url: running.url, jwtSecret: JWT_SECRET };
     for (const memory of ['one', 'two', 'three']) expect((await call(lore, 'POST', '/api/v1/memories', { token, body: { memory } })).status).toBe(201);
     expect((await call(lore, 'POST', '/api/v1/api-keys', { token, body: { label: 'k' } })).status).toBe(201);
+    const conversation = await call(lore, 'POST', '/api/v1/conversations', { token, body: { title: 'rebuilt chat' } });
+    expect((await call(lore, 'POST', `/api/v1/conversations/${conversation.body.id}/messages`, { token, body: { content: 'rebuilt message' } })).status).toBe(201);
+    expect((await call(lore, 'POST', '/api/v1/collections', { token, body: { name: 'rebuilt collection' } })).status).toBe(201);
+    expect((await call(lore, 'POST', '/api/v1/connections', { token, body: { integration: 'custom', label: 'rebuilt connection', auth_method_id: 'api_key', credentials: { api_key: 'rebuild-secret-0123456789abcdef' } } })).status).toBe(201);
+    expected = await served(lore);
     await running.app.close();
   });
+
 
   it('rebuilds every projection of every context, reports each, exits 0, and the read models serve the same data', async () => {
     const { code, out, err } = await run([]);
     expect({ code, err }).toEqual({ code: 0, err: '' });
     for (const name of ['keys.api-keys.v2', 'memory.memories.v1', 'memory.memory-versions.v1']) expect(out).toContain(`${name}: rebuilt`);
     expect(out).not.toContain('integration-events');
+    for (const name of ['conversations', 'connections.connections.v1']) expect(out).toMatch(new RegExp(`${name}[^\n]*: rebuilt`));
     const running = await startStandalone(env);
     try {
-      const listed = await call({ url: running.url, jwtSecret: JWT_SECRET }, 'GET', '/api/v1/memories', { token });
+      const lore = { url: running.url, jwtSecret: JWT_SECRET };
+      const listed = await call(lore, 'GET', '/api/v1/memories', { token });
       expect(listed.body.data.map((m: { memory: string }) => m.memory).sort()).toEqual(['one', 'three', 'two']);
+      // Every context's read models serve the same as before the rebuild.
+      expect(await served(lore)).toEqual(expected);
     } finally {
       await running.app.close();
     }

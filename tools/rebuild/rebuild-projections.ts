@@ -8,7 +8,7 @@
 import pino from 'pino';
 import type { Writable } from 'node:stream';
 import { createNodeEgress } from '@lore/platform/egress/node';
-import { systemClock, unavailable } from '@lore/platform/kernel';
+import { systemClock, unavailable, type Position } from '@lore/platform/kernel';
 import { createInProcessTransport } from '@lore/platform/transport/in-process';
 import { EventProcessors } from '@lore/platform/projections';
 import { loadConfig, loadContextConfig } from '@lore/platform/runtime';
@@ -17,6 +17,14 @@ import { CONTEXTS } from '../../apps/contexts';
 
 /** A rebuild is bounded: a projection that cannot catch up in this time is a failure. */
 const CATCH_UP_TIMEOUT_MS = 10 * 60_000;
+const PROGRESS_EVERY_MS = 2_000;
+
+/** How far `at` is towards `head`, as a percentage (commit positions grow with the log in both stores). */
+function share(at: Position, head: Position): string {
+  if (head.commit <= 0n) return '100%';
+  const done = at.commit < 0n ? 0n : at.commit;
+  return `${Number((done * 1000n) / head.commit) / 10}%`;
+}
 
 /** Rebuilds the named projections (default: all); resolves to the process exit code. */
 export async function rebuildProjections(
@@ -53,13 +61,18 @@ export async function rebuildProjections(
       for (const name of chosen) {
         found.add(name);
         const started = Date.now();
+        const head = await stores.events.headPosition();
         stdout.write(`${name}: rebuilding…\n`);
+        // A long rebuild says how far it has got, every PROGRESS_EVERY_MS, as a share of the log's head.
+        const progress = setInterval(() => stdout.write(`${name}: ${share(processors.checkpointOf(name), head)} of the log\n`), PROGRESS_EVERY_MS);
         try {
           await processors.rebuild([name], CATCH_UP_TIMEOUT_MS);
           stdout.write(`${name}: rebuilt in ${Date.now() - started} ms\n`);
         } catch (error) {
           failures++;
           stderr.write(`${name}: ${error instanceof Error ? error.message : String(error)}\n`);
+        } finally {
+          clearInterval(progress);
         }
       }
       await processors.stop();

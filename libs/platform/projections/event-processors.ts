@@ -86,6 +86,11 @@ export class EventProcessors {
     }
   }
 
+  /** Where a processor has got to in the log (for progress reports). */
+  checkpointOf(name: string): Position {
+    return this.runner(name).checkpoint;
+  }
+
   private runner(name: string): ProjectionRunner {
     const found = this.runners.find((r) => r.processor.name === name);
     if (found === undefined) throw new Error(`no processor named ${name}`);
