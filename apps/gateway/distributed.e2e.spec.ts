@@ -6,25 +6,28 @@ import { join } from 'node:path';
 import { Controller, Module, type INestMicroservice } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ClientProxyFactory, EventPattern, Payload, Transport as NestTransport, type ClientProxy, type MicroserviceOptions } from '@nestjs/microservices';
+import { AckPolicy, connect } from 'nats';
 import { lastValueFrom, timeout } from 'rxjs';
 import { describeWithServer } from '@lore/platform/testing';
 import { call, describeApiKeys, describeAuth, describeConversationContext, describeConversationMessages, describeConnections, describeConversations, describeErrors, describeIntegrations, describeKnowledge, describeLargeContent, describeMemories, describeMemorySearch, mintJwt, type LoreUnderTest } from '@lore/gateway/e2e';
 import { modelsDirForTests } from '@lore/platform/embeddings/contract';
+import { eventStreamName } from '@lore/platform/transport/nats';
+import { workspaceToken } from '@lore/platform/transport/port';
 
 const JWT_SECRET = 'distributed-e2e-secret';
 /** This run's own subject space, so parallel runs on one NATS never answer each other. */
 const SUBJECT_PREFIX = `e2e${process.pid}`;
 
-/** A downstream system written as a stock NestJS microservice, subscribed to Lore's integration events. */
+/** A downstream system written as a stock NestJS microservice, subscribed to Lore's integration events of every workspace (the last token). */
 const downstream: unknown[] = [];
 @Controller()
 class DownstreamController {
-  @EventPattern(`${SUBJECT_PREFIX}.events.memory.created`)
+  @EventPattern(`${SUBJECT_PREFIX}.events.memory.created.*`)
   memoryCreated(@Payload() event: unknown): void {
     downstream.push(event);
   }
 
-  @EventPattern(`${SUBJECT_PREFIX}.events.connection.created`)
+  @EventPattern(`${SUBJECT_PREFIX}.events.connection.created.*`)
   connectionCreated(@Payload() event: unknown): void {
     downstream.push(event);
   }
@@ -69,6 +72,10 @@ describeWithServer('NATS_URL', 'distributed topology over NATS', (natsUrl) => {
       topology.kill('SIGTERM');
       await exited;
     }
+    // The run's integration-event stream (file storage, kept for days) goes with the run.
+    const nc = await connect({ servers: natsUrl });
+    await (await nc.jetstreamManager()).streams.delete(eventStreamName(SUBJECT_PREFIX)).catch(() => undefined);
+    await nc.close();
   });
 
   describeAuth(() => lore);
@@ -109,6 +116,10 @@ describeWithServer('NATS_URL', 'distributed topology over NATS', (natsUrl) => {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       expect(downstream).toContainEqual(expect.objectContaining({ type: 'memory.created', memory_id: created.body.memory_id, workspace_id: 'nest-ws' }));
+      // A consumer that was not running then still gets it from the stream, by workspace.
+      expect(await storedEvents(natsUrl, `${SUBJECT_PREFIX}.events.memory.created.${workspaceToken('nest-ws')}`)).toContainEqual(
+        expect.objectContaining({ type: 'memory.created', memory_id: created.body.memory_id }),
+      );
 
       const apiKey = 'sk-proj-downstreamMustNeverSeeThis0123456789';
       const connection = await call(lore, 'POST', '/api/v1/connections', { token, body: { integration: 'openai', label: 'for downstream', credentials: { api_key: apiKey } } });
@@ -124,6 +135,22 @@ describeWithServer('NATS_URL', 'distributed topology over NATS', (natsUrl) => {
     }
   });
 });
+
+/** Every stored event on a subject, read by a consumer created now (JetStream's `{ pattern, data }` envelope unwrapped). */
+async function storedEvents(natsUrl: string, subject: string): Promise<unknown[]> {
+  const nc = await connect({ servers: natsUrl });
+  try {
+    const stream = eventStreamName(SUBJECT_PREFIX);
+    const { name } = await (await nc.jetstreamManager()).consumers.add(stream, { ack_policy: AckPolicy.None, filter_subject: subject });
+    const events: unknown[] = [];
+    for await (const m of await (await nc.jetstream().consumers.get(stream, name)).fetch({ max_messages: 100, expires: 1_000 })) {
+      events.push((JSON.parse(m.string()) as { data: unknown }).data);
+    }
+    return events;
+  } finally {
+    await nc.close();
+  }
+}
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -1,7 +1,7 @@
 import type { RecordedEvent } from '@lore/platform/kernel';
-import type { Transport } from '@lore/platform/transport/port';
+import { publishIntegrationEvent, type Transport } from '@lore/platform/transport/port';
 import type { Reactor } from '@lore/platform/projections';
-import { connectionEventSubject, type ConnectionIntegrationEvent } from '@lore/connections/contracts';
+import type { ConnectionIntegrationEvent } from '@lore/connections/contracts';
 import { CONNECTION_STREAM_PREFIX, upcastConnectionEvent } from '@lore/connections/domain';
 
 /** Publishes connection integration events for downstream subscribers, at least once (a reactor with a checkpoint). */
@@ -11,8 +11,7 @@ export function connectionEventsPublisher(transport: Transport): Reactor {
     streamPrefixes: [CONNECTION_STREAM_PREFIX],
     async react(events) {
       for (const recorded of events) {
-        const message = integrationEvent(recorded);
-        await transport.publish(connectionEventSubject(message.type), message);
+        await publishIntegrationEvent(transport, integrationEvent(recorded));
       }
     },
   };

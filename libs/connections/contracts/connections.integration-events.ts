@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { CONNECTION_STATUSES } from './connection.records';
 
 /**
- * What downstream systems see on `events.connection.*`: ids, the integration and status
- * changes with their reason. Never a credential, and never the configuration (it may name
+ * What downstream systems see on `<prefix>.events.connection.<type>.<workspace token>`: ids,
+ * the integration and status changes with their reason. Never a credential, and never the configuration (it may name
  * internal hosts): subscribers fetch what they may read.
  */
 export const ConnectionIntegrationEvent = z.object({
@@ -19,5 +19,3 @@ export const ConnectionIntegrationEvent = z.object({
   credential_rotated: z.boolean(),
 });
 export type ConnectionIntegrationEvent = z.infer<typeof ConnectionIntegrationEvent>;
-
-export const connectionEventSubject = (type: ConnectionIntegrationEvent['type']): string => `events.${type}`;

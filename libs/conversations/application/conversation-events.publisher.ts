@@ -1,7 +1,7 @@
 import type { RecordedEvent } from '@lore/platform/kernel';
-import type { Transport } from '@lore/platform/transport/port';
+import { publishIntegrationEvent, type Transport } from '@lore/platform/transport/port';
 import type { Reactor } from '@lore/platform/projections';
-import { conversationEventSubject, type ConversationIntegrationEvent } from '@lore/conversations/contracts';
+import type { ConversationIntegrationEvent } from '@lore/conversations/contracts';
 import { CONVERSATION_STREAM_PREFIX, upcastConversationEvent } from '@lore/conversations/domain';
 
 /**
@@ -14,8 +14,7 @@ export function conversationEventsPublisher(transport: Transport): Reactor {
     streamPrefixes: [CONVERSATION_STREAM_PREFIX],
     async react(events) {
       for (const recorded of events) {
-        const message = integrationEvent(recorded);
-        await transport.publish(conversationEventSubject(message.type), message);
+        await publishIntegrationEvent(transport, integrationEvent(recorded));
       }
     },
   };

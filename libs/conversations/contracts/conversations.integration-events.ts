@@ -1,8 +1,8 @@
 import { z } from 'zod';
 
 /**
- * What downstream systems see on `events.conversations.*` / `events.messages.*`. Free of
- * anything a user wrote: subscribers fetch what they may read, and deletion stays permanent.
+ * What downstream systems see on `<prefix>.events.{conversation,message,messages}.<type>.<workspace
+ * token>` (scheme: `integrationEventSubject` in the transport port). Free of anything a user wrote: subscribers fetch what they may read, and deletion stays permanent.
  */
 export const ConversationIntegrationEvent = z.object({
   type: z.enum(['conversation.created', 'conversation.updated', 'conversation.deleted', 'message.created', 'message.updated', 'messages.deleted']),
@@ -14,5 +14,3 @@ export const ConversationIntegrationEvent = z.object({
   message_ids: z.array(z.string()),
 });
 export type ConversationIntegrationEvent = z.infer<typeof ConversationIntegrationEvent>;
-
-export const conversationEventSubject = (type: ConversationIntegrationEvent['type']): string => `events.${type}`;

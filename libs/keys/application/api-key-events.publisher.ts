@@ -1,9 +1,9 @@
-import type { Transport } from '@lore/platform/transport/port';
+import { publishIntegrationEvent, type Transport } from '@lore/platform/transport/port';
 import type { Reactor } from '@lore/platform/projections';
 import type { ApiKeyIntegrationEvent } from '@lore/keys/contracts';
 import { API_KEY_STREAM_PREFIX, upcastApiKeyEvent } from '@lore/keys/domain';
 
-/** At-least-once integration events (`events.api_key.*`), resumed from a checkpoint after a restart. */
+/** At-least-once integration events (`<prefix>.events.api_key.<type>.<workspace token>`), resumed from a checkpoint after a restart. */
 export function apiKeyEventsPublisher(transport: Transport): Reactor {
   return {
     name: 'keys.integration-events.v1',
@@ -19,7 +19,7 @@ export function apiKeyEventsPublisher(transport: Transport): Reactor {
           workspace_id: event.data.workspaceId,
           key_id: event.data.keyId,
         };
-        await transport.publish(`events.${type}`, message);
+        await publishIntegrationEvent(transport, message);
       }
     },
   };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Published on `events.api_key.*`: no secret, no hash. */
+/** Published on `<prefix>.events.api_key.<type>.<workspace token>`: no secret, no hash. */
 export const ApiKeyIntegrationEvent = z.object({
   type: z.enum(['api_key.created', 'api_key.revoked']),
   event_id: z.string(),

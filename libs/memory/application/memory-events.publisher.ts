@@ -1,7 +1,7 @@
 import type { RecordedEvent } from '@lore/platform/kernel';
-import type { Transport } from '@lore/platform/transport/port';
+import { publishIntegrationEvent, type Transport } from '@lore/platform/transport/port';
 import type { Reactor } from '@lore/platform/projections';
-import { memoryEventSubject, type MemoryIntegrationEvent } from '@lore/memory/contracts';
+import type { MemoryIntegrationEvent } from '@lore/memory/contracts';
 import { MEMORY_STREAM_PREFIX, upcastMemoryEvent } from '@lore/memory/domain';
 
 /**
@@ -15,8 +15,7 @@ export function memoryEventsPublisher(transport: Transport): Reactor {
     streamPrefixes: [MEMORY_STREAM_PREFIX],
     async react(events) {
       for (const recorded of events) {
-        const message = integrationEvent(recorded);
-        await transport.publish(memoryEventSubject(message.type), message);
+        await publishIntegrationEvent(transport, integrationEvent(recorded));
       }
     },
   };

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 
 /**
- * What downstream systems see on `events.memory.*`. Deliberately free of memory content:
+ * What downstream systems see on `<prefix>.events.memory.<type>.<workspace token>`
+ * (scheme and de-duplication: `integrationEventSubject` in the transport port). Deliberately free of memory content:
  * subscribers fetch what they are allowed to read, and deletion stays permanent.
  */
 export const MemoryIntegrationEvent = z.object({
@@ -14,5 +15,3 @@ export const MemoryIntegrationEvent = z.object({
   version: z.number().int(),
 });
 export type MemoryIntegrationEvent = z.infer<typeof MemoryIntegrationEvent>;
-
-export const memoryEventSubject = (type: MemoryIntegrationEvent['type']): string => `events.${type}`;

@@ -20,6 +20,8 @@ const Env = z.object({
   TRUST_PROXY: flag,
   NATS_URL: optional,
   NATS_SUBJECT_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+$/).default('lore'),
+  /** How long the JetStream stream `<PREFIX>_EVENTS` keeps integration events for downstream consumers. */
+  EVENTS_STREAM_MAX_AGE_HOURS: int(7 * 24),
   EVENTSTORE_URL: optional,
   MONGODB_URL: optional,
   MONGODB_DATABASE_PREFIX: z.string().default('lore'),
@@ -54,6 +56,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     trustProxy: e.TRUST_PROXY,
     natsUrl: e.NATS_URL,
     natsSubjectPrefix: e.NATS_SUBJECT_PREFIX,
+    eventsStreamMaxAgeHours: e.EVENTS_STREAM_MAX_AGE_HOURS,
     eventStoreUrl: e.EVENTSTORE_URL,
     mongoUrl: e.MONGODB_URL,
     mongoDatabasePrefix: e.MONGODB_DATABASE_PREFIX,

@@ -18,7 +18,8 @@ export async function openTransport(config: LoreConfig, logger: Logger, topology
   const onError = (error: unknown): void => logger.error({ err: error }, 'transport error');
   if (topology === 'standalone') return createInProcessTransport({ onError });
   if (!config.natsUrl) throw new Error(`${name} runs in the distributed topology and needs NATS_URL`);
-  return prefixSubjects(await connectNatsTransport({ url: config.natsUrl, name, onError }), config.natsSubjectPrefix);
+  const eventStream = { subjectPrefix: config.natsSubjectPrefix, maxAgeHours: config.eventsStreamMaxAgeHours };
+  return prefixSubjects(await connectNatsTransport({ url: config.natsUrl, name, onError, eventStream }), config.natsSubjectPrefix);
 }
 
 /** Several Lore deployments (or test runs) can share one NATS: each lives under its own subject prefix. */

@@ -1,4 +1,4 @@
-import type { MessageContext, Transport } from '@lore/platform/transport/port';
+import { publishIntegrationEvent, workspaceToken, type MessageContext, type Transport } from '@lore/platform/transport/port';
 import { Inbox, uniqueSubject, type TransportFactory, type TransportFixture } from './contract-fixture';
 
 interface Delivery {
@@ -106,6 +106,21 @@ export function describePublishSubscribeContract(factory: TransportFactory): voi
       expect(delivery?.payload).toEqual({ list: [1] });
       expect(first.items[0]).toEqual({ list: [1, 99] });
       expect(sent).toEqual({ list: [1, 2] });
+    });
+
+    it('publishes an integration event on events.<context>.<type>.<workspace token>, one workspace per last token', async () => {
+      // A unique workspace keeps runs sharing a server apart (these subjects have no test prefix).
+      const workspace = `${uniqueSubject('ws')} #1`;
+      const token = workspaceToken(workspace);
+      const mine = await collect(`events.*.*.${token}`);
+      const created = await collect(`events.memory.created.${token}`);
+      const event = { type: 'memory.created', event_id: 'ev-1', workspace_id: workspace };
+
+      await publishIntegrationEvent(transport, event);
+      await publishIntegrationEvent(transport, { ...event, type: 'memory.deleted', event_id: 'ev-2' });
+
+      expect((await mine.waitFor(2)).map((d) => d.context.subject)).toEqual([`events.memory.created.${token}`, `events.memory.deleted.${token}`]);
+      expect((await created.waitFor(1))[0]?.payload).toEqual(event);
     });
 
     it('stops delivering once the subscription is closed', async () => {

@@ -1,1 +1,2 @@
 export * from './nats-transport.adapter';
+export * from './event-stream';

@@ -1,8 +1,10 @@
 import { AppError, type SerializedError } from '@lore/platform/kernel';
 import {
   DEFAULT_REQUEST_TIMEOUT_MS,
+  subjectMatches,
   type EventHandler,
   type MessageContext,
+  type PublishOptions,
   type RequestHandler,
   type RequestOptions,
   type Transport,
@@ -30,6 +32,7 @@ import {
   encodeResponse,
   errorOfReply,
 } from './nats-wire.codec';
+import { openEventStream, type EventStream, type EventStreamOptions } from './event-stream';
 
 /** Carries the HTTP request id across processes for log correlation. */
 export const REQUEST_ID_HEADER = 'Lore-Request-Id';
@@ -43,6 +46,11 @@ export interface NatsTransportOptions {
    * could not be sent, asynchronous errors from the server. Without it they are dropped.
    */
   readonly onError?: (error: unknown) => void;
+  /**
+   * Keeps integration events (`<prefix>.events.>`) in a JetStream stream, created or updated
+   * at connect; without it every publish is core NATS (fire and forget).
+   */
+  readonly eventStream?: EventStreamOptions;
 }
 
 interface Handle {
@@ -58,10 +66,17 @@ export async function connectNatsTransport(options: NatsTransportOptions): Promi
     // A service outlives NATS restarts; readiness reports the gap instead of the process dying.
     maxReconnectAttempts: -1,
   });
-  return natsTransport(nc, options.onError);
+  let events: EventStream | undefined;
+  try {
+    if (options.eventStream !== undefined) events = await openEventStream(nc, options.eventStream);
+  } catch (error) {
+    await nc.close();
+    throw error;
+  }
+  return natsTransport(nc, options.onError, events);
 }
 
-function natsTransport(nc: NatsConnection, onError: ((error: unknown) => void) | undefined): Transport {
+function natsTransport(nc: NatsConnection, onError: ((error: unknown) => void) | undefined, events: EventStream | undefined): Transport {
   const handles = new Set<Handle>();
   let connected = true;
   let closing: Promise<void> | undefined;
@@ -151,10 +166,21 @@ function natsTransport(nc: NatsConnection, onError: ((error: unknown) => void) |
       }, report));
     },
 
-    async publish(subject: string, payload: unknown, publishOptions?: { readonly requestId?: string }): Promise<void> {
+    async publish(subject: string, payload: unknown, publishOptions?: PublishOptions): Promise<void> {
       assertOpen();
       const data = encodeEvent(subject, payload);
       const hdrs = requestIdHeaders(publishOptions?.requestId);
+      if (events !== undefined && subjectMatches(events.subject, subject)) {
+        // JetStream also delivers to core subscribers (a stock Nest @EventPattern), so these
+        // subjects reach them as before; waiting for the ack lets a reactor's checkpoint
+        // advance only past events JetStream holds, and a rejection makes the reactor retry.
+        try {
+          await events.publish(subject, data, hdrs, publishOptions?.messageId);
+        } catch (error) {
+          throw notStored(error, subject, report);
+        }
+        return;
+      }
       try {
         nc.publish(subject, data, hdrs ? { headers: hdrs } : {});
       } catch (error) {
@@ -274,6 +300,13 @@ function requestFailure(error: unknown, subject: string, timeoutMs: number, repo
   // Unexpected client failure: the caller gets a safe message, the host gets the cause.
   report(error);
   return new AppError('unavailable', `could not reach ${subject}`);
+}
+
+function notStored(error: unknown, subject: string, report: (error: unknown) => void): AppError {
+  const code = isRecord(error) && typeof error['code'] === 'string' ? error['code'] : undefined;
+  if (code === ErrorCode.ConnectionClosed || code === ErrorCode.ConnectionDraining) return new AppError('unavailable', 'transport is closed');
+  report(error);
+  return new AppError('unavailable', `JetStream did not acknowledge the event on ${subject}`);
 }
 
 function timedOut(subject: string, timeoutMs: number): AppError {

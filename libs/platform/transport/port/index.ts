@@ -1,3 +1,4 @@
 export * from './transport.port';
 export * from './subjects';
 export * from './typed-messages';
+export * from './integration-events';

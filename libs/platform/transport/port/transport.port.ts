@@ -18,6 +18,15 @@ export interface RequestOptions {
   readonly requestId?: string;
 }
 
+export interface PublishOptions {
+  readonly requestId?: string;
+  /**
+   * De-duplication key (an integration event's `event_id`). A durable transport (NATS
+   * JetStream) stores a message id once within its duplicate window; in-process ignores it.
+   */
+  readonly messageId?: string;
+}
+
 export interface TransportSubscription {
   close(): Promise<void>;
 }
@@ -27,8 +36,12 @@ export interface Transport {
   request(subject: string, payload: unknown, options?: RequestOptions): Promise<unknown>;
   /** Serves requests on a subject; several servers of one subject share the load (queue group). */
   serve(subject: string, handler: RequestHandler): Promise<TransportSubscription>;
-  /** Fire-and-forget integration event; `*` and `>` wildcards as in NATS work for subscribers. */
-  publish(subject: string, payload: unknown, options?: { readonly requestId?: string }): Promise<void>;
+  /**
+   * An event for subscribers; `*` and `>` wildcards as in NATS work for them. On a subject
+   * the transport keeps durably (NATS: the integration-event stream) it resolves only once
+   * the event is stored and rejects otherwise, so a reactor retries instead of moving on.
+   */
+  publish(subject: string, payload: unknown, options?: PublishOptions): Promise<void>;
   subscribe(subject: string, handler: EventHandler): Promise<TransportSubscription>;
   /** Resolves once the transport can carry messages (for `/ready`). */
   isReady(): boolean;
