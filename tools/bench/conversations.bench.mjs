@@ -21,7 +21,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
-import { freePort, runLoad, stopChild } from './load.mjs';
+import { freePort, runLoad, stopChild, deleteEventStream } from './load.mjs';
 import { MODELS_DIR, inParallel } from './lore-under-bench.mjs';
 
 const env = (name, fallback) => Number(process.env[name] ?? fallback);
@@ -353,6 +353,7 @@ try {
     const distributedServer = await start('distributed-appends', ['dist/distributed.js'], { NATS_URL, NATS_SUBJECT_PREFIX: `bench${process.pid}` }, '/ready');
     const distributed = await benchAppends('distributed', distributedServer.url);
     await stop(distributedServer);
+    await deleteEventStream(NATS_URL, `bench${process.pid}`);
     console.log(row('distributed append', distributed.append, baseline));
 
     target('standalone append throughput', `${standalone.append.throughput.toFixed(0)}/s`, '≥ 2000/s', standalone.append.throughput >= 2000);

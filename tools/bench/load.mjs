@@ -51,3 +51,18 @@ export async function stopChild(child) {
   child.kill('SIGTERM');
   await exited;
 }
+
+/**
+ * Removes the JetStream stream a distributed run under `prefix` created (Lore keeps
+ * integration events for days; a benchmark's would otherwise stay on the shared NATS).
+ */
+export async function deleteEventStream(natsUrl, prefix) {
+  const { connect } = await import('nats');
+  const nc = await connect({ servers: natsUrl });
+  try {
+    const jsm = await nc.jetstreamManager();
+    await jsm.streams.delete(`${prefix.toUpperCase()}_EVENTS`).catch(() => undefined);
+  } finally {
+    await nc.close();
+  }
+}

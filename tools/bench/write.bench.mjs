@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
-import { freePort, runLoad, stopChild } from './load.mjs';
+import { freePort, runLoad, stopChild, deleteEventStream } from './load.mjs';
 
 const COUNT = Number(process.env.BENCH_COUNT ?? 5000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
@@ -85,6 +85,7 @@ try {
   const distributedServer = await start('distributed', ['dist/distributed.js'], { NATS_URL, NATS_SUBJECT_PREFIX: `bench${process.pid}` }, '/ready');
   const distributed = await benchLore('distributed', distributedServer.url);
   await stop(distributedServer);
+  await deleteEventStream(NATS_URL, `bench${process.pid}`);
 
   console.log('');
   console.log(row('baseline insert (bare)', baseline));
