@@ -2,6 +2,7 @@ import { ANY, BACKWARDS, END, EventStoreDBClient, FORWARDS, StreamNotFoundError,
 import type { ReadPosition, ReadStreamOptions } from '@eventstore/db-client';
 import { START, comparePositions } from '@lore/platform/kernel';
 import type { Position, RecordedEvent } from '@lore/platform/kernel';
+import { WrongExpectedRevisionError, chainEvents } from '@lore/platform/event-store/port';
 import type {
   AppendResult,
   EventBatchHandler,
@@ -13,6 +14,7 @@ import type {
   SubscribeOptions,
 } from '@lore/platform/event-store/port';
 import { DeletedStreams } from './esdb-deleted-streams';
+import { EsdbChainHeads } from './esdb-chain-heads';
 import { isSystemEvent, mapError, matchesPrefixes, toEventData, toExpectedRevision, toReadPosition, toRecordedEvent } from './esdb-mapping';
 import { EsdbSubscription } from './esdb-subscription';
 
@@ -23,6 +25,8 @@ export interface EsdbEventStoreOptions {
 
 /** Events fetched per `$all` page when filtering on the client side. */
 const PAGE = 500;
+/** Attempts of an `any` append whose resolved revision another writer keeps overtaking. */
+const ANY_ATTEMPTS = 5;
 
 export function openEsdbEventStore(options: EsdbEventStoreOptions): EsdbEventStore {
   return EsdbEventStore.connect(options.connectionString);
@@ -36,10 +40,12 @@ export function openEsdbEventStore(options: EsdbEventStoreOptions): EsdbEventSto
  */
 export class EsdbEventStore implements EventStore {
   private readonly deleted: DeletedStreams;
+  private readonly heads: EsdbChainHeads;
   private readonly subscriptions = new Set<EsdbSubscription>();
 
   constructor(private readonly client: EventStoreDBClient) {
     this.deleted = new DeletedStreams(client);
+    this.heads = new EsdbChainHeads(client);
   }
 
   /** The client connects lazily: this does no I/O, the first call does. */
@@ -48,12 +54,27 @@ export class EsdbEventStore implements EventStore {
   }
 
   async append(streamId: string, events: readonly EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
+    // `any` is resolved to the actual last revision so the chain links to the right event; a
+    // writer slipping in between makes that revision stale, so `any` retries rather than fails.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.appendChained(streamId, events, expected);
+      } catch (error) {
+        if (expected !== 'any' || !(error instanceof WrongExpectedRevisionError) || attempt >= ANY_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  private async appendChained(streamId: string, events: readonly EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
     try {
-      const result = await this.client.appendToStream(streamId, events.map(toEventData), {
-        expectedRevision: toExpectedRevision(expected),
+      const start = await this.heads.start(streamId, expected);
+      const chained = chainEvents(streamId, start.firstRevision, start.prevHash, events);
+      const result = await this.client.appendToStream(streamId, chained.events.map(toEventData), {
+        expectedRevision: toExpectedRevision(start.expected),
       });
       const revision = Number(result.nextExpectedRevision);
       if (events.length === 0) return { revision, position: result.position ?? START };
+      this.heads.remember(streamId, revision, chained.headHash);
       // For a multi-event write the server reports the transaction's position, which need not
       // be the last event's; read-your-writes must wait for the last one, so read it back.
       const single = events.length === 1 ? result.position : undefined;

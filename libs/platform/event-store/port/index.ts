@@ -1,2 +1,4 @@
 export * from './event-store.port';
 export * from './errors';
+export * from './hash-chain';
+export * from './hash-chain-verify';

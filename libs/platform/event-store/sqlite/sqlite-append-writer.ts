@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { AppError, START } from '@lore/platform/kernel';
 import type { Position } from '@lore/platform/kernel';
-import { StreamDeletedError, WrongExpectedRevisionError } from '@lore/platform/event-store/port';
+import { GENESIS_HASH, StreamDeletedError, WrongExpectedRevisionError, chainEvents } from '@lore/platform/event-store/port';
 import type { AppendResult, EventToAppend, ExpectedRevision } from '@lore/platform/event-store/port';
 import type { StreamRow } from './sqlite-schema';
 
@@ -38,7 +38,7 @@ export class SqliteAppendWriter {
   private readonly appendOne: Database.Transaction<(request: AppendRequest, recordedAt: string) => AppendResult>;
 
   constructor(db: Database.Database) {
-    this.getStream = db.prepare<[string], StreamRow>('SELECT revision, deleted FROM streams WHERE stream_id = ?').safeIntegers(true);
+    this.getStream = db.prepare<[string], StreamRow>('SELECT revision, deleted, last_hash FROM streams WHERE stream_id = ?').safeIntegers(true);
     this.findEvent = db.prepare<[string], ExistingEventRow>('SELECT stream_id, revision, position FROM events WHERE id = ?').safeIntegers(true);
     this.lastOfStream = db
       .prepare<[string], { position: bigint }>('SELECT position FROM events WHERE stream_id = ? ORDER BY revision DESC LIMIT 1')
@@ -48,8 +48,10 @@ export class SqliteAppendWriter {
         'INSERT INTO events (id, stream_id, revision, type, data, metadata, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
       )
       .safeIntegers(true);
-    this.upsertStream = db.prepare<[string, number]>(
-      'INSERT INTO streams (stream_id, revision, deleted) VALUES (?, ?, 0) ON CONFLICT (stream_id) DO UPDATE SET revision = excluded.revision',
+    // The head hash lives beside the revision, so chaining an append reads one row (O(1)) and
+    // is checked and written under the same write lock as the expected-revision check.
+    this.upsertStream = db.prepare<[string, number, string]>(
+      'INSERT INTO streams (stream_id, revision, deleted, last_hash) VALUES (?, ?, 0, ?) ON CONFLICT (stream_id) DO UPDATE SET revision = excluded.revision, last_hash = excluded.last_hash',
     );
     // Called inside writeBatch, better-sqlite3 turns this nested transaction into a savepoint.
     this.appendOne = db.transaction((request: AppendRequest, recordedAt: string) => this.apply(request, recordedAt));
@@ -88,8 +90,10 @@ export class SqliteAppendWriter {
       const last = this.lastOfStream.get(streamId);
       return { revision, position: last === undefined ? START : seqPosition(last.position) };
     }
+    // A stream whose last event predates the chain (last_hash NULL) starts its chain at genesis.
+    const chained = chainEvents(streamId, revision + 1, stream?.last_hash ?? GENESIS_HASH, events);
     let seq = -1n;
-    for (const event of events) {
+    for (const event of chained.events) {
       revision += 1;
       const info = this.insertEvent.run(
         event.id,
@@ -98,12 +102,12 @@ export class SqliteAppendWriter {
         event.type,
         // JSON.stringify(undefined) yields undefined; store it as null so the column stays valid JSON.
         JSON.stringify(event.data) ?? 'null',
-        JSON.stringify(event.metadata ?? {}),
+        JSON.stringify(event.metadata),
         recordedAt,
       );
       seq = BigInt(info.lastInsertRowid);
     }
-    this.upsertStream.run(streamId, revision);
+    this.upsertStream.run(streamId, revision, chained.headHash);
     return { revision, position: seqPosition(seq) };
   }
 

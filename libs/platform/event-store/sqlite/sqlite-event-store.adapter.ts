@@ -124,9 +124,11 @@ export class SqliteEventStore implements EventStore {
     this.db.transaction(() => {
       // secure_delete=ON zeroes the cells these rows occupied, in the table and its indexes.
       this.statement('DELETE FROM events WHERE stream_id = ?').run(streamId);
+      // The tombstone keeps when the stream was deleted (the first time), so an audit can tell a
+      // recorded permanent deletion from events that went missing.
       this.statement(
-        'INSERT INTO streams (stream_id, revision, deleted) VALUES (?, -1, 1) ON CONFLICT (stream_id) DO UPDATE SET deleted = 1',
-      ).run(streamId);
+        'INSERT INTO streams (stream_id, revision, deleted, deleted_at) VALUES (?, -1, 1, ?) ON CONFLICT (stream_id) DO UPDATE SET deleted = 1, deleted_at = coalesce(streams.deleted_at, excluded.deleted_at)',
+      ).run(streamId, this.clock.now().toISOString());
     }).immediate();
     await this.purgeWal();
   }

@@ -33,11 +33,27 @@ export function createSchema(db: Database.Database): void {
       UNIQUE (stream_id, revision)
     );
     CREATE TABLE IF NOT EXISTS streams (
-      stream_id TEXT    PRIMARY KEY,
-      revision  INTEGER NOT NULL,
-      deleted   INTEGER NOT NULL DEFAULT 0
+      stream_id  TEXT    PRIMARY KEY,
+      revision   INTEGER NOT NULL,
+      deleted    INTEGER NOT NULL DEFAULT 0,
+      last_hash  TEXT,
+      deleted_at TEXT
     ) WITHOUT ROWID;
   `);
+  addMissingStreamColumns(db);
+}
+
+/**
+ * Files made before the hash chain lack the streams columns it added. Both are nullable:
+ * NULL last_hash means the stream's last event predates the chain (the next one links to
+ * the genesis value); NULL deleted_at on a tombstone means it was deleted before times
+ * were recorded.
+ */
+function addMissingStreamColumns(db: Database.Database): void {
+  const present = new Set((db.pragma('table_info(streams)') as Array<{ name: string }>).map((c) => c.name));
+  for (const column of ['last_hash', 'deleted_at']) {
+    if (!present.has(column)) db.exec(`ALTER TABLE streams ADD COLUMN ${column} TEXT`);
+  }
 }
 
 /** Columns every event read selects, in the shape `EventRow` describes. */
@@ -58,6 +74,8 @@ export interface EventRow {
 export interface StreamRow {
   readonly revision: bigint;
   readonly deleted: bigint;
+  /** Hash of the stream's last event; null when that event predates the hash chain. */
+  readonly last_hash: string | null;
 }
 
 /**
