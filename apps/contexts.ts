@@ -49,7 +49,7 @@ export function contextNamed(name: string): RegisteredContext {
   return found;
 }
 
-/** Every registered context's routes, built from its configuration slice, for the gateway. */
+/** Every registered context's routes, built from its configuration slice, and its integration events, for the gateway. */
 export function composeEdges(env: NodeJS.ProcessEnv = process.env): ComposedEdge[] {
-  return CONTEXTS.map(({ edge }) => ({ name: edge.name, routes: edge.routes(loadContextConfig(edge, env)) }));
+  return CONTEXTS.map(({ edge }) => ({ name: edge.name, routes: edge.routes(loadContextConfig(edge, env)), events: edge.events ?? [] }));
 }

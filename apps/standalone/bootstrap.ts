@@ -17,9 +17,11 @@ export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Pro
   const transport = await openTransport(config, logger, 'standalone', 'lore');
   // One set of models for every context: one local model in memory, one query cache.
   const embeddings = openEmbeddingModels(env);
+  // The in-process transport ignores NATS_URL, so /asyncapi.json must not name a NATS server.
+  const gatewayConfig = { ...config, natsUrl: undefined };
   const hosts = CONTEXTS.map(({ service }) => new ContextHost(service, { config, transport, logger, env, embeddings }));
   @Module({
-    imports: [LifecycleModule.forRoot([{ stop: () => embeddings.close() }, { stop: () => transport.close() }, ...hosts]), GatewayModule.forRoot({ config, transport, edges: composeEdges(env) })],
+    imports: [LifecycleModule.forRoot([{ stop: () => embeddings.close() }, { stop: () => transport.close() }, ...hosts]), GatewayModule.forRoot({ config: gatewayConfig, transport, edges: composeEdges(env) })],
   })
   class StandaloneModule {}
   const app = await NestFactory.create<NestFastifyApplication>(StandaloneModule, new FastifyAdapter(gatewayServerOptions(config, logger)), {

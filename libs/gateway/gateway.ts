@@ -3,7 +3,7 @@ import { LogController, type FastifyInstance, type FastifyReply, type FastifyReq
 import type { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { Logger } from 'pino';
 import type { Transport } from '@lore/platform/transport/port';
-import { errorBody, type HttpRoute } from '@lore/platform/http';
+import { errorBody, type HttpRoute, type IntegrationEventsSpec } from '@lore/platform/http';
 import { JwtVerifier, jwtConfigurationWarning, type JwtSettings } from './auth/jwt-verifier';
 import { Authenticator } from './auth/authenticator';
 import { registerRoutes } from './http/register-routes';
@@ -13,6 +13,7 @@ import { answerClientError } from './http/client-errors';
 import { sendError } from './http/error-replies';
 import { allowedMethods } from './http/method-not-allowed';
 import { registerSystemRoutes } from './routes/system.routes';
+import { gatewayAsyncApiDocument } from './routes/asyncapi-document';
 
 /** What the HTTP edge is configured with; the process that hosts it reads it from the environment. */
 export interface GatewayConfig {
@@ -21,12 +22,16 @@ export interface GatewayConfig {
   readonly maxBodyBytes: number;
   /** Bound on a request to a context service (then 503). */
   readonly requestTimeoutMs: number;
+  /** NATS_URL and NATS_SUBJECT_PREFIX: where `/asyncapi.json` says integration events are published. */
+  readonly natsUrl?: string | undefined;
+  readonly natsSubjectPrefix?: string;
 }
 
-/** One context's edge as the gateway composes it: its name (checked in /ready) and its routes. */
+/** One context's edge as the gateway composes it: its name (checked in /ready), its routes and the integration events it documents. */
 export interface ComposedEdge {
   readonly name: string;
   readonly routes: readonly HttpRoute[];
+  readonly events?: readonly IntegrationEventsSpec[];
 }
 
 /**
@@ -87,5 +92,5 @@ export function configureGateway(app: FastifyInstance, options: { config: Gatewa
   useMultipart(app);
 
   registerRoutes(app, routes, { authenticator, transport, requestTimeoutMs: config.requestTimeoutMs });
-  registerSystemRoutes(app, { transport, contexts: edges.map((edge) => edge.name), routes });
+  registerSystemRoutes(app, { transport, contexts: edges.map((edge) => edge.name), routes, asyncapi: gatewayAsyncApiDocument(config, edges) });
 }

@@ -1,1 +1,2 @@
 export * from './connections.edge';
+export * from './connections.asyncapi';

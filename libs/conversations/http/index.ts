@@ -1,1 +1,2 @@
 export * from './conversations.edge';
+export * from './conversations.asyncapi';

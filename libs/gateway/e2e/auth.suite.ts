@@ -61,6 +61,18 @@ export function describeAuth(lore: () => LoreUnderTest): void {
       expect(await docs.text()).toContain('/openapi.json');
     });
 
+    it('serves the AsyncAPI document of the integration events without auth', async () => {
+      const asyncapi = await call(lore(), 'GET', '/asyncapi.json');
+      expect(asyncapi.status).toBe(200);
+      expect(asyncapi.body.asyncapi).toBe('3.0.0');
+      expect(asyncapi.body.channels['memory.created'].address).toMatch(/\.events\.memory\.created\.\{workspace\}$/);
+      expect(asyncapi.body.operations['sendMemoryCreated'].action).toBe('send');
+      expect(asyncapi.body.components.messages['memory.created'].payload.properties.data.$ref).toBe('#/components/schemas/MemoryIntegrationEvent');
+      expect(asyncapi.body.components.schemas['MemoryIntegrationEvent'].required).toContain('memory_id');
+      // Every context of the registry contributes its events (knowledge has none yet).
+      for (const type of ['api_key.revoked', 'conversation.created', 'messages.deleted', 'connection.status_changed']) expect(asyncapi.body.channels[type]).toBeDefined();
+    });
+
     it('answers unknown paths with 404 in the detail shape', async () => {
       const reply = await call(lore(), 'GET', '/api/v1/nothing-here');
       expect(reply.status).toBe(404);

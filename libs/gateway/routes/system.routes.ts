@@ -2,13 +2,16 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { contextStatusMessage, send, type ContextStatus, type Transport } from '@lore/platform/transport/port';
-import { buildOpenApiDocument, docsHtml, swaggerUiAssetPath, type RouteSpec } from '@lore/platform/http';
+import { buildOpenApiDocument, docsHtml, swaggerUiAssetPath, type AsyncApiDocument, type RouteSpec } from '@lore/platform/http';
 
 const DOCS_ASSETS = new Set(['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'favicon-32x32.png']);
 const CONTENT_TYPES: Record<string, string> = { css: 'text/css', js: 'application/javascript', png: 'image/png' };
 
-/** The open endpoints: liveness, readiness, the OpenAPI document and its rendering. */
-export function registerSystemRoutes(app: FastifyInstance, options: { transport: Transport; contexts: readonly string[]; routes: readonly RouteSpec[] }): void {
+/** The open endpoints: liveness, readiness, the OpenAPI document and its rendering, the AsyncAPI document. */
+export function registerSystemRoutes(
+  app: FastifyInstance,
+  options: { transport: Transport; contexts: readonly string[]; routes: readonly RouteSpec[]; asyncapi: AsyncApiDocument },
+): void {
   const openapi = buildOpenApiDocument({
     title: 'Lore',
     version: '0.1.0',
@@ -34,6 +37,8 @@ export function registerSystemRoutes(app: FastifyInstance, options: { transport:
   });
 
   app.get('/openapi.json', async () => openapi);
+  // The integration events downstream systems may subscribe to: as open as /openapi.json.
+  app.get('/asyncapi.json', async () => options.asyncapi);
   app.get('/docs', async (_request, reply) => reply.type('text/html').send(docsHtml('/openapi.json', '/docs/assets')));
   app.get<{ Params: { file: string } }>('/docs/assets/:file', async (request, reply) => {
     const file = request.params.file;

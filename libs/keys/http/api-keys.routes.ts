@@ -11,6 +11,7 @@ import {
   keysMessages,
   type ApiKeyGrantor,
 } from '@lore/keys/contracts';
+import { keysIntegrationEvents } from './api-keys.asyncapi';
 
 const CreateApiKeyBody = z.object({
   label: apiKeyLabel,
@@ -37,6 +38,7 @@ function grantorOf(scope: RequestScope): ApiKeyGrantor {
 export const keysEdge = defineEdge({
   name: 'keys',
   config: z.object({}),
+  events: [keysIntegrationEvents],
   routes: () => {
     const common = { tags: ['API keys'], auth: true } as const;
     return [

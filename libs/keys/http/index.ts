@@ -1,1 +1,2 @@
 export * from './api-keys.routes';
+export * from './api-keys.asyncapi';

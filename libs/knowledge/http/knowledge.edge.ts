@@ -8,6 +8,8 @@ import { chunkRoutes } from './chunks.routes';
 export const knowledgeEdge = defineEdge({
   name: 'knowledge',
   config: knowledgeConfig,
+  // No integration events yet: knowledge has no publisher reactor, so /asyncapi.json lists none.
+  events: [],
   routes(config) {
     const messages = knowledgeMessages(config);
     return [...collectionRoutes(messages), ...contentRoutes(messages, config), ...chunkRoutes(messages)];

@@ -1,1 +1,2 @@
 export * from './memory.routes';
+export * from './memory.asyncapi';

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { AppError } from '@lore/platform/kernel';
 import { commaList, cursorOffsetPage, defineEdge, offsetEnvelope, offsetPage, route, skipLimitQuery, type RequestScope } from '@lore/platform/http';
 import { MEMORY_TYPES, MemoryRecord, MemoryVersion, MemoryWithHistory, memoryConfig, memoryFields, memoryMessages, type MemoryLimits } from '@lore/memory/contracts';
+import { memoryIntegrationEvents } from './memory.asyncapi';
 
 const userId = z.string().min(1).max(255);
 const MemoryIdParams = z.object({ memory_id: z.string().min(1).max(100) });
@@ -58,6 +59,7 @@ function actingFor(scope: RequestScope, userId: string | null | undefined, locat
 export const memoryEdge = defineEdge({
   name: 'memory',
   config: memoryConfig,
+  events: [memoryIntegrationEvents],
   routes({ limits }) {
     const messages = memoryMessages(limits);
     const { memory, topics, metadata } = memoryFields(limits);

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { Message, PermissionAction, PermissionResource, ReplyOf, RequestOf } from '@lore/platform/kernel';
 import type { RouteSpec } from './route-spec';
+import type { IntegrationEventsSpec } from './asyncapi';
 
 export type Permission = readonly [PermissionResource, PermissionAction];
 
@@ -94,6 +95,11 @@ export interface HttpEdge<Config = unknown> {
   readonly name: string;
   readonly config: z.ZodType<Config>;
   readonly routes: (config: Config) => readonly HttpRoute[];
+  /**
+   * The integration events the context publishes (its contracts' schemas, described for
+   * `/asyncapi.json`). Static: unlike routes they do not depend on configuration.
+   */
+  readonly events?: readonly IntegrationEventsSpec[];
 }
 
 export function defineEdge<Config>(edge: HttpEdge<Config>): HttpEdge<Config> {

@@ -5,6 +5,7 @@ export * from './zod-introspection';
 export * from './pagination';
 export * from './openapi-schemas';
 export * from './openapi';
+export * from './asyncapi';
 export * from './docs-page';
 export * from './http-route';
 export * from './acting-owner';
