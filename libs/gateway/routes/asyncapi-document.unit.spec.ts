@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import Ajv from 'ajv';
+import addFormats from 'ajv-formats';
 import { join } from 'node:path';
 import type { z } from 'zod';
 import { ComponentSchemas, eventTypes } from '@lore/platform/http';
@@ -24,6 +26,17 @@ const SCHEMAS: Record<string, z.ZodObject> = {
 
 describe('the gateway /asyncapi.json document', () => {
   const doc = gatewayAsyncApiDocument({ natsSubjectPrefix: 'acme' }, EDGES.map((edge) => ({ name: edge.name, events: edge.events ?? [] })));
+
+  it.each([
+    ['without NATS_URL', doc],
+    ['with NATS_URL', gatewayAsyncApiDocument({ natsSubjectPrefix: 'acme', natsUrl: 'nats://user:pw@nats-1:4222,nats://nats-2:4222' }, EDGES.map((edge) => ({ name: edge.name, events: edge.events ?? [] })))],
+  ])('is valid against the official AsyncAPI 3.0.0 JSON Schema (%s)', (_when, document) => {
+    const ajv = new Ajv({ allErrors: true, strict: false });
+    addFormats(ajv);
+    const validate = ajv.compile(JSON.parse(readFileSync(require.resolve('@asyncapi/specs/schemas/3.0.0-without-$id.json'), 'utf8')) as object);
+    const valid = validate(JSON.parse(JSON.stringify(document)));
+    expect(valid ? [] : validate.errors?.slice(0, 5)).toEqual([]);
+  });
 
   it('has a channel, a send operation and a message for every type of every integration event schema', () => {
     const types = Object.values(SCHEMAS).flatMap((schema) => eventTypes(schema));
