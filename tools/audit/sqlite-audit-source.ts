@@ -1,19 +1,10 @@
 import Database from 'better-sqlite3';
 import type { RecordedEvent } from '@lore/platform/kernel';
+import { EVENT_COLUMNS, toRecordedEvent, type EventRow } from '@lore/platform/event-store/sqlite';
 import type { AuditSource, AuditStream, DeletedStream } from './audit-source';
 
-interface Row {
-  readonly position: bigint;
-  readonly id: string;
-  readonly stream_id: string;
-  readonly revision: bigint;
-  readonly type: string;
-  readonly data: string;
-  readonly metadata: string;
-  readonly recorded_at: string;
-}
-
-const COLUMNS = 'position, id, stream_id, revision, type, data, metadata, recorded_at';
+type Row = EventRow;
+const COLUMNS = EVENT_COLUMNS;
 /** Rows per read: each page is its own short read, so the audit never holds a WAL snapshot for long. */
 const PAGE = 1000;
 
@@ -43,7 +34,7 @@ export class SqliteAuditSource implements AuditSource {
     let after = -1n;
     for (;;) {
       const rows = page.all(after, PAGE);
-      for (const row of rows) yield toEvent(row);
+      for (const row of rows) yield toRecordedEvent(row);
       const last = rows[rows.length - 1];
       if (last === undefined || rows.length < PAGE) return;
       after = last.position;
@@ -61,7 +52,7 @@ export class SqliteAuditSource implements AuditSource {
     // while Lore appends to it.
     const readStream = this.db.transaction((streamId: string): AuditStream => {
       const row = headOf.get(streamId);
-      const events = eventsOf.all(streamId).map(toEvent);
+      const events = eventsOf.all(streamId).map(toRecordedEvent);
       if (row === undefined) return { streamId, events, unrecorded: 'the stream has no entry in the streams table' };
       if (row.deleted !== 0n) return { streamId, events, unrecorded: 'events of a stream recorded as deleted' };
       return { streamId, events, head: { revision: Number(row.revision), hash: row.last_hash } };
@@ -94,15 +85,3 @@ export class SqliteAuditSource implements AuditSource {
   }
 }
 
-function toEvent(row: Row): RecordedEvent {
-  return {
-    id: row.id,
-    streamId: row.stream_id,
-    type: row.type,
-    data: JSON.parse(row.data) as unknown,
-    metadata: JSON.parse(row.metadata) as Record<string, unknown>,
-    revision: Number(row.revision),
-    position: { commit: row.position, prepare: row.position },
-    recordedAt: row.recorded_at,
-  };
-}

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { openPrivateDatabase } from '@lore/platform/sqlite';
 import { AppError, START, systemClock } from '@lore/platform/kernel';
-import type { Clock, EventMetadata, Position, RecordedEvent } from '@lore/platform/kernel';
+import type { Clock, Position, RecordedEvent } from '@lore/platform/kernel';
 import type {
   AppendResult,
   EventBatchHandler,
@@ -14,7 +14,7 @@ import type {
 } from '@lore/platform/event-store/port';
 import { SqliteAppendWriter } from './sqlite-append-writer';
 import type { AppendRequest } from './sqlite-append-writer';
-import { EVENT_COLUMNS, configureConnection, createSchema, prefixCondition, prefixParams } from './sqlite-schema';
+import { EVENT_COLUMNS, configureConnection, createSchema, prefixCondition, prefixParams, toRecordedEvent } from './sqlite-schema';
 import type { EventRow } from './sqlite-schema';
 import { SqliteSubscription } from './sqlite-subscription';
 import type { LogPage } from './sqlite-subscription';
@@ -224,20 +224,6 @@ export class SqliteEventStore implements EventStore {
       return Promise.reject(error);
     }
   }
-}
-
-function toRecordedEvent(row: EventRow): RecordedEvent {
-  const data: unknown = JSON.parse(row.data);
-  return {
-    id: row.id,
-    streamId: row.stream_id,
-    type: row.type,
-    data,
-    metadata: JSON.parse(row.metadata) as EventMetadata,
-    revision: Number(row.revision),
-    position: { commit: row.position, prepare: row.position },
-    recordedAt: row.recorded_at,
-  };
 }
 
 /** SQLite positions carry the sequence number in both fields; START (-1) means "from the beginning". */

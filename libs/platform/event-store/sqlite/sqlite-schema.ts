@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import type { EventMetadata, RecordedEvent } from '@lore/platform/kernel';
 
 /**
  * Connection settings and tables of the SQLite event store.
@@ -69,6 +70,20 @@ export interface EventRow {
   readonly data: string;
   readonly metadata: string;
   readonly recorded_at: string;
+}
+
+/** A stored row as the event it is. */
+export function toRecordedEvent(row: EventRow): RecordedEvent {
+  return {
+    id: row.id,
+    streamId: row.stream_id,
+    type: row.type,
+    data: JSON.parse(row.data) as unknown,
+    metadata: JSON.parse(row.metadata) as EventMetadata,
+    revision: Number(row.revision),
+    position: { commit: row.position, prepare: row.position },
+    recordedAt: row.recorded_at,
+  };
 }
 
 export interface StreamRow {
