@@ -1,10 +1,9 @@
 import { failedChecks, type Clock } from '@lore/platform/kernel';
-import type { IntegrationRecord } from '@lore/connections/contracts';
+import type { IntegrationRecord, AuthMethod } from '@lore/connections/contracts';
 import type { LiveCredential } from '@lore/connections/domain';
 import { findIntegration } from './catalog/catalog-entries';
 import { validateConnection, type ConnectionValidationDeps } from './validation/connection-validator';
 
-type AuthMethod = IntegrationRecord['auth_methods'][number];
 
 export const VALIDATION_FAILED = 'Connection validation failed';
 

@@ -3,7 +3,7 @@ import type { EventStore } from '@lore/platform/event-store/port';
 import type { DocumentStore } from '@lore/platform/documents/port';
 import type { Egress } from '@lore/platform/egress/port';
 import { handleCommand, type ContextLog, type ReadYourWrites } from '@lore/platform/cqrs';
-import type { ConnectionMessages, IntegrationRecord } from '@lore/connections/contracts';
+import type { ConnectionMessages, IntegrationRecord, AuthMethod } from '@lore/connections/contracts';
 import { connectionStreamId, ownedConnection, type LiveConnection, type LiveCredential } from '@lore/connections/domain';
 import { findIntegration } from './catalog/catalog-entries';
 import { connectionAggregate } from './connection.commands';
@@ -14,7 +14,6 @@ import { accessTokenExpired, hasRefreshToken } from './verification/token-expiry
 import { fillTemplate, withDefaults } from './verification/templates';
 import { runVerification, type VerificationResult } from './verification/verify-connection';
 
-type AuthMethod = IntegrationRecord['auth_methods'][number];
 type Request<K extends keyof ConnectionMessages> = ValidRequestOf<ConnectionMessages[K]>;
 type Reply<K extends keyof ConnectionMessages> = ReplyOf<ConnectionMessages[K]>;
 type Owner = { readonly workspaceId: string; readonly userId: string };

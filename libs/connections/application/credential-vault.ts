@@ -2,10 +2,9 @@ import type { Clock, EventMetadata, Position } from '@lore/platform/kernel';
 import type { EventStore } from '@lore/platform/event-store/port';
 import { handleCommand, readAggregateState } from '@lore/platform/cqrs';
 import { SealedFields, type Keyring } from '@lore/platform/crypto';
-import type { IntegrationRecord } from '@lore/connections/contracts';
+import type { AuthMethod } from '@lore/connections/contracts';
 import { credentialDecider, credentialStreamId, ownedCredential, upcastCredentialEvent, type LiveCredential } from '@lore/connections/domain';
 
-type AuthMethod = IntegrationRecord['auth_methods'][number];
 export type CredentialValues = Record<string, unknown>;
 
 const credentialAggregate = { name: 'credential', decider: credentialDecider, upcast: upcastCredentialEvent };

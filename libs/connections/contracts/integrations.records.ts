@@ -62,6 +62,8 @@ export const IntegrationRecord = z
   })
   .meta({ id: 'IntegrationRecord' });
 export type IntegrationRecord = z.infer<typeof IntegrationRecord>;
+/** One of an entry's authentication methods. */
+export type AuthMethod = IntegrationRecord['auth_methods'][number];
 
 export const ProviderModelType = z.enum([
   'chat',

@@ -19,11 +19,10 @@
 import Ajv2020 from 'ajv/dist/2020';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import type { IntegrationRecord } from '@lore/connections/contracts';
+import type { IntegrationRecord, AuthMethod } from '@lore/connections/contracts';
 import { fillTemplate, maskSecrets, secretValues } from '../verification/templates';
 import { jwtExpiryMs } from '../verification/token-expiry';
 
-type AuthMethod = IntegrationRecord['auth_methods'][number];
 type JsonObject = Record<string, unknown>;
 
 export interface ConnectionValidationRequest {

@@ -14,7 +14,8 @@ import type { TokenResponse } from '../validation/connection-validator';
 import type { TokenOutcome } from './token-endpoint';
 import { DEFAULT_TIMEOUT_MS } from './egress-failure';
 import { callTokenEndpoint, parseTokenBody, PUBLIC_FORM_FIELDS, tokenFailure } from './token-endpoint';
-import type { AuthMethod, JsonObject } from './templates';
+import type { AuthMethod } from '@lore/connections/contracts';
+import type { JsonObject } from './templates';
 import { fillTemplate, maskSecrets, secretValues } from './templates';
 
 export type { OAuthToken, TokenOutcome } from './token-endpoint';

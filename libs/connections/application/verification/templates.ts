@@ -7,9 +7,8 @@
  * set"), never an empty string: an empty value would silently turn `{{config.base_url}}/user`
  * into a relative URL or send an empty credential to the vendor.
  */
-import type { IntegrationRecord } from '@lore/connections/contracts';
+import type { AuthMethod } from '@lore/connections/contracts';
 
-export type AuthMethod = IntegrationRecord['auth_methods'][number];
 export type JsonObject = Record<string, unknown>;
 
 /** What the placeholders are filled from. `token` only exists once a grant obtained one. */

@@ -8,7 +8,8 @@
 import { z } from 'zod';
 import type { OutboundRequest } from '@lore/platform/egress/port';
 import { signAwsSigV4 } from './aws-sigv4';
-import type { AuthMethod, JsonObject, TemplateTarget, TemplateValues } from './templates';
+import type { AuthMethod } from '@lore/connections/contracts';
+import type { JsonObject, TemplateTarget, TemplateValues } from './templates';
 import { fillTemplate } from './templates';
 
 /**

@@ -15,12 +15,12 @@
  * assertion) can appear in it, whatever the vendor or the egress said.
  */
 import { isDeepStrictEqual } from 'node:util';
-import type { IntegrationRecord } from '@lore/connections/contracts';
+import type { AuthMethod, IntegrationRecord } from '@lore/connections/contracts';
 import type { Egress, OutboundResponse } from '@lore/platform/egress/port';
 import { DEFAULT_TIMEOUT_MS, describeEgressFailure, hostOf } from './egress-failure';
 import type { OAuthToken } from './oauth-tokens';
 import { clientCredentialsToken, jwtBearerToken } from './oauth-tokens';
-import type { AuthMethod, JsonObject } from './templates';
+import type { JsonObject } from './templates';
 import { isObject, maskSecrets, secretValues, withDefaults } from './templates';
 import { accessTokenExpired, hasRefreshToken } from './token-expiry';
 import type { VerificationSpec } from './verification-request';
