@@ -4,6 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createLogger, LifecycleModule, loadConfig, openTransport, type LoreConfig } from '@lore/platform/runtime';
 import { ContextHost, openEmbeddingModels } from '@lore/platform/host';
+import { journaledTransport, openEmbeddedEventFeed } from '@lore/platform/transport/sqlite-feed';
 import { GatewayErrorFilter, GatewayModule, gatewayServerOptions } from '@lore/gateway';
 import { CONTEXTS, composeEdges } from '../contexts';
 
@@ -14,14 +15,16 @@ import { CONTEXTS, composeEdges } from '../contexts';
 export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Promise<{ app: NestFastifyApplication; config: LoreConfig; url: string }> {
   const config = loadConfig(env);
   const logger = createLogger(config, 'lore');
-  const transport = await openTransport(config, logger, 'standalone', 'lore');
+  // Integration events are kept in DATA_DIR as JetStream keeps them distributed: resumable by position.
+  const feed = openEmbeddedEventFeed(config.dataDir, config.eventsStreamMaxAgeHours);
+  const transport = journaledTransport(await openTransport(config, logger, 'standalone', 'lore'), feed);
   // One set of models for every context: one local model in memory, one query cache.
   const embeddings = openEmbeddingModels(env);
   // The in-process transport ignores NATS_URL, so /asyncapi.json must not name a NATS server.
   const gatewayConfig = { ...config, natsUrl: undefined };
-  const hosts = CONTEXTS.map(({ service }) => new ContextHost(service, { config, transport, logger, env, embeddings }));
+  const hosts = CONTEXTS.map(({ service }) => new ContextHost(service, { config, transport, feed, logger, env, embeddings }));
   @Module({
-    imports: [LifecycleModule.forRoot([{ stop: () => embeddings.close() }, { stop: () => transport.close() }, ...hosts]), GatewayModule.forRoot({ config: gatewayConfig, transport, edges: composeEdges(env) })],
+    imports: [LifecycleModule.forRoot([{ stop: () => embeddings.close() }, { stop: () => feed.close() }, { stop: () => transport.close() }, ...hosts]), GatewayModule.forRoot({ config: gatewayConfig, transport, feed, edges: composeEdges(env) })],
   })
   class StandaloneModule {}
   const app = await NestFactory.create<NestFastifyApplication>(StandaloneModule, new FastifyAdapter(gatewayServerOptions(config, logger)), {

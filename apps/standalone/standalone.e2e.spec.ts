@@ -1,7 +1,7 @@
 import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { call, describeApiKeys, describeAuth, describeConversationContext, describeConversationMessages, describeConnections, describeConversations, describeErrors, describeIntegrations, describeKnowledge, describeLargeContent, describeMemories, describeMemorySearch, mintJwt, type LoreUnderTest } from '@lore/gateway/e2e';
+import { call, describeApiKeys, describeAuth, describeConversationContext, describeConversationMessages, describeConnections, describeConversations, describeErrors, describeEventStream, describeIntegrations, describeKnowledge, describeLargeContent, describeMemories, describeMemorySearch, mintJwt, SseConnection, type LoreUnderTest } from '@lore/gateway/e2e';
 import { modelsDirForTests } from '@lore/platform/embeddings/contract';
 import { startStandalone } from './bootstrap';
 
@@ -9,7 +9,7 @@ const JWT_SECRET = 'standalone-e2e-secret';
 
 describe('standalone app over HTTP', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'lore-standalone-'));
-  const env = { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, AUTH_JWT_SECRET: JWT_SECRET, LOG_LEVEL: 'silent', LORE_MASTER_KEY: '', LORE_EGRESS_ALLOW: '127.0.0.1', MODELS_DIR: modelsDirForTests() };
+  const env = { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, AUTH_JWT_SECRET: JWT_SECRET, LOG_LEVEL: 'silent', LORE_MASTER_KEY: '', LORE_EGRESS_ALLOW: '127.0.0.1', EVENTS_HEARTBEAT_MS: '500', MODELS_DIR: modelsDirForTests() };
   let running: Awaited<ReturnType<typeof startStandalone>>;
   let lore: LoreUnderTest;
 
@@ -33,6 +33,7 @@ describe('standalone app over HTTP', () => {
   describeConversationContext(() => lore);
   describeIntegrations(() => lore);
   describeConnections(() => lore);
+  describeEventStream(() => lore);
 
   it('deletes a memory permanently: after a restart its text is in no file under DATA_DIR', async () => {
     const marker = `MARKER-${Math.random().toString(36).slice(2)}-${Date.now()}`;
@@ -111,6 +112,25 @@ describe('standalone app over HTTP', () => {
       const bytes = readFileSync(file);
       expect({ file, found: needles.filter((n) => bytes.includes(Buffer.from(n))) }).toEqual({ file, found: [] });
     }
+  });
+
+  it('resumes the event stream with Last-Event-ID across a restart, without gaps or repeats', async () => {
+    const token = await mintJwt(JWT_SECRET, { sub: 'resume-user', workspace_id: 'resume-ws' });
+    const create = async (): Promise<string> => (await call(lore, 'POST', '/api/v1/memories', { token, body: { memory: 'resume me' } })).body.memory_id;
+    const before = [await create(), await create()];
+    const first = await SseConnection.open(lore, '/api/v1/events?after=0', { token });
+    const seen = await first.waitForEvents(2);
+    first.close();
+    expect(seen.map((m) => JSON.parse(m.data ?? '').memory_id)).toEqual(before);
+
+    await running.app.close();
+    running = await startStandalone(env);
+    lore = { url: running.url, jwtSecret: JWT_SECRET };
+    const after = [await create(), await create()];
+    const resumed = await SseConnection.open(lore, '/api/v1/events?after=0', { token, lastEventId: seen[0]?.id ?? '' });
+    const rest = await resumed.waitForEvents(3);
+    resumed.close();
+    expect(rest.map((m) => JSON.parse(m.data ?? '').memory_id)).toEqual([before[1], ...after]);
   });
 
   it('refuses to start with a different master key, with a clear message', async () => {

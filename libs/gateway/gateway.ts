@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { Logger } from 'pino';
-import type { Transport } from '@lore/platform/transport/port';
+import type { EventFeed, Transport } from '@lore/platform/transport/port';
 import { errorBody, type HttpRoute, type IntegrationEventsSpec } from '@lore/platform/http';
 import { JwtVerifier, jwtConfigurationWarning, type JwtSettings } from './auth/jwt-verifier';
 import { Authenticator } from './auth/authenticator';
@@ -14,6 +14,8 @@ import { sendError } from './http/error-replies';
 import { allowedMethods } from './http/method-not-allowed';
 import { registerSystemRoutes } from './routes/system.routes';
 import { gatewayAsyncApiDocument } from './routes/asyncapi-document';
+import { eventsRoutes } from './routes/events.routes';
+import { EventStreams } from './http/event-stream';
 
 /** What the HTTP edge is configured with; the process that hosts it reads it from the environment. */
 export interface GatewayConfig {
@@ -25,6 +27,8 @@ export interface GatewayConfig {
   /** NATS_URL and NATS_SUBJECT_PREFIX: where `/asyncapi.json` says integration events are published. */
   readonly natsUrl?: string | undefined;
   readonly natsSubjectPrefix?: string;
+  /** Comment lines on idle event streams (`GET /api/v1/events`) keep proxies from closing them. */
+  readonly eventsHeartbeatMs: number;
 }
 
 /** One context's edge as the gateway composes it: its name (checked in /ready), its routes and the integration events it documents. */
@@ -66,10 +70,13 @@ export function gatewayServerOptions(config: GatewayConfig, logger: Logger): Con
 }
 
 /** Wires the HTTP edge onto a Fastify instance: hooks, error shapes, every route. */
-export function configureGateway(app: FastifyInstance, options: { config: GatewayConfig; transport: Transport; edges: readonly ComposedEdge[] }): void {
-  const { config, transport, edges } = options;
+export function configureGateway(app: FastifyInstance, options: { config: GatewayConfig; transport: Transport; edges: readonly ComposedEdge[]; feed: EventFeed }): void {
+  const { config, transport, edges, feed } = options;
   const authenticator = new Authenticator(new JwtVerifier(config.auth), transport, config.requestTimeoutMs);
-  const routes = edges.flatMap((edge) => edge.routes);
+  const eventTypes = edges.flatMap((edge) => edge.events ?? []).flatMap((spec) => Object.keys(spec.published));
+  const routes = [...edges.flatMap((edge) => edge.routes), ...eventsRoutes({ feed, eventTypes })];
+  const eventStreams = new EventStreams(config.eventsHeartbeatMs);
+  eventStreams.register(app);
 
   const jwtWarning = jwtConfigurationWarning(config.auth);
   if (jwtWarning !== null) app.log.warn(jwtWarning);
@@ -91,6 +98,6 @@ export function configureGateway(app: FastifyInstance, options: { config: Gatewa
   useJsonBodyParser(app);
   useMultipart(app);
 
-  registerRoutes(app, routes, { authenticator, transport, requestTimeoutMs: config.requestTimeoutMs });
+  registerRoutes(app, routes, { authenticator, transport, requestTimeoutMs: config.requestTimeoutMs, eventStreams });
   registerSystemRoutes(app, { transport, contexts: edges.map((edge) => edge.name), routes, asyncapi: gatewayAsyncApiDocument(config, edges) });
 }

@@ -10,6 +10,7 @@ import type { Writable } from 'node:stream';
 import { createNodeEgress } from '@lore/platform/egress/node';
 import { systemClock, unavailable, type Position } from '@lore/platform/kernel';
 import { createInProcessTransport } from '@lore/platform/transport/in-process';
+import type { EventFeed } from '@lore/platform/transport/port';
 import { EventProcessors } from '@lore/platform/projections';
 import { loadConfig, loadContextConfig } from '@lore/platform/runtime';
 import { openContextStores, openEmbeddingModels } from '@lore/platform/host';
@@ -25,6 +26,15 @@ function share(at: Position, head: Position): string {
   const done = at.commit < 0n ? 0n : at.commit;
   return `${Number((done * 1000n) / head.commit) / 10}%`;
 }
+
+/** Projections are built from the event store; only workers (never started here) read the feed. */
+const NO_FEED: EventFeed = {
+  follow: () => {
+    throw new Error('rebuilding projections reads no event feed');
+  },
+  bounds: () => Promise.reject(new Error('rebuilding projections reads no event feed')),
+  close: async () => undefined,
+};
 
 /** Rebuilds the named projections (default: all); resolves to the process exit code. */
 export async function rebuildProjections(
@@ -44,7 +54,7 @@ export async function rebuildProjections(
     try {
       const readYourWrites = { settle: async () => undefined, settleReactor: async () => undefined, settleAllBut: async () => undefined };
       // Rebuilding reads the log only: nothing it builds is asked to reach out, so egress stays closed.
-      const parts = service.build({ ...stores, embeddings, transport, egress: createNodeEgress(), clock: systemClock, config: loadContextConfig(service, io.env), readYourWrites, log: logger });
+      const parts = service.build({ ...stores, embeddings, transport, feed: NO_FEED, egress: createNodeEgress(), clock: systemClock, config: loadContextConfig(service, io.env), readYourWrites, log: logger });
       await parts.prepare?.();
       const processors = new EventProcessors(
         parts,

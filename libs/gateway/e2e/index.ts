@@ -11,3 +11,5 @@ export * from './conversations-messages.suite';
 export * from './conversations-context.suite';
 export * from './integrations.suite';
 export * from './connections.suite';
+export * from './sse-client';
+export * from './events.suite';

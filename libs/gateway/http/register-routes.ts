@@ -1,11 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { AppError, type ValidationIssue } from '@lore/platform/kernel';
-import { TextReply, zodIssuesToValidationIssues, type HttpRoute, type RequestScope, type Send } from '@lore/platform/http';
+import { EventStreamReply, TextReply, zodIssuesToValidationIssues, type HttpRoute, type RequestScope, type Send } from '@lore/platform/http';
 import { send, type Transport } from '@lore/platform/transport/port';
 import { authorize } from '../auth/access';
 import type { Authenticator } from '../auth/authenticator';
 import { sendError } from './error-replies';
+import type { EventStreams } from './event-stream';
 import { readUpload } from './multipart-upload';
 
 /**
@@ -15,9 +16,9 @@ import { readUpload } from './multipart-upload';
 export function registerRoutes(
   app: FastifyInstance,
   routes: readonly HttpRoute[],
-  deps: { readonly authenticator: Authenticator; readonly transport: Transport; readonly requestTimeoutMs: number },
+  deps: { readonly authenticator: Authenticator; readonly transport: Transport; readonly requestTimeoutMs: number; readonly eventStreams: EventStreams },
 ): void {
-  const { authenticator, transport, requestTimeoutMs } = deps;
+  const { authenticator, transport, requestTimeoutMs, eventStreams } = deps;
   for (const r of routes) {
     app.route({
       method: r.method,
@@ -46,6 +47,7 @@ export function registerRoutes(
           const sendForRequest: Send = (message, payload) => send(transport, message, payload, { requestId: request.id, timeoutMs });
           // An open route (auth: false) never reads its scope.
           const result = await r.handle({ params, query, body, upload, scope: scope as RequestScope, send: sendForRequest });
+          if (result instanceof EventStreamReply) return await eventStreams.send(reply, result, headerValue(request.headers['last-event-id']));
           if (result instanceof TextReply) return reply.code(r.status).type(`${result.contentType}; charset=utf-8`).send(result.text);
           return reply.code(r.status).send(result);
         } catch (error) {

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { Clock, Position } from '@lore/platform/kernel';
 import type { EventStore } from '@lore/platform/event-store/port';
 import type { DocumentStore } from '@lore/platform/documents/port';
-import type { MessageHandler, Transport } from '@lore/platform/transport/port';
+import type { EventFeed, MessageHandler, Transport } from '@lore/platform/transport/port';
 import type { Keyring } from '@lore/platform/crypto';
 import type { ReadModelProjection, Reactor } from '@lore/platform/projections';
 import type { VectorStore } from '@lore/platform/vectors/port';
@@ -33,6 +33,8 @@ export interface ContextDeps<Config> {
   /** The process's embedding models (shared by its contexts: one local model in memory). */
   readonly embeddings: EmbeddingModels;
   readonly transport: Transport;
+  /** Every context's integration events as one resumable log (what webhooks deliver). */
+  readonly feed: EventFeed;
   /** Outbound HTTP to addresses users give (SSRF-guarded; LORE_EGRESS_ALLOW widens it). */
   readonly egress: Egress;
   readonly clock: Clock;

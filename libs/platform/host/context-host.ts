@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { systemClock, withRequestContext } from '@lore/platform/kernel';
-import { contextStatusMessage, handle, serveMessages, type Transport, type TransportSubscription } from '@lore/platform/transport/port';
+import { contextStatusMessage, handle, serveMessages, type EventFeed, type Transport, type TransportSubscription } from '@lore/platform/transport/port';
 import type { ContextDefinition, ReadYourWrites } from '@lore/platform/cqrs';
 import { EventProcessors } from '@lore/platform/projections';
 import { loadContextConfig, type Lifecycle, type LoreConfig } from '@lore/platform/runtime';
@@ -27,6 +27,8 @@ export class ContextHost<C = unknown> implements Lifecycle {
     private readonly deps: {
       readonly config: LoreConfig;
       readonly transport: Transport;
+      /** The integration events as a log (the process's: shared by its contexts). */
+      readonly feed: EventFeed;
       readonly logger: Logger;
       readonly env?: NodeJS.ProcessEnv;
       /** The process's models, shared by the contexts it hosts; opened from the environment when absent. */
@@ -47,7 +49,7 @@ export class ContextHost<C = unknown> implements Lifecycle {
     };
     const embeddings = deps.embeddings ?? (this.ownEmbeddings = openEmbeddingModels(deps.env ?? process.env));
     const egress = openEgress({ allow: deps.config.egressAllow, ...(deps.config.egressProxyUrl === undefined ? {} : { proxyUrl: deps.config.egressProxyUrl }) });
-    const parts = definition.build({ ...stores, embeddings, transport: deps.transport, egress, clock: systemClock, config: contextConfig, readYourWrites, log });
+    const parts = definition.build({ ...stores, embeddings, transport: deps.transport, feed: deps.feed, egress, clock: systemClock, config: contextConfig, readYourWrites, log });
     await parts.prepare?.();
     const onError = (processor: string, error: unknown): void => log.error({ processor, err: error }, 'event processor failed');
     const processors = new EventProcessors(parts, stores.events, stores.documents, onError, stores.vectors);

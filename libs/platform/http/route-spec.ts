@@ -49,3 +49,21 @@ export class TextReply {
     readonly text: string,
   ) {}
 }
+
+/** One Server-Sent Event: `id` is what a client resumes from (`Last-Event-ID`). */
+export interface ServerSentEvent {
+  readonly id?: string;
+  /** Absent: the default `message` event (what `EventSource.onmessage` receives). */
+  readonly event?: string;
+  readonly data: string;
+}
+
+/**
+ * A success body that is a stream of Server-Sent Events. The gateway calls `open` with the
+ * client's `Last-Event-ID` header (when sent: a reconnect) and a signal that aborts when the
+ * client goes away or the server stops; it writes each event as the socket accepts it
+ * (backpressure: nothing is pulled while the client lags), with heartbeats between.
+ */
+export class EventStreamReply {
+  constructor(readonly open: (lastEventId: string | undefined, signal: AbortSignal) => AsyncIterable<ServerSentEvent>) {}
+}

@@ -22,6 +22,8 @@ const Env = z.object({
   NATS_SUBJECT_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+$/).default('lore'),
   /** How long the JetStream stream `<PREFIX>_EVENTS` keeps integration events for downstream consumers. */
   EVENTS_STREAM_MAX_AGE_HOURS: int(7 * 24),
+  /** Interval of the comment lines on idle `GET /api/v1/events` streams. */
+  EVENTS_HEARTBEAT_MS: int(15_000),
   EVENTSTORE_URL: optional,
   MONGODB_URL: optional,
   MONGODB_DATABASE_PREFIX: z.string().default('lore'),
@@ -57,6 +59,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     natsUrl: e.NATS_URL,
     natsSubjectPrefix: e.NATS_SUBJECT_PREFIX,
     eventsStreamMaxAgeHours: e.EVENTS_STREAM_MAX_AGE_HOURS,
+    eventsHeartbeatMs: e.EVENTS_HEARTBEAT_MS,
     eventStoreUrl: e.EVENTSTORE_URL,
     mongoUrl: e.MONGODB_URL,
     mongoDatabasePrefix: e.MONGODB_DATABASE_PREFIX,

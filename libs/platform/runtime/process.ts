@@ -1,7 +1,7 @@
 import pino, { type Logger } from 'pino';
-import type { Transport } from '@lore/platform/transport/port';
+import type { EventFeed, Transport } from '@lore/platform/transport/port';
 import { createInProcessTransport } from '@lore/platform/transport/in-process';
-import { connectNatsTransport } from '@lore/platform/transport/nats';
+import { connectNatsTransport, jetStreamEventFeed } from '@lore/platform/transport/nats';
 import type { LoreConfig } from './config';
 
 /** Logs never carry secrets or memory text: tokens and bodies are redacted wherever they could appear. */
@@ -20,6 +20,15 @@ export async function openTransport(config: LoreConfig, logger: Logger, topology
   if (!config.natsUrl) throw new Error(`${name} runs in the distributed topology and needs NATS_URL`);
   const eventStream = { subjectPrefix: config.natsSubjectPrefix, maxAgeHours: config.eventsStreamMaxAgeHours };
   return prefixSubjects(await connectNatsTransport({ url: config.natsUrl, name, onError, eventStream }), config.natsSubjectPrefix);
+}
+
+/**
+ * The integration events as a readable log, in the distributed topology: the JetStream stream
+ * the NATS transport publishes to (the standalone app opens its SQLite feed itself).
+ */
+export function openDistributedEventFeed(config: LoreConfig, name: string): EventFeed {
+  if (!config.natsUrl) throw new Error(`${name} runs in the distributed topology and needs NATS_URL`);
+  return jetStreamEventFeed({ url: config.natsUrl, subjectPrefix: config.natsSubjectPrefix, name: `${name}-feed` });
 }
 
 /** Several Lore deployments (or test runs) can share one NATS: each lives under its own subject prefix. */

@@ -1,2 +1,3 @@
 export * from './transport.contract';
 export type { TransportFactory, TransportFixture } from './contract-fixture';
+export * from './event-feed.contract';

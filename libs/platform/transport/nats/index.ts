@@ -1,2 +1,3 @@
 export * from './nats-transport.adapter';
 export * from './event-stream';
+export * from './jetstream-event-feed';

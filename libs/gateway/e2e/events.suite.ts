@@ -1,0 +1,121 @@
+import { call, mintJwt, unique, type LoreUnderTest } from './e2e-client';
+import { SseConnection } from './sse-client';
+
+/**
+ * `GET /api/v1/events` over HTTP: the workspace's integration events as Server-Sent Events,
+ * resumable by id. Expects the deployment to run with EVENTS_HEARTBEAT_MS at most 1000.
+ */
+export function describeEventStream(lore: () => LoreUnderTest): void {
+  describe('event stream (GET /api/v1/events)', () => {
+    const open: SseConnection[] = [];
+    afterEach(() => {
+      for (const connection of open.splice(0)) connection.close();
+    });
+
+    const connect = async (path: string, options: { token: string; lastEventId?: string; headers?: Record<string, string> }): Promise<SseConnection> => {
+      const connection = await SseConnection.open(lore(), path, options);
+      open.push(connection);
+      return connection;
+    };
+    const newUser = async (): Promise<{ token: string; workspace: string }> => {
+      const workspace = unique('events-ws');
+      return { workspace, token: await mintJwt(lore().jwtSecret, { sub: unique('events-user'), workspace_id: workspace }) };
+    };
+    const createMemory = async (token: string): Promise<string> => {
+      const reply = await call(lore(), 'POST', '/api/v1/memories', { token, body: { memory: `event stream ${unique('m')}` } });
+      expect(reply.status).toBe(201);
+      return reply.body.memory_id as string;
+    };
+    const parsed = (connection: SseConnection): Array<{ id: string | undefined; event: Record<string, unknown> }> =>
+      connection.events().filter((m) => m.event === undefined).map((m) => ({ id: m.id, event: JSON.parse(m.data ?? 'null') as Record<string, unknown> }));
+
+    it('streams the workspace\'s new events, with ids, and nothing of another workspace', async () => {
+      const alice = await newUser();
+      const bob = await newUser();
+      const stream = await connect('/api/v1/events', { token: alice.token });
+      expect(stream.status).toBe(200);
+      expect(stream.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      expect(stream.headers.get('cache-control')).toMatch(/no-cache/);
+      await stream.waitFor((messages) => messages.length > 0); // the stream is open (retry line / heartbeat)
+
+      await createMemory(bob.token);
+      const mine = await createMemory(alice.token);
+      const [first] = await stream.waitForEvents(1);
+      expect(first?.id).toMatch(/^\d+$/);
+      expect(JSON.parse(first?.data ?? '')).toMatchObject({ type: 'memory.created', memory_id: mine, workspace_id: alice.workspace });
+      // Bob's event, published first, never arrives.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(parsed(stream).map((e) => e.event['workspace_id'])).toEqual([alice.workspace]);
+    });
+
+    it('resumes after Last-Event-ID (or ?after=) with every later event, in order, none twice', async () => {
+      const alice = await newUser();
+      const stream = await connect('/api/v1/events', { token: alice.token });
+      await stream.waitFor((messages) => messages.length > 0);
+      const firstMemory = await createMemory(alice.token);
+      const [first] = await stream.waitForEvents(1);
+      stream.close();
+
+      const later = [await createMemory(alice.token), await createMemory(alice.token), await createMemory(alice.token)];
+      const resumed = await connect('/api/v1/events', { token: alice.token, lastEventId: first?.id ?? '' });
+      await resumed.waitForEvents(3);
+      expect(parsed(resumed).map((e) => e.event['memory_id'])).toEqual(later);
+      const ids = parsed(resumed).map((e) => Number(e.id));
+      expect(ids).toEqual([...ids].sort((a, b) => a - b));
+      expect(ids[0]).toBeGreaterThan(Number(first?.id));
+
+      const fromQuery = await connect(`/api/v1/events?after=0`, { token: alice.token });
+      await fromQuery.waitForEvents(4);
+      expect(parsed(fromQuery).map((e) => e.event['memory_id'])).toEqual([firstMemory, ...later]);
+      // The header wins over the query: EventSource reconnects to the same URL with Last-Event-ID.
+      const both = await connect(`/api/v1/events?after=0`, { token: alice.token, lastEventId: String(ids[1]) });
+      await both.waitForEvents(1);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(parsed(both).map((e) => e.event['memory_id'])).toEqual([later[2]]);
+    });
+
+    it('narrows to the asked contexts and types', async () => {
+      const alice = await newUser();
+      const deletes = await connect('/api/v1/events?after=0&types=memory.deleted', { token: alice.token });
+      const memories = await connect('/api/v1/events?after=0&contexts=memory', { token: alice.token });
+      const keys = await connect('/api/v1/events?after=0&contexts=api_key', { token: alice.token });
+      const id = await createMemory(alice.token);
+      expect((await call(lore(), 'DELETE', `/api/v1/memories/${id}`, { token: alice.token })).status).toBe(200);
+      await deletes.waitForEvents(1);
+      await memories.waitForEvents(2);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(parsed(deletes).map((e) => e.event['type'])).toEqual(['memory.deleted']);
+      expect(parsed(memories).map((e) => e.event['type'])).toEqual(['memory.created', 'memory.deleted']);
+      expect(parsed(keys)).toEqual([]);
+    });
+
+    it('sends heartbeat comments while idle', async () => {
+      const alice = await newUser();
+      const stream = await connect('/api/v1/events', { token: alice.token });
+      await stream.waitFor((messages) => messages.some((m) => m.comment?.startsWith('heartbeat') === true), 5_000);
+    });
+
+    it('refuses without a token, for an API key without events:read, and for a malformed position or unknown type', async () => {
+      const alice = await newUser();
+      expect((await connect('/api/v1/events', { token: 'not-a-token' })).status).toBe(401);
+      const key = (await call(lore(), 'POST', '/api/v1/api-keys', { token: alice.token, body: { label: 'no-events', permissions: ['memories:read'] } })).body.key as string;
+      const refused = await connect('/api/v1/events', { token: key });
+      expect(refused.status).toBe(403);
+      expect(JSON.parse(refused.body).detail).toMatch(/events:read/);
+      const reader = (await call(lore(), 'POST', '/api/v1/api-keys', { token: alice.token, body: { label: 'events', permissions: ['events:read'] } })).body.key as string;
+      const allowed = await connect('/api/v1/events?after=0', { token: reader });
+      expect(allowed.status).toBe(200);
+      // The key's own creation is an event of this workspace.
+      await allowed.waitForEvents(1);
+
+      const badHeader = await connect('/api/v1/events', { token: alice.token, lastEventId: 'abc' });
+      expect(badHeader.status).toBe(422);
+      expect(JSON.parse(badHeader.body).detail[0].loc).toEqual(['header', 'last-event-id']);
+      const badAfter = await connect('/api/v1/events?after=-1', { token: alice.token });
+      expect(badAfter.status).toBe(422);
+      const badType = await connect('/api/v1/events?types=memory.exploded', { token: alice.token });
+      expect(badType.status).toBe(422);
+      expect(JSON.parse(badType.body).detail[0].msg).toMatch(/memory\.exploded/);
+    });
+  });
+}

@@ -1,0 +1,72 @@
+import { z } from 'zod';
+import { AppError } from '@lore/platform/kernel';
+import { EventStreamReply, route, type HttpRoute, type ServerSentEvent } from '@lore/platform/http';
+import type { EventFeed, FeedSelector } from '@lore/platform/transport/port';
+
+const POSITION = /^\d{1,15}$/;
+
+/**
+ * `GET /api/v1/events`: the workspace's integration events as Server-Sent Events, from the
+ * event feed (JetStream distributed, SQLite standalone). Each event's `id` is its feed
+ * position: a client resumes with `Last-Event-ID` (what `EventSource` sends on reconnect) or
+ * `?after=`, across gateway and service restarts. Without either it starts with new events.
+ */
+export function eventsRoutes(options: { readonly feed: EventFeed; readonly eventTypes: readonly string[] }): HttpRoute[] {
+  const types = [...new Set(options.eventTypes)].sort();
+  const contexts = [...new Set(types.map((type) => type.slice(0, type.indexOf('.'))))];
+  const list = (known: readonly string[], what: string) =>
+    z
+      .string()
+      .optional()
+      .transform((value, ctx) => {
+        const items = (value ?? '').split(',').map((item) => item.trim()).filter(Boolean);
+        for (const item of items) if (!known.includes(item)) ctx.addIssue({ code: 'custom', message: `Unknown ${what} ${JSON.stringify(item)}; known: ${known.join(', ')}` });
+        return items;
+      });
+
+  return [
+    route({
+      method: 'GET',
+      path: '/api/v1/events',
+      operationId: 'stream_events_api_v1_events_get',
+      summary: 'Stream the workspace\'s integration events (Server-Sent Events, resumable with Last-Event-ID)',
+      tags: ['events'],
+      auth: true,
+      permission: ['events', 'read'],
+      query: z.object({
+        contexts: list(contexts, 'context').describe(`Comma-separated contexts: ${contexts.join(', ')}`),
+        types: list(types, 'event type').describe('Comma-separated event types, e.g. memory.created (an event matching either list is sent)'),
+        after: z.string().regex(POSITION, 'must be an event id (a non-negative integer)').optional().describe('Resume after this event id; the Last-Event-ID header wins when both are sent. "0": from the oldest event kept.'),
+      }),
+      status: 200,
+      response: z.object({ type: z.string(), event_id: z.string(), workspace_id: z.string(), occurred_at: z.string() }).loose().describe('Each `data:` line holds one integration event (see /asyncapi.json)'),
+      textResponses: ['text/event-stream'],
+      handle: async ({ query, scope }) => {
+        const selector: FeedSelector = { workspaceId: scope.workspaceId, contexts: query.contexts, types: query.types };
+        return new EventStreamReply((lastEventId, signal) => stream(options.feed, selector, resumePoint(lastEventId, query.after), signal));
+      },
+    }),
+  ];
+}
+
+function resumePoint(lastEventId: string | undefined, after: string | undefined): number | undefined {
+  const given = lastEventId?.trim() || undefined;
+  if (given !== undefined && !POSITION.test(given)) {
+    throw new AppError('validation', 'Request validation failed', [{ loc: ['header', 'last-event-id'], msg: 'must be an event id (a non-negative integer)', type: 'value_error' }]);
+  }
+  const point = given ?? after;
+  return point === undefined ? undefined : Number(point);
+}
+
+async function* stream(feed: EventFeed, selector: FeedSelector, after: number | undefined, signal: AbortSignal): AsyncGenerator<ServerSentEvent> {
+  const bounds = await feed.bounds();
+  // Without a resume point: from now on. With one older than what the feed still keeps
+  // (EVENTS_STREAM_MAX_AGE_HOURS), the client is told events may be missing before the rest.
+  const from = after ?? bounds.last;
+  if (after !== undefined && after + 1 < bounds.first) {
+    yield { event: 'gap', data: JSON.stringify({ after, first_available: bounds.first, message: 'Events after your position have expired from the feed; some may be missing.' }) };
+  }
+  for await (const entry of feed.follow({ after: from, selector, signal })) {
+    yield { id: String(entry.position), data: JSON.stringify(entry.event) };
+  }
+}

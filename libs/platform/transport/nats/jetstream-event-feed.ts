@@ -1,0 +1,94 @@
+import { AckPolicy, DeliverPolicy, connect, nanos, type NatsConnection } from 'nats';
+import {
+  INTEGRATION_EVENTS_TOKEN,
+  selects,
+  workspaceToken,
+  type EventFeed,
+  type FeedBounds,
+  type FeedEntry,
+  type FeedSelector,
+  type FollowOptions,
+  type IntegrationEvent,
+} from '@lore/platform/transport/port';
+import { decodeIncoming } from './nats-wire.codec';
+import { eventStreamName } from './event-stream';
+
+/**
+ * The distributed event feed: the JetStream stream the NATS transport publishes integration
+ * events to, read from a stream sequence (the position) by an ephemeral pull consumer per
+ * reader: no acks (the reader keeps its own position), in memory, removed by the server once
+ * idle. (nats.js's ordered consumers would do, but their consume() never starts on a 2.9
+ * server.) Connects on first use, so a process that never reads it holds no connection.
+ */
+export interface JetStreamEventFeedOptions {
+  readonly url: string;
+  readonly subjectPrefix: string;
+  readonly name?: string;
+}
+
+/** Messages pulled ahead of the reader: bounds what a slow reader holds in memory. */
+const BATCH = 256;
+/** A reader that vanished without closing (its process died) leaves a consumer the server drops after this. */
+const IDLE_CONSUMER_MS = 60_000;
+
+export function jetStreamEventFeed(options: JetStreamEventFeedOptions): EventFeed {
+  let connection: Promise<NatsConnection> | undefined;
+  const nats = (): Promise<NatsConnection> =>
+    (connection ??= connect({ servers: options.url, maxReconnectAttempts: -1, ...(options.name === undefined ? {} : { name: options.name }) }));
+  const stream = eventStreamName(options.subjectPrefix);
+
+  return {
+    async *follow({ after, selector, signal }: FollowOptions): AsyncGenerator<FeedEntry> {
+      if (signal.aborted) return;
+      const nc = await nats();
+      const jsm = await nc.jetstreamManager();
+      const created = await jsm.consumers.add(stream, {
+        ack_policy: AckPolicy.None,
+        filter_subject: filterSubject(options.subjectPrefix, selector),
+        ...(after > 0 ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: after + 1 } : { deliver_policy: DeliverPolicy.All }),
+        mem_storage: true,
+        inactive_threshold: nanos(IDLE_CONSUMER_MS),
+      });
+      const consumer = await nc.jetstream().consumers.get(stream, created.name);
+      const messages = await consumer.consume({ max_messages: BATCH });
+      const stop = (): void => void messages.stop();
+      signal.addEventListener('abort', stop, { once: true });
+      try {
+        for await (const message of messages) {
+          const event = decodeIncoming(message.data, message.subject).data as IntegrationEvent;
+          if (selects(selector, event)) yield { position: message.seq, event };
+          if (signal.aborted) return;
+        }
+      } finally {
+        signal.removeEventListener('abort', stop);
+        stop();
+        await jsm.consumers.delete(stream, created.name).catch(() => undefined);
+      }
+    },
+
+    async bounds(): Promise<FeedBounds> {
+      const info = await (await (await nats()).jetstreamManager()).streams.info(stream);
+      return { first: info.state.first_seq, last: info.state.last_seq };
+    },
+
+    async close(): Promise<void> {
+      if (connection === undefined) return;
+      const nc = await connection.catch(() => undefined);
+      await nc?.close();
+    },
+  };
+}
+
+/**
+ * One subject filter (servers before 2.10 take one per consumer): exact where the selection
+ * names a single type or context, the workspace's whole token otherwise; `selects` decides.
+ */
+function filterSubject(prefix: string, selector: FeedSelector): string {
+  const workspace = workspaceToken(selector.workspaceId);
+  const contexts = selector.contexts ?? [];
+  const types = selector.types ?? [];
+  let contextAndType = '*.*';
+  if (types.length === 1 && contexts.length === 0) contextAndType = types[0] ?? '*.*';
+  else if (contexts.length === 1 && types.length === 0) contextAndType = `${contexts[0] ?? '*'}.*`;
+  return `${prefix}.${INTEGRATION_EVENTS_TOKEN}.${contextAndType}.${workspace}`;
+}

@@ -1,0 +1,59 @@
+import type { IntegrationEventEnvelope } from './integration-events';
+
+/**
+ * The integration events as one durable, ordered log that a reader resumes by position: the
+ * HTTP event stream (`GET /api/v1/events`) and the webhook dispatcher read it. Distributed,
+ * it is the JetStream stream `<PREFIX>_EVENTS` (position = stream sequence); standalone, a
+ * SQLite table the in-process transport appends to (position = row id). Both are filled by
+ * the same `publishIntegrationEvent`, so contexts never write to it directly.
+ */
+export type IntegrationEvent = IntegrationEventEnvelope & Readonly<Record<string, unknown>>;
+
+export interface FeedEntry {
+  /** Strictly increasing over the whole log, never reused: a client's resume point. */
+  readonly position: number;
+  readonly event: IntegrationEvent;
+}
+
+/** Which events a reader takes: one workspace, optionally narrowed to contexts and types (either matches). */
+export interface FeedSelector {
+  readonly workspaceId: string;
+  /** `memory`, `connection`: every type of these contexts. */
+  readonly contexts?: readonly string[];
+  /** `<context>.<type>`, e.g. `memory.created`. */
+  readonly types?: readonly string[];
+}
+
+export interface FollowOptions {
+  /** Entries after this position (0: from the oldest kept). */
+  readonly after: number;
+  readonly selector: FeedSelector;
+  /** Ends the iteration (the client went away, the process stops). */
+  readonly signal: AbortSignal;
+}
+
+export interface FeedBounds {
+  /** Oldest position still kept (older ones expired: `EVENTS_STREAM_MAX_AGE_HOURS`); `last + 1` when empty. */
+  readonly first: number;
+  readonly last: number;
+}
+
+export interface EventFeed {
+  /**
+   * Every selected entry after `after`, in position order: first what is stored, then new ones
+   * as they arrive, until the signal aborts. Pull-based: nothing is read ahead of the consumer
+   * beyond one small batch, so a slow reader holds no growing buffer.
+   */
+  follow(options: FollowOptions): AsyncIterable<FeedEntry>;
+  bounds(): Promise<FeedBounds>;
+  close(): Promise<void>;
+}
+
+/** Whether an event belongs to a selection (the adapters narrow by subject or column first; this decides). */
+export function selects(selector: FeedSelector, event: IntegrationEventEnvelope): boolean {
+  if (event.workspace_id !== selector.workspaceId) return false;
+  const contexts = selector.contexts ?? [];
+  const types = selector.types ?? [];
+  if (contexts.length === 0 && types.length === 0) return true;
+  return types.includes(event.type) || contexts.includes(event.type.slice(0, event.type.indexOf('.')));
+}

@@ -1,0 +1,2 @@
+export * from './sqlite-event-feed';
+export * from './journaled-transport';

@@ -1,0 +1,182 @@
+import { join } from 'node:path';
+import type Database from 'better-sqlite3';
+import { openPrivateDatabase } from '@lore/platform/sqlite';
+import { selects, type EventFeed, type FeedBounds, type FeedEntry, type FeedSelector, type FollowOptions, type IntegrationEvent } from '@lore/platform/transport/port';
+
+/**
+ * The standalone event feed: integration events in one SQLite table whose AUTOINCREMENT row
+ * id is the position, so a client's `Last-Event-ID` stays valid across restarts and after old
+ * rows expire. An event id is stored once (a reactor that republishes after a crash adds
+ * nothing). Appends made in the same turn of the event loop share one transaction (one fsync).
+ */
+export interface SqliteEventFeedOptions {
+  /** `EVENTS_STREAM_MAX_AGE_HOURS`: rows older than this are deleted, as JetStream expires them. */
+  readonly maxAgeHours: number;
+  readonly now?: () => number;
+}
+
+const PAGE = 512;
+const PRUNE_EVERY_MS = 60 * 60_000;
+
+interface Row {
+  readonly position: number;
+  readonly body: string;
+}
+
+interface Pending {
+  readonly event: IntegrationEvent;
+  readonly done: { resolve: () => void; reject: (error: unknown) => void };
+}
+
+export class SqliteEventFeed implements EventFeed {
+  private readonly insert: Database.Statement;
+  private readonly pages = new Map<string, Database.Statement>();
+  private queue: Pending[] = [];
+  /** Bumped by every committed append; followers that read everything wait for a change. */
+  private version = 0;
+  private waiters = new Set<() => void>();
+  private readonly pruner: NodeJS.Timeout;
+  private closed = false;
+
+  private constructor(
+    private readonly db: Database.Database,
+    private readonly options: SqliteEventFeedOptions,
+  ) {
+    this.insert = db.prepare('INSERT OR IGNORE INTO integration_events (event_id, workspace_id, context, type, body, recorded_at) VALUES (?, ?, ?, ?, ?, ?)');
+    this.prune();
+    this.pruner = setInterval(() => this.prune(), PRUNE_EVERY_MS);
+    this.pruner.unref();
+  }
+
+  static open(path: string, options: SqliteEventFeedOptions): SqliteEventFeed {
+    const db = openPrivateDatabase(path);
+    db.pragma('journal_mode = WAL');
+    // Durable before the publisher's checkpoint moves past the event: a lost row would be a lost event.
+    db.pragma('synchronous = FULL');
+    db.pragma('busy_timeout = 5000');
+    db.exec(`
+      CREATE TABLE IF NOT EXISTS integration_events (
+        position INTEGER PRIMARY KEY AUTOINCREMENT,
+        event_id TEXT NOT NULL UNIQUE,
+        workspace_id TEXT NOT NULL,
+        context TEXT NOT NULL,
+        type TEXT NOT NULL,
+        body TEXT NOT NULL,
+        recorded_at INTEGER NOT NULL
+      );
+      CREATE INDEX IF NOT EXISTS integration_events_by_workspace ON integration_events (workspace_id, position);
+      CREATE INDEX IF NOT EXISTS integration_events_by_time ON integration_events (recorded_at);
+    `);
+    return new SqliteEventFeed(db, options);
+  }
+
+  /** Stores the event (once per event id); resolves when it is committed. */
+  append(event: IntegrationEvent): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('event feed is closed'));
+    return new Promise<void>((resolve, reject) => {
+      if (this.queue.length === 0) setImmediate(() => this.flush());
+      this.queue.push({ event, done: { resolve, reject } });
+    });
+  }
+
+  async *follow({ after, selector, signal }: FollowOptions): AsyncGenerator<FeedEntry> {
+    let position = after;
+    while (!signal.aborted && !this.closed) {
+      const seen = this.version;
+      const rows = this.page(selector).all(position, ...this.parameters(selector)) as Row[];
+      for (const row of rows) {
+        position = row.position;
+        const event = JSON.parse(row.body) as IntegrationEvent;
+        if (selects(selector, event)) yield { position, event };
+        if (signal.aborted) return;
+      }
+      if (rows.length < PAGE && this.version === seen) await this.changed(signal);
+    }
+  }
+
+  async bounds(): Promise<FeedBounds> {
+    const row = this.db.prepare('SELECT min(position) AS first, max(position) AS last FROM integration_events').get() as { first: number | null; last: number | null };
+    if (row.first !== null && row.last !== null) return { first: row.first, last: row.last };
+    // Empty (nothing yet, or everything expired): positions continue from the sequence.
+    const sequence = this.db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'integration_events'").get() as { seq: number } | undefined;
+    const last = sequence?.seq ?? 0;
+    return { first: last + 1, last };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.flush();
+    this.closed = true;
+    clearInterval(this.pruner);
+    this.wake();
+    this.db.close();
+  }
+
+  private flush(): void {
+    const batch = this.queue;
+    this.queue = [];
+    if (batch.length === 0) return;
+    try {
+      const now = (this.options.now ?? Date.now)();
+      this.db.transaction(() => {
+        for (const { event } of batch) {
+          const context = event.type.slice(0, event.type.indexOf('.'));
+          this.insert.run(event.event_id, event.workspace_id, context, event.type, JSON.stringify(event), now);
+        }
+      })();
+    } catch (error) {
+      for (const { done } of batch) done.reject(error);
+      return;
+    }
+    for (const { done } of batch) done.resolve();
+    this.version++;
+    this.wake();
+  }
+
+  /** One prepared statement per selector shape (how many contexts and types). */
+  private page(selector: FeedSelector): Database.Statement {
+    const contexts = selector.contexts?.length ?? 0;
+    const types = selector.types?.length ?? 0;
+    const key = `${contexts}:${types}`;
+    let statement = this.pages.get(key);
+    if (statement === undefined) {
+      const narrowing = [contexts > 0 ? `context IN (${marks(contexts)})` : '', types > 0 ? `type IN (${marks(types)})` : ''].filter(Boolean);
+      const where = narrowing.length === 0 ? '' : ` AND (${narrowing.join(' OR ')})`;
+      statement = this.db.prepare(`SELECT position, body FROM integration_events WHERE position > ? AND workspace_id = ?${where} ORDER BY position LIMIT ${PAGE}`);
+      this.pages.set(key, statement);
+    }
+    return statement;
+  }
+
+  private parameters(selector: FeedSelector): string[] {
+    return [selector.workspaceId, ...(selector.contexts ?? []), ...(selector.types ?? [])];
+  }
+
+  private changed(signal: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const done = (): void => {
+        this.waiters.delete(done);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      this.waiters.add(done);
+      signal.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  private wake(): void {
+    for (const waiter of [...this.waiters]) waiter();
+  }
+
+  private prune(): void {
+    const cutoff = (this.options.now ?? Date.now)() - this.options.maxAgeHours * 3_600_000;
+    this.db.prepare('DELETE FROM integration_events WHERE recorded_at < ?').run(cutoff);
+  }
+}
+
+const marks = (count: number): string => Array.from({ length: count }, () => '?').join(', ');
+
+/** The standalone deployment's feed: one file in DATA_DIR beside the contexts' stores. */
+export function openEmbeddedEventFeed(dataDir: string, maxAgeHours: number): SqliteEventFeed {
+  return SqliteEventFeed.open(join(dataDir, 'integration-events.db'), { maxAgeHours });
+}
