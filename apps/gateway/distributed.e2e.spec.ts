@@ -9,7 +9,7 @@ import { ClientProxyFactory, EventPattern, Payload, Transport as NestTransport, 
 import { AckPolicy, connect } from 'nats';
 import { lastValueFrom, timeout } from 'rxjs';
 import { describeWithServer } from '@lore/platform/testing';
-import { call, describeApiKeys, describeAuth, describeConversationContext, describeConversationMessages, describeConnections, describeConversations, describeErrors, describeEventStream, describeIntegrations, describeKnowledge, describeLargeContent, describeMemories, describeMemorySearch, mintJwt, type LoreUnderTest } from '@lore/gateway/e2e';
+import { call, describeApiKeys, describeAuth, describeConversationContext, describeConversationMessages, describeConnections, describeConversations, describeErrors, describeEventStream, describeIntegrations, describeKnowledge, describeLargeContent, describeMemories, describeMemorySearch, describeWebhooks, mintJwt, WEBHOOK_TEST_ENV, type LoreUnderTest } from '@lore/gateway/e2e';
 import { modelsDirForTests } from '@lore/platform/embeddings/contract';
 import { eventStreamName } from '@lore/platform/transport/nats';
 import { workspaceToken } from '@lore/platform/transport/port';
@@ -60,6 +60,7 @@ describeWithServer('NATS_URL', 'distributed topology over NATS', (natsUrl) => {
         LORE_MASTER_KEY: '',
         LORE_EGRESS_ALLOW: '127.0.0.1',
         EVENTS_HEARTBEAT_MS: '500',
+        ...WEBHOOK_TEST_ENV,
         MODELS_DIR: modelsDirForTests(),
       },
     });
@@ -92,6 +93,7 @@ describeWithServer('NATS_URL', 'distributed topology over NATS', (natsUrl) => {
   describeIntegrations(() => lore);
   describeConnections(() => lore);
   describeEventStream(() => lore);
+  describeWebhooks(() => lore);
 
   it('serves a stock NestJS client (send) and reaches its @EventPattern handlers, with the service enforcing its own rules', async () => {
     const microservice: INestMicroservice = await NestFactory.createMicroservice<MicroserviceOptions>(DownstreamModule, {

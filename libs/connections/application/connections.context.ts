@@ -14,11 +14,12 @@ import { credentialSweep } from './credential-sweep.worker';
 import { interruptedTests } from './interrupted-tests.worker';
 import { CONNECTIONS, CREDENTIALS } from './connection.read-models';
 import { tokenRequester } from './verification/oauth-tokens';
+import { webhooksModule } from './webhooks';
 
 /** How long erasure may wait for the other processors to pass a credential's erasure (at start-up they may be catching up). */
 const ERASURE_WAIT_MS = 10 * 60_000;
 
-/** The connections context: the integration catalog, the provider models, and connections with their sealed credentials. */
+/** The connections context: the integration catalog, the provider models, connections with their sealed credentials, and webhooks. */
 export const connectionsContext = defineContext({
   name: 'connections',
   config: connectionsConfig,
@@ -29,6 +30,7 @@ export const connectionsContext = defineContext({
     const commands = new ConnectionCommands({ ...deps, vault, requestToken: tokenRequester(deps.egress, { timeoutMs: deps.config.testTimeoutMs }) });
     const queries = new ConnectionQueries(deps.documents);
     const tests = new ConnectionTests({ ...deps, vault });
+    const webhooks = webhooksModule(deps);
     return {
       handlers: [
         handle(integrationMessages.list, (q) => integrations.list(q)),
@@ -40,20 +42,23 @@ export const connectionsContext = defineContext({
         handle(messages.test, (c) => tests.test(c)),
         handle(messages.get, (q) => queries.get(q)),
         handle(messages.list, (q) => queries.list(q)),
+        ...webhooks.handlers,
       ],
-      projections: [connectionsProjection],
+      projections: [connectionsProjection, webhooks.projection],
       reactors: [
         connectionEventsPublisher(deps.transport),
         credentialReleaseReactor(vault, deps.events),
         credentialErasureReactor({ ...deps, processedByOthers: (position) => deps.readYourWrites.settleAllBut(CREDENTIAL_ERASURE, position, ERASURE_WAIT_MS) }),
+        ...webhooks.reactors,
       ],
-      workers: [credentialSweep({ ...deps, vault }), interruptedTests(deps)],
+      workers: [credentialSweep({ ...deps, vault }), interruptedTests(deps), ...webhooks.workers],
       async prepare() {
         const connections = deps.documents.collection(CONNECTIONS);
         await connections.ensureIndex(['workspace_id', 'user_id', 'created_at']);
         await connections.ensureIndex(['workspace_id', 'user_id', 'integration_type', 'status']);
         await connections.ensureIndex(['status', 'updated_at']);
         await deps.documents.collection(CREDENTIALS).ensureIndex(['created_at']);
+        await webhooks.prepare();
       },
     };
   },

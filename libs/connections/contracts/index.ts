@@ -4,3 +4,5 @@ export * from './connections.config';
 export * from './connection.records';
 export * from './connection.messages';
 export * from './connections.integration-events';
+export * from './webhook.records';
+export * from './webhook.messages';

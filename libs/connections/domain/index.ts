@@ -3,3 +3,5 @@ export * from './connection.decider';
 export * from './credential.events';
 export * from './credential.decider';
 export * from './connection.upcasters';
+export * from './webhook.events';
+export * from './webhook.decider';

@@ -2,12 +2,13 @@ import { defineEdge } from '@lore/platform/http';
 import { connectionsConfig } from '@lore/connections/contracts';
 import { integrationRoutes } from './integrations.routes';
 import { connectionRoutes } from './connection.routes';
+import { webhookRoutes } from './webhook.routes';
 import { connectionsIntegrationEvents } from './connections.asyncapi';
 
-/** The connections context's edge: the catalog, the provider models and the connections. */
+/** The connections context's edge: the catalog, the provider models, the connections and the webhooks. */
 export const connectionsEdge = defineEdge({
   name: 'connections',
   config: connectionsConfig,
   events: [connectionsIntegrationEvents],
-  routes: (config) => [...integrationRoutes(), ...connectionRoutes(config)],
+  routes: (config) => [...integrationRoutes(), ...connectionRoutes(config), ...webhookRoutes()],
 });

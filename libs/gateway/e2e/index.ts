@@ -13,3 +13,5 @@ export * from './integrations.suite';
 export * from './connections.suite';
 export * from './sse-client';
 export * from './events.suite';
+export * from './webhook-receiver';
+export * from './webhooks.suite';

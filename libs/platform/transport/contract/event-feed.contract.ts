@@ -62,6 +62,13 @@ export function describeEventFeedContract(name: string, factory: EventFeedFactor
       expect(bounds.first).toBeLessThanOrEqual(entries[0]!.position);
     });
 
+    it('gives every workspace\'s events to a reader without a workspace', async () => {
+      const events = [feedEvent('memory.created', 'acme'), feedEvent('memory.created', 'globex')];
+      for (const event of events) await fixture.publish(event);
+      const entries = await take(fixture.feed, { after: 0, selector: { workspaceId: null } }, 2);
+      expect(entries.map((e) => e.event)).toEqual(events);
+    });
+
     it('resumes after a position without repeating or skipping', async () => {
       const events = Array.from({ length: 5 }, () => feedEvent('memory.created', 'acme'));
       for (const event of events) await fixture.publish(event);

@@ -84,7 +84,7 @@ export function jetStreamEventFeed(options: JetStreamEventFeedOptions): EventFee
  * names a single type or context, the workspace's whole token otherwise; `selects` decides.
  */
 function filterSubject(prefix: string, selector: FeedSelector): string {
-  const workspace = workspaceToken(selector.workspaceId);
+  const workspace = selector.workspaceId === null ? '*' : workspaceToken(selector.workspaceId);
   const contexts = selector.contexts ?? [];
   const types = selector.types ?? [];
   let contextAndType = '*.*';

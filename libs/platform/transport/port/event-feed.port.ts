@@ -17,7 +17,8 @@ export interface FeedEntry {
 
 /** Which events a reader takes: one workspace, optionally narrowed to contexts and types (either matches). */
 export interface FeedSelector {
-  readonly workspaceId: string;
+  /** null: every workspace's (the webhook dispatcher; never a client's stream). */
+  readonly workspaceId: string | null;
   /** `memory`, `connection`: every type of these contexts. */
   readonly contexts?: readonly string[];
   /** `<context>.<type>`, e.g. `memory.created`. */
@@ -51,7 +52,7 @@ export interface EventFeed {
 
 /** Whether an event belongs to a selection (the adapters narrow by subject or column first; this decides). */
 export function selects(selector: FeedSelector, event: IntegrationEventEnvelope): boolean {
-  if (event.workspace_id !== selector.workspaceId) return false;
+  if (selector.workspaceId !== null && event.workspace_id !== selector.workspaceId) return false;
   const contexts = selector.contexts ?? [];
   const types = selector.types ?? [];
   if (contexts.length === 0 && types.length === 0) return true;

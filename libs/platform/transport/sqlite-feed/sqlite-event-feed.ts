@@ -137,19 +137,21 @@ export class SqliteEventFeed implements EventFeed {
   private page(selector: FeedSelector): Database.Statement {
     const contexts = selector.contexts?.length ?? 0;
     const types = selector.types?.length ?? 0;
-    const key = `${contexts}:${types}`;
+    const everyWorkspace = selector.workspaceId === null;
+    const key = `${contexts}:${types}:${everyWorkspace}`;
     let statement = this.pages.get(key);
     if (statement === undefined) {
       const narrowing = [contexts > 0 ? `context IN (${marks(contexts)})` : '', types > 0 ? `type IN (${marks(types)})` : ''].filter(Boolean);
       const where = narrowing.length === 0 ? '' : ` AND (${narrowing.join(' OR ')})`;
-      statement = this.db.prepare(`SELECT position, body FROM integration_events WHERE position > ? AND workspace_id = ?${where} ORDER BY position LIMIT ${PAGE}`);
+      const workspace = everyWorkspace ? '' : ' AND workspace_id = ?';
+      statement = this.db.prepare(`SELECT position, body FROM integration_events WHERE position > ?${workspace}${where} ORDER BY position LIMIT ${PAGE}`);
       this.pages.set(key, statement);
     }
     return statement;
   }
 
   private parameters(selector: FeedSelector): string[] {
-    return [selector.workspaceId, ...(selector.contexts ?? []), ...(selector.types ?? [])];
+    return [...(selector.workspaceId === null ? [] : [selector.workspaceId]), ...(selector.contexts ?? []), ...(selector.types ?? [])];
   }
 
   private changed(signal: AbortSignal): Promise<void> {

@@ -1,0 +1,98 @@
+import { createHash } from 'node:crypto';
+import type { Clock } from '@lore/platform/kernel';
+import type { ContextLog } from '@lore/platform/cqrs';
+import type { DocumentStore, DocumentWrite } from '@lore/platform/documents/port';
+import type { EventFeed, FeedEntry } from '@lore/platform/transport/port';
+import { WEBHOOKS, WEBHOOK_DELIVERIES, type DeliveryDoc, type WebhookDoc } from './webhook.read-models';
+
+export const DISPATCH_CHECKPOINT = 'connections.webhook-dispatch.v1';
+/** Events without a subscribed endpoint move the checkpoint only every so often: replaying them after a crash adds nothing. */
+const CHECKPOINT_EVERY = 500;
+const RETRY_AFTER_FAILURE_MS = 1_000;
+
+/** One delivery per endpoint and event: a replayed event finds it and adds nothing. */
+export function deliveryId(webhookId: string, eventId: string): string {
+  return createHash('sha256').update(`${webhookId}\n${eventId}`).digest('hex').slice(0, 32);
+}
+
+/** `memory.created` matches `memory.created`, `memory.*`, and an endpoint that names no types. */
+export function subscribes(webhook: Pick<WebhookDoc, 'event_types'>, type: string): boolean {
+  if (webhook.event_types.length === 0) return true;
+  return webhook.event_types.includes(type) || webhook.event_types.includes(`${type.slice(0, type.indexOf('.'))}.*`);
+}
+
+/**
+ * Follows the event feed (every workspace) from its checkpoint and records a pending delivery
+ * for each active endpoint subscribed to an event that happened after the endpoint was
+ * created; the sender does the sending. Deliveries and checkpoint are written together.
+ */
+export function webhookDispatcher(deps: { readonly feed: EventFeed; readonly documents: DocumentStore; readonly clock: Clock; readonly log: ContextLog; readonly wakeSender: () => void }) {
+  const controller = new AbortController();
+  let loop: Promise<void> = Promise.resolve();
+  let unsaved: number | null = null;
+  let sinceSaved = 0;
+
+  const dispatch = async (entry: FeedEntry): Promise<void> => {
+    const { event } = entry;
+    const occurredAt = typeof event['occurred_at'] === 'string' ? event['occurred_at'] : '';
+    const active = await deps.documents.collection<WebhookDoc>(WEBHOOKS).find({ filter: { workspace_id: event.workspace_id, status: 'active' } });
+    const targets = active.items.filter((webhook) => subscribes(webhook, event.type) && webhook.created_at <= occurredAt);
+    const deliveries = deps.documents.collection<DeliveryDoc>(WEBHOOK_DELIVERIES);
+    const writes: DocumentWrite[] = [];
+    const now = deps.clock.now().toISOString();
+    for (const webhook of targets) {
+      const id = deliveryId(webhook.id, event.event_id);
+      if ((await deliveries.get(id)) !== null) continue;
+      const doc: DeliveryDoc = {
+        id,
+        webhook_id: webhook.id,
+        workspace_id: webhook.workspace_id,
+        event_id: event.event_id,
+        event_type: event.type,
+        status: 'pending',
+        attempt_count: 0,
+        round_attempts: 0,
+        attempts: [],
+        next_attempt_at: now,
+        created_at: now,
+        updated_at: now,
+        event: { ...event },
+      };
+      writes.push({ collection: WEBHOOK_DELIVERIES, op: 'upsert', doc });
+    }
+    if (writes.length === 0 && ++sinceSaved < CHECKPOINT_EVERY) {
+      unsaved = entry.position;
+      return;
+    }
+    await deps.documents.write(writes, { name: DISPATCH_CHECKPOINT, value: String(entry.position) });
+    unsaved = null;
+    sinceSaved = 0;
+    if (writes.length > 0) deps.wakeSender();
+  };
+
+  const run = async (): Promise<void> => {
+    while (!controller.signal.aborted) {
+      try {
+        const saved = await deps.documents.getCheckpoint(DISPATCH_CHECKPOINT);
+        // First start: from now on (endpoints only ever get events from after their creation anyway).
+        const after = saved === null ? (await deps.feed.bounds()).last : Number(saved);
+        for await (const entry of deps.feed.follow({ after, selector: { workspaceId: null }, signal: controller.signal })) await dispatch(entry);
+      } catch (error) {
+        if (controller.signal.aborted) break;
+        deps.log.error({ err: error instanceof Error ? error.message : String(error) }, 'webhook dispatcher failed; it resumes from its checkpoint');
+        await new Promise((resolve) => setTimeout(resolve, RETRY_AFTER_FAILURE_MS).unref());
+      }
+    }
+  };
+
+  return {
+    async start() {
+      loop = run();
+    },
+    async stop() {
+      controller.abort();
+      await loop;
+      if (unsaved !== null) await deps.documents.write([], { name: DISPATCH_CHECKPOINT, value: String(unsaved) });
+    },
+  };
+}

@@ -1,0 +1,46 @@
+import type { ContextDeps } from '@lore/platform/cqrs';
+import { handle, type MessageHandler } from '@lore/platform/transport/port';
+import { webhookMessages, type ConnectionsConfig } from '@lore/connections/contracts';
+import { WEBHOOK_ERASURE, WebhookCommands } from './webhook.commands';
+import { WebhookQueries } from './webhook.queries';
+import { webhooksProjection } from './webhooks.projection';
+import { webhookErasureReactor } from './webhook-erasure.reactor';
+import { webhookDispatcher } from './webhook-dispatcher.worker';
+import { WebhookSender } from './webhook-sender.worker';
+import { WEBHOOKS, WEBHOOK_DELIVERIES } from './webhook.read-models';
+
+/** How long erasure may wait for the other processors to pass a webhook's deletion. */
+const ERASURE_WAIT_MS = 10 * 60_000;
+
+/** Webhooks as a part of the connections context: endpoints, their delivery log, dispatcher and sender. */
+export function webhooksModule(deps: ContextDeps<ConnectionsConfig>) {
+  const settings = deps.config.webhooks;
+  const inFlight = new Set<string>();
+  // The commands wake the sender, and the sender disables through the commands: tied by a late-bound wake.
+  const wakeSender = (): void => sender.wake();
+  const commands = new WebhookCommands({ ...deps, settings, wakeSender, inFlight });
+  const sender: WebhookSender = new WebhookSender({ ...deps, settings, secrets: commands.secrets, inFlight, disable: (webhook, reason) => commands.disableAutomatically(webhook, reason) });
+  const queries = new WebhookQueries(deps.documents);
+  const handlers: MessageHandler[] = [
+    handle(webhookMessages.create, (c) => commands.create(c)),
+    handle(webhookMessages.update, (c) => commands.update(c)),
+    handle(webhookMessages.delete, (c) => commands.delete(c)),
+    handle(webhookMessages.redeliver, (c) => commands.redeliver(c)),
+    handle(webhookMessages.get, (q) => queries.get(q)),
+    handle(webhookMessages.list, (q) => queries.list(q)),
+    handle(webhookMessages.deliveries, (q) => queries.deliveries(q)),
+  ];
+  return {
+    handlers,
+    projection: webhooksProjection,
+    reactors: [webhookErasureReactor({ ...deps, processedByOthers: (position) => deps.readYourWrites.settleAllBut(WEBHOOK_ERASURE, position, ERASURE_WAIT_MS) })],
+    workers: [sender, webhookDispatcher({ ...deps, wakeSender })],
+    async prepare() {
+      await deps.documents.collection(WEBHOOKS).ensureIndex(['workspace_id', 'status']);
+      const deliveries = deps.documents.collection(WEBHOOK_DELIVERIES);
+      await deliveries.ensureIndex(['status', 'next_attempt_at']);
+      await deliveries.ensureIndex(['webhook_id', 'created_at']);
+      await deliveries.ensureIndex(['webhook_id', 'status', 'created_at']);
+    },
+  };
+}
