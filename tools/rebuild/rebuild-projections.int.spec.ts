@@ -33,6 +33,7 @@ describe('npm run projections:rebuild', () => {
       messages: await get('/api/v1/messages'),
       collections: await get('/api/v1/collections'),
       connections: await get('/api/v1/connections'),
+      webhooks: await get('/api/v1/webhooks'),
     };
   }
 
@@ -46,6 +47,9 @@ describe('npm run projections:rebuild', () => {
     expect((await call(lore, 'POST', `/api/v1/conversations/${conversation.body.id}/messages`, { token, body: { content: 'rebuilt message' } })).status).toBe(201);
     expect((await call(lore, 'POST', '/api/v1/collections', { token, body: { name: 'rebuilt collection' } })).status).toBe(201);
     expect((await call(lore, 'POST', '/api/v1/connections', { token, body: { integration: 'custom', label: 'rebuilt connection', auth_method_id: 'api_key', credentials: { api_key: 'rebuild-secret-0123456789abcdef' } } })).status).toBe(201);
+    const webhook = await call(lore, 'POST', '/api/v1/webhooks', { token, body: { url: 'https://hooks.example.com/lore', event_types: ['memory.*'] } });
+    expect(webhook.status).toBe(201);
+    expect((await call(lore, 'PATCH', `/api/v1/webhooks/${webhook.body.id}`, { token, body: { status: 'disabled' } })).status).toBe(200);
     expected = await served(lore);
     await running.app.close();
   });

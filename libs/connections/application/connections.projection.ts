@@ -1,18 +1,21 @@
 import type { RecordedEvent } from '@lore/platform/kernel';
 import type { Projection, ProjectionContext } from '@lore/platform/projections';
-import { CONNECTION_STREAM_PREFIX, CREDENTIAL_STREAM_PREFIX, upcastConnectionEvent, upcastCredentialEvent, type ConnectionEvent } from '@lore/connections/domain';
+import { CONNECTION_STREAM_PREFIX, CREDENTIAL_STREAM_PREFIX, WEBHOOK_STREAM_PREFIX, upcastConnectionEvent, upcastCredentialEvent, type ConnectionEvent } from '@lore/connections/domain';
 import { CONNECTIONS, CREDENTIALS, type ConnectionDoc, type CredentialDoc } from './connection.read-models';
+import { projectWebhookEvent } from './webhooks/webhooks.projection';
+import { WEBHOOKS } from './webhooks/webhook.read-models';
 
 /**
- * Connections and what may be shown of their credentials, for get and list. Each document
+ * Connections and what may be shown of their credentials, for get and list; webhook endpoints. Each document
  * records the stream revision it reflects, so an event delivered again (at least once) never
  * rolls a document back.
  */
 export const connectionsProjection: Projection = {
   name: 'connections.connections.v1',
-  streamPrefixes: [CONNECTION_STREAM_PREFIX, CREDENTIAL_STREAM_PREFIX],
-  collections: [CONNECTIONS, CREDENTIALS],
+  streamPrefixes: [CONNECTION_STREAM_PREFIX, CREDENTIAL_STREAM_PREFIX, WEBHOOK_STREAM_PREFIX],
+  collections: [CONNECTIONS, CREDENTIALS, WEBHOOKS],
   async handle(recorded, context) {
+    if (recorded.streamId.startsWith(WEBHOOK_STREAM_PREFIX)) return projectWebhookEvent(recorded, context);
     if (recorded.streamId.startsWith(CREDENTIAL_STREAM_PREFIX)) return credential(recorded, context);
     return connection(upcastConnectionEvent(recorded), recorded.revision, context);
   },

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, conflict, notFound, type Clock, type EventMetadata, type Position, type ReplyOf, type ValidRequestOf } from '@lore/platform/kernel';
+import { AppError, conflict, notFound, type Clock, type EventMetadata, type ReplyOf, type ValidRequestOf } from '@lore/platform/kernel';
 import type { EventStore } from '@lore/platform/event-store/port';
 import type { DocumentStore } from '@lore/platform/documents/port';
 import { handleCommand, type ReadYourWrites } from '@lore/platform/cqrs';
@@ -8,7 +8,6 @@ import type { webhookMessages, WebhookSettings } from '@lore/connections/contrac
 import { upcastWebhookEvent, webhookDecider, webhookStreamId, type WebhookCommand } from '@lore/connections/domain';
 
 import { newWebhookSecret } from './webhook-signature';
-import { webhooksProjection } from './webhooks.projection';
 import { WEBHOOKS, WEBHOOK_DELIVERIES, deliveryRecord, webhookRecord, type DeliveryDoc, type WebhookDoc } from './webhook.read-models';
 
 type M = typeof webhookMessages;
@@ -50,7 +49,7 @@ export class WebhookCommands {
       { kind: 'create', webhook: { webhookId, workspaceId: c.workspaceId, createdBy: c.userId, url: c.url, eventTypes: c.eventTypes, description: c.description, secret: sealed }, at: this.now() },
       { newStream: true, metadata: metadataOf(c) },
     );
-    await this.settle(result.position);
+    await this.deps.readYourWrites.settle(result.position);
     return { ...webhookRecord(await this.read(c.workspaceId, webhookId)), secret };
   }
 
@@ -64,7 +63,7 @@ export class WebhookCommands {
       const result = await handleCommand(this.deps.events, webhookAggregate, webhookStreamId(c.webhookId), command, { metadata: metadataOf(c), retries: 3 });
       position = result.position ?? position;
     }
-    await this.settle(position);
+    await this.deps.readYourWrites.settle(position);
     if (c.status === 'active') this.deps.wakeSender();
     return webhookRecord(await this.read(c.workspaceId, c.webhookId));
   }
@@ -72,7 +71,7 @@ export class WebhookCommands {
   /** Answered once the signing secret's key is shredded and the stream deleted (the erasure reactor). */
   async delete(c: ValidRequestOf<M['delete']>): Promise<{ webhookId: string }> {
     const result = await handleCommand(this.deps.events, webhookAggregate, webhookStreamId(c.webhookId), { kind: 'delete', workspaceId: c.workspaceId, at: this.now() }, { metadata: metadataOf(c), retries: 3 });
-    await this.settle(result.position);
+    await this.deps.readYourWrites.settle(result.position);
     await this.deps.readYourWrites.settleReactor(WEBHOOK_ERASURE, result.position);
     return { webhookId: c.webhookId };
   }
@@ -110,11 +109,6 @@ export class WebhookCommands {
     const doc = await this.deps.documents.collection<WebhookDoc>(WEBHOOKS).get(webhookId);
     if (doc === null || doc.workspace_id !== workspaceId) throw notFound('Webhook');
     return doc;
-  }
-
-  /** The webhooks read model alone reads these streams (the context's other projections never pass their positions). */
-  private settle(position: Position | null): Promise<void> {
-    return this.deps.readYourWrites.settleReactor(webhooksProjection.name, position);
   }
 
   private now(): string {

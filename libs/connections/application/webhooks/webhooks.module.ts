@@ -3,7 +3,6 @@ import { handle, type MessageHandler } from '@lore/platform/transport/port';
 import { webhookMessages, type ConnectionsConfig } from '@lore/connections/contracts';
 import { WEBHOOK_ERASURE, WebhookCommands } from './webhook.commands';
 import { WebhookQueries } from './webhook.queries';
-import { webhooksProjection } from './webhooks.projection';
 import { webhookErasureReactor } from './webhook-erasure.reactor';
 import { webhookDispatcher } from './webhook-dispatcher.worker';
 import { WebhookSender } from './webhook-sender.worker';
@@ -12,7 +11,7 @@ import { WEBHOOKS, WEBHOOK_DELIVERIES } from './webhook.read-models';
 /** How long erasure may wait for the other processors to pass a webhook's deletion. */
 const ERASURE_WAIT_MS = 10 * 60_000;
 
-/** Webhooks as a part of the connections context: endpoints, their delivery log, dispatcher and sender. */
+/** Webhooks as a part of the connections context: endpoints, their delivery log, dispatcher and sender (the read model is in the connections projection). */
 export function webhooksModule(deps: ContextDeps<ConnectionsConfig>) {
   const settings = deps.config.webhooks;
   const inFlight = new Set<string>();
@@ -32,7 +31,6 @@ export function webhooksModule(deps: ContextDeps<ConnectionsConfig>) {
   ];
   return {
     handlers,
-    projection: webhooksProjection,
     reactors: [webhookErasureReactor({ ...deps, processedByOthers: (position) => deps.readYourWrites.settleAllBut(WEBHOOK_ERASURE, position, ERASURE_WAIT_MS) })],
     workers: [sender, webhookDispatcher({ ...deps, wakeSender })],
     async prepare() {
