@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AppError } from '@lore/platform/kernel';
 import { EventStreamReply, route, type HttpRoute, type ServerSentEvent } from '@lore/platform/http';
-import type { EventFeed, FeedSelector } from '@lore/platform/transport/port';
+import type { EventFeed, FeedBounds, FeedSelector } from '@lore/platform/transport/port';
 
 const POSITION = /^\d{1,15}$/;
 
@@ -43,7 +43,9 @@ export function eventsRoutes(options: { readonly feed: EventFeed; readonly event
       textResponses: ['text/event-stream'],
       handle: async ({ query, scope }) => {
         const selector: FeedSelector = { workspaceId: scope.workspaceId, contexts: query.contexts, types: query.types };
-        return new EventStreamReply((lastEventId, signal) => stream(options.feed, selector, resumePoint(lastEventId, query.after), signal));
+        // Read before the response starts: "from now" must not miss what a client does once it sees the headers.
+        const bounds = await options.feed.bounds();
+        return new EventStreamReply((lastEventId, signal) => stream(options.feed, selector, bounds, resumePoint(lastEventId, query.after), signal));
       },
     }),
   ];
@@ -58,8 +60,7 @@ function resumePoint(lastEventId: string | undefined, after: string | undefined)
   return point === undefined ? undefined : Number(point);
 }
 
-async function* stream(feed: EventFeed, selector: FeedSelector, after: number | undefined, signal: AbortSignal): AsyncGenerator<ServerSentEvent> {
-  const bounds = await feed.bounds();
+async function* stream(feed: EventFeed, selector: FeedSelector, bounds: FeedBounds, after: number | undefined, signal: AbortSignal): AsyncGenerator<ServerSentEvent> {
   // Without a resume point: from now on. With one older than what the feed still keeps
   // (EVENTS_STREAM_MAX_AGE_HOURS), the client is told events may be missing before the rest.
   const from = after ?? bounds.last;
