@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '@lore/platform/kernel';
-import { publishIntegrationEvent, type Transport } from '@lore/platform/transport/port';
+import { publishIntegrationEvents, type Transport } from '@lore/platform/transport/port';
 import type { Reactor } from '@lore/platform/projections';
 import type { ConnectionIntegrationEvent } from '@lore/connections/contracts';
 import { CONNECTION_STREAM_PREFIX, upcastConnectionEvent } from '@lore/connections/domain';
@@ -10,9 +10,7 @@ export function connectionEventsPublisher(transport: Transport): Reactor {
     name: 'connections.integration-events.v1',
     streamPrefixes: [CONNECTION_STREAM_PREFIX],
     async react(events) {
-      for (const recorded of events) {
-        await publishIntegrationEvent(transport, integrationEvent(recorded));
-      }
+      await publishIntegrationEvents(transport, events.map(integrationEvent));
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '@lore/platform/kernel';
-import { publishIntegrationEvent, type Transport } from '@lore/platform/transport/port';
+import { publishIntegrationEvents, type Transport } from '@lore/platform/transport/port';
 import type { Reactor } from '@lore/platform/projections';
 import type { ConversationIntegrationEvent } from '@lore/conversations/contracts';
 import { CONVERSATION_STREAM_PREFIX, upcastConversationEvent } from '@lore/conversations/domain';
@@ -13,9 +13,7 @@ export function conversationEventsPublisher(transport: Transport): Reactor {
     name: 'conversations.integration-events.v1',
     streamPrefixes: [CONVERSATION_STREAM_PREFIX],
     async react(events) {
-      for (const recorded of events) {
-        await publishIntegrationEvent(transport, integrationEvent(recorded));
-      }
+      await publishIntegrationEvents(transport, events.map(integrationEvent));
     },
   };
 }

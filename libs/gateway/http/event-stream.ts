@@ -45,10 +45,21 @@ export class EventStreams {
       // A client that is not reading does not need more bytes queued for it.
       if (!raw.writableNeedDrain) raw.write(`: heartbeat ${new Date().toISOString()}\n\n`);
     }, this.heartbeatMs);
+    let corked = false;
     try {
       while (!signal.aborted) {
         const next = await events.next();
         if (next.done === true || signal.aborted) break;
+        // Events that arrive within one turn of the event loop (a catch-up reads a page at
+        // once) leave in one socket write instead of one system call each.
+        if (!corked) {
+          corked = true;
+          raw.cork();
+          setImmediate(() => {
+            corked = false;
+            raw.uncork();
+          });
+        }
         if (!raw.write(format(next.value))) await once(raw, 'drain', { signal }).catch(() => undefined);
       }
     } catch (error) {

@@ -1,4 +1,4 @@
-import { publishIntegrationEvent, type Transport } from '@lore/platform/transport/port';
+import { publishIntegrationEvents, type Transport } from '@lore/platform/transport/port';
 import type { Reactor } from '@lore/platform/projections';
 import type { ApiKeyIntegrationEvent } from '@lore/keys/contracts';
 import { API_KEY_STREAM_PREFIX, upcastApiKeyEvent } from '@lore/keys/domain';
@@ -9,18 +9,17 @@ export function apiKeyEventsPublisher(transport: Transport): Reactor {
     name: 'keys.integration-events.v1',
     streamPrefixes: [API_KEY_STREAM_PREFIX],
     async react(events) {
-      for (const recorded of events) {
+      const messages = events.map((recorded): ApiKeyIntegrationEvent => {
         const event = upcastApiKeyEvent(recorded);
-        const type = event.type === 'keys.ApiKeyCreated' ? 'api_key.created' : 'api_key.revoked';
-        const message: ApiKeyIntegrationEvent = {
-          type,
+        return {
+          type: event.type === 'keys.ApiKeyCreated' ? 'api_key.created' : 'api_key.revoked',
           event_id: recorded.id,
           occurred_at: recorded.recordedAt,
           workspace_id: event.data.workspaceId,
           key_id: event.data.keyId,
         };
-        await publishIntegrationEvent(transport, message);
-      }
+      });
+      await publishIntegrationEvents(transport, messages);
     },
   };
 }

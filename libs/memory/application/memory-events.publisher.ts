@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '@lore/platform/kernel';
-import { publishIntegrationEvent, type Transport } from '@lore/platform/transport/port';
+import { publishIntegrationEvents, type Transport } from '@lore/platform/transport/port';
 import type { Reactor } from '@lore/platform/projections';
 import type { MemoryIntegrationEvent } from '@lore/memory/contracts';
 import { MEMORY_STREAM_PREFIX, upcastMemoryEvent } from '@lore/memory/domain';
@@ -14,9 +14,7 @@ export function memoryEventsPublisher(transport: Transport): Reactor {
     name: 'memory.integration-events.v1',
     streamPrefixes: [MEMORY_STREAM_PREFIX],
     async react(events) {
-      for (const recorded of events) {
-        await publishIntegrationEvent(transport, integrationEvent(recorded));
-      }
+      await publishIntegrationEvents(transport, events.map(integrationEvent));
     },
   };
 }

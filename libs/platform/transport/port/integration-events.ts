@@ -34,6 +34,16 @@ export async function publishIntegrationEvent(transport: Transport, event: Integ
 }
 
 /**
+ * A reactor's batch, published together and awaited together: each publish is on the wire
+ * (or in the standalone feed's queue) before the next starts, so order holds, while the
+ * acknowledgements overlap (one round trip per batch, not per event; one SQLite commit).
+ * Rejects if any is not stored: the reactor retries the batch, and duplicates are dropped by id.
+ */
+export async function publishIntegrationEvents(transport: Transport, events: readonly IntegrationEventEnvelope[]): Promise<void> {
+  await Promise.all(events.map((event) => publishIntegrationEvent(transport, event)));
+}
+
+/**
  * A workspace id as one NATS token: percent-encoding of its UTF-8 bytes, keeping only
  * `[A-Za-z0-9-]` (no `.`, `*`, `>`, whitespace), so `acme-prod` reads as itself and
  * `decodeURIComponent` gives the id back. Injective: `_` (empty id) is never an output otherwise.
