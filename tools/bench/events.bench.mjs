@@ -10,7 +10,7 @@
 // dist/ bundles only whole apps, so the product's feed adapters (jetStreamEventFeed, the
 // SQLite feed's append/follow, encodeEvent) are bundled from source with esbuild, the same
 // way tools/build.mjs does: synthetic events are then stored exactly as the transport stores them.
-// Knobs: BENCH_RATE (creates/s, default 50), BENCH_SECONDS (default 10), BENCH_EVENTS
+// Knobs: BENCH_RATE (creates/s, default 200), BENCH_SECONDS (default 10), BENCH_EVENTS
 // (default 100000), NATS_URL. Prints PASS/MISS per target; exits non-zero on a miss or failure.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -25,8 +25,8 @@ import { AckPolicy, DeliverPolicy, StorageType, connect, headers, nanos } from '
 import { Pool } from 'undici';
 import { freePort, stopChild, deleteEventStream } from './load.mjs';
 
-// Each create is also embedded by the local model (memory search): 200/s saturates 2 cores.
-const RATE = Number(process.env.BENCH_RATE ?? 50);
+// Each create is also embedded by the local model (memory search): 200/s keeps 2 cores busy.
+const RATE = Number(process.env.BENCH_RATE ?? 200);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 100_000);
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
