@@ -1,3 +1,4 @@
+import { reactingTo } from '@lore/platform/kernel';
 import type { EventStore } from '@lore/platform/event-store/port';
 import type { Reactor } from '@lore/platform/projections';
 import { readAggregateState } from '@lore/platform/cqrs';
@@ -28,7 +29,7 @@ export function credentialReleaseReactor(vault: CredentialVault, events: EventSt
         if (released === null) continue;
         const now = await readAggregateState(events, connectionAggregate, connectionStreamId(event.data.connectionId));
         if (now.status !== 'absent' && now.status !== 'deleted' && now.credentialId === released) continue;
-        await vault.detach(released, event.data.connectionId, { ...recorded.metadata, causationId: recorded.id });
+        await reactingTo(recorded, 'credential-release', () => vault.detach(released, event.data.connectionId, { workspaceId: event.data.workspaceId }));
       }
     },
   };

@@ -1,8 +1,8 @@
-import type { Clock } from '@lore/platform/kernel';
+import { reactingTo, type Clock, type RecordedEvent } from '@lore/platform/kernel';
 import type { EventStore } from '@lore/platform/event-store/port';
 import type { DocumentStore } from '@lore/platform/documents/port';
 import { readAggregateState, type ContextLog } from '@lore/platform/cqrs';
-import { connectionStreamId } from '@lore/connections/domain';
+import { connectionStreamId, credentialStreamId, upcastCredentialEvent } from '@lore/connections/domain';
 import { CREDENTIALS, type CredentialDoc } from './connection.read-models';
 import type { CredentialVault } from './credential-vault';
 import { connectionAggregate } from './connection.commands';
@@ -16,6 +16,8 @@ const FIRST_AFTER_MS = 30_000;
  * use it). A crash between the two leaves it attached to a connection that never came to use
  * it; this sweep lets go for that connection, and the last letting go shreds it. It runs once
  * shortly after start (at most 30 s, sooner with a shorter grace) and then every ten minutes.
+ * Each release is caused by the event that attached the credential to that connection (its
+ * correlation id names the request that was cut off).
  */
 export function credentialSweep(deps: {
   readonly events: EventStore;
@@ -35,7 +37,8 @@ export function credentialSweep(deps: {
         const state = await readAggregateState(deps.events, connectionAggregate, connectionStreamId(connectionId));
         const uses = state.status !== 'absent' && state.status !== 'deleted' && state.credentialId === credential.id;
         if (uses) continue;
-        await deps.vault.detach(credential.id, connectionId, { actor: 'system:credential-sweep', workspaceId: credential.workspace_id });
+        const cause = await attachingEvent(deps.events, credential.id, connectionId);
+        await reactingTo(cause, 'credential-sweep', () => deps.vault.detach(credential.id, connectionId, { workspaceId: credential.workspace_id }));
         released++;
       }
     }
@@ -46,4 +49,13 @@ export function credentialSweep(deps: {
     sweep,
     ...periodicTask({ name: 'credential sweep', firstAfterMs: Math.min(FIRST_AFTER_MS, deps.config.sweepGraceMs), everyMs: EVERY_MS, log: deps.log, run: sweep }),
   };
+}
+
+/** The last event that attached the credential to the connection (a credential's stream is short). */
+async function attachingEvent(events: EventStore, credentialId: string, connectionId: string): Promise<RecordedEvent | undefined> {
+  const attaching = (await events.readStream(credentialStreamId(credentialId))).filter((recorded) => {
+    const event = upcastCredentialEvent(recorded);
+    return (event.type === 'connections.CredentialStored' && event.data.attachedTo === connectionId) || (event.type === 'connections.CredentialAttached' && event.data.connectionId === connectionId);
+  });
+  return attaching.at(-1);
 }

@@ -1,8 +1,8 @@
-import { AppError, type Clock } from '@lore/platform/kernel';
+import { AppError, reactingTo, type Clock, type RecordedEvent } from '@lore/platform/kernel';
 import type { EventStore } from '@lore/platform/event-store/port';
 import type { DocumentStore } from '@lore/platform/documents/port';
 import { handleCommand, type ContextLog } from '@lore/platform/cqrs';
-import { connectionStreamId } from '@lore/connections/domain';
+import { connectionStreamId, upcastConnectionEvent } from '@lore/connections/domain';
 import { CONNECTIONS, type ConnectionDoc } from './connection.read-models';
 import { connectionAggregate } from './connection.commands';
 import { periodicTask } from './periodic-task';
@@ -12,7 +12,8 @@ export const INTERRUPTED_TEST_REASON = 'the test was interrupted (the service st
 /**
  * A test cut off by a crash leaves its connection `testing`, which refuses changes. Once the
  * test is older than CONNECTION_STALE_TEST_MS (longer than any test may run), it is ended as
- * `error` with the reason, so the connection can be changed, disabled or tested again.
+ * `error` with the reason, so the connection can be changed, disabled or tested again. The end
+ * is caused by the event that started the test (its correlation id names the request that ran it).
  */
 export function interruptedTests(deps: {
   readonly events: EventStore;
@@ -27,13 +28,17 @@ export function interruptedTests(deps: {
     let ended = 0;
     for (const doc of items) {
       const owner = { workspaceId: doc.workspace_id, userId: doc.user_id };
+      const stream = connectionStreamId(doc.id);
       try {
-        await handleCommand(
-          deps.events,
-          connectionAggregate,
-          connectionStreamId(doc.id),
-          { kind: 'finish-test', ...owner, outcome: 'error', reason: INTERRUPTED_TEST_REASON, at: deps.clock.now().toISOString() },
-          { metadata: { actor: 'system:interrupted-tests', workspaceId: doc.workspace_id } },
+        const cause = testStart(await deps.events.readStream(stream));
+        await reactingTo(cause, 'interrupted-tests', () =>
+          handleCommand(
+            deps.events,
+            connectionAggregate,
+            stream,
+            { kind: 'finish-test', ...owner, outcome: 'error', reason: INTERRUPTED_TEST_REASON, at: deps.clock.now().toISOString() },
+            { metadata: { workspaceId: doc.workspace_id } },
+          ),
         );
         ended++;
       } catch (error) {
@@ -44,4 +49,12 @@ export function interruptedTests(deps: {
     return ended;
   }
   return { end, ...periodicTask({ name: 'interrupted tests', firstAfterMs: Math.min(30_000, deps.config.staleTestMs), everyMs: deps.config.staleTestMs, log: deps.log, run: end }) };
+}
+
+/** The event that started the connection's latest test. */
+function testStart(stream: readonly RecordedEvent[]): RecordedEvent | undefined {
+  return stream.findLast((recorded) => {
+    const event = upcastConnectionEvent(recorded);
+    return event.type === 'connections.ConnectionStatusChanged' && event.data.to === 'testing';
+  });
 }

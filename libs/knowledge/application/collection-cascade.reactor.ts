@@ -1,4 +1,4 @@
-import type { Clock, Position } from '@lore/platform/kernel';
+import { reactingTo, type Clock, type Position } from '@lore/platform/kernel';
 import type { EventStore } from '@lore/platform/event-store/port';
 import type { DocumentStore } from '@lore/platform/documents/port';
 import type { Reactor } from '@lore/platform/projections';
@@ -23,15 +23,17 @@ export function collectionCascadeReactor(deps: { readonly events: EventStore; re
         // Contents added just before the deletion must be in the member list first.
         await deps.membersSettled(recorded.position);
         const members = await deps.documents.collection(COLLECTION_MEMBERS).find({ filter: { collection_id: event.data.collectionId } });
-        for (const member of members.items) {
-          await handleCommand(
-            deps.events,
-            { name: 'content', decider: contentDecider, upcast: upcastContentEvent },
-            contentStreamId(member.id),
-            { kind: 'delete', access: null, cause: 'collection', at: deps.clock.now().toISOString() },
-            { retries: 10, metadata: { actor: 'system:collection-cascade', workspaceId: event.data.workspaceId } },
-          );
-        }
+        await reactingTo(recorded, 'collection-cascade', async () => {
+          for (const member of members.items) {
+            await handleCommand(
+              deps.events,
+              { name: 'content', decider: contentDecider, upcast: upcastContentEvent },
+              contentStreamId(member.id),
+              { kind: 'delete', access: null, cause: 'collection', at: deps.clock.now().toISOString() },
+              { retries: 10, metadata: { workspaceId: event.data.workspaceId } },
+            );
+          }
+        });
       }
     },
   };

@@ -1,10 +1,10 @@
-import type { Clock } from '@lore/platform/kernel';
+import { reactingTo, type Clock } from '@lore/platform/kernel';
 import type { EventStore } from '@lore/platform/event-store/port';
 import type { DocumentStore } from '@lore/platform/documents/port';
 import type { EmbeddingModels } from '@lore/platform/embeddings/port';
 import type { Reactor } from '@lore/platform/projections';
 import { handleCommand } from '@lore/platform/cqrs';
-import { COLLECTION_STREAM_PREFIX, collectionDecider, collectionStreamId, upcastCollectionEvent, type CollectionCommand } from '@lore/knowledge/domain';
+import { COLLECTION_STREAM_PREFIX, collectionDecider, collectionStreamId, upcastCollectionEvent, type CollectionCommand, type EmbeddingModel } from '@lore/knowledge/domain';
 import { CHUNKS, type ChunkDoc } from './knowledge.read-models';
 import { providerOf } from './embedding-choice';
 import { encodeVector, tagsOf } from './chunk-shape';
@@ -21,40 +21,44 @@ const CHUNKS_PER_EVENT = 64;
  */
 export function reindexReactor(deps: { readonly events: EventStore; readonly documents: DocumentStore; readonly embeddings: EmbeddingModels; readonly clock: Clock }): Reactor {
   const append = (collectionId: string, command: CollectionCommand) =>
-    handleCommand(deps.events, collectionAggregate, collectionStreamId(collectionId), command, { retries: 10, metadata: { actor: 'system:reindex' } });
+    handleCommand(deps.events, collectionAggregate, collectionStreamId(collectionId), command, { retries: 10 });
+
+  async function reindex({ collectionId, reindexId, to }: { readonly collectionId: string; readonly reindexId: string; readonly to: EmbeddingModel }): Promise<void> {
+    const provider = providerOf(deps.embeddings, to);
+    let cursor: string | undefined;
+    let superseded = false;
+    do {
+      const page = await deps.documents
+        .collection<ChunkDoc>(CHUNKS)
+        .find({ filter: { collection_id: collectionId }, sort: [['content_id', 'asc'], ['chunk_index', 'asc']], limit: CHUNKS_PER_EVENT, ...(cursor === undefined ? {} : { cursor }) });
+      if (page.items.length > 0) {
+        const vectors = await provider.embedDocuments(page.items.map((c) => c.content));
+        const chunks = page.items.map((c, i) => ({
+          chunkId: c.id,
+          contentId: c.content_id,
+          chunkIndex: c.chunk_index,
+          text: c.content,
+          source: c.source,
+          tags: tagsOf(c.metadata),
+          metadata: c.metadata,
+          vector: encodeVector(vectors[i] ?? new Float32Array(to.dimensions)),
+        }));
+        const result = await append(collectionId, { kind: 'reindex-chunks', reindexId, chunks });
+        superseded = result.events.length === 0;
+      }
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor !== undefined && !superseded);
+    if (!superseded) await append(collectionId, { kind: 'complete-reindex', reindexId, at: deps.clock.now().toISOString() });
+  }
+
   return {
     name: 'knowledge.reindex.v1',
     streamPrefixes: [COLLECTION_STREAM_PREFIX],
     async react(events) {
       for (const recorded of events) {
         const event = upcastCollectionEvent(recorded);
-        if (event.type !== 'knowledge.CollectionReindexStarted') continue;
-        const { collectionId, reindexId, to } = event.data;
-        const provider = providerOf(deps.embeddings, to);
-        let cursor: string | undefined;
-        let superseded = false;
-        do {
-          const page = await deps.documents
-            .collection<ChunkDoc>(CHUNKS)
-            .find({ filter: { collection_id: collectionId }, sort: [['content_id', 'asc'], ['chunk_index', 'asc']], limit: CHUNKS_PER_EVENT, ...(cursor === undefined ? {} : { cursor }) });
-          if (page.items.length > 0) {
-            const vectors = await provider.embedDocuments(page.items.map((c) => c.content));
-            const chunks = page.items.map((c, i) => ({
-              chunkId: c.id,
-              contentId: c.content_id,
-              chunkIndex: c.chunk_index,
-              text: c.content,
-              source: c.source,
-              tags: tagsOf(c.metadata),
-              metadata: c.metadata,
-              vector: encodeVector(vectors[i] ?? new Float32Array(to.dimensions)),
-            }));
-            const result = await append(collectionId, { kind: 'reindex-chunks', reindexId, chunks });
-            superseded = result.events.length === 0;
-          }
-          cursor = page.nextCursor ?? undefined;
-        } while (cursor !== undefined && !superseded);
-        if (!superseded) await append(collectionId, { kind: 'complete-reindex', reindexId, at: deps.clock.now().toISOString() });
+        // Every batch and the switch are caused by the start event (its actor: who changed the model).
+        if (event.type === 'knowledge.CollectionReindexStarted') await reactingTo(recorded, 'reindex', () => reindex(event.data));
       }
     },
   };

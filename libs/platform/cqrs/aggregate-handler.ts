@@ -143,7 +143,8 @@ export async function handleCommand<C, S, E extends DomainEvent>(
     try {
       const result = await store.append(
         streamId,
-        // Who (the command's actor and workspace) and why (the request it came from).
+        // Who (the command's actor and workspace) and why (the request it came from, or the
+        // stored event a reaction answers: see reactingTo); the command's own metadata goes over it.
         events.map((event) => ({ id: newUuid(), type: event.type, data: event.data, metadata: { ...requestMetadata(), ...options.metadata } })),
         expected,
       );

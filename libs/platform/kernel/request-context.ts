@@ -1,14 +1,21 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { EventMetadata } from './events';
 
 /**
- * Why a piece of work runs: the HTTP request that caused it (its id, which is also the
- * correlation id of everything it leads to). Set around each message a context serves and
- * read where events are appended, so every stored event says which request it came from
- * without each command passing it along (audit, SPEC §6 left open; issue 9).
+ * Why a piece of work runs, and on whose behalf: set around each message a context serves
+ * (the HTTP request that caused it: its id, which is also the correlation id of everything it
+ * leads to) and around each reaction to a stored event (that event: the causation id, its
+ * correlation id, its actor and workspace). Read where events are appended, so every stored
+ * event says who and why without each command passing it along (audit, SPEC §6 left open;
+ * issue 9). Only ids and names: never a secret or anything a user wrote.
  */
 export interface RequestContext {
   readonly requestId?: string | undefined;
   readonly correlationId?: string | undefined;
+  /** The id of the stored event this work reacts to. */
+  readonly causationId?: string | undefined;
+  readonly actor?: string | undefined;
+  readonly workspaceId?: string | undefined;
 }
 
 const storage = new AsyncLocalStorage<RequestContext>();
@@ -17,10 +24,54 @@ export function withRequestContext<T>(context: RequestContext, work: () => T): T
   return storage.run(context, work);
 }
 
-/** The metadata an event appended now carries about its cause: empty outside a served message. */
-export function requestMetadata(): { requestId?: string; correlationId?: string } {
+/** What a reaction needs of the stored event that caused it (a `RecordedEvent` is one). */
+export interface EventCause {
+  readonly id: string;
+  readonly metadata: EventMetadata;
+}
+
+/**
+ * Runs work done in reaction to a stored event (by a reactor, or a background worker that
+ * found it) in the context that event defines, so every event the work appends carries
+ * `causationId` = the event's id, the event's `correlationId` (its id when it has none: it
+ * started a chain), and the event's actor and workspace; `system:<by>` is the actor when the
+ * event names none. Without a known cause (a periodic repair), the actor alone. Replaces any
+ * context the caller runs in: a reaction is never attributed to the request that happened to
+ * wake it. Timers and promises started inside keep the context.
+ */
+export function reactingTo<T>(cause: EventCause | null | undefined, by: string, work: () => T): T {
+  return storage.run(reactionContext(cause, by), work);
+}
+
+export function reactionContext(cause: EventCause | null | undefined, by: string): RequestContext {
+  const system = `system:${by}`;
+  if (cause === null || cause === undefined) return { actor: system };
+  const { metadata } = cause;
+  return {
+    causationId: cause.id,
+    correlationId: text(metadata.correlationId) ?? cause.id,
+    actor: text(metadata.actor) ?? system,
+    workspaceId: text(metadata.workspaceId),
+  };
+}
+
+/**
+ * The metadata an event appended now carries about who and why: empty outside a served
+ * message or a reaction. A command's own metadata (its actor, its workspace) goes over it.
+ */
+export function requestMetadata(): Pick<EventMetadata, 'correlationId' | 'causationId' | 'actor' | 'workspaceId'> & { requestId?: string } {
   const context = storage.getStore();
   if (context === undefined) return {};
   const correlationId = context.correlationId ?? context.requestId;
-  return { ...(context.requestId === undefined ? {} : { requestId: context.requestId }), ...(correlationId === undefined ? {} : { correlationId }) };
+  return {
+    ...(context.requestId === undefined ? {} : { requestId: context.requestId }),
+    ...(correlationId === undefined ? {} : { correlationId }),
+    ...(context.causationId === undefined ? {} : { causationId: context.causationId }),
+    ...(context.actor === undefined ? {} : { actor: context.actor }),
+    ...(context.workspaceId === undefined ? {} : { workspaceId: context.workspaceId }),
+  };
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
 }

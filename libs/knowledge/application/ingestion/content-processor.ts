@@ -32,6 +32,8 @@ export interface Attempt {
  * chunk with the model's own tokenizer, embed, record the chunks in batches, complete.
  * Every append is checked against the lease, so a worker that lost it (another took over
  * after it stalled, the content was deleted or reprocessed) stops at its next step.
+ * Who and why come from the reaction it runs in (the workers run every attempt `reactingTo`
+ * the event that asked for it): the actor is the one who added or reprocessed the content.
  */
 export class ContentProcessor {
   constructor(private readonly deps: { readonly events: EventStore; readonly clock: Clock; readonly leaseMs: number; readonly maxAttempts: number }) {}
@@ -52,7 +54,7 @@ export class ContentProcessor {
       embedding: settings.model,
       maxAttempts: this.deps.maxAttempts,
       at: now.toISOString(),
-    }, { retries: LEASE_RETRIES, metadata: { actor: 'system:ingestion' } });
+    }, { retries: LEASE_RETRIES });
     const state = result.state;
     if (result.events.length === 0 || state.status !== 'active' || state.phase !== 'processing' || state.lease?.leaseId !== leaseId) return null;
     return { content: state, leaseId, ...settings };
@@ -90,7 +92,7 @@ export class ContentProcessor {
   }
 
   private async append(contentId: string, command: ContentCommand): Promise<void> {
-    await handleCommand(this.deps.events, contentAggregate, contentStreamId(contentId), command, { retries: LEASE_RETRIES, metadata: { actor: 'system:ingestion' } });
+    await handleCommand(this.deps.events, contentAggregate, contentStreamId(contentId), command, { retries: LEASE_RETRIES });
   }
 
   private now(): string {

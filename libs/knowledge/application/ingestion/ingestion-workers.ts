@@ -1,4 +1,4 @@
-import type { Clock } from '@lore/platform/kernel';
+import { reactingTo, type Clock, type EventCause } from '@lore/platform/kernel';
 import type { ContextLog } from '@lore/platform/cqrs';
 import type { EventStore } from '@lore/platform/event-store/port';
 import type { DocumentStore } from '@lore/platform/documents/port';
@@ -20,7 +20,10 @@ const SWEEP_BATCH = 500;
  * model every half lease, which finds what no event announces any more: contents left `new`
  * or `processing` by a crash or a restart, retries that came due. Each attempt holds a lease
  * renewed by heartbeats, is abandoned when it stops making progress, and ends `completed`, `failed` with a reason,
- * or scheduled for a retry; it never stays stuck.
+ * or scheduled for a retry; it never stays stuck. An attempt runs `reactingTo` the latest event
+ * that asked for it (added, reprocessed, failed with a retry), so its events carry that event
+ * as their cause; one only the sweep found (its event was missed across a crash) has no known
+ * cause and is recorded as `system:ingestion`'s.
  */
 export class IngestionWorkers {
   private readonly queue: string[] = [];
@@ -32,6 +35,8 @@ export class IngestionWorkers {
    */
   private readonly again = new Set<string>();
   private readonly running = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  /** The latest event that asked for each content not started yet (queued, or asked for again). */
+  private readonly causes = new Map<string, EventCause>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private sweeper: NodeJS.Timeout | null = null;
   private stopped = true;
@@ -66,13 +71,18 @@ export class IngestionWorkers {
     this.queue.length = 0;
     this.queued.clear();
     this.again.clear();
+    this.causes.clear();
     const running = [...this.running.values()];
     for (const r of running) r.controller.abort(new AttemptAborted('stopping'));
     await Promise.allSettled(running.map((r) => r.done));
   }
 
-  enqueue(contentId: string): void {
-    if (this.stopped || this.queued.has(contentId)) return;
+  /** `cause`: the event that asks for it, when one does. */
+  enqueue(contentId: string, cause?: EventCause): void {
+    if (this.stopped) return;
+    // Only the id and metadata: an event's data (a long text's part) is not kept in memory.
+    if (cause !== undefined) this.causes.set(contentId, { id: cause.id, metadata: cause.metadata });
+    if (this.queued.has(contentId)) return;
     if (this.running.has(contentId)) {
       this.again.add(contentId);
       return;
@@ -83,11 +93,11 @@ export class IngestionWorkers {
   }
 
   /** A retry at `at` (ISO): queued then. */
-  scheduleAt(contentId: string, at: string): void {
+  scheduleAt(contentId: string, at: string, cause?: EventCause): void {
     if (this.stopped) return;
     const timer = setTimeout(() => {
       this.timers.delete(timer);
-      this.enqueue(contentId);
+      this.enqueue(contentId, cause);
     }, Math.max(0, Date.parse(at) - this.deps.clock.now().getTime()));
     timer.unref();
     this.timers.add(timer);
@@ -119,7 +129,9 @@ export class IngestionWorkers {
       const contentId = this.queue.shift() as string;
       this.queued.delete(contentId);
       const controller = new AbortController();
-      const done = this.process(contentId, controller.signal)
+      const cause = this.causes.get(contentId);
+      this.causes.delete(contentId);
+      const done = reactingTo(cause, 'ingestion', () => this.process(contentId, controller.signal, cause))
         .catch((error: unknown) => this.deps.log?.warn({ err: error, contentId }, 'processing attempt ended with an error'))
         .finally(() => {
           this.running.delete(contentId);
@@ -131,7 +143,7 @@ export class IngestionWorkers {
     }
   }
 
-  private async process(contentId: string, signal: AbortSignal): Promise<void> {
+  private async process(contentId: string, signal: AbortSignal, cause: EventCause | undefined): Promise<void> {
     const content = await this.deps.documents.collection<ContentDoc>(CONTENTS).get(contentId);
     if (content === null) return;
     const collection = await this.deps.documents.collection<CollectionDoc>(COLLECTIONS).get(content.collection_id);
@@ -140,13 +152,13 @@ export class IngestionWorkers {
     const model = collection.pending_model ?? collection.model;
     const attempt = await this.processor.claim(contentId, { model, chunkSize: collection.settings.chunk_size, chunkOverlap: collection.settings.chunk_overlap });
     if (attempt === null) {
-      if (content.retry_at !== null) this.scheduleAt(contentId, content.retry_at);
+      if (content.retry_at !== null) this.scheduleAt(contentId, content.retry_at, cause);
       return;
     }
-    await this.attempt(attempt, signal);
+    await this.attempt(attempt, signal, cause);
   }
 
-  private async attempt(attempt: Attempt, stopping: AbortSignal): Promise<void> {
+  private async attempt(attempt: Attempt, stopping: AbortSignal, cause: EventCause | undefined): Promise<void> {
     const { contentId } = attempt.content;
     const controller = new AbortController();
     const abort = (reason: AttemptAborted | LeaseLostError): void => {
@@ -172,14 +184,14 @@ export class IngestionWorkers {
       const provider = providerOf(this.deps.embeddings, attempt.model);
       await race(this.processor.run(attempt, provider, controller.signal, progressed), controller.signal);
     } catch (error) {
-      await this.afterFailure(attempt, controller.signal.aborted ? controller.signal.reason : error);
+      await this.afterFailure(attempt, controller.signal.aborted ? controller.signal.reason : error, cause);
     } finally {
       clearTimeout(timeout);
       clearInterval(heartbeat);
     }
   }
 
-  private async afterFailure(attempt: Attempt, error: unknown): Promise<void> {
+  private async afterFailure(attempt: Attempt, error: unknown, cause: EventCause | undefined): Promise<void> {
     const { contentId } = attempt.content;
     if (error instanceof LeaseLostError) return; // someone else owns it now, or it is gone
     if (error instanceof AttemptAborted && error.why === 'stopping') return; // the lease lapses; a worker resumes it
@@ -193,7 +205,8 @@ export class IngestionWorkers {
     const reason = transient && retryAt === null ? `${message} (gave up after ${this.deps.config.maxAttempts} attempts)` : message;
     try {
       await this.processor.fail(contentId, attempt.leaseId, reason, retryAt);
-      if (retryAt !== null) this.scheduleAt(contentId, retryAt.toISOString());
+      // The reactor schedules it too, caused by the failure event: whichever comes first.
+      if (retryAt !== null) this.scheduleAt(contentId, retryAt.toISOString(), cause);
     } catch (failError) {
       if (!(failError instanceof LeaseLostError)) throw failError;
     }

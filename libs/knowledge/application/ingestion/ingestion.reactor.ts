@@ -6,7 +6,8 @@ import type { IngestionWorkers } from './ingestion-workers';
 /**
  * The ingestion pipeline's trigger: hands new, reprocessed and retried contents to the
  * workers and moves on (a reactor never waits for the work). The workers' sweep covers what
- * this misses across a crash: the read model still says `new` or `processing`.
+ * this misses across a crash: the read model still says `new` or `processing`. The event goes
+ * with the content: the attempt's events are caused by it.
  */
 export function ingestionReactor(workers: IngestionWorkers, projected: (position: Position) => Promise<void>): Reactor {
   return {
@@ -22,10 +23,10 @@ export function ingestionReactor(workers: IngestionWorkers, projected: (position
           case 'knowledge.ContentAdded':
           case 'knowledge.ContentTextAppended': // the last part makes a long text processable
           case 'knowledge.ContentReprocessRequested':
-            workers.enqueue(event.data.contentId);
+            workers.enqueue(event.data.contentId, recorded);
             break;
           case 'knowledge.ContentProcessingFailed':
-            if (event.data.retryAt !== null) workers.scheduleAt(event.data.contentId, event.data.retryAt);
+            if (event.data.retryAt !== null) workers.scheduleAt(event.data.contentId, event.data.retryAt, recorded);
             break;
           default:
             break;
