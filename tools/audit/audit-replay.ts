@@ -15,6 +15,10 @@ export interface AuditLine {
   readonly recordedAt: string;
   readonly actor: string | null;
   readonly workspace: string | null;
+  /** Why: the HTTP request, the chain it belongs to, the stored event it reacted to (null where none). */
+  readonly requestId: string | null;
+  readonly correlationId: string | null;
+  readonly causationId: string | null;
   readonly data: unknown;
 }
 
@@ -71,6 +75,9 @@ export function toLine(context: string, event: RecordedEvent, keys: KeyPresence)
     recordedAt: event.recordedAt,
     actor: text(event.metadata.actor),
     workspace: workspaceOf(event),
+    requestId: text(event.metadata.requestId),
+    correlationId: text(event.metadata.correlationId),
+    causationId: text(event.metadata.causationId),
     data: maskSealed(event.data, keys),
   };
 }

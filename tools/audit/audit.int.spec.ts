@@ -38,7 +38,7 @@ async function seedDataDir(): Promise<string> {
   const keys = openSqliteEventStore({ path: join(dataDir, 'keys', 'events.db'), clock: steppingClock('2025-01-01T00:00:01.500Z') });
   const meta = { actor: 'user:alice', workspaceId: 'ws-1' };
   await memory.append('memory-mem_1', [{ id: randomUUID(), type: 'memory.MemoryCreated', data: { content: SEALED_KEPT, n: 0 }, metadata: meta }], 'no_stream');
-  await keys.append('apikey-key_1', [{ id: randomUUID(), type: 'keys.ApiKeyIssued', data: { label: 'k' }, metadata: { actor: 'user:bob', workspaceId: 'ws-2' } }], 'no_stream');
+  await keys.append('apikey-key_1', [{ id: randomUUID(), type: 'keys.ApiKeyIssued', data: { label: 'k' }, metadata: { actor: 'user:bob', workspaceId: 'ws-2', requestId: 'req-9', correlationId: 'req-9', causationId: 'ev-cause' } }], 'no_stream');
   for (let n = 1; n < 4; n++) await memory.append('memory-mem_1', [{ id: randomUUID(), type: 'memory.MemoryReplaced', data: { content: SEALED_GONE, n }, metadata: meta }], n - 1);
   await memory.append('memory-mem_2', [{ id: randomUUID(), type: 'memory.MemoryCreated', data: {}, metadata: meta }], 'no_stream');
   await memory.deleteStream('memory-mem_2');
@@ -92,9 +92,13 @@ describe('npm run audit', () => {
       recordedAt: '2025-01-01T00:00:01.000Z',
       actor: 'user:alice',
       workspace: 'ws-1',
+      requestId: null,
+      correlationId: null,
+      causationId: null,
       data: { content: '[sealed dk_kept]', n: 0 },
     });
     expect(events[1]?.data).toEqual({ content: '[erased]', n: 1 });
+    expect(events.find((e) => e.stream === 'apikey-key_1')).toMatchObject({ actor: 'user:bob', requestId: 'req-9', correlationId: 'req-9', causationId: 'ev-cause' });
     expect(out).not.toContain('aaaa');
   });
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, conflict, START, type Decider, type DomainEvent, type RecordedEvent } from '@lore/platform/kernel';
+import { AppError, conflict, reactingTo, START, withRequestContext, type Decider, type DomainEvent, type RecordedEvent } from '@lore/platform/kernel';
 import { WrongExpectedRevisionError, type EventStore, type ExpectedRevision } from '@lore/platform/event-store/port';
 import { openSqliteEventStore, type SqliteEventStore } from '@lore/platform/event-store/sqlite';
 import { handleCommand, retryDelayMs, type AggregateType, type RetryBackoff } from './aggregate-handler';
@@ -111,6 +111,21 @@ describe('handleCommand (SQLite event store)', () => {
     await handleCommand(events, counter, stream, { kind: 'increment', by: 1 }, { metadata: { actor: 'user:u1', correlationId: 'req-1' } });
     const [stored] = await events.readStream(stream);
     expect(stored?.metadata).toMatchObject({ actor: 'user:u1', correlationId: 'req-1' });
+  });
+
+  it('records who and why from the context it runs in: a served request, or a reaction to a stored event', async () => {
+    await withRequestContext({ requestId: 'req-9' }, () => handleCommand(events, counter, stream, { kind: 'increment', by: 1 }, { metadata: { actor: 'user:u1' } }));
+    const [cause] = await events.readStream(stream);
+    expect(cause?.metadata).toMatchObject({ actor: 'user:u1', requestId: 'req-9', correlationId: 'req-9' });
+    if (cause === undefined) throw new Error('nothing stored');
+
+    // A reaction: caused by the stored event, in its correlation, on its actor's behalf; no request of its own.
+    await withRequestContext({ requestId: 'req-that-woke-it' }, () =>
+      reactingTo(cause, 'counter-reactor', () => handleCommand(events, counter, 'counter-2', { kind: 'increment', by: 1 }, { metadata: { workspaceId: 'ws' } })),
+    );
+    const [reaction] = await events.readStream('counter-2');
+    expect(reaction?.metadata).toMatchObject({ causationId: cause.id, correlationId: 'req-9', actor: 'user:u1', workspaceId: 'ws' });
+    expect(reaction?.metadata).not.toHaveProperty('requestId');
   });
 
   it('folds stored events through the upcaster', async () => {
