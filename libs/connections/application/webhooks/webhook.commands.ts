@@ -8,7 +8,7 @@ import type { webhookMessages, WebhookSettings } from '@lore/connections/contrac
 import { upcastWebhookEvent, webhookDecider, webhookStreamId, type WebhookCommand } from '@lore/connections/domain';
 
 import { newWebhookSecret } from './webhook-signature';
-import { WEBHOOKS, WEBHOOK_DELIVERIES, deliveryRecord, webhookRecord, type DeliveryDoc, type WebhookDoc } from './webhook.read-models';
+import { WEBHOOKS, WEBHOOK_DELIVERIES, deliveryRecord, webhookRecord, workspaceWebhookDoc, type DeliveryDoc, type WebhookDoc } from './webhook.read-models';
 
 type M = typeof webhookMessages;
 const webhookAggregate = { name: 'webhook', decider: webhookDecider, upcast: upcastWebhookEvent };
@@ -105,10 +105,8 @@ export class WebhookCommands {
     return deliveryRecord(due);
   }
 
-  private async read(workspaceId: string, webhookId: string): Promise<WebhookDoc> {
-    const doc = await this.deps.documents.collection<WebhookDoc>(WEBHOOKS).get(webhookId);
-    if (doc === null || doc.workspace_id !== workspaceId) throw notFound('Webhook');
-    return doc;
+  private read(workspaceId: string, webhookId: string): Promise<WebhookDoc> {
+    return workspaceWebhookDoc(this.deps.documents, workspaceId, webhookId);
   }
 
   private now(): string {

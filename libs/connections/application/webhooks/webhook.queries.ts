@@ -1,8 +1,8 @@
 import type { DocumentStore } from '@lore/platform/documents/port';
-import { notFound, type ValidRequestOf } from '@lore/platform/kernel';
+import type { ValidRequestOf } from '@lore/platform/kernel';
 
 import type { webhookMessages, WebhookDeliveryRecord, WebhookRecord } from '@lore/connections/contracts';
-import { WEBHOOKS, WEBHOOK_DELIVERIES, deliveryRecord, webhookRecord, type DeliveryDoc, type WebhookDoc } from './webhook.read-models';
+import { WEBHOOKS, WEBHOOK_DELIVERIES, deliveryRecord, webhookRecord, workspaceWebhookDoc, type DeliveryDoc, type WebhookDoc } from './webhook.read-models';
 
 type M = typeof webhookMessages;
 
@@ -10,7 +10,7 @@ export class WebhookQueries {
   constructor(private readonly documents: DocumentStore) {}
 
   async get(q: ValidRequestOf<M['get']>): Promise<WebhookRecord> {
-    return webhookRecord(await this.webhook(q.workspaceId, q.webhookId));
+    return webhookRecord(await workspaceWebhookDoc(this.documents, q.workspaceId, q.webhookId));
   }
 
   async list(q: ValidRequestOf<M['list']>): Promise<{ items: WebhookRecord[]; total: number }> {
@@ -22,7 +22,7 @@ export class WebhookQueries {
 
   /** Newest first, by keyset cursor. */
   async deliveries(q: ValidRequestOf<M['deliveries']>): Promise<{ items: WebhookDeliveryRecord[]; nextCursor: string | null }> {
-    await this.webhook(q.workspaceId, q.webhookId);
+    await workspaceWebhookDoc(this.documents, q.workspaceId, q.webhookId);
     const page = await this.documents.collection<DeliveryDoc>(WEBHOOK_DELIVERIES).find({
       filter: { webhook_id: q.webhookId, ...(q.status === undefined ? {} : { status: q.status }) },
       sort: [['created_at', 'desc']],
@@ -32,9 +32,4 @@ export class WebhookQueries {
     return { items: page.items.map(deliveryRecord), nextCursor: page.nextCursor };
   }
 
-  private async webhook(workspaceId: string, webhookId: string): Promise<WebhookDoc> {
-    const doc = await this.documents.collection<WebhookDoc>(WEBHOOKS).get(webhookId);
-    if (doc === null || doc.workspace_id !== workspaceId) throw notFound('Webhook');
-    return doc;
-  }
 }

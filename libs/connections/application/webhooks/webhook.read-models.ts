@@ -1,3 +1,5 @@
+import { notFound } from '@lore/platform/kernel';
+import type { DocumentStore } from '@lore/platform/documents/port';
 import type { WebhookDeliveryRecord, WebhookRecord } from '@lore/connections/contracts';
 
 export const WEBHOOKS = 'webhooks';
@@ -36,4 +38,11 @@ export function webhookRecord(doc: WebhookDoc): WebhookRecord {
 export function deliveryRecord(doc: DeliveryDoc): WebhookDeliveryRecord {
   const { workspace_id: _workspace, event: _event, ...record } = doc;
   return record;
+}
+
+/** A webhook of the caller's workspace; another workspace's is as absent as a missing one (404). */
+export async function workspaceWebhookDoc(documents: DocumentStore, workspaceId: string, webhookId: string): Promise<WebhookDoc> {
+  const doc = await documents.collection<WebhookDoc>(WEBHOOKS).get(webhookId);
+  if (doc === null || doc.workspace_id !== workspaceId) throw notFound('Webhook');
+  return doc;
 }

@@ -1,4 +1,4 @@
-import { AckPolicy, DeliverPolicy, connect, nanos, type NatsConnection } from 'nats';
+import { AckPolicy, DeliverPolicy, connect, nanos, type JetStreamManager, type NatsConnection } from 'nats';
 import {
   INTEGRATION_EVENTS_TOKEN,
   selects,
@@ -35,13 +35,16 @@ export function jetStreamEventFeed(options: JetStreamEventFeedOptions): EventFee
   let connection: Promise<NatsConnection> | undefined;
   const nats = (): Promise<NatsConnection> =>
     (connection ??= connect({ servers: options.url, maxReconnectAttempts: -1, ...(options.name === undefined ? {} : { name: options.name }) }));
+  // Created once: each creation asks the server for the account's JetStream info.
+  let manager: Promise<JetStreamManager> | undefined;
+  const jetStreamManager = (): Promise<JetStreamManager> => (manager ??= nats().then((nc) => nc.jetstreamManager()));
   const stream = eventStreamName(options.subjectPrefix);
 
   return {
     async *follow({ after, selector, signal }: FollowOptions): AsyncGenerator<FeedEntry> {
       if (signal.aborted) return;
       const nc = await nats();
-      const jsm = await nc.jetstreamManager();
+      const jsm = await jetStreamManager();
       const created = await jsm.consumers.add(stream, {
         ack_policy: AckPolicy.None,
         filter_subject: filterSubject(options.subjectPrefix, selector),
@@ -67,7 +70,7 @@ export function jetStreamEventFeed(options: JetStreamEventFeedOptions): EventFee
     },
 
     async bounds(): Promise<FeedBounds> {
-      const info = await (await (await nats()).jetstreamManager()).streams.info(stream);
+      const info = await (await jetStreamManager()).streams.info(stream);
       return { first: info.state.first_seq, last: info.state.last_seq };
     },
 

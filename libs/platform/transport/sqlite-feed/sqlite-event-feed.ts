@@ -30,6 +30,9 @@ interface Pending {
 
 export class SqliteEventFeed implements EventFeed {
   private readonly insert: Database.Statement;
+  private readonly range: Database.Statement;
+  private readonly sequence: Database.Statement;
+  private readonly expire: Database.Statement;
   private readonly pages = new Map<string, Database.Statement>();
   private queue: Pending[] = [];
   /** Bumped by every committed append; followers that read everything wait for a change. */
@@ -43,6 +46,9 @@ export class SqliteEventFeed implements EventFeed {
     private readonly options: SqliteEventFeedOptions,
   ) {
     this.insert = db.prepare('INSERT OR IGNORE INTO integration_events (event_id, workspace_id, context, type, body, recorded_at) VALUES (?, ?, ?, ?, ?, ?)');
+    this.range = db.prepare('SELECT min(position) AS first, max(position) AS last FROM integration_events');
+    this.sequence = db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'integration_events'");
+    this.expire = db.prepare('DELETE FROM integration_events WHERE recorded_at < ?');
     this.prune();
     this.pruner = setInterval(() => this.prune(), PRUNE_EVERY_MS);
     this.pruner.unref();
@@ -95,10 +101,10 @@ export class SqliteEventFeed implements EventFeed {
   }
 
   async bounds(): Promise<FeedBounds> {
-    const row = this.db.prepare('SELECT min(position) AS first, max(position) AS last FROM integration_events').get() as { first: number | null; last: number | null };
+    const row = this.range.get() as { first: number | null; last: number | null };
     if (row.first !== null && row.last !== null) return { first: row.first, last: row.last };
     // Empty (nothing yet, or everything expired): positions continue from the sequence.
-    const sequence = this.db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'integration_events'").get() as { seq: number } | undefined;
+    const sequence = this.sequence.get() as { seq: number } | undefined;
     const last = sequence?.seq ?? 0;
     return { first: last + 1, last };
   }
@@ -172,7 +178,7 @@ export class SqliteEventFeed implements EventFeed {
 
   private prune(): void {
     const cutoff = (this.options.now ?? Date.now)() - this.options.maxAgeHours * 3_600_000;
-    this.db.prepare('DELETE FROM integration_events WHERE recorded_at < ?').run(cutoff);
+    this.expire.run(cutoff);
   }
 }
 
