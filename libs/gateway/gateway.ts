@@ -6,6 +6,7 @@ import type { EventFeed, Transport } from '@lore/platform/transport/port';
 import { errorBody, type HttpRoute, type IntegrationEventsSpec } from '@lore/platform/http';
 import { JwtVerifier, jwtConfigurationWarning, type JwtSettings } from './auth/jwt-verifier';
 import { Authenticator } from './auth/authenticator';
+import type { RoleClaimSettings } from './auth/role-claim';
 import { registerRoutes } from './http/register-routes';
 import { useJsonBodyParser } from './http/json-body';
 import { useMultipart } from './http/multipart-upload';
@@ -19,7 +20,7 @@ import { EventStreams } from './http/event-stream';
 
 /** What the HTTP edge is configured with; the process that hosts it reads it from the environment. */
 export interface GatewayConfig {
-  readonly auth: JwtSettings;
+  readonly auth: JwtSettings & RoleClaimSettings;
   readonly trustProxy: boolean;
   readonly maxBodyBytes: number;
   /** Bound on a request to a context service (then 503). */
@@ -72,7 +73,7 @@ export function gatewayServerOptions(config: GatewayConfig, logger: Logger): Con
 /** Wires the HTTP edge onto a Fastify instance: hooks, error shapes, every route. */
 export function configureGateway(app: FastifyInstance, options: { config: GatewayConfig; transport: Transport; edges: readonly ComposedEdge[]; feed: EventFeed }): void {
   const { config, transport, edges, feed } = options;
-  const authenticator = new Authenticator(new JwtVerifier(config.auth), transport, config.requestTimeoutMs);
+  const authenticator = new Authenticator(new JwtVerifier(config.auth), transport, config.requestTimeoutMs, config.auth);
   const eventTypes = edges.flatMap((edge) => edge.events ?? []).flatMap((spec) => Object.keys(spec.published));
   const routes = [...edges.flatMap((edge) => edge.routes), ...eventsRoutes({ feed, eventTypes })];
   const eventStreams = new EventStreams(config.eventsHeartbeatMs);

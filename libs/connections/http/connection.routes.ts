@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { AppError } from '@lore/platform/kernel';
-import { actingOwner, offsetEnvelope, offsetPage, route, skipLimitQuery, type HttpRoute, type RequestScope } from '@lore/platform/http';
+import { actingOwner, offsetEnvelope, offsetPage, route, skipLimitQuery, type HttpRoute } from '@lore/platform/http';
 import {
   CONNECTION_STATUSES,
   ConnectionRecord,
@@ -13,19 +12,8 @@ import {
 
 const userId = z.string().min(1).max(255);
 
-/**
- * Whose connections a request touches. Connections hold credentials, so unlike memories and
- * conversations an API key acts only for the user who created it: a key any workspace member
- * can mint must not reach (and re-point, and test) another member's credentials.
- */
-function owner(scope: RequestScope, requested: string | undefined) {
-  if (scope.caller.kind === 'api_key' && requested !== undefined && requested !== scope.caller.createdBy) {
-    throw new AppError('forbidden', "An API key acts on connections only for the user who created it; user_id must be that user's");
-  }
-  return actingOwner(scope, requested);
-}
 const ConnectionIdParams = z.object({ connection_id: z.string().min(1).max(100) });
-const UserIdQuery = z.object({ user_id: userId.optional().describe("Owner; may be omitted. A JWT caller is its `sub`, an API key its creator: naming anyone else is 403") });
+const UserIdQuery = z.object({ user_id: userId.optional().describe("Owner; may be omitted (a JWT caller's `sub`, an API key's creator). Naming anyone else takes a workspace administrator, or a key one minted: 403 otherwise") });
 const DeleteConnectionResponse = z.object({
   connection_id: z.string(),
   message: z.string(),
@@ -87,7 +75,7 @@ export function connectionRoutes({ limits, testTimeoutMs }: ConnectionsConfig): 
       timeoutMs: budget(1),
       handle: async ({ body, scope, send }) =>
         send(messages.create, {
-          ...owner(scope, body.user_id),
+          ...actingOwner(scope, body.user_id),
           integration: body.integration,
           label: body.label,
           config: body.config,
@@ -110,7 +98,7 @@ export function connectionRoutes({ limits, testTimeoutMs }: ConnectionsConfig): 
       errors: [403],
       handle: async ({ query, scope, send }) => {
         const page = await send(messages.list, {
-          ...owner(scope, query.user_id),
+          ...actingOwner(scope, query.user_id),
           sortBy: query.sort_by,
           sortOrder: query.sort_order,
           skip: query.skip,
@@ -140,7 +128,7 @@ export function connectionRoutes({ limits, testTimeoutMs }: ConnectionsConfig): 
         const items: ConnectionRecord[] = [];
         for (let total = Infinity; items.length < total; ) {
           const page = await send(messages.list, {
-            ...owner(scope, query.user_id),
+            ...actingOwner(scope, query.user_id),
             integrationType: params.integration_type,
             ...(query.status === undefined ? {} : { status: query.status }),
             sortBy: 'created_at',
@@ -166,7 +154,7 @@ export function connectionRoutes({ limits, testTimeoutMs }: ConnectionsConfig): 
       status: 200,
       response: ConnectionRecord,
       errors: [403, 404],
-      handle: async ({ params, query, scope, send }) => send(messages.get, { ...owner(scope, query.user_id), connectionId: params.connection_id }),
+      handle: async ({ params, query, scope, send }) => send(messages.get, { ...actingOwner(scope, query.user_id), connectionId: params.connection_id }),
     }),
     route({
       ...common,
@@ -183,7 +171,7 @@ export function connectionRoutes({ limits, testTimeoutMs }: ConnectionsConfig): 
       timeoutMs: budget(1),
       handle: async ({ params, body, scope, send }) =>
         send(messages.update, {
-          ...owner(scope, body.user_id),
+          ...actingOwner(scope, body.user_id),
           connectionId: params.connection_id,
           ...(body.label === undefined ? {} : { label: body.label }),
           ...(body.config === undefined ? {} : { config: body.config }),
@@ -206,7 +194,7 @@ export function connectionRoutes({ limits, testTimeoutMs }: ConnectionsConfig): 
       response: DeleteConnectionResponse,
       errors: [403, 404],
       handle: async ({ params, query, scope, send }) => {
-        const deleted = await send(messages.delete, { ...owner(scope, query.user_id), connectionId: params.connection_id });
+        const deleted = await send(messages.delete, { ...actingOwner(scope, query.user_id), connectionId: params.connection_id });
         return { connection_id: deleted.connectionId, message: 'Connection deleted', credential_erased: deleted.credentialErased };
       },
     }),
@@ -223,7 +211,7 @@ export function connectionRoutes({ limits, testTimeoutMs }: ConnectionsConfig): 
       response: ConnectionTestResult,
       errors: [403, 404, 409],
       timeoutMs: budget(4),
-      handle: async ({ params, query, scope, send }) => send(messages.test, { ...owner(scope, query.user_id), connectionId: params.connection_id }),
+      handle: async ({ params, query, scope, send }) => send(messages.test, { ...actingOwner(scope, query.user_id), connectionId: params.connection_id }),
     }),
   ];
 }

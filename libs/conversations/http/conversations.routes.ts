@@ -36,7 +36,7 @@ export function conversationRoutes(messages: ConversationMessages, limits: Conve
     sort_order: z.enum(['asc', 'desc']).default('desc'),
     status: z.enum(CONVERSATION_STATUSES).optional(),
     search: z.string().min(1).max(500).optional().describe('Case-insensitive substring of the title'),
-    user_id: UserId.optional().describe('JWT callers: their own `sub` only. API-key callers: the user whose conversations to list (default: the key\'s creator).'),
+    user_id: UserId.optional().describe("Whose conversations to list (default: a JWT's `sub`, a key's creator). Another user takes a workspace administrator, or a key one minted: 403 otherwise."),
     collection_id: z.string().min(1).max(100).optional().describe('Conversations that search this collection'),
   });
   const list = (path: string, operationId: string) =>
@@ -75,7 +75,7 @@ export function conversationRoutes(messages: ConversationMessages, limits: Conve
       summary: 'Create a conversation',
       permission: ['conversations', 'write'],
       body: z.object({
-        user_id: UserId.optional().describe('Owner. API-key callers: default the key\'s creator. JWT callers: omit, or their own `sub`.'),
+        user_id: UserId.optional().describe("Owner (default: a JWT's `sub`, a key's creator). Another user takes a workspace administrator, or a key one minted: 403 otherwise."),
         title: f.title.nullish(),
         status: z.enum(CONVERSATION_STATUSES).nullish().describe('Default `active`'),
         collection_ids: f.collectionIds.nullish().describe('Collections of the workspace the context endpoint searches'),

@@ -1,11 +1,13 @@
 import { AppError, ipAllowed, permits } from '@lore/platform/kernel';
-import type { Caller, Permission, RequestScope } from '@lore/platform/http';
+import { mayUseResource, type Caller, type Permission, type RequestScope } from '@lore/platform/http';
 
 /**
  * Binds the caller to a workspace and checks what it may do there:
  * X-Workspace-Id must be one the credential may use (else 403); absent, the JWT's
  * `workspace_id` or the API key's own workspace applies. API keys are further bound to
  * their IP allow-list and their permissions; a JWT user may do everything in its workspaces.
+ * Admin resources (`admin:*`) take administrator rights as well: a member's JWT, or a key a
+ * member minted (even with `*`), is refused them.
  */
 export function authorize(caller: Caller, options: {
   readonly workspaceHeader: string | undefined;
@@ -27,6 +29,9 @@ export function authorize(caller: Caller, options: {
     if (options.permission !== null && !permits(caller.permissions, options.permission[0], options.permission[1])) {
       throw new AppError('forbidden', `This API key lacks the permission ${options.permission[0]}:${options.permission[1]}`);
     }
+  }
+  if (options.permission !== null && !mayUseResource(caller, options.permission[0])) {
+    throw new AppError('forbidden', `${options.permission[0]}:${options.permission[1]} is for workspace administrators (or API keys an administrator minted)`);
   }
   const actor = caller.kind === 'user' ? `user:${caller.userId}` : `api_key:${caller.keyId}`;
   return { caller, workspaceId, actor, requestId: options.requestId };

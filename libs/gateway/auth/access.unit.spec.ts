@@ -5,6 +5,7 @@ import type { Caller, Permission } from '@lore/platform/http';
 const user = (over: Partial<Extract<Caller, { kind: 'user' }>> = {}): Caller => ({
   kind: 'user',
   userId: 'u1',
+  role: 'member',
   defaultWorkspace: 'ws-home',
   workspaces: new Set(['ws-home', 'ws-team']),
   ...over,
@@ -15,6 +16,7 @@ const apiKey = (over: Partial<Extract<Caller, { kind: 'api_key' }>> = {}): Calle
   keyId: 'key1',
   workspaceId: 'ws-key',
   createdBy: 'user:u1',
+  actsForOthers: false,
   permissions: ['memories:read'],
   ipWhitelist: [],
   collections: [],
@@ -153,6 +155,30 @@ describe('authorize', () => {
         forbidden(() => authorize(apiKey({ permissions: ['*'] }), request({ workspaceHeader: 'ws-home', permission: readMemories })));
         forbidden(() => authorize(apiKey({ permissions: ['*'], ipWhitelist: ['10.0.0.1'] }), request({ clientIp: '10.0.0.2', permission: readMemories })));
       });
+    });
+  });
+
+  describe('admin permissions (operator routes)', () => {
+    const readAdmin: Permission = ['admin', 'read'];
+    const writeAdmin: Permission = ['admin', 'write'];
+
+    it('are refused to a member JWT, naming why', () => {
+      forbidden(() => authorize(user(), request({ permission: readAdmin })), /admin:read is for workspace administrators/);
+      expect(authorize(user(), request({ permission: readMemories })).actor).toBe('user:u1');
+    });
+
+    it('are allowed to an administrator JWT', () => {
+      expect(authorize(user({ role: 'admin' }), request({ permission: writeAdmin })).workspaceId).toBe('ws-home');
+    });
+
+    it("are refused to a member's key even with '*' or 'admin:*'", () => {
+      forbidden(() => authorize(apiKey({ permissions: ['*'] }), request({ permission: readAdmin })), /workspace administrators/);
+      forbidden(() => authorize(apiKey({ permissions: ['admin:*'] }), request({ permission: writeAdmin })));
+    });
+
+    it('are allowed to a key an administrator minted, when it holds the permission', () => {
+      expect(authorize(apiKey({ actsForOthers: true, permissions: ['*'] }), request({ permission: readAdmin })).actor).toBe('api_key:key1');
+      forbidden(() => authorize(apiKey({ actsForOthers: true, permissions: ['memories:*'] }), request({ permission: readAdmin })), /lacks the permission admin:read/);
     });
   });
 

@@ -3,6 +3,7 @@ import type { Caller } from '@lore/platform/http';
 import { send, type Transport } from '@lore/platform/transport/port';
 import { API_KEY_PREFIX, keysMessages } from '@lore/keys/contracts';
 import type { JwtVerifier } from './jwt-verifier';
+import { roleOf, type RoleClaimSettings } from './role-claim';
 
 /** Longest API key token the keys service reads; a longer one cannot be a key. */
 const MAX_API_KEY_CHARS = 1000;
@@ -15,6 +16,7 @@ export class Authenticator {
     private readonly jwt: JwtVerifier,
     private readonly transport: Transport,
     private readonly requestTimeoutMs: number,
+    private readonly roles: RoleClaimSettings,
   ) {}
 
   async authenticate(authorization: string | undefined, requestId: string): Promise<Caller> {
@@ -36,6 +38,7 @@ export class Authenticator {
     return {
       kind: 'user',
       userId: claims.sub,
+      role: roleOf(claims, this.roles),
       defaultWorkspace,
       workspaces: new Set(defaultWorkspace ? [defaultWorkspace, ...others] : others),
     };

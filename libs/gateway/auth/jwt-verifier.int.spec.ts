@@ -5,7 +5,7 @@ import { AppError } from '@lore/platform/kernel';
 import { JwtVerifier, type JwtSettings } from './jwt-verifier';
 
 const SECRET = 'test-secret-that-is-long-enough-for-hs256';
-const none: JwtSettings = { jwtSecret: undefined, jwksUrl: undefined, issuer: undefined, audience: undefined };
+const none: JwtSettings = { jwtSecret: undefined, jwksUrl: undefined, issuer: undefined, audience: undefined, allowNoExp: false, maxLifetimeSeconds: 0 };
 const nowSeconds = (): number => Math.floor(Date.now() / 1000);
 
 function hs256(claims: JWTPayload, secret = SECRET, expiresIn: string | number = '5m'): Promise<string> {
@@ -18,6 +18,10 @@ function rs256(claims: JWTPayload, key: KeyLike, kid: string | undefined): Promi
     .setIssuedAt()
     .setExpirationTime('5m')
     .sign(key);
+}
+
+function unexpiring(claims: JWTPayload): Promise<string> {
+  return new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().sign(new TextEncoder().encode(SECRET));
 }
 
 /** Expects the verification to fail the way the gateway turns into 401. */
@@ -40,9 +44,8 @@ describe('JwtVerifier', () => {
       expect(payload).toMatchObject({ sub: 'user-1', workspace_id: 'ws-1' });
     });
 
-    it('accepts a token without exp (exp is enforced only when present)', async () => {
-      const token = await new SignJWT({ sub: 'user-1' }).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode(SECRET));
-      await expect(verifier.verify(token)).resolves.toMatchObject({ sub: 'user-1' });
+    it('refuses a token without exp, saying so', async () => {
+      await expectUnauthenticated(verifier.verify(await unexpiring({ sub: 'user-1' })), /no exp/);
     });
 
     it('rejects a token signed with another secret', async () => {
@@ -72,6 +75,35 @@ describe('JwtVerifier', () => {
     it('rejects an RS256 token when no JWKS is configured', async () => {
       const { privateKey } = await generateKeyPair('RS256');
       await expectUnauthenticated(verifier.verify(await rs256({ sub: 'user-1' }, privateKey, 'k1')), /RS256/);
+    });
+  });
+
+  describe('lifetime', () => {
+    const day = 24 * 60 * 60;
+
+    it('accepts a token without exp only when AUTH_JWT_ALLOW_NO_EXP is set (and then bounds nothing)', async () => {
+      const open = new JwtVerifier({ ...none, jwtSecret: SECRET, allowNoExp: true, maxLifetimeSeconds: day });
+      await expect(open.verify(await unexpiring({ sub: 'user-1' }))).resolves.toMatchObject({ sub: 'user-1' });
+    });
+
+    it('refuses a token valid for longer than the maximum (exp − iat)', async () => {
+      const bounded = new JwtVerifier({ ...none, jwtSecret: SECRET, maxLifetimeSeconds: day });
+      await expectUnauthenticated(bounded.verify(await hs256({ sub: 'user-1' }, SECRET, '25h')), /exceeds the maximum of 86400 seconds/);
+      await expect(bounded.verify(await hs256({ sub: 'user-1' }, SECRET, '23h'))).resolves.toMatchObject({ sub: 'user-1' });
+    });
+
+    it('measures from now when iat is absent, and never from an iat in the future', async () => {
+      const bounded = new JwtVerifier({ ...none, jwtSecret: SECRET, maxLifetimeSeconds: 3600 });
+      const noIat = await new SignJWT({ sub: 'user-1' }).setProtectedHeader({ alg: 'HS256' }).setExpirationTime('2h').sign(new TextEncoder().encode(SECRET));
+      await expectUnauthenticated(bounded.verify(noIat), /exceeds the maximum/);
+      const inAYear = nowSeconds() + 365 * day;
+      const futureIat = await new SignJWT({ sub: 'user-1' }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt(inAYear).setExpirationTime(inAYear + 60).sign(new TextEncoder().encode(SECRET));
+      await expectUnauthenticated(bounded.verify(futureIat), /exceeds the maximum/);
+    });
+
+    it('leaves the lifetime unbounded at 0', async () => {
+      const unbounded = new JwtVerifier({ ...none, jwtSecret: SECRET, maxLifetimeSeconds: 0 });
+      await expect(unbounded.verify(await hs256({ sub: 'user-1' }, SECRET, '3650d'))).resolves.toMatchObject({ sub: 'user-1' });
     });
   });
 

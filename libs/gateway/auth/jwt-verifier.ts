@@ -6,6 +6,10 @@ export interface JwtSettings {
   readonly jwksUrl: string | undefined;
   readonly issuer: string | undefined;
   readonly audience: string | undefined;
+  /** AUTH_JWT_ALLOW_NO_EXP: accept tokens without `exp` (they never expire); off by default. */
+  readonly allowNoExp: boolean;
+  /** AUTH_JWT_MAX_LIFETIME_SECONDS: the longest a token may be valid for (exp − iat, or exp − now); 0: no bound. */
+  readonly maxLifetimeSeconds: number;
 }
 
 /** What a JWT caller is told when the server has no way to verify JWTs at all. */
@@ -22,8 +26,10 @@ export function jwtConfigurationWarning(settings: JwtSettings): string | null {
 
 /**
  * Verifies bearer JWTs: HS256 with AUTH_JWT_SECRET (standalone, tests) and RS256/ES256
- * through the JWKS at AUTH_JWKS_URL (production identity providers). `exp` is enforced
- * when present; `iss` and `aud` when configured.
+ * through the JWKS at AUTH_JWKS_URL (production identity providers). `exp` is required
+ * (unless AUTH_JWT_ALLOW_NO_EXP) and bounds the token's lifetime (AUTH_JWT_MAX_LIFETIME_SECONDS):
+ * a leaked token that never expires, or expires in years, is a standing credential. `iss`
+ * and `aud` are enforced when configured.
  */
 const CACHE_LIMIT = 10_000;
 const CACHE_TTL_MS = 60_000;
@@ -53,6 +59,7 @@ export class JwtVerifier {
       if (typeof hit.payload.exp === 'number' && hit.payload.exp * 1000 <= now) throw invalidToken('Token has expired');
     }
     const payload = await this.verifySignature(token);
+    this.checkLifetime(payload, now);
     const expires = typeof payload.exp === 'number' ? payload.exp * 1000 : Infinity;
     if (this.verified.size >= CACHE_LIMIT) {
       const oldest = this.verified.keys().next().value;
@@ -60,6 +67,18 @@ export class JwtVerifier {
     }
     this.verified.set(token, { payload, until: Math.min(expires, now + CACHE_TTL_MS) });
     return payload;
+  }
+
+  private checkLifetime(payload: JWTPayload, now: number): void {
+    if (payload.exp === undefined) {
+      if (this.settings.allowNoExp) return;
+      throw invalidToken('Token has no exp (expiry) claim: tokens must expire');
+    }
+    const max = this.settings.maxLifetimeSeconds;
+    if (max <= 0) return;
+    // From issue, or from now when `iat` is absent or lies in the future (a future iat must not stretch the bound).
+    const from = Math.min(typeof payload.iat === 'number' ? payload.iat : Infinity, Math.floor(now / 1000));
+    if (payload.exp - from > max) throw invalidToken(`Token lifetime exceeds the maximum of ${max} seconds (AUTH_JWT_MAX_LIFETIME_SECONDS)`);
   }
 
   private async verifySignature(token: string): Promise<JWTPayload> {

@@ -1,6 +1,6 @@
 import { jwtConfigurationWarning, type JwtSettings } from './jwt-verifier';
 
-const none: JwtSettings = { jwtSecret: undefined, jwksUrl: undefined, issuer: undefined, audience: undefined };
+const none: JwtSettings = { jwtSecret: undefined, jwksUrl: undefined, issuer: undefined, audience: undefined, allowNoExp: false, maxLifetimeSeconds: 0 };
 
 describe('jwtConfigurationWarning', () => {
   it('warns when neither AUTH_JWT_SECRET nor AUTH_JWKS_URL is set', () => {

@@ -11,6 +11,8 @@ export interface ApiKeyDoc {
   readonly ip_whitelist: string[];
   readonly collections: string[];
   readonly created_by: string;
+  /** Minted by an administrator's lineage; absent on documents projected before roles (false). */
+  readonly acts_for_others?: boolean;
   /** The API key that created this one, or null when a user did. */
   readonly parent_key_id: string | null;
   readonly created_at: string;
@@ -41,6 +43,7 @@ export function newApiKeyDoc(d: ApiKeyCreatedData): ApiKeyDoc {
     ip_whitelist: d.ipWhitelist,
     collections: d.collections,
     created_by: d.createdBy,
+    acts_for_others: d.actsForOthers,
     parent_key_id: d.parentKeyId,
     created_at: d.createdAt,
     updated_at: d.createdAt,
@@ -59,6 +62,7 @@ export function toApiKeyRecord(doc: ApiKeyDoc, lastUsedAt: string | null): ApiKe
     ip_whitelist: doc.ip_whitelist,
     collections: doc.collections,
     created_by: doc.created_by,
+    acts_for_others: doc.acts_for_others === true,
     created_at: doc.created_at,
     updated_at: doc.updated_at,
     last_used_at: lastUsedAt,

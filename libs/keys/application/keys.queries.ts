@@ -67,6 +67,7 @@ export class KeysQueries {
       keyId: doc.id,
       workspaceId: doc.workspace_id,
       createdBy: doc.created_by,
+      actsForOthers: doc.acts_for_others === true,
       permissions: doc.permissions,
       ipWhitelist: doc.ip_whitelist,
       collections: doc.collections,

@@ -10,11 +10,12 @@ export const apiKeyCollection = z.string().min(1).max(100);
 export const apiKeyLabel = z.string().min(1).max(255);
 
 /**
- * Who creates or revokes a key: a user (holding everything in the workspace) or an API key,
- * whose grants the keys service reads itself and never exceeds.
+ * Who creates or revokes a key: a user (holding everything in the workspace; its role as the
+ * gateway read it from the verified token) or an API key, whose grants and role the keys
+ * service reads itself and never exceeds.
  */
 const Grantor = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('user'), userId: z.string().min(1).max(255) }),
+  z.object({ kind: z.literal('user'), userId: z.string().min(1).max(255), role: z.enum(['admin', 'member']).default('member') }),
   z.object({ kind: z.literal('api_key'), keyId: z.string().min(1).max(100) }),
 ]);
 export type ApiKeyGrantor = z.infer<typeof Grantor>;

@@ -13,6 +13,9 @@ export const ApiKeyRecord = z
     ip_whitelist: z.array(z.string()),
     collections: z.array(z.string()),
     created_by: z.string(),
+    acts_for_others: z
+      .boolean()
+      .describe('Minted by a workspace administrator (or a key one minted): may name any user_id and use admin permissions. Otherwise the key acts only for created_by.'),
     created_at: z.string(),
     updated_at: z.string(),
     last_used_at: z.string().nullable(),
@@ -34,6 +37,7 @@ export const ApiKeyPrincipal = z.object({
   keyId: z.string(),
   workspaceId: z.string(),
   createdBy: z.string(),
+  actsForOthers: z.boolean(),
   permissions: z.array(z.string()),
   ipWhitelist: z.array(z.string()),
   collections: z.array(z.string()),

@@ -1,4 +1,4 @@
-import { conflict, covers, forbidden, invalid, ipRulesNarrow, notFound, permits, type Decider } from '@lore/platform/kernel';
+import { conflict, covers, forbidden, grantsAdminResource, invalid, ipRulesNarrow, notFound, permits, type Decider } from '@lore/platform/kernel';
 import type { ApiKeyCreatedData, ApiKeyEvent } from './api-key.events';
 
 export type ApiKeyState =
@@ -6,12 +6,13 @@ export type ApiKeyState =
   | { readonly status: 'active' | 'inactive' | 'revoked'; readonly key: ApiKeyCreatedData; readonly updatedAt: string };
 
 /**
- * Who hands out or takes away a key. A user holds everything in its workspace; an API key
- * holds its own grants and knows the keys it descends from (both read from the event log
- * by the handler); a cascade is the revocation of a key whose creator was revoked.
+ * Who hands out or takes away a key. A user holds everything in its workspace, and acts for
+ * others when its token makes it an administrator; an API key holds its own grants and knows
+ * the keys it descends from (both read from the event log by the handler); a cascade is the
+ * revocation of a key whose creator was revoked.
  */
 export type Grantor =
-  | { readonly kind: 'user'; readonly userId: string }
+  | { readonly kind: 'user'; readonly userId: string; readonly role: 'admin' | 'member' }
   | { readonly kind: 'api_key'; readonly key: ApiKeyCreatedData; readonly ancestors: readonly string[] }
   | { readonly kind: 'cascade'; readonly parentKeyId: string };
 
@@ -51,6 +52,10 @@ export const apiKeyDecider: Decider<ApiKeyCommand, ApiKeyState, ApiKeyEvent> = {
         const cascadedFrom = command.grantor.kind === 'cascade' ? command.grantor.parentKeyId : null;
         if (cascadedFrom !== null && state.key.parentKeyId !== cascadedFrom) throw forbidden(`API key ${command.keyId} was not created by ${cascadedFrom}`);
         if (command.grantor.kind === 'api_key') mayRevoke(command.grantor, state.key);
+        if (command.grantor.kind !== 'cascade' && state.key.actsForOthers && !grantorActsForOthers(command.grantor)) {
+          // A member cannot take away the keys an administrator runs the workspace with.
+          throw forbidden("Only a workspace administrator (or a key one minted) can revoke a key an administrator minted");
+        }
         if (state.status === 'revoked') return []; // revoking twice changes nothing
         return [{ type: 'keys.ApiKeyRevoked', data: { keyId: command.keyId, workspaceId: command.workspaceId, revokedAt: command.at, cascadedFrom } }];
       }
@@ -71,10 +76,16 @@ export const apiKeyDecider: Decider<ApiKeyCommand, ApiKeyState, ApiKeyEvent> = {
  * A key can never be wider than its creator: permissions and collections it lacks cannot
  * be granted, IP rules and expiry are inherited or narrowed. A user grants anything in its
  * workspace; its omitted lists mean "everything" (`*`, all collections, any address, never).
+ * Acting for other users, and admin permissions, come only from an administrator: the key
+ * records whether its lineage began with one (`actsForOthers`); a member's `*` covers
+ * everything but admin resources, and naming them outright is refused.
  */
 function delegate(request: ApiKeyRequest, grantor: Exclude<Grantor, { kind: 'cascade' }>): Omit<ApiKeyCreatedData, 'createdAt'> {
   if (grantor.kind === 'api_key') mayManageKeys(grantor.key);
-  const base = { keyId: request.keyId, workspaceId: request.workspaceId, label: request.label, status: request.status, secretVerifier: request.secretVerifier };
+  const actsForOthers = grantorActsForOthers(grantor);
+  const adminGrants = (request.permissions ?? []).filter(grantsAdminResource);
+  if (!actsForOthers && adminGrants.length > 0) throw forbidden(`Only a workspace administrator (or a key one minted) can grant ${adminGrants.join(', ')}`);
+  const base = { keyId: request.keyId, workspaceId: request.workspaceId, label: request.label, status: request.status, secretVerifier: request.secretVerifier, actsForOthers };
   if (grantor.kind === 'user') {
     return {
       ...base,
@@ -103,6 +114,10 @@ function delegate(request: ApiKeyRequest, grantor: Exclude<Grantor, { kind: 'cas
     throw forbidden(`A key created by this API key must expire no later than it does (${parent.expiresAt})`);
   }
   return { ...base, permissions, collections, ipWhitelist, expiresAt, createdBy: parent.createdBy, parentKeyId: parent.keyId };
+}
+
+function grantorActsForOthers(grantor: Exclude<Grantor, { kind: 'cascade' }>): boolean {
+  return grantor.kind === 'user' ? grantor.role === 'admin' : grantor.key.actsForOthers;
 }
 
 /** Managing keys takes `api_keys:write`, whoever asks (the gateway checks it too, but not every caller comes through it). */

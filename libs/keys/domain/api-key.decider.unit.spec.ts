@@ -17,6 +17,7 @@ const key = (over: Partial<ApiKeyCreatedData> = {}): ApiKeyCreatedData => ({
   ipWhitelist: [],
   collections: [],
   createdBy: 'user:u1',
+  actsForOthers: false,
   parentKeyId: null,
   secretVerifier: 'f00d',
   createdAt: T0,
@@ -26,7 +27,7 @@ const key = (over: Partial<ApiKeyCreatedData> = {}): ApiKeyCreatedData => ({
 const created = (over: Partial<ApiKeyCreatedData> = {}): ApiKeyEvent => ({ type: 'keys.ApiKeyCreated', data: key(over) });
 const revoked = (at = T1, workspaceId = 'ws_1'): ApiKeyEvent => ({ type: 'keys.ApiKeyRevoked', data: { keyId: 'key_1', workspaceId, revokedAt: at, cascadedFrom: null } });
 
-const USER = { kind: 'user', userId: 'user:u1' } as const;
+const USER = { kind: 'user', userId: 'user:u1', role: 'member' } as const;
 const create = (over: Partial<ApiKeyCreatedData> = {}, now = T0): ApiKeyCommand => {
   const { createdAt: _at, createdBy: _by, parentKeyId: _parent, ...request } = key(over);
   return { kind: 'create', request, grantor: USER, now };
@@ -270,5 +271,51 @@ describe('apiKeyDecider: a key created by a key is never wider than its creator'
         .then([{ type: 'keys.ApiKeyRevoked', data: { keyId: 'key_1', workspaceId: 'ws_1', revokedAt: T1, cascadedFrom: 'key_p' } }]);
       spec.given([created({ parentKeyId: 'key_p' })]).when(revoke({ grantor: { kind: 'cascade', parentKeyId: 'key_x' } })).thenThrows('forbidden');
     });
+  });
+});
+
+describe('apiKeyDecider: acting for others comes only from an administrator', () => {
+  const ADMIN = { kind: 'user', userId: 'user:u1', role: 'admin' } as const;
+  const byUser = (grantor: Extract<ApiKeyCommand, { kind: 'create' }>['grantor'], permissions?: readonly string[]): ApiKeyCommand => ({
+    kind: 'create',
+    request: { keyId: 'key_1', workspaceId: 'ws_1', label: 'ci', status: 'active', secretVerifier: 'f00d', ...(permissions === undefined ? {} : { permissions }) },
+    grantor,
+    now: T0,
+  });
+  const byKey = (from: ApiKeyCreatedData, permissions?: readonly string[]): ApiKeyCommand => ({
+    kind: 'create',
+    request: { keyId: 'key_1', workspaceId: 'ws_1', label: 'ci', status: 'active', secretVerifier: 'f00d', ...(permissions === undefined ? {} : { permissions }) },
+    grantor: { kind: 'api_key', key: from, ancestors: [] },
+    now: T0,
+  });
+
+  it("records who minted the key: an administrator's acts for others, a member's does not", () => {
+    spec.given([]).when(byUser(ADMIN)).then([created({ permissions: ['*'], actsForOthers: true })]);
+    spec.given([]).when(byUser(USER)).then([created({ permissions: ['*'], actsForOthers: false })]);
+  });
+
+  it("passes it down a lineage: a key minted by an administrator's key acts for others, a member's key's does not", () => {
+    const adminKey = key({ keyId: 'key_a', permissions: ['*'], actsForOthers: true });
+    const memberKey = key({ keyId: 'key_m', permissions: ['*'], actsForOthers: false });
+    spec.given([]).when(byKey(adminKey)).then([created({ permissions: ['*'], actsForOthers: true, parentKeyId: 'key_a' })]);
+    spec.given([]).when(byKey(memberKey)).then([created({ permissions: ['*'], actsForOthers: false, parentKeyId: 'key_m' })]);
+  });
+
+  it.each([['admin:read'], ['admin:write'], ['admin:*']])('refuses %s to a member and its keys (403), grants it to an administrator', (permission) => {
+    spec.given([]).when(byUser(USER, [permission])).thenThrows('forbidden');
+    spec.given([]).when(byKey(key({ keyId: 'key_m', permissions: ['*'] }), [permission])).thenThrows('forbidden');
+    spec.given([]).when(byUser(ADMIN, [permission])).then([created({ permissions: [permission], actsForOthers: true })]);
+  });
+
+  it("lets a member revoke its own kind of key, never an administrator's", () => {
+    spec.given([created({ actsForOthers: true })]).when(revoke({ grantor: USER })).thenThrows('forbidden');
+    spec.given([created({ actsForOthers: true, permissions: ['*'] })]).when(revoke({ grantor: { kind: 'api_key', key: key({ keyId: 'key_m', permissions: ['*'] }), ancestors: [] } })).thenThrows('forbidden');
+    spec.given([created({ actsForOthers: true })]).when(revoke({ grantor: ADMIN })).then([revoked()]);
+    spec.given([created()]).when(revoke({ grantor: USER })).then([revoked()]);
+  });
+
+  it('reads keys created before roles as acting only for their creator', () => {
+    const { actsForOthers: _none, ...before } = key();
+    expect(upcastApiKeyEvent(recordedEvent('apikey-key_1', 'keys.ApiKeyCreated', before, T0))).toEqual(created({ actsForOthers: false }));
   });
 });

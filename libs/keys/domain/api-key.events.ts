@@ -17,6 +17,11 @@ export const ApiKeyCreated = z.object({
     ipWhitelist: z.array(z.string()),
     collections: z.array(z.string()),
     createdBy: z.string(),
+    /**
+     * Minted by a workspace administrator (or by a key that was): acts for any user_id it
+     * names and may use admin permissions. A member's key acts only for `createdBy`.
+     */
+    actsForOthers: z.boolean(),
     parentKeyId: z.string().nullable(),
     secretVerifier: z.string(),
     createdAt: z.string(),

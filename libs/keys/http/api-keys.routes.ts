@@ -29,9 +29,10 @@ const CreateApiKeyBody = z.object({
 const ListApiKeysQuery = skipLimitQuery({ defaultLimit: 100, maxLimit: 1000 }).extend({ status: z.enum(API_KEY_STATUSES).optional() });
 const ApiKeyIdParams = z.object({ key_id: z.string().min(1).max(50) });
 
-/** The caller as the keys service sees it: it reads an API key's grants itself. */
+/** The caller as the keys service sees it: a user with its verified role; a key, whose grants and role it reads itself. */
 function grantorOf(scope: RequestScope): ApiKeyGrantor {
-  return scope.caller.kind === 'user' ? { kind: 'user', userId: scope.caller.userId } : { kind: 'api_key', keyId: scope.caller.keyId };
+  const { caller } = scope;
+  return caller.kind === 'user' ? { kind: 'user', userId: caller.userId, role: caller.role } : { kind: 'api_key', keyId: caller.keyId };
 }
 
 /** API keys over HTTP: create (secret shown once), list, get, revoke. */

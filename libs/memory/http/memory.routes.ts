@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { AppError } from '@lore/platform/kernel';
-import { commaList, cursorOffsetPage, defineEdge, offsetEnvelope, offsetPage, route, skipLimitQuery, type RequestScope } from '@lore/platform/http';
+import { actingOwner, commaList, cursorOffsetPage, defineEdge, offsetEnvelope, offsetPage, route, skipLimitQuery } from '@lore/platform/http';
 import { MEMORY_TYPES, MemoryRecord, MemoryVersion, MemoryWithHistory, memoryConfig, memoryFields, memoryMessages, type MemoryLimits } from '@lore/memory/contracts';
 import { memoryIntegrationEvents } from './memory.asyncapi';
 
@@ -39,22 +38,6 @@ const MemorySearchResult = MemoryRecord.extend({
 const MemorySearchResponse = z.object({ results: z.array(MemorySearchResult), total_results: z.number().int(), query: z.string(), execution_time_ms: z.number() });
 const MemoryExportResponse = z.object({ user_id: z.string(), workspace_id: z.string(), exported_at: z.string(), memories: z.array(MemoryWithHistory) });
 
-/**
- * Memory ownership at the edge (SPEC §5.4): a JWT caller is the user `sub`, and naming
- * another user is 403; an API-key caller acts for the `user_id` it passes, which it must pass.
- */
-function actingFor(scope: RequestScope, userId: string | null | undefined, location: 'body' | 'query') {
-  const base = { workspaceId: scope.workspaceId, actor: scope.actor };
-  if (scope.caller.kind === 'user') {
-    if (userId !== undefined && userId !== null && userId !== scope.caller.userId) throw new AppError('forbidden', 'user_id must be the authenticated user');
-    return { ...base, userId: scope.caller.userId };
-  }
-  if (userId === undefined || userId === null || userId === '') {
-    throw new AppError('validation', 'user_id is required', [{ loc: [location, 'user_id'], msg: 'Field required', type: 'missing' }]);
-  }
-  return { ...base, userId };
-}
-
 /** Memories over HTTP (SPEC §4.8), plus list, history, bulk delete and export. */
 export const memoryEdge = defineEdge({
   name: 'memory',
@@ -64,7 +47,7 @@ export const memoryEdge = defineEdge({
     const messages = memoryMessages(limits);
     const { memory, topics, metadata } = memoryFields(limits);
     const createBody = z.object({
-      user_id: userId.optional().describe('Owner. Required for API-key callers; a JWT caller may omit it or must pass its own `sub`.'),
+      user_id: userId.optional().describe("Owner. Required for API-key callers; a JWT caller may omit it. Naming another user than one's own `sub` (or a key's creator) takes a workspace administrator, or a key one minted: 403 otherwise."),
       memory,
       memory_type: z.enum(MEMORY_TYPES).nullish().describe('Defaults to `user`'),
       topics: topics.nullish(),
@@ -92,7 +75,7 @@ export const memoryEdge = defineEdge({
         errors: [403],
         handle: async ({ body, scope, send }) => {
           const created = await send(messages.create, {
-            ...actingFor(scope, body.user_id, 'body'),
+            ...actingOwner(scope, body.user_id, { required: 'body' }),
             memory: body.memory,
             memoryType: body.memory_type ?? 'user',
             topics: body.topics ?? null,
@@ -114,7 +97,7 @@ export const memoryEdge = defineEdge({
         errors: [403],
         handle: async ({ query, scope, send }) => {
           const page = await send(messages.list, {
-            ...actingFor(scope, query.user_id, 'query'),
+            ...actingOwner(scope, query.user_id, { required: 'query' }),
             sortBy: query.sort_by,
             sortOrder: query.sort_order,
             skip: query.skip,
@@ -141,7 +124,7 @@ export const memoryEdge = defineEdge({
         response: DeleteUserMemoriesResponse,
         errors: [403],
         handle: async ({ query, scope, send }) => {
-          const owner = actingFor(scope, query.user_id, 'query');
+          const owner = actingOwner(scope, query.user_id, { required: 'query' });
           const { deletedCount } = await send(messages.deleteAllOfUser, owner);
           return { user_id: owner.userId, deleted_count: deletedCount, message: `Deleted ${deletedCount} memories` };
         },
@@ -158,7 +141,7 @@ export const memoryEdge = defineEdge({
         response: MemoryExportResponse,
         errors: [403],
         handle: async ({ query, scope, send }) => {
-          const owner = actingFor(scope, query.user_id, 'query');
+          const owner = actingOwner(scope, query.user_id, { required: 'query' });
           const exported = await send(messages.export, owner);
           return { user_id: owner.userId, workspace_id: owner.workspaceId, exported_at: exported.exportedAt, memories: exported.memories };
         },
@@ -171,7 +154,7 @@ export const memoryEdge = defineEdge({
         summary: "Search a user's memories (hybrid: meaning and keywords)",
         permission: ['memories', 'read'],
         body: z.object({
-          user_id: userId.optional().describe('Whose memories. Required for API-key callers; a JWT caller searches its own.'),
+          user_id: userId.optional().describe("Whose memories. Required for API-key callers; a JWT caller may omit it (its own). Another user takes a workspace administrator, or a key one minted: 403 otherwise."),
           query: z.string().min(1).max(10_000),
           topics: topics.nullish().describe('Only memories having every listed topic'),
           memory_type: z.enum(MEMORY_TYPES).nullish(),
@@ -182,7 +165,7 @@ export const memoryEdge = defineEdge({
         errors: [403, 503],
         handle: async ({ body, scope, send }) => {
           const found = await send(messages.search, {
-            ...actingFor(scope, body.user_id, 'body'),
+            ...actingOwner(scope, body.user_id, { required: 'body' }),
             query: body.query,
             limit: body.limit,
             ...(body.memory_type ? { memoryType: body.memory_type } : {}),
@@ -204,7 +187,7 @@ export const memoryEdge = defineEdge({
         status: 200,
         response: MemoryRecord,
         errors: [403, 404],
-        handle: ({ params, query, scope, send }) => send(messages.get, { ...actingFor(scope, query.user_id, 'query'), memoryId: params.memory_id }),
+        handle: ({ params, query, scope, send }) => send(messages.get, { ...actingOwner(scope, query.user_id, { required: 'query' }), memoryId: params.memory_id }),
       }),
       route({
         ...common,
@@ -219,7 +202,7 @@ export const memoryEdge = defineEdge({
         response: MemoryHistoryResponse,
         errors: [403, 404],
         handle: async ({ params, query, scope, send }) => {
-          const { versions } = await send(messages.history, { ...actingFor(scope, query.user_id, 'query'), memoryId: params.memory_id });
+          const { versions } = await send(messages.history, { ...actingOwner(scope, query.user_id, { required: 'query' }), memoryId: params.memory_id });
           return { memory_id: params.memory_id, versions };
         },
       }),
@@ -237,7 +220,7 @@ export const memoryEdge = defineEdge({
         errors: [403, 404, 409],
         handle: async ({ params, body, scope, send }) => {
           const { oldMemory, newMemory } = await send(messages.replace, {
-            ...actingFor(scope, body.user_id, 'body'),
+            ...actingOwner(scope, body.user_id, { required: 'body' }),
             memoryId: params.memory_id,
             memory: body.memory,
             topics: body.topics ?? null,
@@ -259,7 +242,7 @@ export const memoryEdge = defineEdge({
         response: DeleteMemoryResponse,
         errors: [403, 404],
         handle: async ({ params, query, scope, send }) => {
-          const { memoryId } = await send(messages.delete, { ...actingFor(scope, query.user_id, 'query'), memoryId: params.memory_id });
+          const { memoryId } = await send(messages.delete, { ...actingOwner(scope, query.user_id, { required: 'query' }), memoryId: params.memory_id });
           return { memory_id: memoryId, message: 'Memory deleted successfully' };
         },
       }),

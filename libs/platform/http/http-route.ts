@@ -5,11 +5,18 @@ import type { IntegrationEventsSpec } from './asyncapi';
 
 export type Permission = readonly [PermissionResource, PermissionAction];
 
+/**
+ * A JWT caller's role in the workspaces its token names (the admin claim, AUTH_ADMIN_CLAIM):
+ * an administrator may act for any user of those workspaces; a member only for itself.
+ */
+export type WorkspaceRole = 'admin' | 'member';
+
 /** Who is calling, as proven by the bearer credential. */
 export type Caller =
   | {
       readonly kind: 'user';
       readonly userId: string;
+      readonly role: WorkspaceRole;
       /** The token's `workspace_id` claim: the workspace used when X-Workspace-Id is absent. */
       readonly defaultWorkspace: string | undefined;
       /** Every workspace the token may use: `workspace_id` plus the `workspaces` claim. */
@@ -20,6 +27,11 @@ export type Caller =
       readonly keyId: string;
       readonly workspaceId: string;
       readonly createdBy: string;
+      /**
+       * Minted by an administrator (or by a key that was): acts for any `user_id` it names and
+       * may use admin permissions. Otherwise it acts only for `createdBy`.
+       */
+      readonly actsForOthers: boolean;
       readonly permissions: readonly string[];
       readonly ipWhitelist: readonly string[];
       readonly collections: readonly string[];

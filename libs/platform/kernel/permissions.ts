@@ -2,7 +2,7 @@
  * Permission vocabulary (ARCHITECTURE §4): `<resource>:read`, `<resource>:write`,
  * `<resource>:*` or `*`. `write` does not imply `read`: a key gets exactly what it lists.
  */
-export const PERMISSION_RESOURCES = ['api_keys', 'collections', 'connections', 'conversations', 'memories', 'events'] as const;
+export const PERMISSION_RESOURCES = ['api_keys', 'collections', 'connections', 'conversations', 'memories', 'events', 'admin'] as const;
 export type PermissionResource = (typeof PERMISSION_RESOURCES)[number];
 export type PermissionAction = 'read' | 'write';
 
@@ -10,6 +10,17 @@ const VALID = new Set<string>(['*', ...PERMISSION_RESOURCES.flatMap((r) => [`${r
 
 export function isValidPermission(permission: string): boolean {
   return VALID.has(permission);
+}
+
+/**
+ * Operator resources: only a workspace administrator, or an API key an administrator minted,
+ * may use them. `*` granted by a member covers everything else (the key cannot use them).
+ */
+export const ADMIN_RESOURCES: readonly PermissionResource[] = ['admin'];
+
+/** Whether a permission string names an admin resource (`admin:read`, `admin:*`, …), `*` excluded. */
+export function grantsAdminResource(permission: string): boolean {
+  return ADMIN_RESOURCES.some((resource) => permission.startsWith(`${resource}:`));
 }
 
 /** Whether the granted list allows one action on one resource. */

@@ -17,6 +17,14 @@ const Env = z.object({
   AUTH_JWKS_URL: optional,
   AUTH_JWT_ISSUER: optional,
   AUTH_JWT_AUDIENCE: optional,
+  /** Accept JWTs without `exp` (never expiring): only for identity providers that cannot issue them. */
+  AUTH_JWT_ALLOW_NO_EXP: flag,
+  /** Longest validity a JWT may have (exp − iat, or exp − now without iat); 0: no bound. */
+  AUTH_JWT_MAX_LIFETIME_SECONDS: optional.pipe(z.coerce.number<string | undefined>().int().min(0).default(24 * 60 * 60)),
+  /** Claim (a name or a dotted path such as `realm_access.roles`) that marks workspace administrators. */
+  AUTH_ADMIN_CLAIM: optional.pipe(z.string().regex(/^[^.]+(\.[^.]+)*$/, 'a claim name or a dotted path').default('roles')),
+  /** The value of AUTH_ADMIN_CLAIM (a string, or an array containing it) that makes the holder an administrator. */
+  AUTH_ADMIN_VALUE: optional.pipe(z.string().default('admin')),
   TRUST_PROXY: flag,
   NATS_URL: optional,
   NATS_SUBJECT_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+$/).default('lore'),
@@ -54,7 +62,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     dataDir: resolve(e.DATA_DIR),
     logLevel: e.LOG_LEVEL,
     masterKey: e.LORE_MASTER_KEY,
-    auth: { jwtSecret: e.AUTH_JWT_SECRET, jwksUrl: e.AUTH_JWKS_URL, issuer: e.AUTH_JWT_ISSUER, audience: e.AUTH_JWT_AUDIENCE },
+    auth: {
+      jwtSecret: e.AUTH_JWT_SECRET,
+      jwksUrl: e.AUTH_JWKS_URL,
+      issuer: e.AUTH_JWT_ISSUER,
+      audience: e.AUTH_JWT_AUDIENCE,
+      allowNoExp: e.AUTH_JWT_ALLOW_NO_EXP,
+      maxLifetimeSeconds: e.AUTH_JWT_MAX_LIFETIME_SECONDS,
+      adminClaim: e.AUTH_ADMIN_CLAIM,
+      adminValue: e.AUTH_ADMIN_VALUE,
+    },
     trustProxy: e.TRUST_PROXY,
     natsUrl: e.NATS_URL,
     natsSubjectPrefix: e.NATS_SUBJECT_PREFIX,
