@@ -34,11 +34,11 @@ export function describeApiKeys(lore: () => LoreUnderTest): void {
     });
 
     it('authenticates with the key, within its permissions, and records last use', async () => {
-      const { token } = await owner(lore());
+      const { token, user } = await owner(lore());
       const key = (await call(lore(), 'POST', '/api/v1/api-keys', { token, body: { label: 'reader', permissions: ['memories:read'] } })).body;
-      const read = await call(lore(), 'GET', '/api/v1/memories?user_id=someone', { token: key.key });
+      const read = await call(lore(), 'GET', `/api/v1/memories?user_id=${user}`, { token: key.key });
       expect(read.status).toBe(200);
-      const write = await call(lore(), 'POST', '/api/v1/memories', { token: key.key, body: { user_id: 'someone', memory: 'x' } });
+      const write = await call(lore(), 'POST', '/api/v1/memories', { token: key.key, body: { user_id: user, memory: 'x' } });
       expect(write.status).toBe(403);
       const keysRead = await call(lore(), 'GET', '/api/v1/api-keys', { token: key.key });
       expect(keysRead.status).toBe(403);
@@ -47,28 +47,28 @@ export function describeApiKeys(lore: () => LoreUnderTest): void {
     });
 
     it('stops a revoked key at once', async () => {
-      const { token } = await owner(lore());
+      const { token, user } = await owner(lore());
       const key = (await call(lore(), 'POST', '/api/v1/api-keys', { token, body: { label: 'temp' } })).body;
-      expect((await call(lore(), 'GET', '/api/v1/memories?user_id=u', { token: key.key })).status).toBe(200);
+      expect((await call(lore(), 'GET', `/api/v1/memories?user_id=${user}`, { token: key.key })).status).toBe(200);
       const revoked = await call(lore(), 'DELETE', `/api/v1/api-keys/${key.id}`, { token });
       expect(revoked.status).toBe(200);
       expect(revoked.body.status).toBe('revoked');
-      const after = await call(lore(), 'GET', '/api/v1/memories?user_id=u', { token: key.key });
+      const after = await call(lore(), 'GET', `/api/v1/memories?user_id=${user}`, { token: key.key });
       expect(after.status).toBe(401);
       expect(after.headers.get('www-authenticate')).toMatch(/^Bearer/);
     });
 
     it('refuses inactive keys (401), foreign IPs (403) and other workspaces (403)', async () => {
-      const { token } = await owner(lore());
+      const { token, user } = await owner(lore());
       const inactive = (await call(lore(), 'POST', '/api/v1/api-keys', { token, body: { label: 'off', status: 'inactive' } })).body;
-      expect((await call(lore(), 'GET', '/api/v1/memories?user_id=u', { token: inactive.key })).status).toBe(401);
+      expect((await call(lore(), 'GET', `/api/v1/memories?user_id=${user}`, { token: inactive.key })).status).toBe(401);
       const fenced = (await call(lore(), 'POST', '/api/v1/api-keys', { token, body: { label: 'fenced', ip_whitelist: ['10.0.0.0/8', '2001:db8::/32'] } })).body;
-      expect((await call(lore(), 'GET', '/api/v1/memories?user_id=u', { token: fenced.key })).status).toBe(403);
+      expect((await call(lore(), 'GET', `/api/v1/memories?user_id=${user}`, { token: fenced.key })).status).toBe(403);
       // X-Forwarded-For is not trusted unless TRUST_PROXY is set.
-      const spoofed = await call(lore(), 'GET', '/api/v1/memories?user_id=u', { token: fenced.key, headers: { 'x-forwarded-for': '10.1.2.3' } });
+      const spoofed = await call(lore(), 'GET', `/api/v1/memories?user_id=${user}`, { token: fenced.key, headers: { 'x-forwarded-for': '10.1.2.3' } });
       expect(spoofed.status).toBe(403);
       const open = (await call(lore(), 'POST', '/api/v1/api-keys', { token, body: { label: 'open' } })).body;
-      const elsewhere = await call(lore(), 'GET', '/api/v1/memories?user_id=u', { token: open.key, headers: { 'x-workspace-id': unique('ws') } });
+      const elsewhere = await call(lore(), 'GET', `/api/v1/memories?user_id=${user}`, { token: open.key, headers: { 'x-workspace-id': unique('ws') } });
       expect(elsewhere.status).toBe(403);
     });
 
@@ -94,12 +94,12 @@ export function describeApiKeys(lore: () => LoreUnderTest): void {
     });
 
     it('lets a key expire', async () => {
-      const { token } = await owner(lore());
+      const { token, user } = await owner(lore());
       const soon = new Date(Date.now() + 1500).toISOString();
       const key = (await call(lore(), 'POST', '/api/v1/api-keys', { token, body: { label: 'short', expires_at: soon } })).body;
-      expect((await call(lore(), 'GET', '/api/v1/memories?user_id=u', { token: key.key })).status).toBe(200);
+      expect((await call(lore(), 'GET', `/api/v1/memories?user_id=${user}`, { token: key.key })).status).toBe(200);
       await new Promise((r) => setTimeout(r, 1700));
-      expect((await call(lore(), 'GET', '/api/v1/memories?user_id=u', { token: key.key })).status).toBe(401);
+      expect((await call(lore(), 'GET', `/api/v1/memories?user_id=${user}`, { token: key.key })).status).toBe(401);
     });
 
     it('never lets a key grant more than it holds', async () => {
@@ -148,32 +148,32 @@ export function describeApiKeys(lore: () => LoreUnderTest): void {
     });
 
     it('revokes every key a revoked key created, and their keys, at once', async () => {
-      const { token } = await owner(lore());
+      const { token, user } = await owner(lore());
       const parent = (await call(lore(), 'POST', '/api/v1/api-keys', { token, body: { label: 'parent', permissions: ['api_keys:*', 'memories:read'] } })).body;
       const child = (await call(lore(), 'POST', '/api/v1/api-keys', { token: parent.key, body: { label: 'child' } })).body;
       const grandchild = (await call(lore(), 'POST', '/api/v1/api-keys', { token: child.key, body: { label: 'grandchild', permissions: ['memories:read'] } })).body;
-      for (const k of [child, grandchild]) expect((await call(lore(), 'GET', '/api/v1/memories?user_id=u', { token: k.key })).status).toBe(200);
+      for (const k of [child, grandchild]) expect((await call(lore(), 'GET', `/api/v1/memories?user_id=${user}`, { token: k.key })).status).toBe(200);
       expect((await call(lore(), 'DELETE', `/api/v1/api-keys/${parent.id}`, { token })).status).toBe(200);
       for (const k of [parent, child, grandchild]) {
-        expect((await call(lore(), 'GET', '/api/v1/memories?user_id=u', { token: k.key })).status).toBe(401);
+        expect((await call(lore(), 'GET', `/api/v1/memories?user_id=${user}`, { token: k.key })).status).toBe(401);
         expect((await call(lore(), 'GET', `/api/v1/api-keys/${k.id}`, { token })).body.status).toBe('revoked');
       }
     });
 
     it('lets a key revoke only keys whose grants it covers', async () => {
-      const { token } = await owner(lore());
+      const { token, user } = await owner(lore());
       const everything = (await call(lore(), 'POST', '/api/v1/api-keys', { token, body: { label: 'all' } })).body;
       const writer = (await call(lore(), 'POST', '/api/v1/api-keys', { token, body: { label: 'writer', permissions: ['api_keys:write'] } })).body;
       const refused = await call(lore(), 'DELETE', `/api/v1/api-keys/${everything.id}`, { token: writer.key });
       expect(refused.status).toBe(403);
-      expect((await call(lore(), 'GET', '/api/v1/memories?user_id=u', { token: everything.key })).status).toBe(200);
+      expect((await call(lore(), 'GET', `/api/v1/memories?user_id=${user}`, { token: everything.key })).status).toBe(200);
       const peer = (await call(lore(), 'POST', '/api/v1/api-keys', { token, body: { label: 'peer', permissions: ['api_keys:write'] } })).body;
       expect((await call(lore(), 'DELETE', `/api/v1/api-keys/${peer.id}`, { token: writer.key })).status).toBe(200);
       // A key never takes down the key it was created from, though it holds the same grants.
       const child = (await call(lore(), 'POST', '/api/v1/api-keys', { token: everything.key, body: { label: 'child' } })).body;
       const upward = await call(lore(), 'DELETE', `/api/v1/api-keys/${everything.id}`, { token: child.key });
       expect(upward.status).toBe(403);
-      expect((await call(lore(), 'GET', '/api/v1/memories?user_id=u', { token: everything.key })).status).toBe(200);
+      expect((await call(lore(), 'GET', `/api/v1/memories?user_id=${user}`, { token: everything.key })).status).toBe(200);
     });
 
     it('keeps keys to their workspace: another workspace gets 404', async () => {

@@ -9,8 +9,8 @@ export interface Person {
   readonly workspace: string;
 }
 
-export async function person(lore: LoreUnderTest, workspace = unique('ws'), id = unique('user')): Promise<Person> {
-  return { token: await mintJwt(lore.jwtSecret, { sub: id, workspace_id: workspace }), id, workspace };
+export async function person(lore: LoreUnderTest, workspace = unique('ws'), id = unique('user'), roles: string[] = []): Promise<Person> {
+  return { token: await mintJwt(lore.jwtSecret, { sub: id, workspace_id: workspace, ...(roles.length > 0 ? { roles } : {}) }), id, workspace };
 }
 
 export const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
@@ -293,8 +293,8 @@ export function describeConversations(lore: () => LoreUnderTest): void {
       expect((await call(lore(), 'GET', `/api/v1/messages/${first.id}`, { token: alice.token })).body.content).toBe('the secret plan');
     });
 
-    it('checks API-key permissions and lets a key act for the user it names', async () => {
-      const admin = await person(lore());
+    it("checks API-key permissions and lets an administrator's key act for the user it names", async () => {
+      const admin = await person(lore(), unique('ws'), unique('admin'), ['admin']);
       const keyWith = async (permissions: string[]): Promise<{ id: string; key: string }> => {
         const reply = await call(lore(), 'POST', '/api/v1/api-keys', { token: admin.token, body: { label: unique('key'), permissions } });
         expect(reply.status).toBe(201);

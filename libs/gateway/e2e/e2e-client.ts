@@ -12,14 +12,19 @@ export interface Reply<T = any> {
   readonly headers: Headers;
 }
 
-export async function mintJwt(secret: string, claims: { sub: string; workspace_id?: string; workspaces?: string[] }, expiresIn: string | number = '1h'): Promise<string> {
+/**
+ * An HS256 token as an identity provider issues it. `roles: ['admin']` makes a workspace
+ * administrator (the default AUTH_ADMIN_CLAIM); `expiresIn: null` leaves `exp` out, which
+ * the server refuses unless configured otherwise.
+ */
+export async function mintJwt(
+  secret: string,
+  claims: { sub: string; workspace_id?: string; workspaces?: string[]; roles?: string | string[] },
+  expiresIn: string | number | null = '1h',
+): Promise<string> {
   const { sub, ...rest } = claims;
-  return new SignJWT(rest)
-    .setProtectedHeader({ alg: 'HS256' })
-    .setSubject(sub)
-    .setIssuedAt()
-    .setExpirationTime(expiresIn)
-    .sign(new TextEncoder().encode(secret));
+  const jwt = new SignJWT(rest).setProtectedHeader({ alg: 'HS256' }).setSubject(sub).setIssuedAt();
+  return (expiresIn === null ? jwt : jwt.setExpirationTime(expiresIn)).sign(new TextEncoder().encode(secret));
 }
 
 export async function call<T = any>(
