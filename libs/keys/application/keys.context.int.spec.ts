@@ -53,4 +53,26 @@ describe('keys context, called directly on the transport', () => {
     expect(await authenticate(parent.key)).toMatchObject({ code: 'unauthenticated' });
     expect(await authenticate(child.key)).toMatchObject({ code: 'unauthenticated' });
   });
+
+  it("records who minted a key: an administrator's acts for others; a user of no stated role is a member", async () => {
+    const admin = await send(running.transport, keysMessages.create, { ...scope, grantor: { kind: 'user', userId: 'ada', role: 'admin' }, label: 'ops', permissions: ['api_keys:write', 'memories:read'] });
+    const member = await send(running.transport, keysMessages.create, { ...scope, grantor: { kind: 'user', userId: 'mia' }, label: 'mine' });
+    expect([admin.acts_for_others, member.acts_for_others]).toEqual([true, false]);
+    expect(await send(running.transport, keysMessages.authenticate, { token: admin.key })).toMatchObject({ createdBy: 'ada', actsForOthers: true });
+    expect(await send(running.transport, keysMessages.authenticate, { token: member.key })).toMatchObject({ createdBy: 'mia', actsForOthers: false });
+    const child = await send(running.transport, keysMessages.create, { ...scope, grantor: { kind: 'api_key', keyId: admin.id }, label: 'child' });
+    expect(await send(running.transport, keysMessages.get, { ...scope, keyId: child.id })).toMatchObject({ created_by: 'ada', acts_for_others: true });
+  });
+
+  it('lets a key projected before roles (no acts_for_others) act only for its creator', async () => {
+    const key = await send(running.transport, keysMessages.create, { ...scope, grantor: { kind: 'user', userId: 'ada', role: 'admin' }, label: 'old' });
+    const stores = await running.openStores();
+    const docs = stores.documents.collection<Record<string, unknown> & { id: string }>('api_keys');
+    const { acts_for_others: _dropped, ...before } = (await docs.get(key.id)) ?? { id: key.id };
+    await docs.upsert(before);
+    await stores.close();
+    expect(await send(running.transport, keysMessages.authenticate, { token: key.key })).toMatchObject({ createdBy: 'ada', actsForOthers: false });
+    expect(await send(running.transport, keysMessages.get, { ...scope, keyId: key.id })).toMatchObject({ acts_for_others: false });
+  });
 });
+
