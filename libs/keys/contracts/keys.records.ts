@@ -37,7 +37,8 @@ export const ApiKeyPrincipal = z.object({
   keyId: z.string(),
   workspaceId: z.string(),
   createdBy: z.string(),
-  actsForOthers: z.boolean(),
+  /** Defaults to false: a keys service from before roles (a rolling upgrade) never widens a key. */
+  actsForOthers: z.boolean().default(false),
   permissions: z.array(z.string()),
   ipWhitelist: z.array(z.string()),
   collections: z.array(z.string()),
