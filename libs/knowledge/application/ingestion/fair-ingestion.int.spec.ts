@@ -1,0 +1,80 @@
+import { randomUUID } from 'node:crypto';
+import { send } from '@lore/platform/transport/port';
+import { startContext, type RunningContext } from '@lore/platform/testing';
+import { startTestEmbeddingServer, type TestEmbeddingServer } from '@lore/platform/embeddings/contract';
+import { knowledgeMessages, type ContentRecord } from '@lore/knowledge/contracts';
+import { knowledgeContext } from '../knowledge.context';
+
+/**
+ * Fair ingestion through the real context (embedded stores, in-process transport, the real
+ * IngestionWorkers) with one worker and a provider that takes 150 ms per call: a backlog of
+ * one tenant does not hold up another tenant's content, whether the tenants are two
+ * workspaces or two users of one workspace. First come, first served, the late content ran
+ * after the whole backlog.
+ */
+const messages = knowledgeMessages({ maxUploadBytes: 1024 * 1024 });
+const BACKLOG = 20;
+const CALL_MS = 150;
+const SETTLE_MS = 60_000;
+
+type Scope = { readonly workspaceId: string; readonly actor: string; readonly collections: null };
+const scopeOf = (workspaceId: string, user: string): Scope => ({ workspaceId, actor: `user:${user}`, collections: null });
+
+async function poll<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  const deadline = Date.now() + SETTLE_MS;
+  for (let last = await read(); ; last = await read()) {
+    if (done(last)) return last;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last seen: ${JSON.stringify(last)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('ingestion: fair across tenants', () => {
+  let running: RunningContext | undefined;
+  let server: TestEmbeddingServer | undefined;
+
+  afterEach(async () => {
+    await running?.stop();
+    running = undefined;
+    await server?.close();
+    server = undefined;
+  });
+
+  it.each([
+    ['another workspace', scopeOf('ws_fair_busy', 'alice'), scopeOf('ws_fair_small', 'bob')],
+    ['another user of the same workspace', scopeOf('ws_fair_shared', 'alice'), scopeOf('ws_fair_shared', 'bob')],
+  ])(
+    "takes %s's one content within one attempt of a backlog of another",
+    async (_, busy, small) => {
+      server = await startTestEmbeddingServer({ dimensions: 64 });
+      server.script(...Array.from({ length: BACKLOG + 5 }, () => ({ delayMs: CALL_MS })));
+      running = await startContext(knowledgeContext, {
+        EMBEDDING_DEFAULT_PROVIDER: 'openai-compatible',
+        EMBEDDING_OPENAI_BASE_URL: server.baseUrl,
+        EMBEDDING_OPENAI_MODEL: 'test-embedder',
+        EMBEDDING_OPENAI_DIMENSIONS: '64',
+        EMBEDDING_OPENAI_MAX_INPUT_TOKENS: '512',
+        KNOWLEDGE_WORKERS: '1',
+      });
+      const transport = running.transport;
+      const collectionOf = (scope: Scope) => send(transport, messages.createCollection, { ...scope, name: `c-${randomUUID().slice(0, 8)}` });
+      const add = (scope: Scope, collectionId: string, text: string) => send(transport, messages.createContent, { ...scope, collectionId, name: 'doc.txt', text, mimeType: 'text/plain' });
+      const busyCollection = await collectionOf(busy);
+      const smallCollection = await collectionOf(small);
+
+      const backlog: ContentRecord[] = [];
+      for (let i = 0; i < BACKLOG; i++) backlog.push(await add(busy, busyCollection.id, `busy document ${i} about tides and moons`));
+      // The backlog is being worked on when the small content arrives.
+      await poll('the backlog to start', () => send(transport, messages.getContent, { ...busy, contentId: backlog[0]?.id ?? '' }), (c) => c.status !== 'new');
+      const late = await add(small, smallCollection.id, 'a small note');
+      const done = await poll('the small content to complete', () => send(transport, messages.getContent, { ...small, contentId: late.id }), (c) => c.status === 'completed');
+
+      const backlogNow = await Promise.all(backlog.map((c) => send(transport, messages.getContent, { ...busy, contentId: c.id })));
+      const completedBefore = backlogNow.filter((c) => c.processed_at !== null && c.processed_at <= (done.processed_at ?? '')).length;
+      // The attempt running when it arrived, and at most one more that started meanwhile.
+      expect(completedBefore).toBeLessThanOrEqual(2);
+      expect(completedBefore).toBeGreaterThanOrEqual(1);
+    },
+    120_000,
+  );
+});
