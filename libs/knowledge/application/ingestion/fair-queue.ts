@@ -26,11 +26,12 @@ class FairLevel<K, V> {
     this.flows.set(key, { start: this.virtualTime, since: this.activations++, items });
   }
 
-  /** The flow to serve now: its start advances past this pick. */
-  pick(): [K, V] | undefined {
+  /** The flow to serve now, among those `eligible`: its start advances past this pick. */
+  pick(eligible: (key: K) => boolean = () => true): [K, V] | undefined {
     let best: [K, { start: number; since: number; items: V }] | undefined;
     for (const entry of this.flows) {
-      const [, flow] = entry;
+      const [key, flow] = entry;
+      if (!eligible(key)) continue;
       if (best === undefined || flow.start < best[1].start || (flow.start === best[1].start && flow.since < best[1].since)) best = entry;
     }
     if (best === undefined) return undefined;
@@ -92,9 +93,12 @@ export class FairQueue {
     return true;
   }
 
-  /** The next id to run and whose it is; undefined when nothing is queued. */
-  shift(): { readonly id: string; readonly tenant: Tenant } | undefined {
-    const pickedWorkspace = this.workspaces.pick();
+  /**
+   * The next id to run and whose it is, from the workspaces `eligible` (default: all);
+   * undefined when none of them has anything queued.
+   */
+  shift(eligible?: (workspaceId: string) => boolean): { readonly id: string; readonly tenant: Tenant } | undefined {
+    const pickedWorkspace = this.workspaces.pick(eligible);
     if (pickedWorkspace === undefined) return undefined;
     const [workspaceId, workspace] = pickedWorkspace;
     const pickedUser = workspace.users.pick();

@@ -44,6 +44,15 @@ describe('FairQueue', () => {
     expect(drain(queue)).toEqual(['a0', 'c0', 'b2', 'a1', 'c1', 'b3', 'a2', 'c2', 'b4']);
   });
 
+  it('takes only from the workspaces asked for, keeping the others in place', () => {
+    const queue = new FairQueue();
+    for (const id of ['a1', 'a2']) queue.push(id, tenant('A'));
+    queue.push('b1', tenant('B'));
+    expect(queue.shift((workspaceId) => workspaceId !== 'A')?.id).toBe('b1');
+    expect(queue.shift((workspaceId) => workspaceId !== 'A')).toBeUndefined();
+    expect(drain(queue)).toEqual(['a1', 'a2']);
+  });
+
   it('queues an id once, keeping its place, and reports the depth per workspace', () => {
     const queue = new FairQueue();
     expect(queue.push('a1', tenant('A'))).toBe(true);

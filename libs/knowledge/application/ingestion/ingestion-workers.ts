@@ -20,8 +20,11 @@ const UNKNOWN_TENANT: Tenant = { workspaceId: '', userId: '' };
 
 /**
  * Runs processing attempts, `workers` at a time, taken fairly: across workspaces, then across
- * users within one (`FairQueue`), so one tenant's backlog of uploads delays another's content
- * by at most the attempts already running. Work arrives from the ingestion reactor (a
+ * users within one (`FairQueue`). When every worker is busy, a content of a workspace with no
+ * attempt running starts anyway, on one of up to `workers` more slots kept for that: waiting
+ * for a busy tenant's attempt to end cost the other tenant's small content several times its
+ * idle time (bench:fairness), and the attempts share the embedding model in turns, so the
+ * extra ones take little of it. Work arrives from the ingestion reactor (a
  * content was added, reprocessed, or its retry is scheduled) and from a sweep of the read
  * model every half lease, which finds what no event announces any more: contents left `new`
  * or `processing` by a crash or a restart, retries that came due. Each attempt holds a lease
@@ -40,6 +43,8 @@ export class IngestionWorkers {
    */
   private readonly again = new Map<string, Tenant>();
   private readonly running = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  /** Attempts running per workspace (those with none are absent). */
+  private readonly runningIn = new Map<string, number>();
   /** The latest event that asked for each content not started yet (queued, or asked for again). */
   private readonly causes = new Map<string, EventCause>();
   private readonly timers = new Set<NodeJS.Timeout>();
@@ -138,10 +143,13 @@ export class IngestionWorkers {
   }
 
   private pump(): void {
-    while (!this.stopped && this.running.size < this.deps.config.workers) {
-      const next = this.queue.shift();
+    const { workers } = this.deps.config;
+    while (!this.stopped && this.running.size < 2 * workers) {
+      const next = this.running.size < workers ? this.queue.shift() : this.queue.shift((workspaceId) => !this.runningIn.has(workspaceId));
       if (next === undefined) return;
       const { id: contentId, tenant } = next;
+      const { workspaceId } = tenant;
+      this.runningIn.set(workspaceId, (this.runningIn.get(workspaceId) ?? 0) + 1);
       const controller = new AbortController();
       const cause = this.causes.get(contentId);
       this.causes.delete(contentId);
@@ -149,6 +157,9 @@ export class IngestionWorkers {
         .catch((error: unknown) => this.deps.log?.warn({ err: error, contentId }, 'processing attempt ended with an error'))
         .finally(() => {
           this.running.delete(contentId);
+          const left = (this.runningIn.get(workspaceId) ?? 1) - 1;
+          if (left > 0) this.runningIn.set(workspaceId, left);
+          else this.runningIn.delete(workspaceId);
           // A claim that finds nothing to do is cheap: the decider says whether it is startable.
           const again = this.again.get(contentId);
           this.again.delete(contentId);
