@@ -4,7 +4,9 @@
 // small documents (SciFact abstracts) through the HTTP API with its own JWT, and B uploads the
 // same small content again, BENCH_FAIR_REPS (5) times one after the other while A's backlog
 // waits. Prints B's median time under load, its ratio to idle (target ≤ 2×), A's throughput
-// meanwhile and the load average. A's backlog is not drained (BENCH_FAIR_DRAIN=1 drains it),
+// meanwhile and the load average. BENCH_FAIR_DURING=1: B's uploads start once A has sent a
+// fifth of its contents, while A goes on uploading (the projections then have A's uploads to
+// pass first). A's backlog is not drained (BENCH_FAIR_DRAIN=1 drains it),
 // so the default run stays near a minute. Knobs: BENCH_SET, MODELS_DIR, KNOWLEDGE_WORKERS.
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -16,6 +18,7 @@ const SET = process.env.BENCH_SET ?? 'scifact-train';
 const A_DOCS = Number(process.env.BENCH_FAIR_DOCS ?? 500);
 const REPS = Number(process.env.BENCH_FAIR_REPS ?? 5);
 const DRAIN = process.env.BENCH_FAIR_DRAIN === '1';
+const DURING = process.env.BENCH_FAIR_DURING === '1';
 const SMALL = 'Quarterly note: the lab moves Friday.';
 const corpus = readFileSync(join(DATA_DIR, SET, 'corpus.jsonl'), 'utf8').split('\n').filter(Boolean).slice(0, A_DOCS).map((l) => JSON.parse(l));
 
@@ -71,9 +74,19 @@ try {
 
   const aCollection = await a('POST', '/api/v1/collections', { name: 'fairness A' });
   const aStarted = performance.now();
-  await inParallel(corpus, 8, (doc) => a('POST', '/api/v1/contents', { collection_id: aCollection.id, name: String(doc._id), text: doc.title ? `${doc.title}\n\n${doc.text}` : doc.text }));
-  const queuedIn = (performance.now() - aStarted) / 1000;
-  process.stdout.write(`A queued ${corpus.length} contents in ${queuedIn.toFixed(1)} s; ${await countOf(a, aCollection.id, 'new')} still new\n`);
+  let uploaded = 0;
+  let uploadsStarted = () => undefined;
+  const uploadsUnderWay = new Promise((resolve) => (uploadsStarted = resolve));
+  const uploading = inParallel(corpus, 8, async (doc) => {
+    await a('POST', '/api/v1/contents', { collection_id: aCollection.id, name: String(doc._id), text: doc.title ? `${doc.title}\n\n${doc.text}` : doc.text });
+    if (++uploaded === Math.ceil(corpus.length / 5)) uploadsStarted();
+  });
+  const queued = uploading.then(async () => {
+    const queuedIn = (performance.now() - aStarted) / 1000;
+    process.stdout.write(`A queued ${corpus.length} contents in ${queuedIn.toFixed(1)} s; ${await countOf(a, aCollection.id, 'new')} still new\n`);
+  });
+  queued.catch(() => undefined); // awaited below; a failed upload must not end the run before Lore is stopped
+  await (DURING ? Promise.race([uploadsUnderWay, queued]) : queued);
 
   const loaded = [];
   for (let i = 0; i < REPS; i++) {
@@ -81,8 +94,9 @@ try {
     if (waiting === 0) break; // A's backlog is gone: what follows would be idle again
     const took = await timeToCompleted(b, bCollection.id, `loaded-${i}`);
     loaded.push(took);
-    process.stdout.write(`  B under load #${i + 1}: ${ms(took)} (A had ${waiting} new)\n`);
+    process.stdout.write(`  B under load #${i + 1}: ${ms(took)} (A had ${waiting} new${DURING ? `, ${uploaded} uploaded` : ''})\n`);
   }
+  await queued;
   if (loaded.length === 0) throw new Error("A's backlog was gone before B's first upload: raise BENCH_FAIR_DOCS");
   const loadedMedian = percentile(loaded, 50);
   const aSeconds = (performance.now() - aStarted) / 1000;
