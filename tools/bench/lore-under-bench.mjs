@@ -11,6 +11,11 @@ const SECRET = 'bench-secret';
 export const MODELS_DIR = resolve(process.env.MODELS_DIR ?? join(import.meta.dirname, '../../../shared/models'));
 export const DATA_DIR = resolve(process.env.BENCH_DATA ?? join(import.meta.dirname, '../../../shared/data'));
 
+/** A JWT the started Lore accepts (tools/mint-jwt.mjs mints the same with AUTH_JWT_SECRET). */
+export function mintToken({ workspace = 'bench', sub = 'bench-user' } = {}) {
+  return new SignJWT({ workspace_id: workspace }).setProtectedHeader({ alg: 'HS256' }).setSubject(sub).setExpirationTime('12h').sign(new TextEncoder().encode(SECRET));
+}
+
 export async function startLore(env = {}) {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'lore-bench-knowledge-'));
@@ -19,7 +24,7 @@ export async function startLore(env = {}) {
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
-  const token = await new SignJWT({ workspace_id: 'bench' }).setProtectedHeader({ alg: 'HS256' }).setSubject('bench-user').setExpirationTime('12h').sign(new TextEncoder().encode(SECRET));
+  const token = await mintToken();
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   async function call(method, path, body) {
     const res = await fetch(url + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });

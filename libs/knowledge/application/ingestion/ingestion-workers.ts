@@ -8,14 +8,23 @@ import type { KnowledgeConfig } from '@lore/knowledge/contracts';
 import { COLLECTIONS, CONTENTS, type CollectionDoc, type ContentDoc } from '../knowledge.read-models';
 import { providerOf } from '../embedding-choice';
 import { AttemptAborted, ContentProcessor, type Attempt } from './content-processor';
+import { FairQueue, type Tenant } from './fair-queue';
 
 /** Retry delays after transient failures: base (KNOWLEDGE_RETRY_BASE_MS, 2 s), 4 × base, 16 × base, … capped at 5 min. */
 const RETRY_CAP_MS = 5 * 60_000;
 /** Contents looked at per sweep. */
 const SWEEP_BATCH = 500;
 
+/** Work whose event names no workspace or actor (none is known to be written so): one shared turn. */
+const UNKNOWN_TENANT: Tenant = { workspaceId: '', userId: '' };
+
 /**
- * Runs processing attempts, `workers` at a time. Work arrives from the ingestion reactor (a
+ * Runs processing attempts, `workers` at a time, taken fairly: across workspaces, then across
+ * users within one (`FairQueue`). When every worker is busy, a content of a workspace with no
+ * attempt running starts anyway, on one of up to `workers` more slots kept for that: waiting
+ * for a busy tenant's attempt to end cost the other tenant's small content several times its
+ * idle time (bench:fairness), and the attempts share the embedding model in turns, so the
+ * extra ones take little of it. Work arrives from the ingestion reactor (a
  * content was added, reprocessed, or its retry is scheduled) and from a sweep of the read
  * model every half lease, which finds what no event announces any more: contents left `new`
  * or `processing` by a crash or a restart, retries that came due. Each attempt holds a lease
@@ -26,15 +35,16 @@ const SWEEP_BATCH = 500;
  * cause and is recorded as `system:ingestion`'s.
  */
 export class IngestionWorkers {
-  private readonly queue: string[] = [];
-  private readonly queued = new Set<string>();
+  private readonly queue = new FairQueue();
   /**
    * Asked for again while an attempt of theirs still runs (a reprocess, a retry timer): queued
-   * as soon as that attempt ends. Dropping the request instead left a reprocessed content
-   * `new` until the next sweep (half a lease: 30 s by default).
+   * as soon as that attempt ends, as the same tenant's. Dropping the request instead left a
+   * reprocessed content `new` until the next sweep (half a lease: 30 s by default).
    */
-  private readonly again = new Set<string>();
+  private readonly again = new Map<string, Tenant>();
   private readonly running = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  /** Attempts running per workspace (those with none are absent). */
+  private readonly runningIn = new Map<string, number>();
   /** The latest event that asked for each content not started yet (queued, or asked for again). */
   private readonly causes = new Map<string, EventCause>();
   private readonly timers = new Set<NodeJS.Timeout>();
@@ -68,8 +78,7 @@ export class IngestionWorkers {
     if (this.sweeper !== null) clearInterval(this.sweeper);
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
-    this.queue.length = 0;
-    this.queued.clear();
+    this.queue.clear();
     this.again.clear();
     this.causes.clear();
     const running = [...this.running.values()];
@@ -77,27 +86,35 @@ export class IngestionWorkers {
     await Promise.allSettled(running.map((r) => r.done));
   }
 
-  /** `cause`: the event that asks for it, when one does. */
-  enqueue(contentId: string, cause?: EventCause): void {
+  /**
+   * `cause`: the event that asks for it, when one does. `tenant`: whose turn it takes; by
+   * default the cause's workspace and actor (every event appended in a request or a reaction
+   * names them), which a reprocess makes the user who asked.
+   */
+  enqueue(contentId: string, cause?: EventCause, tenant: Tenant = tenantOf(cause)): void {
     if (this.stopped) return;
     // Only the id and metadata: an event's data (a long text's part) is not kept in memory.
     if (cause !== undefined) this.causes.set(contentId, { id: cause.id, metadata: cause.metadata });
-    if (this.queued.has(contentId)) return;
+    if (this.queue.has(contentId)) return;
     if (this.running.has(contentId)) {
-      this.again.add(contentId);
+      this.again.set(contentId, tenant);
       return;
     }
-    this.queued.add(contentId);
-    this.queue.push(contentId);
+    this.queue.push(contentId, tenant);
     this.pump();
   }
 
+  /** Contents waiting for a worker, per workspace (those with none are absent): a gauge for metrics. */
+  queueDepthByWorkspace(): Map<string, number> {
+    return this.queue.depthByWorkspace();
+  }
+
   /** A retry at `at` (ISO): queued then. */
-  scheduleAt(contentId: string, at: string, cause?: EventCause): void {
+  scheduleAt(contentId: string, at: string, cause?: EventCause, tenant: Tenant = tenantOf(cause)): void {
     if (this.stopped) return;
     const timer = setTimeout(() => {
       this.timers.delete(timer);
-      this.enqueue(contentId, cause);
+      this.enqueue(contentId, cause, tenant);
     }, Math.max(0, Date.parse(at) - this.deps.clock.now().getTime()));
     timer.unref();
     this.timers.add(timer);
@@ -105,7 +122,7 @@ export class IngestionWorkers {
 
   /** Resolves when nothing is queued or running (tests and benchmarks). */
   async idle(): Promise<void> {
-    while (this.queue.length > 0 || this.running.size > 0) await new Promise((r) => setTimeout(r, 20));
+    while (this.queue.size > 0 || this.running.size > 0) await new Promise((r) => setTimeout(r, 20));
   }
 
   private async sweep(): Promise<void> {
@@ -117,7 +134,8 @@ export class IngestionWorkers {
         .find({ filter: { status: { $in: ['new', 'processing'] } }, sort: [['updated_at', 'asc']], limit: SWEEP_BATCH });
       for (const content of page.items) {
         const due = content.status === 'new' || (content.retry_at !== null ? content.retry_at <= now : content.lease_until === null || content.lease_until <= now);
-        if (due) this.enqueue(content.id);
+        // No event at hand: the content says whose it is (the uploader's turn).
+        if (due) this.enqueue(content.id, undefined, { workspaceId: content.workspace_id, userId: content.created_by });
       }
     } catch (error) {
       this.deps.log?.warn({ err: error }, 'ingestion sweep failed; next sweep retries');
@@ -125,25 +143,34 @@ export class IngestionWorkers {
   }
 
   private pump(): void {
-    while (!this.stopped && this.running.size < this.deps.config.workers && this.queue.length > 0) {
-      const contentId = this.queue.shift() as string;
-      this.queued.delete(contentId);
+    const { workers } = this.deps.config;
+    while (!this.stopped && this.running.size < 2 * workers) {
+      const next = this.running.size < workers ? this.queue.shift() : this.queue.shift((workspaceId) => !this.runningIn.has(workspaceId));
+      if (next === undefined) return;
+      const { id: contentId, tenant } = next;
+      const { workspaceId } = tenant;
+      this.runningIn.set(workspaceId, (this.runningIn.get(workspaceId) ?? 0) + 1);
       const controller = new AbortController();
       const cause = this.causes.get(contentId);
       this.causes.delete(contentId);
-      const done = reactingTo(cause, 'ingestion', () => this.process(contentId, controller.signal, cause))
+      const done = reactingTo(cause, 'ingestion', () => this.process(contentId, controller.signal, cause, tenant))
         .catch((error: unknown) => this.deps.log?.warn({ err: error, contentId }, 'processing attempt ended with an error'))
         .finally(() => {
           this.running.delete(contentId);
+          const left = (this.runningIn.get(workspaceId) ?? 1) - 1;
+          if (left > 0) this.runningIn.set(workspaceId, left);
+          else this.runningIn.delete(workspaceId);
           // A claim that finds nothing to do is cheap: the decider says whether it is startable.
-          if (this.again.delete(contentId)) this.enqueue(contentId);
+          const again = this.again.get(contentId);
+          this.again.delete(contentId);
+          if (again !== undefined) this.enqueue(contentId, undefined, again);
           this.pump();
         });
       this.running.set(contentId, { controller, done });
     }
   }
 
-  private async process(contentId: string, signal: AbortSignal, cause: EventCause | undefined): Promise<void> {
+  private async process(contentId: string, signal: AbortSignal, cause: EventCause | undefined, tenant: Tenant): Promise<void> {
     const content = await this.deps.documents.collection<ContentDoc>(CONTENTS).get(contentId);
     if (content === null) return;
     const collection = await this.deps.documents.collection<CollectionDoc>(COLLECTIONS).get(content.collection_id);
@@ -152,13 +179,13 @@ export class IngestionWorkers {
     const model = collection.pending_model ?? collection.model;
     const attempt = await this.processor.claim(contentId, { model, chunkSize: collection.settings.chunk_size, chunkOverlap: collection.settings.chunk_overlap });
     if (attempt === null) {
-      if (content.retry_at !== null) this.scheduleAt(contentId, content.retry_at, cause);
+      if (content.retry_at !== null) this.scheduleAt(contentId, content.retry_at, cause, tenant);
       return;
     }
-    await this.attempt(attempt, signal, cause);
+    await this.attempt(attempt, signal, cause, tenant);
   }
 
-  private async attempt(attempt: Attempt, stopping: AbortSignal, cause: EventCause | undefined): Promise<void> {
+  private async attempt(attempt: Attempt, stopping: AbortSignal, cause: EventCause | undefined, tenant: Tenant): Promise<void> {
     const { contentId } = attempt.content;
     const controller = new AbortController();
     const abort = (reason: AttemptAborted | LeaseLostError): void => {
@@ -184,14 +211,14 @@ export class IngestionWorkers {
       const provider = providerOf(this.deps.embeddings, attempt.model);
       await race(this.processor.run(attempt, provider, controller.signal, progressed), controller.signal);
     } catch (error) {
-      await this.afterFailure(attempt, controller.signal.aborted ? controller.signal.reason : error, cause);
+      await this.afterFailure(attempt, controller.signal.aborted ? controller.signal.reason : error, cause, tenant);
     } finally {
       clearTimeout(timeout);
       clearInterval(heartbeat);
     }
   }
 
-  private async afterFailure(attempt: Attempt, error: unknown, cause: EventCause | undefined): Promise<void> {
+  private async afterFailure(attempt: Attempt, error: unknown, cause: EventCause | undefined, tenant: Tenant): Promise<void> {
     const { contentId } = attempt.content;
     if (error instanceof LeaseLostError) return; // someone else owns it now, or it is gone
     if (error instanceof AttemptAborted && error.why === 'stopping') return; // the lease lapses; a worker resumes it
@@ -206,11 +233,17 @@ export class IngestionWorkers {
     try {
       await this.processor.fail(contentId, attempt.leaseId, reason, retryAt);
       // The reactor schedules it too, caused by the failure event: whichever comes first.
-      if (retryAt !== null) this.scheduleAt(contentId, retryAt.toISOString(), cause);
+      if (retryAt !== null) this.scheduleAt(contentId, retryAt.toISOString(), cause, tenant);
     } catch (failError) {
       if (!(failError instanceof LeaseLostError)) throw failError;
     }
   }
+}
+
+function tenantOf(cause: EventCause | undefined): Tenant {
+  const { workspaceId, actor } = cause?.metadata ?? {};
+  if (typeof workspaceId !== 'string' || workspaceId === '') return UNKNOWN_TENANT;
+  return { workspaceId, userId: typeof actor === 'string' ? actor : '' };
 }
 
 /** The wait before retry number `retry` (0 for the first). */

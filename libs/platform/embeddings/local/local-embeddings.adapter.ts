@@ -31,7 +31,13 @@ export interface LocalEmbeddingOptions {
   readonly download?: boolean;
   /** The hub (default https://huggingface.co/; HF_ENDPOINT in `localEmbeddingOptionsFromEnv`). */
   readonly remoteHost?: string | undefined;
-  /** Most texts per message to the worker; concurrent callers' texts share batches (default 16). */
+  /**
+   * Most texts per message to the worker (default: `inferenceBatchSize`, so 1). The worker runs
+   * one message after another, so a caller's texts wait for the messages in flight: with 16
+   * per message, a small content's one chunk waited behind up to 32 chunks of another tenant's
+   * large content; with 1, behind 2. Throughput is the same (the worker runs texts one at a
+   * time anyway; 10-14 texts/s both ways here under load).
+   */
   readonly batchSize?: number;
   /** Texts per model run inside the worker (default 1; see the worker source for why). */
   readonly inferenceBatchSize?: number;
@@ -125,7 +131,7 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
       tokenizer: 'exact',
     };
     this.batcher = new EmbeddingBatcher({
-      maxBatchSize: options.batchSize ?? 16,
+      maxBatchSize: options.batchSize ?? Math.max(1, options.inferenceBatchSize ?? 1),
       // Two batches in flight: the worker runs them one after the other, and the second one
       // waiting in its queue keeps the model busy while the first's vectors travel back (with
       // one, a CPU profile of ingestion showed the model idle a quarter of the time). A query

@@ -158,6 +158,20 @@ describeWithModels('local embeddings adapter', (modelsDir) => {
       expect(provider.stats()).toMatchObject({ batches: 3, texts: 20 });
     });
 
+    it("serves one caller's document behind at most the two messages in flight of another's large call (fair across ingestion attempts)", async () => {
+      const provider = open({ modelsDir });
+      await provider.warmUp();
+      const large = provider.embedDocuments(Array.from({ length: 64 }, (_, i) => longText(30) + String(i)));
+      while (provider.stats().batches === 0) await new Promise((resolve) => setImmediate(resolve));
+      const sentBefore = provider.stats().texts;
+      let sentWhenDone = -1;
+      await provider.embedDocuments(['a small note']).then(() => (sentWhenDone = provider.stats().texts));
+      // Its own text and the large call's in flight (2 messages of 1) went to the worker, and
+      // the one sent when a slot freed; not the large call's 64 (nor batches of 16 of them).
+      expect(sentWhenDone - sentBefore).toBeLessThanOrEqual(4);
+      await large;
+    });
+
     it('serves a query ahead of documents queued before it', async () => {
       const provider = open({ modelsDir, batchSize: 4 });
       const finished: string[] = [];

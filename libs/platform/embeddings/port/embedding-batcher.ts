@@ -23,11 +23,17 @@ interface Pending {
  * turn of the event loop share batches. Queries go ahead of queued documents, so a search is
  * not stuck behind a large ingestion. A call's documents are queued shortest first, so that a
  * batch holds texts of similar length (less padding work for a model, fewer stragglers for a
- * server); results come back in the caller's order.
+ * server); results come back in the caller's order. Calls' documents share batches in turns,
+ * one text of each waiting call after the other: a call of 3 texts made while another's 64 are
+ * queued goes into the next batch rather than behind all 64 (first come, first served, one
+ * tenant's large content held up another's small one for as long as the model took over it).
  */
 export class EmbeddingBatcher {
   private readonly queries: Pending[] = [];
-  private readonly documents: Pending[] = [];
+  /** Each waiting call's documents, served in turns from `turn`. */
+  private readonly documents: Pending[][] = [];
+  private documentsQueued = 0;
+  private turn = 0;
   private running = 0;
   private scheduled = false;
   private closed: Error | undefined;
@@ -43,14 +49,18 @@ export class EmbeddingBatcher {
 
   /** Texts waiting for a batch (not those being embedded). */
   get queued(): number {
-    return this.queries.length + this.documents.length;
+    return this.queries.length + this.documentsQueued;
   }
 
   submit(texts: readonly string[], priority: EmbeddingPriority = 'documents'): Promise<Float32Array[]> {
     if (this.closed) return Promise.reject(this.closed);
     if (texts.length === 0) return Promise.resolve([]);
     const results = new Array<Promise<Float32Array>>(texts.length);
-    const queue = priority === 'query' ? this.queries : this.documents;
+    const queue: Pending[] = priority === 'query' ? this.queries : [];
+    if (priority === 'documents') {
+      this.documents.push(queue);
+      this.documentsQueued += texts.length;
+    }
     const order = texts.length > 1 ? lengthOrder(texts) : [0];
     for (const index of order) {
       results[index] = new Promise<Float32Array>((resolve, reject) => {
@@ -70,7 +80,8 @@ export class EmbeddingBatcher {
   /** Fails every queued text with `error`, and every later submission; running batches finish. */
   close(error: Error): void {
     this.closed = error;
-    for (const pending of [...this.queries.splice(0), ...this.documents.splice(0)]) pending.reject(error);
+    for (const pending of [...this.queries.splice(0), ...this.documents.splice(0).flat()]) pending.reject(error);
+    this.documentsQueued = 0;
   }
 
   private schedule(): void {
@@ -97,8 +108,16 @@ export class EmbeddingBatcher {
 
   private take(): Pending[] {
     const batch = this.queries.splice(0, this.options.maxBatchSize);
-    if (batch.length < this.options.maxBatchSize) {
-      batch.push(...this.documents.splice(0, this.options.maxBatchSize - batch.length));
+    while (batch.length < this.options.maxBatchSize && this.documents.length > 0) {
+      const call = this.documents[this.turn];
+      const next = call?.shift();
+      if (call === undefined || next === undefined) throw new Error('embedding batcher: an empty call was left in the ring');
+      batch.push(next);
+      this.documentsQueued--;
+      // A call with nothing left leaves the ring; the next call moves into its turn.
+      if (call.length === 0) this.documents.splice(this.turn, 1);
+      else this.turn++;
+      if (this.turn >= this.documents.length) this.turn = 0;
     }
     return batch;
   }

@@ -51,6 +51,24 @@ describe('EmbeddingBatcher', () => {
     expect(r.calls[0]).toEqual(['q', 'd1']);
   });
 
+  it("puts a later call's documents into the next batch, in turns with a large call queued before it", async () => {
+    const r = recorder();
+    const batcher = new EmbeddingBatcher({ maxBatchSize: 4, maxConcurrency: 1, embed: r.embed });
+    const large = batcher.submit(Array.from({ length: 12 }, (_, i) => `a${String(i).padStart(2, '0')}`));
+    // The large call's first batch is running when the small one arrives.
+    await new Promise((resolve) => setImmediate(resolve));
+    const small = batcher.submit(['b1', 'b2']);
+    const [largeVectors, smallVectors] = await Promise.all([large, small]);
+    expect(r.calls).toEqual([
+      ['a00', 'a01', 'a02', 'a03'],
+      ['a04', 'b1', 'a05', 'b2'],
+      ['a06', 'a07', 'a08', 'a09'],
+      ['a10', 'a11'],
+    ]);
+    expect(largeVectors.map((v) => v[0])).toEqual(Array.from({ length: 12 }, () => 3));
+    expect(smallVectors.map((v) => v[1])).toEqual([2, 2]);
+  });
+
   it('fails every text of a failed batch, and only those', async () => {
     const r = recorder({ fail: (texts) => texts.includes('bad') });
     const batcher = new EmbeddingBatcher({ maxBatchSize: 1, maxConcurrency: 1, embed: r.embed });
