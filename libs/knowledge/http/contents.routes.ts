@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AppError, invalid, type RequestOf } from '@lore/platform/kernel';
-import { route, skipLimitQuery, type HttpRoute, type Send } from '@lore/platform/http';
+import { route, skipLimitQuery, unkeepableJsonIssue, type HttpRoute, type Send } from '@lore/platform/http';
 import { CollectionId, CONTENT_PART_CHARS, CONTENT_STATUSES, contentFields, ContentId, ContentRecord, jsonObject, type KnowledgeConfig, type KnowledgeMessages } from '@lore/knowledge/contracts';
 import { extractText } from './extraction/extract-text';
 import { knowledgeScope } from './knowledge-scope';
@@ -48,6 +48,9 @@ function parseMetadata(text: string | undefined): Record<string, unknown> | null
   }
   const parsed = jsonObject.safeParse(value);
   if (!parsed.success) throw invalid(['body', 'metadata'], parsed.error.issues[0]?.message ?? 'metadata must be a JSON object');
+  // After the depth check above: the walk is recursive.
+  const unkeepable = unkeepableJsonIssue(text, parsed.data, ['body', 'metadata']);
+  if (unkeepable !== null) throw new AppError('validation', unkeepable.msg, [unkeepable]);
   return parsed.data;
 }
 
