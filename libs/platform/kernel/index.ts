@@ -12,3 +12,4 @@ export * from './ip-rules';
 export * from './defined-fields';
 export * from './request-context';
 export * from './bounded-key';
+export * from './master-key';
