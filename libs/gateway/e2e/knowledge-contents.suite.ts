@@ -112,6 +112,16 @@ export function describeKnowledgeContents(lore: () => LoreUnderTest): void {
       expect(locs(noCollection)).toContainEqual(['body', 'collection_id']);
     });
 
+    it('locates a refusal of the text extracted from an upload at the file, never at an internal field', async () => {
+      // 600 KB of JSON whose text (one `path: value` line per leaf) is over 30 MB: past the limit.
+      const key = 'k'.repeat(100);
+      const content = JSON.stringify({ [key]: new Array<number>(300_000).fill(1) });
+      const reply = await upload(lore(), '/api/v1/contents', { token: me.token, file: { name: 'wide.json', type: 'application/json', content }, fields: { collection_id: col.id } });
+      expect(reply.status).toBe(422);
+      expect(locs(reply)).toEqual([['body', 'file']]);
+      expect(JSON.stringify(reply.body)).not.toMatch(/sizeBytes|"message"/);
+    });
+
     it('answers an upload over the limit (20 MB by default) with 413', async () => {
       const boundary = `----lore${Math.random().toString(36).slice(2)}`;
       const head = Buffer.from(

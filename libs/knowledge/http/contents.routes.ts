@@ -114,7 +114,8 @@ export function contentRoutes(messages: KnowledgeMessages, config: KnowledgeConf
       body: CreateContentBody,
       // JSON escapes can double a text's bytes; the text itself is checked against the limit.
       bodyLimit: config.maxUploadBytes * 2 + 1024 * 1024,
-      upload: { fields: UploadFields, maxBytes: config.maxUploadBytes },
+      upload: { fields: UploadFields, maxBytes: config.maxUploadBytes, issueLocations: { sizeBytes: ['body', 'file'], parts: ['body', 'file'], text: ['body', 'file'], mimeType: ['body', 'file'] } },
+      issueLocations: { sizeBytes: ['body', 'text'], parts: ['body', 'text'] },
       status: 201,
       response: ContentRecord,
       errors: [404, 413],
