@@ -69,6 +69,12 @@ export function describeMemorySearch(lore: () => LoreUnderTest): void {
       const created = await call(lore(), 'POST', '/api/v1/memories', { token, body: { memory: `remember ${word}` } });
       expect(created.status).toBe(201);
       expect(texts(await search(lore(), token, { query: word }))).toEqual([`remember ${word}`]);
+      // The context endpoint reads the same partition (through the memory service's search).
+      const conversation = await call(lore(), 'POST', '/api/v1/conversations', { token, body: { title: 'long user' } });
+      await call(lore(), 'POST', `/api/v1/conversations/${conversation.body.id}/messages`, { token, body: { content: `what about ${word}?` } });
+      const context = await call(lore(), 'POST', `/api/v1/conversations/${conversation.body.id}/context`, { token, body: {} });
+      expect(context.status).toBe(200);
+      expect(context.body.memories.map((m: { memory: string }) => m.memory)).toContain(`remember ${word}`);
       const other = await user(lore());
       const otherWord = unique('otherws');
       const kept = await call(lore(), 'POST', '/api/v1/memories', { token: other.token, body: { memory: `note ${otherWord}` } });

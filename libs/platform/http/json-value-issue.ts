@@ -86,6 +86,11 @@ export function loneSurrogateIssue(value: unknown, loc: ReadonlyArray<string | n
   return null;
 }
 
+/** Whether a text holds a UTF-16 surrogate without its partner (no Unicode character). */
+export function hasLoneSurrogate(text: string): boolean {
+  return LONE_SURROGATE.test(text);
+}
+
 function loneSurrogate(loc: ReadonlyArray<string | number>): ValidationIssue {
   return { loc: [...loc], msg: 'Input should be a valid string: unpaired surrogate (not a Unicode character)', type: 'string_unicode' };
 }
