@@ -6,6 +6,7 @@ import { createLogger, LifecycleModule, loadConfig, openTransport, type LoreConf
 import { ContextHost, openEmbeddingModels } from '@lore/platform/host';
 import { journaledTransport, openEmbeddedEventFeed } from '@lore/platform/transport/sqlite-feed';
 import { GatewayErrorFilter, GatewayModule, gatewayServerOptions } from '@lore/gateway';
+import { loadMasterKey, masterKeyGeneratedMessage } from '@lore/platform/kernel';
 import { CONTEXTS, composeEdges } from '../contexts';
 
 /**
@@ -22,9 +23,11 @@ export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Pro
   const embeddings = openEmbeddingModels(env);
   // The in-process transport ignores NATS_URL, so /asyncapi.json must not name a NATS server.
   const gatewayConfig = { ...config, natsUrl: undefined };
+  // The key SSE event ids are sealed with is derived from the master key (the contexts load the same one).
+  const eventIdSecret = loadMasterKey({ value: config.masterKey, dataDir: config.dataDir, onGenerated: (file) => logger.warn(masterKeyGeneratedMessage(file)) });
   const hosts = CONTEXTS.map(({ service }) => new ContextHost(service, { config, transport, feed, logger, env, embeddings }));
   @Module({
-    imports: [LifecycleModule.forRoot([{ stop: () => embeddings.close() }, { stop: () => feed.close() }, { stop: () => transport.close() }, ...hosts]), GatewayModule.forRoot({ config: gatewayConfig, transport, feed, edges: composeEdges(env) })],
+    imports: [LifecycleModule.forRoot([{ stop: () => embeddings.close() }, { stop: () => feed.close() }, { stop: () => transport.close() }, ...hosts]), GatewayModule.forRoot({ config: gatewayConfig, transport, feed, edges: composeEdges(env), eventIdSecret })],
   })
   class StandaloneModule {}
   const app = await NestFactory.create<NestFastifyApplication>(StandaloneModule, new FastifyAdapter(gatewayServerOptions(config, logger)), {

@@ -16,6 +16,7 @@ import { allowedMethods } from './http/method-not-allowed';
 import { registerSystemRoutes } from './routes/system.routes';
 import { gatewayAsyncApiDocument } from './routes/asyncapi-document';
 import { eventsRoutes } from './routes/events.routes';
+import { EventIds } from './http/event-ids';
 import { EventStreams } from './http/event-stream';
 
 /** What the HTTP edge is configured with; the process that hosts it reads it from the environment. */
@@ -71,11 +72,21 @@ export function gatewayServerOptions(config: GatewayConfig, logger: Logger): Con
 }
 
 /** Wires the HTTP edge onto a Fastify instance: hooks, error shapes, every route. */
-export function configureGateway(app: FastifyInstance, options: { config: GatewayConfig; transport: Transport; edges: readonly ComposedEdge[]; feed: EventFeed }): void {
+export function configureGateway(
+  app: FastifyInstance,
+  options: {
+    config: GatewayConfig;
+    transport: Transport;
+    edges: readonly ComposedEdge[];
+    feed: EventFeed;
+    /** The secret SSE event ids are sealed with (a key is derived from it): the same on every gateway (the master key). */
+    eventIdSecret: Buffer;
+  },
+): void {
   const { config, transport, edges, feed } = options;
   const authenticator = new Authenticator(new JwtVerifier(config.auth), transport, config.requestTimeoutMs, config.auth);
   const eventTypes = edges.flatMap((edge) => edge.events ?? []).flatMap((spec) => Object.keys(spec.published));
-  const routes = [...edges.flatMap((edge) => edge.routes), ...eventsRoutes({ feed, eventTypes })];
+  const routes = [...edges.flatMap((edge) => edge.routes), ...eventsRoutes({ feed, eventTypes, ids: new EventIds(options.eventIdSecret) })];
   const eventStreams = new EventStreams(config.eventsHeartbeatMs);
   eventStreams.register(app);
 

@@ -11,15 +11,24 @@
 //                             count is patched to this value (default 0: no retries), as the
 //                             in-run baseline; "off" skips it. Skipped, with a note, when the
 //                             bundle's CONFLICT_RETRIES constant cannot be found.
+//   NATS_URL                  also run the distributed topology (dist/distributed.js) with
+//                             BENCH_DISTRIBUTED_COUNT concurrent replaces (default 32, issue 16's
+//                             case) and REQUEST_TIMEOUT_MS as set (default 10000).
+//
+// Any status besides 200 and 409 (a 503 "did not answer") fails the run, as a lost update does:
+// the service must answer within the gateway's budget.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
 import { Pool } from 'undici';
-import { freePort, stopChild } from './load.mjs';
+import { deleteEventStream, freePort, stopChild } from './load.mjs';
 
 const COUNT = Number(process.env.BENCH_CONTENTION_COUNT ?? 200);
+const DISTRIBUTED_COUNT = Number(process.env.BENCH_DISTRIBUTED_COUNT ?? 32);
+const NATS_URL = process.env.NATS_URL;
+const PREFIX = `benchcontention${process.pid}`;
 const RUNS = Number(process.env.BENCH_CONTENTION_RUNS ?? 1);
 const BASELINE_RETRIES = process.env.BENCH_BASELINE_RETRIES ?? '0';
 const SECRET = 'bench-secret';
@@ -28,11 +37,11 @@ const BASELINE_BUNDLE = 'dist/standalone.contention-baseline.js';
 const children = [];
 const cleanup = [];
 
-async function start(name, entry) {
+async function start(name, entry, extraEnv = {}) {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), `lore-bench-contention-${name}-`));
   const child = spawn(process.execPath, [entry], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, AUTH_JWT_SECRET: SECRET, LOG_LEVEL: 'warn' },
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, AUTH_JWT_SECRET: SECRET, LOG_LEVEL: 'warn', ...extraEnv },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const server = { child, dataDir, url: `http://127.0.0.1:${port}` };
@@ -71,21 +80,21 @@ async function json(pool, method, path, headers, body) {
 }
 
 /** One memory, COUNT replaces of it fired at once, then the lost-update checks. */
-async function contend(url) {
+async function contend(url, count = COUNT) {
   const token = await new SignJWT({ workspace_id: 'bench' }).setProtectedHeader({ alg: 'HS256' }).setSubject('bench-user').setExpirationTime('1h').sign(new TextEncoder().encode(SECRET));
   const headers = { authorization: `Bearer ${token}` };
-  const pool = new Pool(url, { connections: COUNT, pipelining: 1 });
+  const pool = new Pool(url, { connections: count, pipelining: 1 });
   try {
     const created = await json(pool, 'POST', '/api/v1/memories', headers, { memory: 'v0', topics: ['bench'] });
     if (created.status !== 201) throw new Error(`create answered ${created.status}: ${JSON.stringify(created.body)}`);
     const id = created.body.memory_id;
     const path = `/api/v1/memories/${id}/replace`;
     // Warm the connections so the replaces start together instead of queueing on TCP handshakes.
-    await Promise.all(Array.from({ length: COUNT }, () => json(pool, 'GET', `/api/v1/memories/${id}`, headers)));
+    await Promise.all(Array.from({ length: count }, () => json(pool, 'GET', `/api/v1/memories/${id}`, headers)));
 
     const started = process.hrtime.bigint();
     const replies = await Promise.all(
-      Array.from({ length: COUNT }, async (_, i) => {
+      Array.from({ length: count }, async (_, i) => {
         const t0 = process.hrtime.bigint();
         const reply = await json(pool, 'POST', path, headers, { memory: `replace ${i}` });
         return { i, ...reply, ms: Number(process.hrtime.bigint() - t0) / 1e6 };
@@ -166,8 +175,19 @@ try {
       results.push(r);
     }
   }
-  failed = results.some((r) => r.problems.length > 0);
-  if (failed) console.log('\nLOST UPDATES DETECTED');
+  if (NATS_URL) {
+    const server = await start('distributed', 'dist/distributed.js', { NATS_URL, NATS_SUBJECT_PREFIX: PREFIX });
+    const r = await contend(server.url, DISTRIBUTED_COUNT);
+    await stop(server);
+    await deleteEventStream(NATS_URL, PREFIX);
+    report(`distributed (${DISTRIBUTED_COUNT} concurrent, REQUEST_TIMEOUT_MS ${process.env.REQUEST_TIMEOUT_MS ?? 10000})`, r);
+    results.push(r);
+  }
+  const lost = results.some((r) => r.problems.length > 0);
+  const unanswered = results.some((r) => Object.keys(r.otherStatuses).length > 0);
+  failed = lost || unanswered;
+  if (lost) console.log('\nLOST UPDATES DETECTED');
+  if (unanswered) console.log('\nSTATUSES OTHER THAN 200/409 (the service did not answer within the budget)');
 } finally {
   for (const c of [...children]) await stop(c);
   for (const f of cleanup) rmSync(f, { force: true });

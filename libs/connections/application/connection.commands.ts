@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { AppError, conflict, failedChecks, newId, type Clock, type EventMetadata, type ReplyOf, type ValidRequestOf } from '@lore/platform/kernel';
+import { AppError, conflict, failedChecks, newId, notFound, type Clock, type EventMetadata, type ReplyOf, type ValidRequestOf } from '@lore/platform/kernel';
 import type { EventStore } from '@lore/platform/event-store/port';
 import type { DocumentStore } from '@lore/platform/documents/port';
 import { handleCommand, readAggregateState, type ReadYourWrites } from '@lore/platform/cqrs';
@@ -146,7 +146,7 @@ export class ConnectionCommands {
     return readConnection(this.deps.documents, c, c.connectionId);
   }
 
-  /** Answered once the credential is shredded, when this connection was the last to use it. */
+  /** Answered once the credential is shredded, when this connection was the last to use it; 404 when deleted before. */
   async delete(c: Request<'delete'>): Promise<Reply<'delete'>> {
     const metadata = metadataOf(c);
     const result = await handleCommand(this.deps.events, connectionAggregate, connectionStreamId(c.connectionId), { kind: 'delete', workspaceId: c.workspaceId, userId: c.userId, at: this.now() }, { retries: 20, metadata });
@@ -158,6 +158,10 @@ export class ConnectionCommands {
       credentialErased = released.erased;
       if (released.erased) await this.deps.readYourWrites.settleReactor(CREDENTIAL_ERASURE, released.position ?? (await this.lastPositionOf(credentialStreamId(credentialId))));
     }
+    // Deleted before: 404 as for every other resource (SPEC is silent; memories, keys and the
+    // rest answer so). The credential was let go again above, so a delete that a crash cut
+    // short is still completed by the retry that gets this answer.
+    if (result.events.length === 0) throw notFound('Connection');
     await this.deps.readYourWrites.settle(result.position);
     return { connectionId: c.connectionId, credentialErased };
   }

@@ -9,16 +9,32 @@ const Scope = z.object({
   actor: z.string().min(1).max(300),
 });
 
-/** An absolute http(s) URL without credentials or fragment; where it may point is the egress policy's call (at delivery). */
+/**
+ * An absolute http(s) URL without credentials or fragment, read with the WHATWG URL parser (what
+ * the delivery's fetch reads too): an IPv6 literal (`https://[2001:db8::1]/hook`) is a host like
+ * any other, and a `@` after `#` or `?` is part of the fragment or query, not credentials. A
+ * fragment is refused for what it is (never sent, and read as part of the host by lax parsers
+ * downstream). Where the URL may point (private, loopback, link-local addresses) is the egress
+ * policy's call, at delivery, after DNS.
+ */
 export const WebhookUrl = z
-  .url({ protocol: /^https?$/, hostname: z.regexes.hostname })
+  .string()
   .max(2_000)
-  .refine((value) => {
-    // zod runs refinements after a failed check too; the check above already reported it.
-    if (!URL.canParse(value)) return true;
-    const url = new URL(value);
-    return url.username === '' && url.password === '' && url.hash === '';
-  }, 'must not carry credentials (user:password@) or a fragment');
+  .superRefine((value, ctx) => {
+    const problem = webhookUrlProblem(value);
+    if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+  });
+
+function webhookUrlProblem(value: string): string | null {
+  if (!URL.canParse(value)) return 'Invalid URL: an absolute http or https URL, e.g. https://example.com/hooks/lore';
+  const url = new URL(value);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `Invalid URL: the scheme must be http or https, not ${url.protocol.slice(0, -1)}`;
+  if (url.hostname === '') return 'Invalid URL: it names no host';
+  if (url.username !== '' || url.password !== '') return 'must not carry credentials (user:password@)';
+  // `href` ends in `#` for an empty fragment, which `hash` does not show.
+  if (url.hash !== '' || url.href.endsWith('#')) return 'must not have a fragment (#…): it is never sent';
+  return null;
+}
 
 export const webhookFields = {
   url: WebhookUrl,

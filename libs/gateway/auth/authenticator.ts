@@ -1,5 +1,5 @@
 import { AppError } from '@lore/platform/kernel';
-import type { Caller } from '@lore/platform/http';
+import { hasLoneSurrogate, type Caller } from '@lore/platform/http';
 import { send, type Transport } from '@lore/platform/transport/port';
 import { API_KEY_PREFIX, keysMessages } from '@lore/keys/contracts';
 import type { JwtVerifier } from './jwt-verifier';
@@ -32,7 +32,10 @@ export class Authenticator {
     const claims = await this.jwt.verify(token);
     if (typeof claims.sub !== 'string' || claims.sub === '') throw new AppError('unauthenticated', 'Token has no subject');
     if (claims.sub.length > MAX_ID_CHARS) throw new AppError('unauthenticated', `Token subject is longer than ${MAX_ID_CHARS} characters`);
-    const workspaceId = (value: unknown): value is string => typeof value === 'string' && value !== '' && value.length <= MAX_ID_CHARS;
+    // An unpaired surrogate is no character: encoded (subjects, stores) it turns into U+FFFD, and
+    // two different ids would become one.
+    if (hasLoneSurrogate(claims.sub)) throw new AppError('unauthenticated', 'Token subject is not valid Unicode text');
+    const workspaceId = (value: unknown): value is string => typeof value === 'string' && value !== '' && value.length <= MAX_ID_CHARS && !hasLoneSurrogate(value);
     const defaultWorkspace = workspaceId(claims['workspace_id']) ? claims['workspace_id'] : undefined;
     const others = Array.isArray(claims['workspaces']) ? claims['workspaces'].filter(workspaceId) : [];
     return {

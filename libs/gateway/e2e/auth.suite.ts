@@ -15,6 +15,8 @@ export function describeAuth(lore: () => LoreUnderTest): void {
         await mintJwt('another-secret', { sub: 'u', workspace_id: 'w' }),
         await mintJwt(lore().jwtSecret, { sub: 'u', workspace_id: 'w' }, Math.floor(Date.now() / 1000) - 60),
         'lore_key_doesnotexist.secret',
+        // An unpaired surrogate is no text: as an id it would be stored and published as U+FFFD.
+        await mintJwt(lore().jwtSecret, { sub: 'u\ud800', workspace_id: 'w' }),
       ];
       for (const token of bad) {
         const reply = await call(lore(), 'GET', '/api/v1/memories', { token });
@@ -42,6 +44,9 @@ export function describeAuth(lore: () => LoreUnderTest): void {
       // Workspaces are separate: the home memory is not visible from the other workspace.
       const fromOther = await call(lore(), 'GET', `/api/v1/memories/${created.body.memory_id}`, { token, headers: { 'x-workspace-id': other } });
       expect(fromOther.status).toBe(404);
+      // A workspace id with an unpaired surrogate is no workspace (it would collide with its U+FFFD twin).
+      const surrogate = await mintJwt(lore().jwtSecret, { sub: unique('user'), workspace_id: `${home}\udc00` });
+      expect((await call(lore(), 'GET', '/api/v1/memories', { token: surrogate })).status).toBe(403);
     });
 
     it('echoes a request id and serves health, readiness and the OpenAPI document without auth', async () => {

@@ -192,6 +192,10 @@ export function describeConnections(lore: () => LoreUnderTest): void {
       expect((await call(lore(), 'POST', `/api/v1/connections/${second.id}/test`, { token })).body.success).toBe(true);
       expect((await call(lore(), 'DELETE', `/api/v1/connections/${second.id}`, { token })).body).toMatchObject({ credential_erased: true });
       expect((await call(lore(), 'GET', `/api/v1/connections/${second.id}`, { token })).status).toBe(404);
+      // A repeated delete is 404, as for every other resource.
+      const again = await call(lore(), 'DELETE', `/api/v1/connections/${second.id}`, { token });
+      expect(again.status).toBe(404);
+      expect(again.body).toEqual({ detail: expect.stringMatching(/Connection not found/i) });
       const reuse = await create({ integration: 'rest-api', label: 'too late', auth_method_id: 'bearer', config: { base_url: provider.url }, credential_id: first.credential_id });
       expect(reuse.status).toBe(400);
       expect(reuse.body.detail.errors).toEqual([expect.stringMatching(/^credential_id/)]);

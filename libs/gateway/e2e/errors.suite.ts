@@ -98,6 +98,40 @@ export function describeErrors(lore: () => LoreUnderTest): void {
       expect(beyond.body.detail[0]).toMatchObject({ loc: ['body', expect.any(Number)], type: 'json_invalid' });
     });
 
+    it('refuses numbers it could not keep exactly and lone surrogates with 422 at the field, in every JSON field', async () => {
+      const { token } = await user();
+      const refused = async (path: string, rawBody: string): Promise<unknown> => {
+        const reply = await call(lore(), 'POST', path, { token, rawBody });
+        expect({ rawBody, status: reply.status }).toEqual({ rawBody, status: 422 });
+        return reply.body.detail;
+      };
+      // 2^53 + 1 would arrive as 2^53; 1e400 as Infinity (stored as null).
+      expect(await refused('/api/v1/memories', '{"memory":"m","metadata":{"n":9007199254740993}}')).toEqual([
+        { loc: ['body', 'metadata', 'n'], msg: expect.stringMatching(/^Integer out of range/), type: 'int_precision' },
+      ]);
+      expect(await refused('/api/v1/memories', '{"memory":"m","metadata":{"a":[1,-9007199254740993]}}')).toMatchObject([{ loc: ['body', 'metadata', 'a', 1] }]);
+      expect(await refused('/api/v1/memories', '{"memory":"m","metadata":{"big":12345678901234567890123}}')).toMatchObject([{ loc: ['body', 'metadata', 'big'], type: 'int_precision' }]);
+      expect(await refused('/api/v1/memories', '{"memory":"m","metadata":{"x":1e400}}')).toEqual([{ loc: ['body', 'metadata', 'x'], msg: expect.stringMatching(/finite/), type: 'finite_number' }]);
+      expect(await refused('/api/v1/memories', '{"memory":"m\\ud800"}')).toEqual([{ loc: ['body', 'memory'], msg: expect.stringMatching(/surrogate/), type: 'string_unicode' }]);
+      expect(await refused('/api/v1/memories', '{"memory":"m","metadata":{"\\udc00k":1}}')).toMatchObject([{ loc: ['body', 'metadata', '\udc00k'], type: 'string_unicode' }]);
+      const conversation = await call(lore(), 'POST', '/api/v1/conversations', { token, body: { title: 't' } });
+      expect(conversation.status).toBe(201);
+      const messages = `/api/v1/conversations/${conversation.body.id}/messages`;
+      expect(await refused(messages, '{"content":"hi","meta_data":{"n":-9007199254740992}}')).toMatchObject([{ loc: ['body', 'meta_data', 'n'], type: 'int_precision' }]);
+      expect(await refused(messages, '{"content":"hi","role":"assistant","tool_calls":[{"id":"\\ud83d"}]}')).toMatchObject([{ loc: ['body', 'tool_calls', 0, 'id'], type: 'string_unicode' }]);
+      expect(await refused('/api/v1/conversations', '{"title":"\\udfff"}')).toMatchObject([{ loc: ['body', 'title'], type: 'string_unicode' }]);
+
+      expect(await refused('/api/v1/conversations', '{"title":"t","metadata":{"n":-1.5e999}}')).toMatchObject([{ loc: ['body', 'metadata', 'n'], type: 'finite_number' }]);
+      // What can be kept is kept: the largest safe integers, floats (with an exponent too), a surrogate pair.
+      const kept = await call(lore(), 'POST', '/api/v1/memories', {
+        token,
+        rawBody: '{"memory":"tea \\ud83c\\udf75","metadata":{"max":9007199254740991,"min":-9007199254740991,"f":1.5e300,"g":0.1,"s":"9007199254740993"}}',
+      });
+      expect(kept.status).toBe(201);
+      const read = await call(lore(), 'GET', `/api/v1/memories/${kept.body.memory_id}`, { token });
+      expect(read.body).toMatchObject({ memory: 'tea 🍵', metadata: { max: 9007199254740991, min: -9007199254740991, f: 1.5e300, g: 0.1, s: '9007199254740993' } });
+    });
+
     it('answers invalid UTF-8 in a JSON body with 422 json_invalid, not a 400 about Content-Length', async () => {
       const { auth } = await user();
       const body = Buffer.concat([Buffer.from('{"memory":"'), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from('"}')]);

@@ -1,6 +1,9 @@
 import { call, mintJwt, unique, type LoreUnderTest } from './e2e-client';
 import { SseConnection } from './sse-client';
 
+/** An SSE id as the stream sends it: a sealed token (48 base64url characters), never a feed position. */
+const OPAQUE_ID = /^[A-Za-z0-9_-]{48}$/;
+
 /**
  * `GET /api/v1/events` over HTTP: the workspace's integration events as Server-Sent Events,
  * resumable by id. Expects the deployment to run with EVENTS_HEARTBEAT_MS at most 1000.
@@ -41,7 +44,7 @@ export function describeEventStream(lore: () => LoreUnderTest): void {
       await createMemory(bob.token);
       const mine = await createMemory(alice.token);
       const [first] = await stream.waitForEvents(1);
-      expect(first?.id).toMatch(/^\d+$/);
+      expect(first?.id).toMatch(OPAQUE_ID);
       expect(JSON.parse(first?.data ?? '')).toMatchObject({ type: 'memory.created', memory_id: mine, workspace_id: alice.workspace });
       // Bob's event, published first, never arrives.
       await new Promise((resolve) => setTimeout(resolve, 300));
@@ -60,18 +63,48 @@ export function describeEventStream(lore: () => LoreUnderTest): void {
       const resumed = await connect('/api/v1/events', { token: alice.token, lastEventId: first?.id ?? '' });
       await resumed.waitForEvents(3);
       expect(parsed(resumed).map((e) => e.event['memory_id'])).toEqual(later);
-      const ids = parsed(resumed).map((e) => Number(e.id));
-      expect(ids).toEqual([...ids].sort((a, b) => a - b));
-      expect(ids[0]).toBeGreaterThan(Number(first?.id));
+      const ids = parsed(resumed).map((e) => e.id);
+      for (const id of ids) expect(id).toMatch(OPAQUE_ID);
 
       const fromQuery = await connect(`/api/v1/events?after=0`, { token: alice.token });
       await fromQuery.waitForEvents(4);
       expect(parsed(fromQuery).map((e) => e.event['memory_id'])).toEqual([firstMemory, ...later]);
       // The header wins over the query: EventSource reconnects to the same URL with Last-Event-ID.
-      const both = await connect(`/api/v1/events?after=0`, { token: alice.token, lastEventId: String(ids[1]) });
+      const both = await connect(`/api/v1/events?after=0`, { token: alice.token, lastEventId: ids[1] ?? '' });
       await both.waitForEvents(1);
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(parsed(both).map((e) => e.event['memory_id'])).toEqual([later[2]]);
+    });
+
+    it('gives opaque ids: no feed position, and none that works in another workspace or after a change', async () => {
+      const alice = await newUser();
+      const bob = await newUser();
+      const stream = await connect('/api/v1/events', { token: alice.token });
+      await stream.waitFor((messages) => messages.length > 0);
+      await createMemory(alice.token);
+      // Another workspace's activity between two of Alice's events …
+      for (let i = 0; i < 3; i++) await createMemory(bob.token);
+      await createMemory(alice.token);
+      await stream.waitForEvents(2);
+      const [one, two] = parsed(stream);
+      // … shows in nothing Alice sees: the ids are sealed tokens, not positions to subtract.
+      expect(one?.id).toMatch(OPAQUE_ID);
+      expect(two?.id).toMatch(OPAQUE_ID);
+      expect(stream.events().filter((m) => m.id !== undefined && !OPAQUE_ID.test(m.id))).toEqual([]);
+
+      // Bob cannot resume from (or learn from) Alice's id, a changed id, or a made-up position.
+      const stolen = await connect('/api/v1/events', { token: bob.token, lastEventId: one?.id ?? '' });
+      expect(stolen.status).toBe(422);
+      expect(JSON.parse(stolen.body).detail[0]).toMatchObject({ loc: ['header', 'last-event-id'], type: 'value_error' });
+      const id = one?.id ?? '';
+      const altered = `${id.slice(0, 20)}${id.charAt(20) === 'A' ? 'B' : 'A'}${id.slice(21)}`;
+      expect((await connect('/api/v1/events', { token: alice.token, lastEventId: altered })).status).toBe(422);
+      expect((await connect('/api/v1/events?after=5', { token: alice.token })).status).toBe(422);
+      // Alice's own id still resumes, from either place.
+      const resumed = await connect(`/api/v1/events?after=${encodeURIComponent(id)}`, { token: alice.token });
+      await resumed.waitForEvents(1);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(parsed(resumed).map((e) => e.event['workspace_id'])).toEqual([alice.workspace]);
     });
 
     it('narrows to the asked contexts and types', async () => {
@@ -113,6 +146,7 @@ export function describeEventStream(lore: () => LoreUnderTest): void {
       expect(JSON.parse(badHeader.body).detail[0].loc).toEqual(['header', 'last-event-id']);
       const badAfter = await connect('/api/v1/events?after=-1', { token: alice.token });
       expect(badAfter.status).toBe(422);
+      expect(JSON.parse(badAfter.body).detail[0].loc).toEqual(['query', 'after']);
       const badType = await connect('/api/v1/events?types=memory.exploded', { token: alice.token });
       expect(badType.status).toBe(422);
       expect(JSON.parse(badType.body).detail[0].msg).toMatch(/memory\.exploded/);

@@ -98,9 +98,28 @@ export function describeKnowledgeContents(lore: () => LoreUnderTest): void {
       expect(locs(badMeta)).toContainEqual(['body', 'metadata']);
       const arrayMeta = await upload(lore(), '/api/v1/contents', { token: me.token, file: { name: 'a.txt', type: 'text/plain', content: 'text' }, fields: { collection_id: col.id, metadata: '[1,2]' } });
       expect(arrayMeta.status).toBe(422);
+      // Values the metadata could not keep as sent: 422 at the value, as in a JSON body.
+      for (const [metadata, loc] of [
+        ['{"n":9007199254740993}', ['body', 'metadata', 'n']],
+        ['{"a":[1e999]}', ['body', 'metadata', 'a', 0]],
+        ['{"s":"\\ud800"}', ['body', 'metadata', 's']],
+      ] as const) {
+        const unkeepable = await upload(lore(), '/api/v1/contents', { token: me.token, file: { name: 'a.txt', type: 'text/plain', content: 'text' }, fields: { collection_id: col.id, metadata } });
+        expect({ metadata, status: unkeepable.status, locs: locs(unkeepable) }).toEqual({ metadata, status: 422, locs: [loc] });
+      }
       const noCollection = await upload(lore(), '/api/v1/contents', { token: me.token, file: { name: 'a.txt', type: 'text/plain', content: 'text' } });
       expect(noCollection.status).toBe(422);
       expect(locs(noCollection)).toContainEqual(['body', 'collection_id']);
+    });
+
+    it('locates a refusal of the text extracted from an upload at the file, never at an internal field', async () => {
+      // 600 KB of JSON whose text (one `path: value` line per leaf) is over 30 MB: past the limit.
+      const key = 'k'.repeat(100);
+      const content = JSON.stringify({ [key]: new Array<number>(300_000).fill(1) });
+      const reply = await upload(lore(), '/api/v1/contents', { token: me.token, file: { name: 'wide.json', type: 'application/json', content }, fields: { collection_id: col.id } });
+      expect(reply.status).toBe(422);
+      expect(locs(reply)).toEqual([['body', 'file']]);
+      expect(JSON.stringify(reply.body)).not.toMatch(/sizeBytes|"message"/);
     });
 
     it('answers an upload over the limit (20 MB by default) with 413', async () => {

@@ -59,6 +59,32 @@ export function describeMemorySearch(lore: () => LoreUnderTest): void {
       expect(texts(await search(lore(), alice.token, { query: newWord }))).toEqual([]);
     });
 
+    it('indexes a user id of the longest length the API takes, and no other workspace notices it', async () => {
+      // Regression: the index partition used to be `<workspace>/<user>`; past 256 characters the
+      // vector store refused it and the index reactor failed forever, for every workspace.
+      const workspace = unique('ws');
+      const longId = `${unique('u')}${'x'.repeat(255)}`.slice(0, 255);
+      const token = await mintJwt(lore().jwtSecret, { sub: longId, workspace_id: workspace });
+      const word = unique('longuser');
+      const created = await call(lore(), 'POST', '/api/v1/memories', { token, body: { memory: `remember ${word}` } });
+      expect(created.status).toBe(201);
+      expect(texts(await search(lore(), token, { query: word }))).toEqual([`remember ${word}`]);
+      // The context endpoint reads the same partition (through the memory service's search).
+      const conversation = await call(lore(), 'POST', '/api/v1/conversations', { token, body: { title: 'long user' } });
+      await call(lore(), 'POST', `/api/v1/conversations/${conversation.body.id}/messages`, { token, body: { content: `what about ${word}?` } });
+      const context = await call(lore(), 'POST', `/api/v1/conversations/${conversation.body.id}/context`, { token, body: {} });
+      expect(context.status).toBe(200);
+      expect(context.body.memories.map((m: { memory: string }) => m.memory)).toContain(`remember ${word}`);
+      const other = await user(lore());
+      const otherWord = unique('otherws');
+      const kept = await call(lore(), 'POST', '/api/v1/memories', { token: other.token, body: { memory: `note ${otherWord}` } });
+      expect(texts(await search(lore(), other.token, { query: otherWord }))).toEqual([`note ${otherWord}`]);
+      expect((await call(lore(), 'DELETE', `/api/v1/memories/${kept.body.memory_id}`, { token: other.token })).status).toBe(200);
+      expect((await call(lore(), 'DELETE', `/api/v1/memories/${created.body.memory_id}`, { token })).status).toBe(200);
+      expect(texts(await search(lore(), token, { query: word }))).toEqual([]);
+      expect((await call(lore(), 'GET', '/ready')).status).toBe(200);
+    });
+
     it('validates the request', async () => {
       const alice = await user(lore());
       expect((await search(lore(), alice.token, { query: '' })).status).toBe(422);

@@ -147,6 +147,17 @@ export function describeWebhooks(lore: () => LoreUnderTest): void {
       for (const body of [{ url: 'ftp://example.com/x' }, { url: 'https://user:pw@example.com/x' }, { url: 'not a url' }, { url: receiver.url(), event_types: ['memory'] }]) {
         expect({ body, status: (await call(lore(), 'POST', '/api/v1/webhooks', { token: alice.token, body })).status }).toEqual({ body, status: 422 });
       }
+      // WHATWG URL semantics: `#@…` is a fragment (refused as such), not credentials; an IPv6 literal is a host.
+      const fragment = await call(lore(), 'POST', '/api/v1/webhooks', { token: alice.token, body: { url: 'https://example.com/hook#@evil.example' } });
+      expect(fragment.status).toBe(422);
+      expect(fragment.body.detail[0]).toMatchObject({ loc: ['body', 'url'], msg: expect.stringMatching(/fragment/) });
+      expect(fragment.body.detail[0].msg).not.toMatch(/credentials/);
+      const v6 = await newUser();
+      const ipv6 = await call(lore(), 'POST', '/api/v1/webhooks', { token: v6.token, body: { url: 'https://[2001:db8::1]/hook' } });
+      expect(ipv6.status).toBe(201);
+      expect(ipv6.body.url).toBe('https://[2001:db8::1]/hook');
+      const withQuery = await call(lore(), 'PATCH', `/api/v1/webhooks/${ipv6.body.id}`, { token: v6.token, body: { url: 'http://[2606:4700:4700::1111]:8080/x?next=@y' } });
+      expect(withQuery.status).toBe(200);
 
       expect((await call(lore(), 'DELETE', `/api/v1/webhooks/${webhook.id}`, { token: alice.token })).status).toBe(200);
       expect((await call(lore(), 'GET', `/api/v1/webhooks/${webhook.id}`, { token: alice.token })).status).toBe(404);

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError, MAX_JSON_DEPTH, type ValidationIssue } from '@lore/platform/kernel';
-import { jsonDecodeIssue, jsonNestingIssue } from '@lore/platform/http';
+import { jsonDecodeIssue, jsonNestingIssue, unkeepableJsonIssue } from '@lore/platform/http';
 import { decodeJsonText, jsonSyntaxErrorPosition, nestingOverflowPosition } from './json-text';
 
 /**
@@ -9,7 +9,8 @@ import { decodeJsonText, jsonSyntaxErrorPosition, nestingOverflowPosition } from
  * strict UTF-8, its nesting depth is bounded (MAX_JSON_DEPTH, the body's own object being
  * level 1) before parsing, so no recursive JSON walker downstream can overflow the stack, and a syntax error names the
  * position where parsing failed. An empty body is no body (`undefined`), whatever the method:
- * routes that need one then report the missing fields.
+ * routes that need one then report the missing fields. A value that would not be kept as sent
+ * (an integer past 2^53, a number past the double range, a lone surrogate) is a 422 naming it.
  */
 export function useJsonBodyParser(app: FastifyInstance): void {
   const parse = app.getDefaultJsonParser('error', 'error');
@@ -41,6 +42,12 @@ export function useJsonBodyParser(app: FastifyInstance): void {
           ? { loc: ['body', Math.max(0, text.search(/"(__proto__|constructor)"/))], msg: 'JSON objects may not use the keys __proto__ or constructor.prototype', type: 'json_invalid' }
           : jsonDecodeIssue(jsonSyntaxErrorPosition(text));
         done(invalidJson(issue), undefined);
+        return;
+      }
+      // Every field of every body: metadata, meta_data, config, tool_calls, attachments, texts.
+      const unkeepable = unkeepableJsonIssue(text, value, ['body']);
+      if (unkeepable !== null) {
+        done(new AppError('validation', unkeepable.msg, [unkeepable]), undefined);
         return;
       }
       done(null, value);

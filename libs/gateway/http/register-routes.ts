@@ -8,6 +8,7 @@ import type { Authenticator } from '../auth/authenticator';
 import { sendError } from './error-replies';
 import type { EventStreams } from './event-stream';
 import { readUpload } from './multipart-upload';
+import { inApiTerms } from './issue-locations';
 
 /**
  * Registers routes on Fastify: authenticate, authorize, parse path/query/body with the
@@ -44,7 +45,10 @@ export function registerRoutes(
           const body = multipart ? undefined : parsePart(r.body, request.body ?? {}, 'body', issues);
           if (issues.length > 0) throw new AppError('validation', 'Request validation failed', issues);
           const timeoutMs = Math.max(requestTimeoutMs, r.timeoutMs ?? 0);
-          const sendForRequest: Send = (message, payload) => send(transport, message, payload, { requestId: request.id, timeoutMs });
+          const sendForRequest: Send = (message, payload) =>
+            send(transport, message, payload, { requestId: request.id, timeoutMs }).catch((error: unknown) => {
+              throw inApiTerms(error, r, multipart);
+            });
           // An open route (auth: false) never reads its scope.
           const result = await r.handle({ params, query, body, upload, scope: scope as RequestScope, send: sendForRequest });
           if (result instanceof EventStreamReply) return await eventStreams.send(reply, result, headerValue(request.headers['last-event-id']));

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AppError, invalid, type RequestOf } from '@lore/platform/kernel';
-import { route, skipLimitQuery, type HttpRoute, type Send } from '@lore/platform/http';
+import { route, skipLimitQuery, unkeepableJsonIssue, type HttpRoute, type Send } from '@lore/platform/http';
 import { CollectionId, CONTENT_PART_CHARS, CONTENT_STATUSES, contentFields, ContentId, ContentRecord, jsonObject, type KnowledgeConfig, type KnowledgeMessages } from '@lore/knowledge/contracts';
 import { extractText } from './extraction/extract-text';
 import { knowledgeScope } from './knowledge-scope';
@@ -48,6 +48,9 @@ function parseMetadata(text: string | undefined): Record<string, unknown> | null
   }
   const parsed = jsonObject.safeParse(value);
   if (!parsed.success) throw invalid(['body', 'metadata'], parsed.error.issues[0]?.message ?? 'metadata must be a JSON object');
+  // After the depth check above: the walk is recursive.
+  const unkeepable = unkeepableJsonIssue(text, parsed.data, ['body', 'metadata']);
+  if (unkeepable !== null) throw new AppError('validation', unkeepable.msg, [unkeepable]);
   return parsed.data;
 }
 
@@ -111,7 +114,8 @@ export function contentRoutes(messages: KnowledgeMessages, config: KnowledgeConf
       body: CreateContentBody,
       // JSON escapes can double a text's bytes; the text itself is checked against the limit.
       bodyLimit: config.maxUploadBytes * 2 + 1024 * 1024,
-      upload: { fields: UploadFields, maxBytes: config.maxUploadBytes },
+      upload: { fields: UploadFields, maxBytes: config.maxUploadBytes, issueLocations: { sizeBytes: ['body', 'file'], parts: ['body', 'file'], text: ['body', 'file'], mimeType: ['body', 'file'] } },
+      issueLocations: { sizeBytes: ['body', 'text'], parts: ['body', 'text'] },
       status: 201,
       response: ContentRecord,
       errors: [404, 413],

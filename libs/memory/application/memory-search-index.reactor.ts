@@ -3,18 +3,29 @@ import type { EventStore } from '@lore/platform/event-store/port';
 import type { ContextLog } from '@lore/platform/cqrs';
 import type { VectorStore, VectorWrite } from '@lore/platform/vectors/port';
 import type { Reactor } from '@lore/platform/projections';
+import { boundedKey } from '@lore/platform/kernel';
 import type { SealedFields } from '@lore/platform/crypto';
 import { MEMORY_STREAM_PREFIX, memoryStreamId, upcastMemoryEvent, type MemoryEvent } from '@lore/memory/domain';
 import type { MemoryContent } from './memory-records';
 
-export const MEMORY_SEARCH_INDEX = 'memory.search-index.v1';
+/**
+ * v2: partitions are hashed (`memoryPartition`); v1 spliced the user id in as it was, and a
+ * long one exceeded the vector store's id limit. The new name re-indexes every memory from
+ * the log, moving each point to its hashed partition.
+ */
+export const MEMORY_SEARCH_INDEX = 'memory.search-index.v2';
 
-/** One index for every user's memories; each user is its own partition (`<workspace>/<user>`). */
+/** One index for every user's memories; each user is its own partition (`memoryPartition`). */
 export function memoryIndexName(provider: EmbeddingProvider): string {
   return `memories_${provider.info.dimensions}`;
 }
 
-export const memoryPartition = (workspaceId: string, userId: string): string => `${workspaceId}/${userId}`;
+/**
+ * A user's partition: a fixed-length hash of the workspace and user ids, whatever their length
+ * or characters (both come from callers: the API takes user ids up to 255 characters). The
+ * index reactor writes and the search reads through this one function.
+ */
+export const memoryPartition = (workspaceId: string, userId: string): string => boundedKey('mu', workspaceId, userId);
 
 /**
  * Memories as points for hybrid search: the text embedded with the default model, topics as

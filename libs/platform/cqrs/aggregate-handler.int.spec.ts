@@ -316,6 +316,27 @@ describe('handleCommand (SQLite event store)', () => {
         expect(waits).toHaveLength(2);
       });
 
+      it('inside a request, stops retrying in time to answer 409 within its deadline', async () => {
+        await handleCommand(events, counter, stream, { kind: 'increment', by: 1 });
+        // A fake clock: each sleep advances it; the request has 1 s left when the command starts.
+        let now = 1_000_000;
+        const waits: number[] = [];
+        const backoff: Partial<RetryBackoff> = { baseMs: 100, capMs: 100, random: () => 0.99, now: () => now, sleep: async (ms) => void (waits.push(ms), (now += ms)) };
+        const failure = withRequestContext({ requestId: 'r1', deadline: now + 1_000 }, () => handleCommand(events, counter, stream, racing(100).command, { retries: 50, backoff }));
+        await expect(failure).rejects.toMatchObject({ code: 'conflict', message: COUNTER_CONFLICT });
+        // 40% (400 ms) is kept for answering: 6 waits of 99 ms end before 600 ms, a seventh would not.
+        expect(waits).toHaveLength(6);
+        expect(now - 1_000_000).toBeLessThanOrEqual(600);
+      });
+
+      it('outside a request (a reactor, a worker), retries as often as allowed', async () => {
+        await handleCommand(events, counter, stream, { kind: 'increment', by: 1 });
+        let now = 1_000_000;
+        const backoff: Partial<RetryBackoff> = { baseMs: 100, capMs: 100, random: () => 0.99, now: () => now, sleep: async (ms) => void (now += ms) };
+        const handled = await handleCommand(events, counter, stream, racing(20).command, { retries: 20, backoff });
+        expect(handled.state).toEqual({ value: 2002 });
+      });
+
       it('draws each delay uniformly from [0, min(cap, base · 2^retry))', () => {
         const at = (retry: number, random: number) => retryDelayMs(retry, { baseMs: 4, capMs: 256, random: () => random });
         expect(at(0, 0)).toBe(0);

@@ -1,4 +1,4 @@
-import { AppError, fold, newUuid, notFound, requestMetadata, type Decider, type DomainEvent, type EventMetadata, type Position, type RecordedEvent } from '@lore/platform/kernel';
+import { AppError, fold, newUuid, notFound, requestDeadline, requestMetadata, type Decider, type DomainEvent, type EventMetadata, type Position, type RecordedEvent } from '@lore/platform/kernel';
 import { StreamDeletedError, WrongExpectedRevisionError, type EventStore, type ExpectedRevision } from '@lore/platform/event-store/port';
 import type { AggregateStateCache, CachedAggregateState } from './aggregate-state-cache';
 
@@ -34,6 +34,8 @@ export interface RetryBackoff {
   readonly random: () => number;
   /** Injectable so tests need no timers. */
   readonly sleep: (ms: number) => Promise<void>;
+  /** The clock the request's deadline is on (epoch ms); injectable for tests. */
+  readonly now: () => number;
 }
 
 /**
@@ -48,7 +50,18 @@ export const DEFAULT_RETRY_BACKOFF: RetryBackoff = {
   capMs: 256,
   random: Math.random,
   sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  now: Date.now,
 };
+
+/**
+ * What a command keeps of its request's remaining budget for the work after its last attempt
+ * (read-your-writes, the reply): 40% of it, from 250 ms to 4 s. With the gateway's 10 s, retries
+ * stop 6 s in. Retrying on until the caller gives up turned a lost race into a 503 "did not
+ * answer" (32 concurrent replaces of one memory, distributed, on a loaded machine).
+ */
+export function answerReserveMs(remainingMs: number): number {
+  return Math.min(4_000, Math.max(250, remainingMs * 0.4));
+}
 
 /** The delay before retry number `retry` (0 for the first retry). */
 export function retryDelayMs(retry: number, backoff: Pick<RetryBackoff, 'baseMs' | 'capMs' | 'random'>): number {
@@ -61,7 +74,8 @@ export interface HandleOptions {
    * How often to re-read and decide again after a concurrent write. Only for commands whose
    * meaning does not depend on what the writer saw (e.g. "replace with X"); 0 surfaces the conflict.
    * With the default backoff, 20 retries let a burst of 200 writers to one stream all through
-   * (tools/bench/contention.bench.mjs); each retry that is used waits up to 256 ms.
+   * (tools/bench/contention.bench.mjs); each retry that is used waits up to 256 ms. Inside a
+   * served request, retries also end in time to answer within its deadline (then 409).
    */
   readonly retries?: number;
   /** Overrides parts of {@link DEFAULT_RETRY_BACKOFF}. */
@@ -89,6 +103,8 @@ export interface Handled<S, E> {
  * (sealing new content with the aggregate's key, merging with the current version); it runs
  * again on each retry. A conflict that outlasts the retries is an AppError 'conflict' in the
  * caller's terms; the store's WrongExpectedRevisionError (stream, revisions) stays its `cause`.
+ * So is one whose next retry (its wait plus about as long as the last attempt took) would end
+ * past the request's deadline less {@link answerReserveMs}: the caller gets its 409 in time.
  *
  * With `aggregate.cache`, only the events after the cached revision are read and folded onto
  * the cached state; the cache is advanced with every state read or appended (never with one
@@ -108,7 +124,10 @@ export async function handleCommand<C, S, E extends DomainEvent>(
   let readFromCache = cache !== undefined && options.newStream !== true;
   /** The latest stored state this call has seen: survives an eviction between retries. */
   let known: CachedAggregateState<S> | undefined;
+  const deadline = requestDeadline();
+  const retryUntil = deadline === undefined ? Number.POSITIVE_INFINITY : deadline - answerReserveMs(deadline - backoff.now());
   for (let attempt = 0; ; ) {
+    const attemptStarted = backoff.now();
     let current: CurrentState<S>;
     if (options.newStream) current = { state: aggregate.decider.initialState(), revision: -1, unconfirmed: false };
     else if (cache === undefined || !readFromCache) current = await readWhole(store, aggregate, streamId);
@@ -159,7 +178,10 @@ export async function handleCommand<C, S, E extends DomainEvent>(
       }
       if (!(error instanceof WrongExpectedRevisionError)) throw error;
       if (attempt >= retries) throw concurrentWriteConflict(aggregate.name, error);
-      await backoff.sleep(retryDelayMs(attempt, backoff));
+      const delay = retryDelayMs(attempt, backoff);
+      const now = backoff.now();
+      if (now + delay + (now - attemptStarted) > retryUntil) throw concurrentWriteConflict(aggregate.name, error);
+      await backoff.sleep(delay);
       attempt++;
     }
   }

@@ -1,4 +1,5 @@
-export * from './master-key';
+// The master key is loaded in the kernel (the gateway process derives its SSE id key from it too).
+export { MASTER_KEY_BYTES, loadMasterKey, masterKeyGeneratedMessage, parseMasterKey } from '@lore/platform/kernel';
 export * from './aead';
 export * from './keyring';
 export * from './sealed-fields';

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { systemClock, withRequestContext } from '@lore/platform/kernel';
+import { systemClock, waitWithinDeadline, withRequestContext } from '@lore/platform/kernel';
 import { contextStatusMessage, handle, serveMessages, type EventFeed, type Transport, type TransportSubscription } from '@lore/platform/transport/port';
 import type { ContextDefinition, ReadYourWrites } from '@lore/platform/cqrs';
 import { EventProcessors } from '@lore/platform/projections';
@@ -42,9 +42,10 @@ export class ContextHost<C = unknown> implements Lifecycle {
     const contextConfig = loadContextConfig(definition, deps.env ?? process.env);
     const stores = await openContextStores(deps.config, definition.name, log);
     this.stores = stores;
+    // Bounded by the request's deadline too: a late read model is a clear 503, not a caller's timeout.
     const readYourWrites: ReadYourWrites = {
-      settle: (position, timeoutMs) => this.running().waitFor(position, timeoutMs ?? deps.config.readYourWritesTimeoutMs),
-      settleReactor: (name, position) => this.running().waitForOne(name, position, deps.config.readYourWritesTimeoutMs),
+      settle: (position, timeoutMs) => this.running().waitFor(position, waitWithinDeadline(timeoutMs ?? deps.config.readYourWritesTimeoutMs)),
+      settleReactor: (name, position) => this.running().waitForOne(name, position, waitWithinDeadline(deps.config.readYourWritesTimeoutMs)),
       settleAllBut: (name, position, timeoutMs) => this.running().waitForAllBut(name, position, timeoutMs),
     };
     const embeddings = deps.embeddings ?? (this.ownEmbeddings = openEmbeddingModels(deps.env ?? process.env));
@@ -79,12 +80,12 @@ export class ContextHost<C = unknown> implements Lifecycle {
 /**
  * The transport hides unexpected errors from callers; they are logged here, once, with the
  * request id. The request id also becomes the request context, so the events the handler
- * appends carry it (and it as their correlation id).
+ * appends carry it (and it as their correlation id), and so does the caller's deadline.
  */
 function logged(handler: Parameters<typeof serveMessages>[1][number]['handle'], log: Logger): typeof handler {
   return async (payload, context) => {
     try {
-      return await withRequestContext({ requestId: context.requestId }, () => handler(payload, context));
+      return await withRequestContext({ requestId: context.requestId, deadline: context.deadline }, () => handler(payload, context));
     } catch (error) {
       if (!(error instanceof Error && 'code' in error)) log.error({ subject: context.subject, reqId: context.requestId, err: error }, 'handler failed');
       throw error;

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { Message, PermissionAction, PermissionResource, ReplyOf, RequestOf } from '@lore/platform/kernel';
-import type { RouteSpec } from './route-spec';
+import type { IssueLocations, RouteSpec } from './route-spec';
 import type { IntegrationEventsSpec } from './asyncapi';
 
 export type Permission = readonly [PermissionResource, PermissionAction];
@@ -89,7 +89,7 @@ export function route<
     readonly params?: PS;
     readonly query?: QS;
     readonly body?: BS;
-    readonly upload?: { readonly fields: NonNullable<US>; readonly maxBytes: number };
+    readonly upload?: { readonly fields: NonNullable<US>; readonly maxBytes: number; readonly issueLocations?: IssueLocations };
     readonly permission: Permission | null;
     readonly handle: (input: RouteInput<Infer<PS>, Infer<QS>, Infer<BS> | (US extends z.ZodObject ? undefined : never), Infer<US>>) => Promise<unknown>;
   },

@@ -9,3 +9,4 @@ export * from './asyncapi';
 export * from './docs-page';
 export * from './http-route';
 export * from './acting-owner';
+export * from './json-value-issue';

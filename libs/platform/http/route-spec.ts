@@ -29,7 +29,13 @@ export interface RouteSpec {
    * Also accepts `multipart/form-data`: one file part named `file` (at most `maxBytes`, else
    * 413) and the text fields `fields` describes. The handler then gets `upload` instead of `body`.
    */
-  readonly upload?: { readonly fields: z.ZodObject; readonly maxBytes: number };
+  readonly upload?: { readonly fields: z.ZodObject; readonly maxBytes: number; readonly issueLocations?: IssueLocations };
+  /**
+   * Where a service's refusal of a message field lands in this operation's terms, for fields
+   * whose snake_case name is not one the operation takes (e.g. `sizeBytes` → `["body","text"]`).
+   * The gateway maps every other message field by name; see `inApiTerms`.
+   */
+  readonly issueLocations?: IssueLocations;
   /** Success status (201 for creates, else 200) and its body schema. */
   readonly status: 200 | 201;
   readonly response: z.ZodType;
@@ -41,6 +47,9 @@ export interface RouteSpec {
   /** Error statuses this operation documents besides 401/422, e.g. [403, 404]. */
   readonly errors?: readonly number[];
 }
+
+/** Message field name → the API location (e.g. `["body","file"]`) a 422 names instead. */
+export type IssueLocations = Readonly<Record<string, ReadonlyArray<string | number>>>;
 
 /** A success body that is not JSON (an export as Markdown): sent as is with its media type. */
 export class TextReply {

@@ -11,3 +11,5 @@ export * from './json-depth';
 export * from './ip-rules';
 export * from './defined-fields';
 export * from './request-context';
+export * from './bounded-key';
+export * from './master-key';

@@ -16,12 +16,34 @@ export interface RequestContext {
   readonly causationId?: string | undefined;
   readonly actor?: string | undefined;
   readonly workspaceId?: string | undefined;
+  /**
+   * When the caller stops waiting for the answer (epoch ms, this process's clock): set around
+   * a served request from the budget the request carries. Work that may wait or retry (conflict
+   * retries, read-your-writes) stops in time to answer within it. Absent for reactions.
+   */
+  readonly deadline?: number | undefined;
 }
 
 const storage = new AsyncLocalStorage<RequestContext>();
 
 export function withRequestContext<T>(context: RequestContext, work: () => T): T {
   return storage.run(context, work);
+}
+
+/** The deadline of the request being served (see {@link RequestContext.deadline}); undefined outside one. */
+export function requestDeadline(): number | undefined {
+  return storage.getStore()?.deadline;
+}
+
+/**
+ * How long work may still wait, at most `timeoutMs`: within the request's deadline less
+ * `marginMs` kept for answering (the reply's way back). Never negative; `timeoutMs` outside a
+ * served request.
+ */
+export function waitWithinDeadline(timeoutMs: number, marginMs = 250): number {
+  const deadline = requestDeadline();
+  if (deadline === undefined) return timeoutMs;
+  return Math.max(0, Math.min(timeoutMs, deadline - Date.now() - marginMs));
 }
 
 /** What a reaction needs of the stored event that caused it (a `RecordedEvent` is one). */

@@ -1,5 +1,5 @@
 import { AppError } from '@lore/platform/kernel';
-import type { MessageContext, Transport } from '@lore/platform/transport/port';
+import { DEFAULT_REQUEST_TIMEOUT_MS, type MessageContext, type Transport } from '@lore/platform/transport/port';
 import { sleep, uniqueSubject, type TransportFactory, type TransportFixture } from './contract-fixture';
 
 /** Awaits a promise expected to fail and hands back what it failed with. */
@@ -163,9 +163,28 @@ export function describeRequestReplyContract(factory: TransportFactory): void {
       await transport.request(subject, {}, { requestId: 'req-42' });
       await transport.request(subject, {});
 
-      expect(contexts[0]).toEqual({ subject, requestId: 'req-42' });
+      expect(contexts[0]?.subject).toBe(subject);
+      expect(contexts[0]?.requestId).toBe('req-42');
       expect(contexts[1]?.subject).toBe(subject);
       expect(contexts[1]?.requestId).toBeUndefined();
+    });
+
+    it('carries the caller\'s budget into the handler context as a deadline on the server\'s clock', async () => {
+      const subject = uniqueSubject('deadline');
+      const seen: { deadline: number | undefined; at: number }[] = [];
+      await transport.serve(subject, async (_payload, context) => {
+        seen.push({ deadline: context.deadline, at: Date.now() });
+        return null;
+      });
+
+      await transport.request(subject, {}, { timeoutMs: 3_000 });
+      await transport.request(subject, {});
+
+      const [short, standard] = seen;
+      expect(short?.deadline).toBeGreaterThan((short?.at ?? 0) + 2_500);
+      expect(short?.deadline).toBeLessThanOrEqual((short?.at ?? 0) + 3_000);
+      // Without a budget of its own, a request has the transport's default.
+      expect(standard?.deadline).toBeGreaterThan((standard?.at ?? 0) + DEFAULT_REQUEST_TIMEOUT_MS - 500);
     });
 
     it('stops serving once the server subscription is closed', async () => {

@@ -84,10 +84,11 @@ export function createInProcessTransport(options: InProcessTransportOptions = {}
       const server = pick(subject);
       if (server === undefined) throw new AppError('unavailable', `no service answers ${subject}`);
       const input = jsonCopy(payload);
-      const outcome = invoke(server.handler, input, contextFor(subject, requestOptions?.requestId));
+      const timeoutMs = requestOptions?.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+      const outcome = invoke(server.handler, input, contextFor(subject, requestOptions?.requestId, Date.now() + timeoutMs));
       server.inFlight.add(outcome);
       void outcome.then(() => server.inFlight.delete(outcome));
-      const settled = await withTimeout(outcome, subject, requestOptions?.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS);
+      const settled = await withTimeout(outcome, subject, timeoutMs);
       if (settled.ok) return settled.result;
       throw AppError.from(settled.error);
     },
@@ -189,8 +190,9 @@ function withTimeout(outcome: Promise<Outcome>, subject: string, timeoutMs: numb
   });
 }
 
-function contextFor(subject: string, requestId: string | undefined): MessageContext {
-  return requestId === undefined ? { subject } : { subject, requestId };
+/** `deadline` only for requests: an event's handler has no caller waiting. */
+function contextFor(subject: string, requestId: string | undefined, deadline?: number): MessageContext {
+  return { subject, ...(requestId === undefined ? {} : { requestId }), ...(deadline === undefined ? {} : { deadline }) };
 }
 
 /**

@@ -92,6 +92,24 @@ describeWithServer('NATS_URL', 'NATS integration-event stream', (url) => {
     expect(core).toHaveLength(4);
   });
 
+  it('keeps and filters an event of the longest workspace id the API takes (255 three-byte characters: a 2,295-character token)', async () => {
+    // Issue 16: no identifier from user input may exceed a store's limit. The token is the one
+    // such identifier in a subject; NATS bounds a protocol line (4,096 bytes), not a token.
+    const transport = await lore();
+    const workspace = '€'.repeat(255);
+    const token = workspaceToken(workspace);
+    expect(token).toHaveLength(2_295);
+    await jsm.consumers.add(stream, { durable_name: 'long', ack_policy: AckPolicy.Explicit, filter_subject: `${prefix}.events.*.*.${token}` });
+    await publish(transport, { type: 'memory.created', event_id: 'long-1', workspace_id: workspace, n: 1 });
+    await publish(transport, { type: 'memory.created', event_id: 'other-1', workspace_id: 'other', n: 2 });
+    const got: TestEvent[] = [];
+    for await (const m of await (await admin.jetstream().consumers.get(stream, 'long')).fetch({ max_messages: 10, expires: 1_000 })) {
+      got.push(decode(m.string()));
+      m.ack();
+    }
+    expect(got.map((e) => [e.event_id, e.workspace_id])).toEqual([['long-1', workspace]]);
+  });
+
   it('delivers 2,000 events exactly once to a durable consumer stopped midway, and stores a republish once', async () => {
     const transport = await lore();
     await jsm.consumers.add(stream, { durable_name: 'downstream', ack_policy: AckPolicy.Explicit, ack_wait: nanos(1_000), filter_subject: `${prefix}.events.>` });

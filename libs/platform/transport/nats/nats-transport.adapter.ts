@@ -36,6 +36,12 @@ import { openEventStream, type EventStream, type EventStreamOptions } from './ev
 
 /** Carries the HTTP request id across processes for log correlation. */
 export const REQUEST_ID_HEADER = 'Lore-Request-Id';
+/**
+ * The caller's budget for a request, in ms: how long it will wait for the answer. Relative, not
+ * a timestamp, so that clocks of different hosts need not agree; the server measures it from the
+ * message's arrival (the time in flight is negligible beside it).
+ */
+export const TIMEOUT_HEADER = 'Lore-Timeout-Ms';
 
 export interface NatsTransportOptions {
   readonly url: string;
@@ -118,7 +124,8 @@ function natsTransport(nc: NatsConnection, onError: ((error: unknown) => void) |
       const id = nuid.next();
       const data = encodeRequest(subject, payload, id);
       assertFits(data, nc.info?.max_payload, `the request to ${subject}`);
-      const hdrs = requestIdHeaders(requestOptions?.requestId);
+      const hdrs = requestIdHeaders(requestOptions?.requestId) ?? headers();
+      hdrs.set(TIMEOUT_HEADER, String(timeoutMs));
       try {
         // A Nest server may answer with several messages ({ response }… then { isDisposed }),
         // so this reads a stream; nats.js multiplexes it on the connection's one reply
@@ -126,7 +133,7 @@ function natsTransport(nc: NatsConnection, onError: ((error: unknown) => void) |
         const replies = await nc.requestMany(subject, data, {
           strategy: RequestStrategy.Timer,
           maxWait: timeoutMs,
-          ...(hdrs ? { headers: hdrs } : {}),
+          headers: hdrs,
         });
         let result: unknown;
         for await (const reply of replies) {
@@ -286,7 +293,12 @@ function requestIdHeaders(requestId: string | undefined): MsgHdrs | undefined {
 function contextOf(msg: Msg): MessageContext {
   // nats.js answers '' for an absent header.
   const requestId = msg.headers?.get(REQUEST_ID_HEADER);
-  return requestId ? { subject: msg.subject, requestId } : { subject: msg.subject };
+  const budget = Number(msg.headers?.get(TIMEOUT_HEADER) || Number.NaN);
+  return {
+    subject: msg.subject,
+    ...(requestId ? { requestId } : {}),
+    ...(Number.isFinite(budget) && budget > 0 ? { deadline: Date.now() + budget } : {}),
+  };
 }
 
 function requestFailure(error: unknown, subject: string, timeoutMs: number, report: (error: unknown) => void): AppError {

@@ -11,6 +11,11 @@ export interface MessageContext {
   readonly subject: string;
   /** Request id of the HTTP request that caused the message, for log correlation. */
   readonly requestId?: string;
+  /**
+   * When the caller stops waiting (epoch ms on the serving process's clock): the transport
+   * derives it from the budget the request carries, measured from its arrival.
+   */
+  readonly deadline?: number;
 }
 
 export interface RequestOptions {

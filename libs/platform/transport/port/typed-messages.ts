@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { AppError, type Message, type ReplyOf, type RequestOf, type ValidRequestOf } from '@lore/platform/kernel';
-import type { MessageContext, RequestHandler, RequestOptions, Transport, TransportSubscription } from './transport.port';
+import { AppError, requestDeadline, waitWithinDeadline, type Message, type ReplyOf, type RequestOf, type ValidRequestOf } from '@lore/platform/kernel';
+import { DEFAULT_REQUEST_TIMEOUT_MS, type MessageContext, type RequestHandler, type RequestOptions, type Transport, type TransportSubscription } from './transport.port';
 
 /**
  * Sends a typed message and parses the reply with the message's reply schema: a reply that
@@ -8,10 +8,20 @@ import type { MessageContext, RequestHandler, RequestOptions, Transport, Transpo
  * never a value of the wrong shape.
  */
 export async function send<M extends Message>(transport: Transport, message: M, request: RequestOf<M>, options?: RequestOptions): Promise<ReplyOf<M>> {
-  const reply = await transport.request(message.subject, request, options);
+  const reply = await transport.request(message.subject, request, withinDeadline(options));
   const parsed = message.reply.safeParse(reply);
   if (!parsed.success) throw new AppError('internal', `malformed reply on ${message.subject}`);
   return parsed.data as ReplyOf<M>;
+}
+
+/**
+ * A request sent while serving another (a service asking another service) gets no more time than
+ * the outer request has left, so the outer caller hears the inner one's answer or 503 in time,
+ * instead of timing out itself. An explicit `timeoutMs` is kept.
+ */
+function withinDeadline(options: RequestOptions | undefined): RequestOptions | undefined {
+  if (options?.timeoutMs !== undefined || requestDeadline() === undefined) return options;
+  return { ...options, timeoutMs: Math.max(1, waitWithinDeadline(DEFAULT_REQUEST_TIMEOUT_MS)) };
 }
 
 /** A message a service answers, with its handler. */

@@ -1,3 +1,4 @@
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { openPrivateDatabase } from '@lore/platform/sqlite';
@@ -184,7 +185,12 @@ export class SqliteEventFeed implements EventFeed {
 
 const marks = (count: number): string => Array.from({ length: count }, () => '?').join(', ');
 
-/** The standalone deployment's feed: one file in DATA_DIR beside the contexts' stores. */
+/**
+ * The standalone deployment's feed: one file in DATA_DIR beside the contexts' stores. The first
+ * thing a standalone start opens there, so it creates DATA_DIR when missing (with its parents),
+ * readable by the service's user only, as the contexts' directories are.
+ */
 export function openEmbeddedEventFeed(dataDir: string, maxAgeHours: number): SqliteEventFeed {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   return SqliteEventFeed.open(join(dataDir, 'integration-events.db'), { maxAgeHours });
 }
