@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { SignJWT } from 'jose';
 import { z } from 'zod';
@@ -45,6 +46,7 @@ describe('a route that needs an admin permission', () => {
       },
       transport: keys.transport,
       feed: keys.feed,
+      eventIdSecret: randomBytes(32),
       edges: [{ name: 'keys', routes: keysEdge.routes({}) }, { name: 'operator', routes: [operatorRoute] }],
     });
     const url = await app.listen({ port: 0, host: '127.0.0.1' });
