@@ -2,17 +2,18 @@ import 'reflect-metadata';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createLogger, LifecycleModule, loadConfig, openDistributedEventFeed, openTransport } from '@lore/platform/runtime';
+import { createLogger, LifecycleModule, loadConfig, openDistributedEventFeed, openTransport, startTelemetry } from '@lore/platform/runtime';
 import { GatewayErrorFilter, GatewayModule, gatewayServerOptions } from '@lore/gateway';
 import { composeEdges } from '../contexts';
 
 /** The gateway alone: HTTP in, typed messages out over NATS. No store is opened or loaded here. */
 async function main(): Promise<void> {
+  const telemetry = startTelemetry('lore-gateway');
   const config = loadConfig();
   const logger = createLogger(config, 'lore-gateway');
   const transport = await openTransport(config, logger, 'distributed', 'lore-gateway');
   const feed = openDistributedEventFeed(config, 'lore-gateway');
-  @Module({ imports: [LifecycleModule.forRoot([{ stop: () => feed.close() }, { stop: () => transport.close() }]), GatewayModule.forRoot({ config, transport, feed, edges: composeEdges() })] })
+  @Module({ imports: [LifecycleModule.forRoot([{ stop: () => telemetry.flush() }, { stop: () => feed.close() }, { stop: () => transport.close() }]), GatewayModule.forRoot({ config, transport, feed, edges: composeEdges() })] })
   class GatewayAppModule {}
   const app = await NestFactory.create<NestFastifyApplication>(GatewayAppModule, new FastifyAdapter(gatewayServerOptions(config, logger)), { logger: false });
   app.useGlobalFilters(new GatewayErrorFilter());

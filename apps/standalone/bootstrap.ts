@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createLogger, LifecycleModule, loadConfig, openTransport, type LoreConfig } from '@lore/platform/runtime';
+import { createLogger, LifecycleModule, loadConfig, openTransport, startTelemetry, type LoreConfig } from '@lore/platform/runtime';
 import { ContextHost, openEmbeddingModels } from '@lore/platform/host';
 import { journaledTransport, openEmbeddedEventFeed } from '@lore/platform/transport/sqlite-feed';
 import { GatewayErrorFilter, GatewayModule, gatewayServerOptions } from '@lore/gateway';
@@ -13,6 +13,7 @@ import { CONTEXTS, composeEdges } from '../contexts';
  * transport. Tests call this with their own environment.
  */
 export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Promise<{ app: NestFastifyApplication; config: LoreConfig; url: string }> {
+  const telemetry = startTelemetry('lore', env);
   const config = loadConfig(env);
   const logger = createLogger(config, 'lore');
   // Integration events are kept in DATA_DIR as JetStream keeps them distributed: resumable by position.
@@ -24,7 +25,7 @@ export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Pro
   const gatewayConfig = { ...config, natsUrl: undefined };
   const hosts = CONTEXTS.map(({ service }) => new ContextHost(service, { config, transport, feed, logger, env, embeddings }));
   @Module({
-    imports: [LifecycleModule.forRoot([{ stop: () => embeddings.close() }, { stop: () => feed.close() }, { stop: () => transport.close() }, ...hosts]), GatewayModule.forRoot({ config: gatewayConfig, transport, feed, edges: composeEdges(env) })],
+    imports: [LifecycleModule.forRoot([{ stop: () => telemetry.flush() }, { stop: () => embeddings.close() }, { stop: () => feed.close() }, { stop: () => transport.close() }, ...hosts]), GatewayModule.forRoot({ config: gatewayConfig, transport, feed, edges: composeEdges(env) })],
   })
   class StandaloneModule {}
   const app = await NestFactory.create<NestFastifyApplication>(StandaloneModule, new FastifyAdapter(gatewayServerOptions(config, logger)), {

@@ -1,3 +1,5 @@
 export * from './config';
 export * from './process';
 export * from './lifecycle.module';
+export * from './telemetry-sdk';
+export * from './metrics-listener';

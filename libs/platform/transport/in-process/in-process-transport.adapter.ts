@@ -4,6 +4,7 @@ import {
   subjectMatches,
   type EventHandler,
   type MessageContext,
+  type MessageTrace,
   type RequestHandler,
   type RequestOptions,
   type Transport,
@@ -84,7 +85,7 @@ export function createInProcessTransport(options: InProcessTransportOptions = {}
       const server = pick(subject);
       if (server === undefined) throw new AppError('unavailable', `no service answers ${subject}`);
       const input = jsonCopy(payload);
-      const outcome = invoke(server.handler, input, contextFor(subject, requestOptions?.requestId));
+      const outcome = invoke(server.handler, input, contextFor(subject, requestOptions?.requestId, requestOptions?.trace));
       server.inFlight.add(outcome);
       void outcome.then(() => server.inFlight.delete(outcome));
       const settled = await withTimeout(outcome, subject, requestOptions?.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS);
@@ -111,7 +112,7 @@ export function createInProcessTransport(options: InProcessTransportOptions = {}
       // Serialized once, here: later mutations by the publisher cannot reach subscribers,
       // and a non-JSON payload fails the publisher as it would over NATS.
       const text = JSON.stringify(payload);
-      const context = contextFor(subject, publishOptions?.requestId);
+      const context = contextFor(subject, publishOptions?.requestId, undefined);
       for (const subscriber of subscribers) {
         if (!subjectMatches(subscriber.pattern, subject)) continue;
         subscriber.tail = subscriber.tail.then(async () => {
@@ -189,8 +190,8 @@ function withTimeout(outcome: Promise<Outcome>, subject: string, timeoutMs: numb
   });
 }
 
-function contextFor(subject: string, requestId: string | undefined): MessageContext {
-  return requestId === undefined ? { subject } : { subject, requestId };
+function contextFor(subject: string, requestId: string | undefined, trace: MessageTrace | undefined): MessageContext {
+  return { subject, ...(requestId === undefined ? {} : { requestId }), ...(trace?.traceparent === undefined ? {} : { trace: { ...trace } }) };
 }
 
 /**

@@ -11,11 +11,20 @@ export interface MessageContext {
   readonly subject: string;
   /** Request id of the HTTP request that caused the message, for log correlation. */
   readonly requestId?: string;
+  /** The caller's trace context (W3C headers), so the server's span continues its trace. */
+  readonly trace?: MessageTrace;
+}
+
+/** W3C trace context as it travels with a message (NATS headers of the same names). */
+export interface MessageTrace {
+  readonly traceparent?: string;
+  readonly tracestate?: string;
 }
 
 export interface RequestOptions {
   readonly timeoutMs?: number;
   readonly requestId?: string;
+  readonly trace?: MessageTrace;
 }
 
 export interface PublishOptions {
