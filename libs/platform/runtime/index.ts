@@ -3,3 +3,4 @@ export * from './process';
 export * from './lifecycle.module';
 export * from './telemetry-sdk';
 export * from './metrics-listener';
+export * from './instrumented-transport';

@@ -1,4 +1,4 @@
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger } from 'pino';
 import type { EventFeed, Transport } from '@lore/platform/transport/port';
 import { createInProcessTransport } from '@lore/platform/transport/in-process';
 import { connectNatsTransport, jetStreamEventFeed } from '@lore/platform/transport/nats';
@@ -11,13 +11,14 @@ import { instrumentedTransport } from './instrumented-transport';
  * Every line logged inside a traced piece of work (a request, a served message, a processor's
  * batch) carries `trace_id` and `span_id`; a line that names them itself keeps its own.
  */
-export function createLogger(config: LoreConfig, name: string): Logger {
-  return pino({
+export function createLogger(config: Pick<LoreConfig, 'logLevel'>, name: string, destination?: DestinationStream): Logger {
+  const options: pino.LoggerOptions = {
     name,
     level: config.logLevel,
     mixin: (merged) => ('trace_id' in merged ? {} : activeTraceFields()),
     redact: { paths: ['req.headers.authorization', 'authorization', 'token', 'secret', 'key', 'body', 'memory'], censor: '[redacted]' },
-  });
+  };
+  return destination === undefined ? pino(options) : pino(options, destination);
 }
 
 /** NATS when NATS_URL is set and the process is one of several; in-process otherwise. */
