@@ -1,4 +1,4 @@
-import { NodeTracerProvider, BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-node';
+import { AlwaysOffSampler, NodeTracerProvider, BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-node';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as OtlpProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
@@ -18,7 +18,8 @@ let started: Telemetry | null = null;
  * endpoint is configured by the standard variables (`OTEL_EXPORTER_OTLP_ENDPOINT` or
  * `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`; protocol `http/protobuf` by default, or `http/json`;
  * `OTEL_SERVICE_NAME`, `OTEL_BSP_*` and `OTEL_TRACES_SAMPLER` are honoured as usual); otherwise
- * nothing is recorded beyond the ids. `OTEL_SDK_DISABLED=true` turns tracing off.
+ * no span is recorded (the sampler is off) and only the ids exist, for log lines and for the
+ * `traceparent` passed on (flag 00: not sampled). `OTEL_SDK_DISABLED=true` turns tracing off.
  */
 export function startTelemetry(serviceName: string, env: NodeJS.ProcessEnv = process.env): Telemetry {
   if (started !== null) return started;
@@ -31,6 +32,9 @@ export function startTelemetry(serviceName: string, env: NodeJS.ProcessEnv = pro
   const provider = new NodeTracerProvider({
     resource: resourceFromAttributes({ 'service.name': blankToUndefined(env['OTEL_SERVICE_NAME']) ?? serviceName }),
     spanProcessors: exporter === null ? [] : [new BatchSpanProcessor(exporter)],
+    // Nothing to export to: spans are not recorded at all (non-recording spans still have ids,
+    // which the logs and the propagated `traceparent` use), so tracing costs next to nothing.
+    ...(exporter === null ? { sampler: new AlwaysOffSampler() } : {}),
   });
   provider.register();
   started = { flush: () => provider.forceFlush() };

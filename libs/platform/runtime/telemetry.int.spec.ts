@@ -4,6 +4,7 @@ import { createInProcessTransport } from '@lore/platform/transport/in-process';
 import { SpanKind, activeTraceFields, inProcessorSpan, inSpan, renderMetrics } from '@lore/platform/telemetry';
 import { createLogger, instrumentedTransport, loadConfig, metricsListener, startTelemetry } from './index';
 
+// No exporter configured: spans are not recorded, but their ids exist and travel.
 startTelemetry('lore-telemetry-test', {});
 
 function capturedLogger(): { logger: ReturnType<typeof createLogger>; lines: Record<string, unknown>[] } {
@@ -46,7 +47,7 @@ describe('telemetry', () => {
     });
     expect(served?.ids.trace_id).toBe(caller.trace_id);
     expect(served?.ids.span_id).not.toBe(caller.span_id);
-    expect(served?.metadata.traceparent).toBe(`00-${caller.trace_id}-${served?.ids.span_id}-01`);
+    expect(served?.metadata.traceparent).toBe(`00-${caller.trace_id}-${served?.ids.span_id}-00`);
 
     const processed = await inProcessorSpan('test.reactor.v1', [{ metadata: { ...served?.metadata } }], async () => activeTraceFields());
     expect(processed.trace_id).toBe(caller.trace_id);
