@@ -3,6 +3,9 @@
  * context, talking over the NATS at NATS_URL (`npm run start:distributed`). Each service
  * keeps its stores under DATA_DIR/<context> (or the production engines, when EVENTSTORE_URL
  * / MONGODB_URL are set). Stops all on SIGINT/SIGTERM, and the rest if one dies.
+ * With METRICS_PORT set, the services serve `/metrics` on consecutive ports from it, in the
+ * order of apps/contexts.ts (the first on METRICS_PORT, the next on METRICS_PORT + 1, …); the
+ * gateway serves it on PORT.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
@@ -12,6 +15,7 @@ import { CONTEXTS } from '../apps/contexts';
 const env: NodeJS.ProcessEnv = { ...process.env, NATS_URL: process.env['NATS_URL'] ?? 'nats://127.0.0.1:4222' };
 const dataDir = resolve(process.env['DATA_DIR'] ?? './data');
 const processes = [...CONTEXTS.map((c) => c.service.name), 'gateway'];
+const metricsBase = process.env['METRICS_PORT']?.trim() ? Number(process.env['METRICS_PORT']) : undefined;
 const children: ChildProcess[] = [];
 let stopping = false;
 
@@ -28,7 +32,10 @@ for (const name of processes) {
   // locally generated master key); the gateway stores nothing.
   const dir = name === 'gateway' ? join(dataDir, 'gateway') : dataDir;
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const child = spawn(process.execPath, ['--enable-source-maps', join(__dirname, `${name}.js`)], { env: { ...env, DATA_DIR: dir }, stdio: ['ignore', 'inherit', 'inherit'] });
+  const index = processes.indexOf(name);
+  // Ports cannot be shared by processes: one each, and none for the gateway (it has PORT).
+  const metricsPort = name === 'gateway' || metricsBase === undefined ? '' : String(metricsBase + index);
+  const child = spawn(process.execPath, ['--enable-source-maps', join(__dirname, `${name}.js`)], { env: { ...env, DATA_DIR: dir, METRICS_PORT: metricsPort }, stdio: ['ignore', 'inherit', 'inherit'] });
   child.on('exit', (code) => {
     if (!stopping) {
       process.stderr.write(`${name} exited with ${String(code)}; stopping the others\n`);

@@ -9,10 +9,11 @@ import { ClientProxyFactory, EventPattern, Payload, Transport as NestTransport, 
 import { AckPolicy, connect } from 'nats';
 import { lastValueFrom, timeout } from 'rxjs';
 import { describeWithServer } from '@lore/platform/testing';
-import { call, describeApiKeys, describeAuth, describeConversationContext, describeConversationMessages, describeConnections, describeConversations, describeErrors, describeEventStream, describeIntegrations, describeKnowledge, describeLargeContent, describeMemories, describeMemorySearch, describeRoles, describeWebhooks, mintJwt, WEBHOOK_TEST_ENV, type LoreUnderTest } from '@lore/gateway/e2e';
+import { call, describeApiKeys, describeAuth, describeConversationContext, describeConversationMessages, describeConnections, describeConversations, describeErrors, describeEventStream, describeIntegrations, describeKnowledge, describeLargeContent, describeMemories, describeMemorySearch, describeMetrics, describeRoles, describeWebhooks, mintJwt, WEBHOOK_TEST_ENV, type LoreUnderTest } from '@lore/gateway/e2e';
 import { modelsDirForTests } from '@lore/platform/embeddings/contract';
 import { eventStreamName } from '@lore/platform/transport/nats';
 import { workspaceToken } from '@lore/platform/transport/port';
+import { CONTEXTS } from '../contexts';
 
 const JWT_SECRET = 'distributed-e2e-secret';
 /** This run's own subject space, so parallel runs on one NATS never answer each other. */
@@ -40,10 +41,14 @@ const ROOT = join(__dirname, '..', '..');
 describeWithServer('NATS_URL', 'distributed topology over NATS', (natsUrl) => {
   let topology: ChildProcess;
   const lore: LoreUnderTest = { url: '', jwtSecret: JWT_SECRET };
+  /** Each service's own `/metrics` (METRICS_PORT, then one port per service). */
+  const serviceMetrics: string[] = [];
 
   beforeAll(async () => {
     execFileSync(process.execPath, ['tools/build.mjs'], { cwd: ROOT, stdio: 'inherit' });
     const port = await freePort();
+    const metricsPort = await freePortRange(CONTEXTS.length);
+    serviceMetrics.push(...CONTEXTS.map((_, i) => `http://127.0.0.1:${metricsPort + i}`));
     topology = spawn(process.execPath, ['dist/distributed.js'], {
       cwd: ROOT,
       stdio: ['ignore', 'ignore', 'inherit'],
@@ -53,6 +58,7 @@ describeWithServer('NATS_URL', 'distributed topology over NATS', (natsUrl) => {
         // Its own subject space, so parallel runs on one NATS never answer each other.
         NATS_SUBJECT_PREFIX: SUBJECT_PREFIX,
         PORT: String(port),
+        METRICS_PORT: String(metricsPort),
         HOST: '127.0.0.1',
         DATA_DIR: mkdtempSync(join(tmpdir(), 'lore-distributed-')),
         AUTH_JWT_SECRET: JWT_SECRET,
@@ -95,6 +101,7 @@ describeWithServer('NATS_URL', 'distributed topology over NATS', (natsUrl) => {
   describeEventStream(() => lore);
   describeWebhooks(() => lore);
   describeRoles(() => lore);
+  describeMetrics(() => lore, { services: () => serviceMetrics });
 
   it('serves a stock NestJS client (send) and reaches its @EventPattern handlers, with the service enforcing its own rules', async () => {
     const microservice: INestMicroservice = await NestFactory.createMicroservice<MicroserviceOptions>(DownstreamModule, {
@@ -164,6 +171,24 @@ async function freePort(): Promise<number> {
       const address = server.address();
       server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
     });
+  });
+}
+
+/** `count` consecutive free ports (a random start, tried until every one is free). */
+async function freePortRange(count: number): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const start = 20_000 + Math.floor(Math.random() * 40_000);
+    const free = await Promise.all(Array.from({ length: count }, (_, i) => isFree(start + i)));
+    if (free.every(Boolean)) return start;
+  }
+  throw new Error(`no ${count} consecutive free ports`);
+}
+
+function isFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
 }
 

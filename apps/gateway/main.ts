@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createLogger, LifecycleModule, loadConfig, openDistributedEventFeed, openTransport } from '@lore/platform/runtime';
+import { createLogger, LifecycleModule, loadConfig, openDistributedEventFeed, openTransport, startTelemetry } from '@lore/platform/runtime';
 import { GatewayErrorFilter, GatewayModule, gatewayServerOptions } from '@lore/gateway';
 import { loadMasterKey, masterKeyGeneratedMessage } from '@lore/platform/kernel';
 import { composeEdges } from '../contexts';
@@ -12,12 +12,13 @@ import { composeEdges } from '../contexts';
  * key is read only to derive the key SSE event ids are sealed with (the same on every gateway).
  */
 async function main(): Promise<void> {
+  const telemetry = startTelemetry('lore-gateway');
   const config = loadConfig();
   const logger = createLogger(config, 'lore-gateway');
   const eventIdSecret = loadMasterKey({ value: config.masterKey, dataDir: config.dataDir, onGenerated: (file) => logger.warn(masterKeyGeneratedMessage(file)) });
   const transport = await openTransport(config, logger, 'distributed', 'lore-gateway');
   const feed = openDistributedEventFeed(config, 'lore-gateway');
-  @Module({ imports: [LifecycleModule.forRoot([{ stop: () => feed.close() }, { stop: () => transport.close() }]), GatewayModule.forRoot({ config, transport, feed, edges: composeEdges(), eventIdSecret })] })
+  @Module({ imports: [LifecycleModule.forRoot([{ stop: () => telemetry.flush() }, { stop: () => feed.close() }, { stop: () => transport.close() }]), GatewayModule.forRoot({ config, transport, feed, edges: composeEdges(), eventIdSecret })] })
   class GatewayAppModule {}
   const app = await NestFactory.create<NestFastifyApplication>(GatewayAppModule, new FastifyAdapter(gatewayServerOptions(config, logger)), { logger: false });
   app.useGlobalFilters(new GatewayErrorFilter());

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createLogger, LifecycleModule, loadConfig, openTransport, type LoreConfig } from '@lore/platform/runtime';
+import { createLogger, LifecycleModule, loadConfig, openTransport, startTelemetry, type LoreConfig } from '@lore/platform/runtime';
 import { ContextHost, openEmbeddingModels } from '@lore/platform/host';
 import { journaledTransport, openEmbeddedEventFeed } from '@lore/platform/transport/sqlite-feed';
 import { GatewayErrorFilter, GatewayModule, gatewayServerOptions } from '@lore/gateway';
@@ -14,6 +14,7 @@ import { CONTEXTS, composeEdges } from '../contexts';
  * transport. Tests call this with their own environment.
  */
 export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Promise<{ app: NestFastifyApplication; config: LoreConfig; url: string }> {
+  const telemetry = startTelemetry('lore', env);
   const config = loadConfig(env);
   const logger = createLogger(config, 'lore');
   // Integration events are kept in DATA_DIR as JetStream keeps them distributed: resumable by position.
@@ -27,7 +28,7 @@ export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Pro
   const eventIdSecret = loadMasterKey({ value: config.masterKey, dataDir: config.dataDir, onGenerated: (file) => logger.warn(masterKeyGeneratedMessage(file)) });
   const hosts = CONTEXTS.map(({ service }) => new ContextHost(service, { config, transport, feed, logger, env, embeddings }));
   @Module({
-    imports: [LifecycleModule.forRoot([{ stop: () => embeddings.close() }, { stop: () => feed.close() }, { stop: () => transport.close() }, ...hosts]), GatewayModule.forRoot({ config: gatewayConfig, transport, feed, edges: composeEdges(env), eventIdSecret })],
+    imports: [LifecycleModule.forRoot([{ stop: () => telemetry.flush() }, { stop: () => embeddings.close() }, { stop: () => feed.close() }, { stop: () => transport.close() }, ...hosts]), GatewayModule.forRoot({ config: gatewayConfig, transport, feed, edges: composeEdges(env), eventIdSecret })],
   })
   class StandaloneModule {}
   const app = await NestFactory.create<NestFastifyApplication>(StandaloneModule, new FastifyAdapter(gatewayServerOptions(config, logger)), {

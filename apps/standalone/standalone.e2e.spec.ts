@@ -1,7 +1,7 @@
 import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { call, describeApiKeys, describeAuth, describeConversationContext, describeConversationMessages, describeConnections, describeConversations, describeErrors, describeEventStream, describeIntegrations, describeKnowledge, describeLargeContent, describeMemories, describeMemorySearch, describeRoles, describeWebhooks, mintJwt, WEBHOOK_TEST_ENV, SseConnection, type LoreUnderTest } from '@lore/gateway/e2e';
+import { call, describeApiKeys, describeAuth, describeConversationContext, describeConversationMessages, describeConnections, describeConversations, describeErrors, describeEventStream, describeIntegrations, describeKnowledge, describeLargeContent, describeMemories, describeMemorySearch, describeMetrics, describeRoles, describeWebhooks, mintJwt, WEBHOOK_TEST_ENV, SseConnection, type LoreUnderTest } from '@lore/gateway/e2e';
 import { modelsDirForTests } from '@lore/platform/embeddings/contract';
 import { startStandalone } from './bootstrap';
 
@@ -36,6 +36,7 @@ describe('standalone app over HTTP', () => {
   describeEventStream(() => lore);
   describeWebhooks(() => lore);
   describeRoles(() => lore);
+  describeMetrics(() => lore);
 
   it('deletes a memory permanently: after a restart its text is in no file under DATA_DIR', async () => {
     const marker = `MARKER-${Math.random().toString(36).slice(2)}-${Date.now()}`;

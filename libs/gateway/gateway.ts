@@ -18,6 +18,8 @@ import { gatewayAsyncApiDocument } from './routes/asyncapi-document';
 import { eventsRoutes } from './routes/events.routes';
 import { EventIds } from './http/event-ids';
 import { EventStreams } from './http/event-stream';
+import { observeRequests, requestTraceFields } from './http/request-telemetry';
+import { registerMetricsRoute } from './routes/metrics.routes';
 
 /** What the HTTP edge is configured with; the process that hosts it reads it from the environment. */
 export interface GatewayConfig {
@@ -31,6 +33,8 @@ export interface GatewayConfig {
   readonly natsSubjectPrefix?: string;
   /** Comment lines on idle event streams (`GET /api/v1/events`) keep proxies from closing them. */
   readonly eventsHeartbeatMs: number;
+  /** METRICS_TOKEN: when set, `/metrics` asks for it as a bearer token. */
+  readonly metrics?: { readonly token?: string | undefined };
 }
 
 /** One context's edge as the gateway composes it: its name (checked in /ready), its routes and the integration events it documents. */
@@ -93,6 +97,7 @@ export function configureGateway(
   const jwtWarning = jwtConfigurationWarning(config.auth);
   if (jwtWarning !== null) app.log.warn(jwtWarning);
 
+  observeRequests(app);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
     // A known path asked with a method it does not declare: 405 before anything reads the
@@ -105,11 +110,12 @@ export function configureGateway(
   });
   // One line per request, without query strings or bodies: no memory text or secret reaches the log.
   app.addHook('onResponse', async (request, reply) => {
-    request.log.info({ method: request.method, route: request.routeOptions.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
+    request.log.info({ method: request.method, route: request.routeOptions.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10, ...requestTraceFields(request) }, 'request');
   });
   useJsonBodyParser(app);
   useMultipart(app);
 
   registerRoutes(app, routes, { authenticator, transport, requestTimeoutMs: config.requestTimeoutMs, eventStreams });
+  registerMetricsRoute(app, config.metrics?.token);
   registerSystemRoutes(app, { transport, contexts: edges.map((edge) => edge.name), routes, asyncapi: gatewayAsyncApiDocument(config, edges) });
 }

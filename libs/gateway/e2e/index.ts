@@ -16,3 +16,4 @@ export * from './events.suite';
 export * from './webhook-receiver';
 export * from './webhooks.suite';
 export * from './roles.suite';
+export * from './metrics.suite';

@@ -2,7 +2,8 @@ import type { Logger } from 'pino';
 import { systemClock, waitWithinDeadline, withRequestContext } from '@lore/platform/kernel';
 import { contextStatusMessage, handle, serveMessages, type EventFeed, type Transport, type TransportSubscription } from '@lore/platform/transport/port';
 import type { ContextDefinition, ReadYourWrites } from '@lore/platform/cqrs';
-import { EventProcessors } from '@lore/platform/projections';
+import { EventProcessors, processorLag } from '@lore/platform/projections';
+import { registerProcessorLagSource } from '@lore/platform/telemetry';
 import { loadContextConfig, type Lifecycle, type LoreConfig } from '@lore/platform/runtime';
 import type { EmbeddingModels } from '@lore/platform/embeddings/port';
 import { openEgress } from '@lore/platform/egress/node';
@@ -19,6 +20,8 @@ export class ContextHost<C = unknown> implements Lifecycle {
   private processors: EventProcessors | null = null;
   private subscriptions: TransportSubscription[] = [];
   private workers: { start(): Promise<void>; stop(): Promise<void> }[] = [];
+  /** Removes this host's gauges from the process's metrics. */
+  private unregisterMetrics: (() => void) | null = null;
   /** Opened here when the process did not pass its shared models. */
   private ownEmbeddings: EmbeddingModels | null = null;
 
@@ -56,6 +59,7 @@ export class ContextHost<C = unknown> implements Lifecycle {
     const processors = new EventProcessors(parts, stores.events, stores.documents, onError, stores.vectors);
     this.processors = processors;
     await processors.start();
+    this.unregisterMetrics = registerProcessorLagSource({ lagByProcessor: () => processorLag(processors.runners, stores.events) });
     this.workers = [...(parts.workers ?? [])];
     for (const worker of this.workers) await worker.start();
     const status = handle(contextStatusMessage(definition.name), async () => ({ ready: processors.isReady(), processors: processors.status() }));
@@ -64,6 +68,8 @@ export class ContextHost<C = unknown> implements Lifecycle {
   }
 
   async stop(): Promise<void> {
+    this.unregisterMetrics?.();
+    this.unregisterMetrics = null;
     for (const subscription of this.subscriptions.splice(0)) await subscription.close();
     for (const worker of this.workers.splice(0)) await worker.stop();
     await this.processors?.stop();

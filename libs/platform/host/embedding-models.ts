@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { envInt, envOptional } from '@lore/platform/kernel';
-import { cachedQueries, type EmbeddingModels, type EmbeddingProvider } from '@lore/platform/embeddings/port';
+import { cachedQueries, measuredEmbeddings, type EmbeddingModels, type EmbeddingProvider } from '@lore/platform/embeddings/port';
 import { DEFAULT_LOCAL_MODEL, LocalEmbeddingProvider, localEmbeddingOptionsFromEnv } from '@lore/platform/embeddings/local';
 import { OpenAICompatibleEmbeddingProvider } from '@lore/platform/embeddings/openai';
 
@@ -33,26 +33,28 @@ export function openEmbeddingModels(env: NodeJS.ProcessEnv = process.env): Embed
   const cache = { size: e.EMBEDDING_QUERY_CACHE_SIZE };
   const providers: EmbeddingProvider[] = [
     cachedQueries(
-      new LocalEmbeddingProvider({
-        ...localEmbeddingOptionsFromEnv(env),
-        model: e.EMBEDDING_LOCAL_MODEL,
-        dtype: e.EMBEDDING_LOCAL_DTYPE,
-        threads: e.EMBEDDING_LOCAL_THREADS,
-      }),
+      measuredEmbeddings(
+        new LocalEmbeddingProvider({
+          ...localEmbeddingOptionsFromEnv(env),
+          model: e.EMBEDDING_LOCAL_MODEL,
+          dtype: e.EMBEDDING_LOCAL_DTYPE,
+          threads: e.EMBEDDING_LOCAL_THREADS,
+        }),
+      ),
       cache,
     ),
   ];
   if (e.EMBEDDING_OPENAI_BASE_URL !== undefined) {
     providers.push(
       cachedQueries(
-        new OpenAICompatibleEmbeddingProvider({
+        measuredEmbeddings(new OpenAICompatibleEmbeddingProvider({
           baseUrl: e.EMBEDDING_OPENAI_BASE_URL,
           apiKey: e.EMBEDDING_OPENAI_API_KEY,
           model: e.EMBEDDING_OPENAI_MODEL,
           dimensions: e.EMBEDDING_OPENAI_DIMENSIONS,
           maxInputTokens: e.EMBEDDING_OPENAI_MAX_INPUT_TOKENS,
           ...(e.EMBEDDING_OPENAI_AZURE_API_VERSION === undefined ? {} : { azure: { apiVersion: e.EMBEDDING_OPENAI_AZURE_API_VERSION } }),
-        }),
+        })),
         cache,
       ),
     );

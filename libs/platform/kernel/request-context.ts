@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { context as traceContext, propagation } from '@opentelemetry/api';
 import type { EventMetadata } from './events';
 
 /**
@@ -80,10 +81,13 @@ export function reactionContext(cause: EventCause | null | undefined, by: string
 /**
  * The metadata an event appended now carries about who and why: empty outside a served
  * message or a reaction. A command's own metadata (its actor, its workspace) goes over it.
+ * Inside a traced request it also carries the W3C `traceparent` (and `tracestate`), so the
+ * processors that handle the event continue that trace (telemetry's `inProcessorSpan`).
  */
-export function requestMetadata(): Pick<EventMetadata, 'correlationId' | 'causationId' | 'actor' | 'workspaceId'> & { requestId?: string } {
+export function requestMetadata(): Pick<EventMetadata, 'correlationId' | 'causationId' | 'actor' | 'workspaceId'> & { requestId?: string; traceparent?: string; tracestate?: string } {
+  const trace = traceMetadata();
   const context = storage.getStore();
-  if (context === undefined) return {};
+  if (context === undefined) return trace;
   const correlationId = context.correlationId ?? context.requestId;
   return {
     ...(context.requestId === undefined ? {} : { requestId: context.requestId }),
@@ -91,7 +95,15 @@ export function requestMetadata(): Pick<EventMetadata, 'correlationId' | 'causat
     ...(context.causationId === undefined ? {} : { causationId: context.causationId }),
     ...(context.actor === undefined ? {} : { actor: context.actor }),
     ...(context.workspaceId === undefined ? {} : { workspaceId: context.workspaceId }),
+    ...trace,
   };
+}
+
+/** The active span's W3C headers; nothing when no span is active or no propagator is registered. */
+function traceMetadata(): { traceparent?: string; tracestate?: string } {
+  const carrier: { traceparent?: string; tracestate?: string } = {};
+  propagation.inject(traceContext.active(), carrier);
+  return carrier;
 }
 
 function text(value: unknown): string | undefined {

@@ -2,3 +2,4 @@ export * from './projection';
 export * from './projection-runner';
 export * from './event-processors';
 export * from './batch-context';
+export * from './processor-lag';

@@ -3,6 +3,7 @@ import type { EventStore, EventSubscription } from '@lore/platform/event-store/p
 import type { DocumentStore } from '@lore/platform/documents/port';
 import type { VectorStore, VectorWrite } from '@lore/platform/vectors/port';
 import { isReactor, isVectorProjection, type Processor, type VectorProjection } from './projection';
+import { inProcessorSpan } from '@lore/platform/telemetry';
 import { BatchContext } from './batch-context';
 
 interface Waiter {
@@ -155,22 +156,25 @@ export class ProjectionRunner {
     const fresh = batch.filter((event) => comparePositions(event.position, this.position) > 0);
     const last = batch[batch.length - 1];
     if (last === undefined) return;
-    if (fresh.length > 0) {
-      const checkpoint = { name: this.processor.name, value: positionToString(last.position) };
-      const processor = this.processor;
-      if (isReactor(processor)) {
-        await processor.react(fresh);
-        await this.documents.write([], checkpoint);
-      } else if (isVectorProjection(processor)) {
-        await this.applyVectors(processor, fresh, checkpoint);
-      } else {
-        const context = new BatchContext(this.documents);
-        for (const event of fresh) await processor.handle(event, context);
-        await this.documents.write(context.writes, checkpoint);
-      }
-    }
+    // In the trace of the request that appended the events: a reactor's effects and log lines too.
+    if (fresh.length > 0) await inProcessorSpan(this.processor.name, fresh, () => this.applyFresh(fresh, last));
     if (comparePositions(last.position, this.position) > 0) this.position = last.position;
     this.release();
+  }
+
+  private async applyFresh(fresh: readonly RecordedEvent[], last: RecordedEvent): Promise<void> {
+    const checkpoint = { name: this.processor.name, value: positionToString(last.position) };
+    const processor = this.processor;
+    if (isReactor(processor)) {
+      await processor.react(fresh);
+      await this.documents.write([], checkpoint);
+    } else if (isVectorProjection(processor)) {
+      await this.applyVectors(processor, fresh, checkpoint);
+    } else {
+      const context = new BatchContext(this.documents);
+      for (const event of fresh) await processor.handle(event, context);
+      await this.documents.write(context.writes, checkpoint);
+    }
   }
 
   private async applyVectors(processor: VectorProjection, events: readonly RecordedEvent[], checkpoint: { name: string; value: string }): Promise<void> {

@@ -45,6 +45,12 @@ const Env = z.object({
   LORE_EGRESS_ALLOW: optional,
   /** A forward proxy (egress gateway) every outbound request goes through, CONNECT to the vetted address. */
   LORE_EGRESS_PROXY: optional,
+  /** A service process's own `/metrics` port (unset: none); the gateway serves `/metrics` on PORT. */
+  METRICS_PORT: z.preprocess((v) => (v === '' ? undefined : v), z.coerce.number().int().min(0).max(65535).optional()),
+  /** Where a service's metrics port listens (default: HOST). */
+  METRICS_HOST: optional,
+  /** When set, `/metrics` (gateway and services) answers only `Authorization: Bearer <METRICS_TOKEN>`. */
+  METRICS_TOKEN: optional,
 });
 
 export type LoreConfig = ReturnType<typeof loadConfig>;
@@ -88,6 +94,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     maxBodyBytes: e.MAX_BODY_BYTES,
     egressAllow: parseEgressAllowList(e.LORE_EGRESS_ALLOW),
     egressProxyUrl: parseEgressProxyUrl(e.LORE_EGRESS_PROXY),
+    metrics: { port: e.METRICS_PORT, host: e.METRICS_HOST ?? e.HOST, token: e.METRICS_TOKEN },
   };
 }
 

@@ -1,3 +1,6 @@
 export * from './config';
 export * from './process';
 export * from './lifecycle.module';
+export * from './telemetry-sdk';
+export * from './metrics-listener';
+export * from './instrumented-transport';

@@ -1,25 +1,33 @@
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger } from 'pino';
 import type { EventFeed, Transport } from '@lore/platform/transport/port';
 import { createInProcessTransport } from '@lore/platform/transport/in-process';
 import { connectNatsTransport, jetStreamEventFeed } from '@lore/platform/transport/nats';
+import { activeTraceFields } from '@lore/platform/telemetry';
 import type { LoreConfig } from './config';
+import { instrumentedTransport } from './instrumented-transport';
 
-/** Logs never carry secrets or memory text: tokens and bodies are redacted wherever they could appear. */
-export function createLogger(config: LoreConfig, name: string): Logger {
-  return pino({
+/**
+ * Logs never carry secrets or memory text: tokens and bodies are redacted wherever they could appear.
+ * Every line logged inside a traced piece of work (a request, a served message, a processor's
+ * batch) carries `trace_id` and `span_id`; a line that names them itself keeps its own.
+ */
+export function createLogger(config: Pick<LoreConfig, 'logLevel'>, name: string, destination?: DestinationStream): Logger {
+  const options: pino.LoggerOptions = {
     name,
     level: config.logLevel,
+    mixin: (merged) => ('trace_id' in merged ? {} : activeTraceFields()),
     redact: { paths: ['req.headers.authorization', 'authorization', 'token', 'secret', 'key', 'body', 'memory'], censor: '[redacted]' },
-  });
+  };
+  return destination === undefined ? pino(options) : pino(options, destination);
 }
 
 /** NATS when NATS_URL is set and the process is one of several; in-process otherwise. */
 export async function openTransport(config: LoreConfig, logger: Logger, topology: 'standalone' | 'distributed', name: string): Promise<Transport> {
   const onError = (error: unknown): void => logger.error({ err: error }, 'transport error');
-  if (topology === 'standalone') return createInProcessTransport({ onError });
+  if (topology === 'standalone') return instrumentedTransport(createInProcessTransport({ onError }));
   if (!config.natsUrl) throw new Error(`${name} runs in the distributed topology and needs NATS_URL`);
   const eventStream = { subjectPrefix: config.natsSubjectPrefix, maxAgeHours: config.eventsStreamMaxAgeHours };
-  return prefixSubjects(await connectNatsTransport({ url: config.natsUrl, name, onError, eventStream }), config.natsSubjectPrefix);
+  return instrumentedTransport(prefixSubjects(await connectNatsTransport({ url: config.natsUrl, name, onError, eventStream }), config.natsSubjectPrefix));
 }
 
 /**

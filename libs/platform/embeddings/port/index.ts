@@ -4,3 +4,4 @@ export * from './embedding-batcher';
 export * from './query-cache';
 export * from './vector-math';
 export * from './embedding-models';
+export * from './measured-embeddings';

@@ -187,6 +187,22 @@ export function describeRequestReplyContract(factory: TransportFactory): void {
       expect(standard?.deadline).toBeGreaterThan((standard?.at ?? 0) + DEFAULT_REQUEST_TIMEOUT_MS - 500);
     });
 
+    it('hands the caller\'s W3C trace context to the handler, beside the request id', async () => {
+      const subject = uniqueSubject('traced');
+      const contexts: MessageContext[] = [];
+      await transport.serve(subject, async (_payload, context) => {
+        contexts.push(context);
+        return null;
+      });
+      const trace = { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01', tracestate: 'lore=1' };
+
+      await transport.request(subject, {}, { requestId: 'req-7', trace });
+      await transport.request(subject, {});
+
+      expect(contexts[0]).toMatchObject({ subject, requestId: 'req-7', trace });
+      expect(contexts[1]?.trace).toBeUndefined();
+    });
+
     it('stops serving once the server subscription is closed', async () => {
       const subject = uniqueSubject('stopped');
       const served = await transport.serve(subject, async () => 'here');

@@ -4,6 +4,7 @@ import {
   subjectMatches,
   type EventHandler,
   type MessageContext,
+  type MessageTrace,
   type RequestHandler,
   type RequestOptions,
   type Transport,
@@ -85,7 +86,7 @@ export function createInProcessTransport(options: InProcessTransportOptions = {}
       if (server === undefined) throw new AppError('unavailable', `no service answers ${subject}`);
       const input = jsonCopy(payload);
       const timeoutMs = requestOptions?.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-      const outcome = invoke(server.handler, input, contextFor(subject, requestOptions?.requestId, Date.now() + timeoutMs));
+      const outcome = invoke(server.handler, input, contextFor(subject, requestOptions?.requestId, requestOptions?.trace, Date.now() + timeoutMs));
       server.inFlight.add(outcome);
       void outcome.then(() => server.inFlight.delete(outcome));
       const settled = await withTimeout(outcome, subject, timeoutMs);
@@ -112,7 +113,7 @@ export function createInProcessTransport(options: InProcessTransportOptions = {}
       // Serialized once, here: later mutations by the publisher cannot reach subscribers,
       // and a non-JSON payload fails the publisher as it would over NATS.
       const text = JSON.stringify(payload);
-      const context = contextFor(subject, publishOptions?.requestId);
+      const context = contextFor(subject, publishOptions?.requestId, undefined);
       for (const subscriber of subscribers) {
         if (!subjectMatches(subscriber.pattern, subject)) continue;
         subscriber.tail = subscriber.tail.then(async () => {
@@ -191,8 +192,13 @@ function withTimeout(outcome: Promise<Outcome>, subject: string, timeoutMs: numb
 }
 
 /** `deadline` only for requests: an event's handler has no caller waiting. */
-function contextFor(subject: string, requestId: string | undefined, deadline?: number): MessageContext {
-  return { subject, ...(requestId === undefined ? {} : { requestId }), ...(deadline === undefined ? {} : { deadline }) };
+function contextFor(subject: string, requestId: string | undefined, trace: MessageTrace | undefined, deadline?: number): MessageContext {
+  return {
+    subject,
+    ...(requestId === undefined ? {} : { requestId }),
+    ...(trace?.traceparent === undefined ? {} : { trace: { ...trace } }),
+    ...(deadline === undefined ? {} : { deadline }),
+  };
 }
 
 /**

@@ -4,6 +4,7 @@ import {
   subjectMatches,
   type EventHandler,
   type MessageContext,
+  type MessageTrace,
   type PublishOptions,
   type RequestHandler,
   type RequestOptions,
@@ -42,6 +43,9 @@ export const REQUEST_ID_HEADER = 'Lore-Request-Id';
  * message's arrival (the time in flight is negligible beside it).
  */
 export const TIMEOUT_HEADER = 'Lore-Timeout-Ms';
+/** W3C trace context, under the names HTTP uses (OpenTelemetry's NATS instrumentations read the same). */
+export const TRACEPARENT_HEADER = 'traceparent';
+export const TRACESTATE_HEADER = 'tracestate';
 
 export interface NatsTransportOptions {
   readonly url: string;
@@ -124,7 +128,7 @@ function natsTransport(nc: NatsConnection, onError: ((error: unknown) => void) |
       const id = nuid.next();
       const data = encodeRequest(subject, payload, id);
       assertFits(data, nc.info?.max_payload, `the request to ${subject}`);
-      const hdrs = requestIdHeaders(requestOptions?.requestId) ?? headers();
+      const hdrs = messageHeaders(requestOptions?.requestId, requestOptions?.trace) ?? headers();
       hdrs.set(TIMEOUT_HEADER, String(timeoutMs));
       try {
         // A Nest server may answer with several messages ({ response }… then { isDisposed }),
@@ -176,7 +180,7 @@ function natsTransport(nc: NatsConnection, onError: ((error: unknown) => void) |
     async publish(subject: string, payload: unknown, publishOptions?: PublishOptions): Promise<void> {
       assertOpen();
       const data = encodeEvent(subject, payload);
-      const hdrs = requestIdHeaders(publishOptions?.requestId);
+      const hdrs = messageHeaders(publishOptions?.requestId, undefined);
       if (events !== undefined && subjectMatches(events.subject, subject)) {
         // JetStream also delivers to core subscribers (a stock Nest @EventPattern), so these
         // subjects reach them as before; waiting for the ack lets a reactor's checkpoint
@@ -283,10 +287,16 @@ function drainable(sub: Subscription, settled: () => Promise<void>, report: (err
   };
 }
 
-function requestIdHeaders(requestId: string | undefined): MsgHdrs | undefined {
-  if (requestId === undefined) return undefined;
+/**
+ * NATS headers, never the body: the body stays the @nestjs/microservices packet, so stock Nest
+ * clients and servers keep working (they ignore headers they do not know).
+ */
+function messageHeaders(requestId: string | undefined, trace: MessageTrace | undefined): MsgHdrs | undefined {
+  if (requestId === undefined && trace?.traceparent === undefined) return undefined;
   const hdrs = headers();
-  hdrs.set(REQUEST_ID_HEADER, requestId);
+  if (requestId !== undefined) hdrs.set(REQUEST_ID_HEADER, requestId);
+  if (trace?.traceparent !== undefined) hdrs.set(TRACEPARENT_HEADER, trace.traceparent);
+  if (trace?.tracestate !== undefined) hdrs.set(TRACESTATE_HEADER, trace.tracestate);
   return hdrs;
 }
 
@@ -294,9 +304,13 @@ function contextOf(msg: Msg): MessageContext {
   // nats.js answers '' for an absent header.
   const requestId = msg.headers?.get(REQUEST_ID_HEADER);
   const budget = Number(msg.headers?.get(TIMEOUT_HEADER) || Number.NaN);
+  const traceparent = msg.headers?.get(TRACEPARENT_HEADER);
+  const tracestate = msg.headers?.get(TRACESTATE_HEADER);
+  const trace: MessageTrace | undefined = traceparent ? { traceparent, ...(tracestate ? { tracestate } : {}) } : undefined;
   return {
     subject: msg.subject,
     ...(requestId ? { requestId } : {}),
+    ...(trace ? { trace } : {}),
     ...(Number.isFinite(budget) && budget > 0 ? { deadline: Date.now() + budget } : {}),
   };
 }

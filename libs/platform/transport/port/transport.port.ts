@@ -16,11 +16,20 @@ export interface MessageContext {
    * derives it from the budget the request carries, measured from its arrival.
    */
   readonly deadline?: number;
+  /** The caller's trace context (W3C headers), so the server's span continues its trace. */
+  readonly trace?: MessageTrace;
+}
+
+/** W3C trace context as it travels with a message (NATS headers of the same names). */
+export interface MessageTrace {
+  readonly traceparent?: string;
+  readonly tracestate?: string;
 }
 
 export interface RequestOptions {
   readonly timeoutMs?: number;
   readonly requestId?: string;
+  readonly trace?: MessageTrace;
 }
 
 export interface PublishOptions {

@@ -1,0 +1,66 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { SpanStatusCode, context as otelContext, type Context, type Span } from '@opentelemetry/api';
+import { SpanKind, contextFromTraceHeaders, httpRequestDuration, startSpan, type TraceHeaders } from '@lore/platform/telemetry';
+
+interface RequestTrace {
+  readonly span: Span;
+  readonly context: Context;
+}
+
+const traces = new WeakMap<FastifyRequest, RequestTrace>();
+
+/** Label of a request Fastify matched to no route: one value, so unknown URLs add no series. */
+export const UNMATCHED_ROUTE = '(unmatched)';
+
+/**
+ * A server span per HTTP request, continuing the caller's trace when it sends a W3C
+ * `traceparent`, active while the route runs (so the messages it sends carry it, and its log
+ * lines name it), ended with the response; and the latency histogram by method, route
+ * template (never the raw URL: ids and query strings would make the series unbounded) and
+ * status.
+ */
+export function observeRequests(app: FastifyInstance): void {
+  app.addHook('onRequest', (request, _reply, done) => {
+    const trace = startSpan(`${request.method} ${request.routeOptions.url ?? UNMATCHED_ROUTE}`, {
+      kind: SpanKind.SERVER,
+      parent: contextFromTraceHeaders(traceHeaders(request)),
+      attributes: { 'http.request.method': request.method, 'http.route': request.routeOptions.url ?? UNMATCHED_ROUTE },
+    });
+    traces.set(request, trace);
+    otelContext.with(trace.context, done);
+  });
+  // Body parsing ends in the socket's callbacks, outside the context entered above: enter it
+  // again right before the handler, which Fastify calls from this hook's `done`.
+  app.addHook('preHandler', (request, _reply, done) => {
+    const trace = traces.get(request);
+    if (trace === undefined) return done();
+    otelContext.with(trace.context, done);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? UNMATCHED_ROUTE;
+    httpRequestDuration.observe({ method: request.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+    const trace = traces.get(request);
+    if (trace === undefined) return;
+    trace.span.setAttribute('http.response.status_code', reply.statusCode);
+    if (reply.statusCode >= 500) trace.span.setStatus({ code: SpanStatusCode.ERROR });
+    trace.span.end();
+  });
+}
+
+/** `trace_id` and `span_id` of a request's span, for the line logged once it is answered. */
+export function requestTraceFields(request: FastifyRequest): { trace_id?: string; span_id?: string } {
+  const span = traces.get(request)?.span;
+  if (span === undefined) return {};
+  const { traceId, spanId } = span.spanContext();
+  return { trace_id: traceId, span_id: spanId };
+}
+
+function traceHeaders(request: FastifyRequest): TraceHeaders {
+  const traceparent = single(request.headers['traceparent']);
+  const tracestate = single(request.headers['tracestate']);
+  return { ...(traceparent === undefined ? {} : { traceparent }), ...(tracestate === undefined ? {} : { tracestate }) };
+}
+
+function single(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}

@@ -1,0 +1,3 @@
+export * from './metrics';
+export * from './metric-sources';
+export * from './tracing';

@@ -1,0 +1,97 @@
+import { timingSafeEqual } from 'node:crypto';
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/**
+ * The process's Prometheus metrics (`GET /metrics`). One registry per process, so the
+ * gateway and every service expose what they themselves do. Labels are bounded sets: route
+ * templates (never raw URLs), message names, error codes, processor and model names; no
+ * workspace, user or content id appears in a label, except the hashed workspace of the
+ * ingestion queue depth (metric-sources.ts says why that one is bounded).
+ */
+export const metricsRegistry = new Registry();
+
+/** Node's own metrics (CPU, memory, event-loop lag, GC, handles), once per process. */
+let defaultsCollected = false;
+export function collectProcessMetrics(): void {
+  if (defaultsCollected) return;
+  defaultsCollected = true;
+  collectDefaultMetrics({ register: metricsRegistry });
+}
+
+/** Request latency buckets: from a cache hit (1 ms) to the gateway's longest budgets. */
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+export const httpRequestDuration = new Histogram({
+  name: 'lore_http_request_duration_seconds',
+  help: 'HTTP requests served by the gateway, by method, route template and status code.',
+  labelNames: ['method', 'route', 'status'] as const,
+  buckets: LATENCY_BUCKETS,
+  registers: [metricsRegistry],
+});
+
+export const transportRequestDuration = new Histogram({
+  name: 'lore_transport_request_duration_seconds',
+  help: 'Request/reply messages between the gateway and the context services: client side (sent) and server side (served), by message subject and outcome (ok or the error code).',
+  labelNames: ['side', 'subject', 'outcome'] as const,
+  buckets: LATENCY_BUCKETS,
+  registers: [metricsRegistry],
+});
+
+export const embeddingTexts = new Counter({
+  name: 'lore_embedding_texts_total',
+  help: 'Texts embedded, by provider, model and kind (document or query).',
+  labelNames: ['provider', 'model', 'kind'] as const,
+  registers: [metricsRegistry],
+});
+
+export const embeddingCharacters = new Counter({
+  name: 'lore_embedding_characters_total',
+  help: 'Characters (UTF-16 code units) of the texts embedded, by provider, model and kind.',
+  labelNames: ['provider', 'model', 'kind'] as const,
+  registers: [metricsRegistry],
+});
+
+export const embeddingDuration = new Histogram({
+  name: 'lore_embedding_duration_seconds',
+  help: 'Time of one embedding call (a batch of documents, or a query), by provider, model, kind and outcome.',
+  labelNames: ['provider', 'model', 'kind', 'outcome'] as const,
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+  registers: [metricsRegistry],
+});
+
+const rateLimitRefusals = new Counter({
+  name: 'lore_rate_limit_refusals_total',
+  help: 'Requests refused by a rate limit or a quota (429, or the quota error), by scope (e.g. key, user, workspace, quota name).',
+  labelNames: ['scope'] as const,
+  registers: [metricsRegistry],
+});
+
+/**
+ * Counts one refusal. `scope` names the limit, never the tenant: `key`, `user`, `workspace`,
+ * or a quota such as `quota:content_bytes` (a fixed, small set).
+ */
+export function countRateLimitRefusal(scope: string): void {
+  rateLimitRefusals.inc({ scope });
+}
+
+/** Seconds since `startNs` (a `process.hrtime.bigint()` reading). */
+export function secondsSince(startNs: bigint): number {
+  return Number(process.hrtime.bigint() - startNs) / 1e9;
+}
+
+/** The text format Prometheus scrapes, and its content type. */
+export async function renderMetrics(): Promise<{ contentType: string; body: string }> {
+  return { contentType: metricsRegistry.contentType, body: await metricsRegistry.metrics() };
+}
+
+/**
+ * Whether a scrape may read `/metrics`: always when no token is configured (a private port,
+ * or an operator's choice), else only with `Authorization: Bearer <METRICS_TOKEN>` (compared
+ * in constant time).
+ */
+export function scrapeAllowed(authorization: string | undefined, token: string | undefined): boolean {
+  if (token === undefined) return true;
+  const expected = Buffer.from(`Bearer ${token}`);
+  const given = Buffer.from(authorization ?? '');
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}

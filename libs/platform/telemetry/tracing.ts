@@ -1,0 +1,102 @@
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, propagation, trace, type Attributes, type Context, type Link, type Span } from '@opentelemetry/api';
+
+/**
+ * Spans through the OpenTelemetry API. Without an SDK registered (a unit test, a tool) every
+ * call here is a no-op; the runtime registers one per process (runtime/telemetry-sdk.ts).
+ * Trace context travels as W3C `traceparent` / `tracestate`: in HTTP and NATS headers, in the
+ * in-process transport's message context, and in the metadata of the events a request appends.
+ */
+export interface TraceHeaders {
+  readonly traceparent?: string;
+  readonly tracestate?: string;
+}
+
+const TRACER = 'lore';
+
+/** The active trace context as W3C headers (empty outside a sampled or recording span). */
+export function currentTraceHeaders(active: Context = context.active()): TraceHeaders {
+  const carrier: Record<string, string> = {};
+  propagation.inject(active, carrier);
+  return {
+    ...(carrier['traceparent'] === undefined ? {} : { traceparent: carrier['traceparent'] }),
+    ...(carrier['tracestate'] === undefined ? {} : { tracestate: carrier['tracestate'] }),
+  };
+}
+
+/** A context whose parent is the remote span the headers name (the root context when they name none). */
+export function contextFromTraceHeaders(headers: TraceHeaders | undefined): Context {
+  if (headers?.traceparent === undefined) return ROOT_CONTEXT;
+  return propagation.extract(ROOT_CONTEXT, { ...headers });
+}
+
+export interface SpanOptions {
+  readonly kind: SpanKind;
+  readonly attributes?: Attributes;
+  /** Parent context; the active one when absent. */
+  readonly parent?: Context;
+  readonly links?: Link[];
+}
+
+/** Starts a span that the caller ends (an HTTP request spans several hooks). */
+export function startSpan(name: string, options: SpanOptions): { span: Span; context: Context } {
+  const parent = options.parent ?? context.active();
+  const span = trace.getTracer(TRACER).startSpan(name, { kind: options.kind, ...(options.attributes ? { attributes: options.attributes } : {}), ...(options.links ? { links: options.links } : {}) }, parent);
+  return { span, context: trace.setSpan(parent, span) };
+}
+
+/** Runs work inside a new span, ended when the work settles; a failure marks it as an error. */
+export async function inSpan<T>(name: string, options: SpanOptions, work: (span: Span) => Promise<T>): Promise<T> {
+  const { span, context: spanContext } = startSpan(name, options);
+  try {
+    return await context.with(spanContext, () => work(span));
+  } catch (error) {
+    markFailed(span, error);
+    throw error;
+  } finally {
+    span.end();
+  }
+}
+
+export function markFailed(span: Span, error: unknown): void {
+  const code = typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' ? error.code : undefined;
+  span.setStatus({ code: SpanStatusCode.ERROR, ...(code === undefined ? {} : { message: code }) });
+  if (code !== undefined) span.setAttribute('lore.error_code', code);
+}
+
+/** What an event says about the trace that appended it (`traceparent` in its metadata). */
+interface TracedEvent {
+  readonly metadata: { readonly [key: string]: unknown };
+}
+
+/**
+ * A processor's batch in a span: the child of the first event's trace (a request's events
+ * usually come as one batch), linked to every other trace the batch carries. So a reactor's
+ * work, and its log lines, share the trace id of the request whose write caused it.
+ */
+export function inProcessorSpan<T>(processor: string, events: readonly TracedEvent[], work: () => Promise<T>): Promise<T> {
+  const parents: string[] = [];
+  for (const event of events) {
+    const traceparent = event.metadata['traceparent'];
+    if (typeof traceparent === 'string' && !parents.includes(traceparent)) parents.push(traceparent);
+  }
+  const [first, ...others] = parents;
+  const links = others.flatMap((traceparent): Link[] => {
+    const linked = trace.getSpanContext(contextFromTraceHeaders({ traceparent }));
+    return linked === undefined ? [] : [{ context: linked }];
+  });
+  return inSpan(
+    `process ${processor}`,
+    { kind: SpanKind.CONSUMER, parent: first === undefined ? ROOT_CONTEXT : contextFromTraceHeaders({ traceparent: first }), links, attributes: { 'lore.processor': processor, 'lore.events': events.length } },
+    () => work(),
+  );
+}
+
+/** `trace_id` and `span_id` of the active span, for log lines (empty when none is active). */
+export function activeTraceFields(): { trace_id?: string; span_id?: string } {
+  const span = trace.getActiveSpan();
+  if (span === undefined) return {};
+  const { traceId, spanId } = span.spanContext();
+  return { trace_id: traceId, span_id: spanId };
+}
+
+export { SpanKind };
