@@ -3,6 +3,7 @@ import { send } from '@lore/platform/transport/port';
 import { startContext, type RunningContext } from '@lore/platform/testing';
 import { startTestEmbeddingServer, type TestEmbeddingServer } from '@lore/platform/embeddings/contract';
 import { knowledgeMessages, type ContentRecord } from '@lore/knowledge/contracts';
+import { metricsRegistry, workspaceLabel } from '@lore/platform/telemetry';
 import { knowledgeContext } from '../knowledge.context';
 
 /**
@@ -67,6 +68,10 @@ describe('ingestion: fair across tenants', () => {
       for (let i = 0; i < BACKLOG; i++) backlog.push(await add(busy, busyCollection.id, `busy document ${i} about tides and moons`));
       // The backlog is being worked on when the small content arrives.
       await poll('the backlog to start', () => send(transport, messages.getContent, { ...busy, contentId: backlog[0]?.id ?? '' }), (c) => c.status !== 'new');
+      // The operator sees the backlog: the queue-depth gauge counts the busy workspace's waiting contents.
+      const scrape = await metricsRegistry.getSingleMetricAsString('lore_ingestion_queue_depth');
+      const depth = new RegExp(`workspace="${workspaceLabel(busy.workspaceId)}"} (\\d+)`).exec(scrape);
+      expect(Number(depth?.[1])).toBeGreaterThan(BACKLOG / 2);
       const late = await add(small, smallCollection.id, 'a small note');
       const done = await poll('the small content to complete', () => send(transport, messages.getContent, { ...small, contentId: late.id }), (c) => c.status === 'completed');
 

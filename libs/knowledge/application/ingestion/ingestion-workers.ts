@@ -1,5 +1,6 @@
 import { reactingTo, type Clock, type EventCause } from '@lore/platform/kernel';
 import type { ContextLog } from '@lore/platform/cqrs';
+import { registerIngestionQueueSource } from '@lore/platform/telemetry';
 import type { EventStore } from '@lore/platform/event-store/port';
 import type { DocumentStore } from '@lore/platform/documents/port';
 import { isEmbeddingUnavailable, type EmbeddingModels } from '@lore/platform/embeddings/port';
@@ -50,6 +51,8 @@ export class IngestionWorkers {
   private readonly timers = new Set<NodeJS.Timeout>();
   private sweeper: NodeJS.Timeout | null = null;
   private stopped = true;
+  /** Removes this queue from the `lore_ingestion_queue_depth` gauge (set while started). */
+  private unregisterQueueMetric: () => void = () => undefined;
   private readonly processor: ContentProcessor;
 
   constructor(
@@ -69,12 +72,14 @@ export class IngestionWorkers {
     this.stopped = false;
     this.sweeper = setInterval(() => void this.sweep(), Math.max(250, Math.floor(this.deps.config.leaseMs / 2)));
     this.sweeper.unref();
+    this.unregisterQueueMetric = registerIngestionQueueSource(this);
     await this.sweep();
   }
 
   /** Stops taking work and aborts running attempts; their leases lapse and another worker resumes them. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.unregisterQueueMetric();
     if (this.sweeper !== null) clearInterval(this.sweeper);
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
