@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createLogger, LifecycleModule, loadConfig, openDistributedEventFeed, openTransport } from '@lore/platform/runtime';
+import { createLogger, LifecycleModule, loadConfig, openDistributedEventFeed, openDistributedRateBuckets, openTransport } from '@lore/platform/runtime';
 import { GatewayErrorFilter, GatewayModule, gatewayServerOptions } from '@lore/gateway';
 import { composeEdges } from '../contexts';
 
@@ -12,7 +12,14 @@ async function main(): Promise<void> {
   const logger = createLogger(config, 'lore-gateway');
   const transport = await openTransport(config, logger, 'distributed', 'lore-gateway');
   const feed = openDistributedEventFeed(config, 'lore-gateway');
-  @Module({ imports: [LifecycleModule.forRoot([{ stop: () => feed.close() }, { stop: () => transport.close() }]), GatewayModule.forRoot({ config, transport, feed, edges: composeEdges() })] })
+  // Rate limits hold across every gateway process: their buckets live on the NATS.
+  const rateBuckets = openDistributedRateBuckets(config, 'lore-gateway');
+  @Module({
+    imports: [
+      LifecycleModule.forRoot([{ stop: () => rateBuckets.close() }, { stop: () => feed.close() }, { stop: () => transport.close() }]),
+      GatewayModule.forRoot({ config, transport, feed, edges: composeEdges(), rateBuckets }),
+    ],
+  })
   class GatewayAppModule {}
   const app = await NestFactory.create<NestFastifyApplication>(GatewayAppModule, new FastifyAdapter(gatewayServerOptions(config, logger)), { logger: false });
   app.useGlobalFilters(new GatewayErrorFilter());

@@ -3,6 +3,7 @@ import { LogController, type FastifyInstance, type FastifyReply, type FastifyReq
 import type { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { Logger } from 'pino';
 import type { EventFeed, Transport } from '@lore/platform/transport/port';
+import { MemoryRateBucketStore, type RateBucketStore } from '@lore/platform/kernel';
 import { errorBody, type HttpRoute, type IntegrationEventsSpec } from '@lore/platform/http';
 import { JwtVerifier, jwtConfigurationWarning, type JwtSettings } from './auth/jwt-verifier';
 import { Authenticator } from './auth/authenticator';
@@ -16,6 +17,7 @@ import { registerSystemRoutes } from './routes/system.routes';
 import { gatewayAsyncApiDocument } from './routes/asyncapi-document';
 import { eventsRoutes } from './routes/events.routes';
 import { EventStreams } from './http/event-stream';
+import { RequestRateLimits, type RateLimitRefusal, type RateLimitSettings } from './http/request-rate-limits';
 
 /** What the HTTP edge is configured with; the process that hosts it reads it from the environment. */
 export interface GatewayConfig {
@@ -29,6 +31,20 @@ export interface GatewayConfig {
   readonly natsSubjectPrefix?: string;
   /** Comment lines on idle event streams (`GET /api/v1/events`) keep proxies from closing them. */
   readonly eventsHeartbeatMs: number;
+  /** Request rates per caller and per workspace (RATE_LIMIT_*, LORE_WORKSPACE_LIMITS). */
+  readonly rateLimits: RateLimitSettings;
+}
+
+/** What configureGateway is given besides its configuration. */
+export interface GatewayOptions {
+  readonly config: GatewayConfig;
+  readonly transport: Transport;
+  readonly edges: readonly ComposedEdge[];
+  readonly feed: EventFeed;
+  /** Where rate-limit buckets live: shared by every gateway (NATS key-value) or, by default, in this process. */
+  readonly rateBuckets?: RateBucketStore;
+  /** Called on every 429 from the rate limits: the hook the refusal counter of /metrics attaches to. */
+  readonly onRateLimited?: (refusal: RateLimitRefusal) => void;
 }
 
 /** One context's edge as the gateway composes it: its name (checked in /ready), its routes and the integration events it documents. */
@@ -70,7 +86,7 @@ export function gatewayServerOptions(config: GatewayConfig, logger: Logger): Con
 }
 
 /** Wires the HTTP edge onto a Fastify instance: hooks, error shapes, every route. */
-export function configureGateway(app: FastifyInstance, options: { config: GatewayConfig; transport: Transport; edges: readonly ComposedEdge[]; feed: EventFeed }): void {
+export function configureGateway(app: FastifyInstance, options: GatewayOptions): void {
   const { config, transport, edges, feed } = options;
   const authenticator = new Authenticator(new JwtVerifier(config.auth), transport, config.requestTimeoutMs);
   const eventTypes = edges.flatMap((edge) => edge.events ?? []).flatMap((spec) => Object.keys(spec.published));
@@ -98,6 +114,10 @@ export function configureGateway(app: FastifyInstance, options: { config: Gatewa
   useJsonBodyParser(app);
   useMultipart(app);
 
-  registerRoutes(app, routes, { authenticator, transport, requestTimeoutMs: config.requestTimeoutMs, eventStreams });
+  const rateLimits = new RequestRateLimits(config.rateLimits, options.rateBuckets ?? new MemoryRateBucketStore(), {
+    ...(options.onRateLimited ? { onRefused: options.onRateLimited } : {}),
+    onStoreError: (error) => app.log.warn({ err: error }, 'rate-limit store failed: request admitted'),
+  });
+  registerRoutes(app, routes, { authenticator, transport, requestTimeoutMs: config.requestTimeoutMs, eventStreams, rateLimits });
   registerSystemRoutes(app, { transport, contexts: edges.map((edge) => edge.name), routes, asyncapi: gatewayAsyncApiDocument(config, edges) });
 }

@@ -11,3 +11,4 @@ export * from './json-depth';
 export * from './ip-rules';
 export * from './defined-fields';
 export * from './request-context';
+export * from './limits';
