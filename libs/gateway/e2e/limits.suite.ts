@@ -25,7 +25,7 @@ export function describeLimits(lore: () => LoreUnderTest): void {
       const alice = await token('limits-caller');
       const first = await list(alice);
       expect(first.status).toBe(200);
-      expect(first.headers.get('ratelimit-policy')).toBe('"caller";q=3;w=60, "workspace";q=12000;w=60');
+      expect(first.headers.get('ratelimit-policy')).toBe('"caller";q=3;w=60, "workspace";q=24000;w=60');
       expect(first.headers.get('ratelimit')).toMatch(/^"caller";r=2;t=\d+, "workspace";r=\d+;t=\d+$/);
       expect((await list(alice)).headers.get('ratelimit')).toMatch(/^"caller";r=1;/);
       expect((await list(alice)).headers.get('ratelimit')).toMatch(/^"caller";r=0;/);
@@ -38,7 +38,7 @@ export function describeLimits(lore: () => LoreUnderTest): void {
       expect(retryAfter).toBeGreaterThanOrEqual(1);
       expect(retryAfter).toBeLessThanOrEqual(20);
       expect(refused.headers.get('ratelimit')).toBe(`"caller";r=0;t=${retryAfter}`);
-      expect(refused.headers.get('ratelimit-policy')).toBe('"caller";q=3;w=60, "workspace";q=12000;w=60');
+      expect(refused.headers.get('ratelimit-policy')).toBe('"caller";q=3;w=60, "workspace";q=24000;w=60');
 
       // Another user of the workspace, and an API key, draw on budgets of their own.
       const bobId = unique('limits-bob');

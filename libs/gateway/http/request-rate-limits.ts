@@ -36,7 +36,7 @@ export interface RateLimitRefusal {
  * cost nothing, so nobody can spend another workspace's budget.
  *
  * Every answer carries `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers):
- * `"caller";q=3000;w=60, "workspace";q=12000;w=60` and `"caller";r=998;t=1, ...` with `t` the
+ * `"caller";q=6000;w=60, "workspace";q=24000;w=60` and `"caller";r=1998;t=1, ...` with `t` the
  * seconds until another unit frees; a refusal is 429 with `Retry-After` and the refusing policy.
  */
 export class RequestRateLimits {
@@ -89,7 +89,7 @@ function limitOf(perMinute: number, burst: number): RateLimit | null {
   return { quota: perMinute, windowSeconds: 60, burst: burst > 0 ? burst : perMinute };
 }
 
-/** A quota policy item: `"caller";q=3000;w=60` (the policy name is a Structured Fields String). */
+/** A quota policy item: `"caller";q=6000;w=60` (the policy name is a Structured Fields String). */
 function policyItem(check: RateCheck): string {
   return `"${check.policy}";q=${check.limit.quota};w=${check.limit.windowSeconds}`;
 }

@@ -40,11 +40,11 @@ const Env = z.object({
   /** A forward proxy (egress gateway) every outbound request goes through, CONNECT to the vetted address. */
   LORE_EGRESS_PROXY: optional,
   /** Requests a minute per API key or JWT user, and how many may come at once; 0 turns the limit off. */
-  RATE_LIMIT_CALLER_PER_MINUTE: count(3_000),
-  RATE_LIMIT_CALLER_BURST: count(1_000),
+  RATE_LIMIT_CALLER_PER_MINUTE: count(6_000),
+  RATE_LIMIT_CALLER_BURST: count(2_000),
   /** Requests a minute per workspace (all its callers together), and how many may come at once; 0 turns the limit off. */
-  RATE_LIMIT_WORKSPACE_PER_MINUTE: count(12_000),
-  RATE_LIMIT_WORKSPACE_BURST: count(4_000),
+  RATE_LIMIT_WORKSPACE_PER_MINUTE: count(24_000),
+  RATE_LIMIT_WORKSPACE_BURST: count(8_000),
   /** Distributed: how long units a gateway claims ahead from the shared buckets stay usable (the limits' tolerance). */
   RATE_LIMIT_LEASE_MS: count(100),
   /** Per-workspace rates and quotas: JSON `{"<workspace>": {"requests_per_minute": n, "memories": n, ...}}`. */
