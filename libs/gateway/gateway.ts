@@ -114,9 +114,16 @@ export function configureGateway(app: FastifyInstance, options: GatewayOptions):
   useJsonBodyParser(app);
   useMultipart(app);
 
+  let lastStoreWarning = 0;
   const rateLimits = new RequestRateLimits(config.rateLimits, options.rateBuckets ?? new MemoryRateBucketStore(), {
     ...(options.onRateLimited ? { onRefused: options.onRateLimited } : {}),
-    onStoreError: (error) => app.log.warn({ err: error }, 'rate-limit store failed: request admitted'),
+    onStoreError: (error) => {
+      // Every request fails while NATS is away: one line a minute says so.
+      const now = Date.now();
+      if (now - lastStoreWarning < 60_000) return;
+      lastStoreWarning = now;
+      app.log.warn({ err: error }, 'rate-limit store failed: requests are admitted unlimited until it answers');
+    },
   });
   registerRoutes(app, routes, { authenticator, transport, requestTimeoutMs: config.requestTimeoutMs, eventStreams, rateLimits });
   registerSystemRoutes(app, { transport, contexts: edges.map((edge) => edge.name), routes, asyncapi: gatewayAsyncApiDocument(config, edges) });
