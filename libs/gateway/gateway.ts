@@ -115,7 +115,9 @@ export function configureGateway(app: FastifyInstance, options: GatewayOptions):
   useMultipart(app);
 
   let lastStoreWarning = 0;
-  const rateLimits = new RequestRateLimits(config.rateLimits, options.rateBuckets ?? new MemoryRateBucketStore(), {
+  // Claiming ahead only saves round trips to a shared store; in-process buckets stay exact.
+  const rateSettings = options.rateBuckets ? config.rateLimits : { ...config.rateLimits, leaseMs: 0 };
+  const rateLimits = new RequestRateLimits(rateSettings, options.rateBuckets ?? new MemoryRateBucketStore(), {
     ...(options.onRateLimited ? { onRefused: options.onRateLimited } : {}),
     onStoreError: (error) => {
       // Every request fails while NATS is away: one line a minute says so.
