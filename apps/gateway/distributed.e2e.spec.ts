@@ -9,9 +9,9 @@ import { ClientProxyFactory, EventPattern, Payload, Transport as NestTransport, 
 import { AckPolicy, connect } from 'nats';
 import { lastValueFrom, timeout } from 'rxjs';
 import { describeWithServer } from '@lore/platform/testing';
-import { call, describeApiKeys, describeAuth, describeConversationContext, describeConversationMessages, describeConnections, describeConversations, describeErrors, describeEventStream, describeIntegrations, describeKnowledge, describeLargeContent, describeMemories, describeMemorySearch, describeMetrics, describeRoles, describeWebhooks, mintJwt, WEBHOOK_TEST_ENV, type LoreUnderTest } from '@lore/gateway/e2e';
+import { call, describeApiKeys, describeAuth, describeConversationContext, describeConversationMessages, describeConnections, describeConversations, describeErrors, describeEventStream, describeIntegrations, describeKnowledge, describeLargeContent, describeLimits, describeMemories, describeMemorySearch, describeMetrics, describeRoles, describeWebhooks, mintJwt, WEBHOOK_TEST_ENV, LIMITS_TEST_ENV, type LoreUnderTest } from '@lore/gateway/e2e';
 import { modelsDirForTests } from '@lore/platform/embeddings/contract';
-import { eventStreamName } from '@lore/platform/transport/nats';
+import { eventStreamName, rateLimitBucketName } from '@lore/platform/transport/nats';
 import { workspaceToken } from '@lore/platform/transport/port';
 import { CONTEXTS } from '../contexts';
 
@@ -66,7 +66,7 @@ describeWithServer('NATS_URL', 'distributed topology over NATS', (natsUrl) => {
         LORE_MASTER_KEY: '',
         LORE_EGRESS_ALLOW: '127.0.0.1',
         EVENTS_HEARTBEAT_MS: '500',
-        ...WEBHOOK_TEST_ENV,
+        ...WEBHOOK_TEST_ENV, ...LIMITS_TEST_ENV,
         MODELS_DIR: modelsDirForTests(),
       },
     });
@@ -83,6 +83,7 @@ describeWithServer('NATS_URL', 'distributed topology over NATS', (natsUrl) => {
     // The run's integration-event stream (file storage, kept for days) goes with the run.
     const nc = await connect({ servers: natsUrl });
     await (await nc.jetstreamManager()).streams.delete(eventStreamName(SUBJECT_PREFIX)).catch(() => undefined);
+    await (await nc.jetstreamManager()).streams.delete(`KV_${rateLimitBucketName(SUBJECT_PREFIX)}`).catch(() => undefined);
     await nc.close();
   });
 
@@ -102,6 +103,7 @@ describeWithServer('NATS_URL', 'distributed topology over NATS', (natsUrl) => {
   describeWebhooks(() => lore);
   describeRoles(() => lore);
   describeMetrics(() => lore, { services: () => serviceMetrics });
+  describeLimits(() => lore);
 
   it('serves a stock NestJS client (send) and reaches its @EventPattern handlers, with the service enforcing its own rules', async () => {
     const microservice: INestMicroservice = await NestFactory.createMicroservice<MicroserviceOptions>(DownstreamModule, {

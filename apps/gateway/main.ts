@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createLogger, LifecycleModule, loadConfig, openDistributedEventFeed, openTransport, startTelemetry } from '@lore/platform/runtime';
+import { createLogger, LifecycleModule, loadConfig, openDistributedEventFeed, openDistributedRateBuckets, openTransport, startTelemetry } from '@lore/platform/runtime';
 import { GatewayErrorFilter, GatewayModule, gatewayServerOptions } from '@lore/gateway';
 import { loadMasterKey, masterKeyGeneratedMessage } from '@lore/platform/kernel';
 import { composeEdges } from '../contexts';
@@ -18,7 +18,14 @@ async function main(): Promise<void> {
   const eventIdSecret = loadMasterKey({ value: config.masterKey, dataDir: config.dataDir, onGenerated: (file) => logger.warn(masterKeyGeneratedMessage(file)) });
   const transport = await openTransport(config, logger, 'distributed', 'lore-gateway');
   const feed = openDistributedEventFeed(config, 'lore-gateway');
-  @Module({ imports: [LifecycleModule.forRoot([{ stop: () => telemetry.flush() }, { stop: () => feed.close() }, { stop: () => transport.close() }]), GatewayModule.forRoot({ config, transport, feed, edges: composeEdges(), eventIdSecret })] })
+  // Rate limits hold across every gateway process: their buckets live on the NATS.
+  const rateBuckets = openDistributedRateBuckets(config, 'lore-gateway');
+  @Module({
+    imports: [
+      LifecycleModule.forRoot([{ stop: () => telemetry.flush() }, { stop: () => rateBuckets.close() }, { stop: () => feed.close() }, { stop: () => transport.close() }]),
+      GatewayModule.forRoot({ config, transport, feed, edges: composeEdges(), eventIdSecret, rateBuckets }),
+    ],
+  })
   class GatewayAppModule {}
   const app = await NestFactory.create<NestFastifyApplication>(GatewayAppModule, new FastifyAdapter(gatewayServerOptions(config, logger)), { logger: false });
   app.useGlobalFilters(new GatewayErrorFilter());

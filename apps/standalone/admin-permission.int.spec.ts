@@ -43,6 +43,8 @@ describe('a route that needs an admin permission', () => {
         maxBodyBytes: 1024 * 1024,
         requestTimeoutMs: 5_000,
         eventsHeartbeatMs: 15_000,
+        // Off: this test is about permissions, not rates.
+        rateLimits: { caller: { perMinute: 0, burst: 0 }, workspace: { perMinute: 0, burst: 0 }, leaseMs: 0, overrides: new Map() },
       },
       transport: keys.transport,
       feed: keys.feed,

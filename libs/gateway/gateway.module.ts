@@ -1,9 +1,8 @@
 import { Inject, Module, type DynamicModule, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance } from 'fastify';
-import { configureGateway } from './gateway';
+import { configureGateway, type GatewayOptions } from './gateway';
 
-type GatewayOptions = Parameters<typeof configureGateway>[1];
 const GATEWAY_OPTIONS = 'lore:gateway-options';
 
 /** The HTTP edge as a Nest module: configures the Fastify instance Nest runs on. */

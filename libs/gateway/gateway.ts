@@ -3,6 +3,7 @@ import { LogController, type FastifyInstance, type FastifyReply, type FastifyReq
 import type { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { Logger } from 'pino';
 import type { EventFeed, Transport } from '@lore/platform/transport/port';
+import { MemoryRateBucketStore, type RateBucketStore } from '@lore/platform/kernel';
 import { errorBody, type HttpRoute, type IntegrationEventsSpec } from '@lore/platform/http';
 import { JwtVerifier, jwtConfigurationWarning, type JwtSettings } from './auth/jwt-verifier';
 import { Authenticator } from './auth/authenticator';
@@ -19,7 +20,9 @@ import { eventsRoutes } from './routes/events.routes';
 import { EventIds } from './http/event-ids';
 import { EventStreams } from './http/event-stream';
 import { observeRequests, requestTraceFields } from './http/request-telemetry';
+import { countRateLimitRefusal } from '@lore/platform/telemetry';
 import { registerMetricsRoute } from './routes/metrics.routes';
+import { RequestRateLimits, type RateLimitRefusal, type RateLimitSettings } from './http/request-rate-limits';
 
 /** What the HTTP edge is configured with; the process that hosts it reads it from the environment. */
 export interface GatewayConfig {
@@ -35,6 +38,22 @@ export interface GatewayConfig {
   readonly eventsHeartbeatMs: number;
   /** METRICS_TOKEN: when set, `/metrics` asks for it as a bearer token. */
   readonly metrics?: { readonly token?: string | undefined };
+  /** Request rates per caller and per workspace (RATE_LIMIT_*, LORE_WORKSPACE_LIMITS). */
+  readonly rateLimits: RateLimitSettings;
+}
+
+/** What configureGateway is given besides its configuration. */
+export interface GatewayOptions {
+  readonly config: GatewayConfig;
+  readonly transport: Transport;
+  readonly edges: readonly ComposedEdge[];
+  readonly feed: EventFeed;
+  /** The secret SSE event ids are sealed with (a key is derived from it): the same on every gateway (the master key). */
+  readonly eventIdSecret: Buffer;
+  /** Where rate-limit buckets live: shared by every gateway (NATS key-value) or, by default, in this process. */
+  readonly rateBuckets?: RateBucketStore;
+  /** Called on every 429 from the rate limits, besides the refusal counter of /metrics. */
+  readonly onRateLimited?: (refusal: RateLimitRefusal) => void;
 }
 
 /** One context's edge as the gateway composes it: its name (checked in /ready), its routes and the integration events it documents. */
@@ -76,17 +95,7 @@ export function gatewayServerOptions(config: GatewayConfig, logger: Logger): Con
 }
 
 /** Wires the HTTP edge onto a Fastify instance: hooks, error shapes, every route. */
-export function configureGateway(
-  app: FastifyInstance,
-  options: {
-    config: GatewayConfig;
-    transport: Transport;
-    edges: readonly ComposedEdge[];
-    feed: EventFeed;
-    /** The secret SSE event ids are sealed with (a key is derived from it): the same on every gateway (the master key). */
-    eventIdSecret: Buffer;
-  },
-): void {
+export function configureGateway(app: FastifyInstance, options: GatewayOptions): void {
   const { config, transport, edges, feed } = options;
   const authenticator = new Authenticator(new JwtVerifier(config.auth), transport, config.requestTimeoutMs, config.auth);
   const eventTypes = edges.flatMap((edge) => edge.events ?? []).flatMap((spec) => Object.keys(spec.published));
@@ -115,7 +124,23 @@ export function configureGateway(
   useJsonBodyParser(app);
   useMultipart(app);
 
-  registerRoutes(app, routes, { authenticator, transport, requestTimeoutMs: config.requestTimeoutMs, eventStreams });
+  let lastStoreWarning = 0;
+  // Claiming ahead only saves round trips to a shared store; in-process buckets stay exact.
+  const rateSettings = options.rateBuckets ? config.rateLimits : { ...config.rateLimits, leaseMs: 0 };
+  const rateLimits = new RequestRateLimits(rateSettings, options.rateBuckets ?? new MemoryRateBucketStore(), {
+    onRefused: (refusal) => {
+      countRateLimitRefusal(refusal.policy);
+      options.onRateLimited?.(refusal);
+    },
+    onStoreError: (error) => {
+      // Every request fails while NATS is away: one line a minute says so.
+      const now = Date.now();
+      if (now - lastStoreWarning < 60_000) return;
+      lastStoreWarning = now;
+      app.log.warn({ err: error }, 'rate-limit store failed: requests are admitted unlimited until it answers');
+    },
+  });
+  registerRoutes(app, routes, { authenticator, transport, requestTimeoutMs: config.requestTimeoutMs, eventStreams, rateLimits });
   registerMetricsRoute(app, config.metrics?.token);
   registerSystemRoutes(app, { transport, contexts: edges.map((edge) => edge.name), routes, asyncapi: gatewayAsyncApiDocument(config, edges) });
 }

@@ -24,6 +24,7 @@ import { join } from 'node:path';
 import { SignJWT } from 'jose';
 import { Pool } from 'undici';
 import { deleteEventStream, freePort, stopChild } from './load.mjs';
+import { BENCH_RATE_LIMITS } from './bench-limits.mjs';
 
 const COUNT = Number(process.env.BENCH_CONTENTION_COUNT ?? 200);
 const DISTRIBUTED_COUNT = Number(process.env.BENCH_DISTRIBUTED_COUNT ?? 32);
@@ -41,7 +42,7 @@ async function start(name, entry, extraEnv = {}) {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), `lore-bench-contention-${name}-`));
   const child = spawn(process.execPath, [entry], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, AUTH_JWT_SECRET: SECRET, LOG_LEVEL: 'warn', ...extraEnv },
+    env: { ...process.env, ...BENCH_RATE_LIMITS, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, AUTH_JWT_SECRET: SECRET, LOG_LEVEL: 'warn', ...extraEnv },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const server = { child, dataDir, url: `http://127.0.0.1:${port}` };

@@ -24,6 +24,7 @@ import { SignJWT } from 'jose';
 import { AckPolicy, DeliverPolicy, StorageType, connect, headers, nanos } from 'nats';
 import { Pool } from 'undici';
 import { freePort, stopChild, deleteEventStream } from './load.mjs';
+import { BENCH_RATE_LIMITS } from './bench-limits.mjs';
 
 // Each create is also embedded by the local model (memory search): 200/s keeps 2 cores busy.
 const RATE = Number(process.env.BENCH_RATE ?? 200);
@@ -61,7 +62,7 @@ async function start(name, args, env) {
   const dataDir = join(ROOT, name);
   mkdirSync(dataDir, { recursive: true });
   const child = spawn(process.execPath, args, {
-    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, AUTH_JWT_SECRET: SECRET, LOG_LEVEL: 'warn' },
+    env: { ...process.env, ...BENCH_RATE_LIMITS, ...env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, AUTH_JWT_SECRET: SECRET, LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   children.push(child);

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
 import { freePort, runLoad, stopChild, deleteEventStream } from './load.mjs';
+import { BENCH_RATE_LIMITS } from './bench-limits.mjs';
 
 const COUNT = Number(process.env.BENCH_COUNT ?? 5000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
@@ -19,7 +20,7 @@ async function start(name, args, env, readyPath) {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), `lore-bench-${name}-`));
   const child = spawn(process.execPath, args, {
-    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, BASELINE_DB: join(dataDir, 'baseline.db'), AUTH_JWT_SECRET: SECRET, LOG_LEVEL: 'warn' },
+    env: { ...process.env, ...BENCH_RATE_LIMITS, ...env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, BASELINE_DB: join(dataDir, 'baseline.db'), AUTH_JWT_SECRET: SECRET, LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   children.push({ child, dataDir });

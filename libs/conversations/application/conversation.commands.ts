@@ -1,4 +1,4 @@
-import { AppError, invalid, newId, notFound, type Clock, type ReplyOf, type ValidRequestOf } from '@lore/platform/kernel';
+import { AppError, invalid, newId, notFound, type Clock, type ReplyOf, type ValidRequestOf, type WorkspaceQuota } from '@lore/platform/kernel';
 import type { EventStore } from '@lore/platform/event-store/port';
 import type { DocumentStore } from '@lore/platform/documents/port';
 import { AggregateStateCache, handleCommand, type ReadYourWrites } from '@lore/platform/cqrs';
@@ -42,6 +42,8 @@ export interface ConversationCommandDeps {
   readonly readYourWrites: ReadYourWrites;
   readonly clock: Clock;
   readonly knowledge: KnowledgeCollections;
+  /** Conversations a workspace may hold (QUOTA_CONVERSATIONS). */
+  readonly quota: WorkspaceQuota;
 }
 
 export class ConversationCommands {
@@ -57,6 +59,7 @@ export class ConversationCommands {
 
   async create(command: Request<'create'>): Promise<Reply<'create'>> {
     await this.deps.knowledge.checkVisible(command, command.collectionIds);
+    await this.deps.quota.enforce(command.workspaceId, () => this.deps.documents.collection(CONVERSATIONS).count({ workspace_id: command.workspaceId }));
     const now = this.deps.clock.now();
     const conversationId = newId('conv', now.getTime());
     const content: ConversationContent = { title: command.title ?? null, tags: command.tags, metadata: command.metadata };

@@ -23,7 +23,7 @@ export const conversationsContext = defineContext({
     const messages = conversationMessages(deps.config);
     const seals = conversationSeals(deps.keyring);
     const knowledge = new KnowledgeCollections(deps.transport, deps.config.knowledge);
-    const commands = new ConversationCommands({ ...deps, seals, knowledge });
+    const commands = new ConversationCommands({ ...deps, seals, knowledge, quota: deps.config.quota });
     const queries = new ConversationQueries(deps.documents, deps.clock);
     const context = new ConversationContextQuery({ ...deps, queries, knowledge });
     return {

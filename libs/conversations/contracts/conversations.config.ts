@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { envInt } from '@lore/platform/kernel';
+import { envInt, quotaEnv, workspaceLimitsEnv, WorkspaceQuota } from '@lore/platform/kernel';
 
 /**
  * Sizes the spec leaves open (SPEC §8), from the environment (README, Configuration). The
@@ -41,8 +41,12 @@ export const conversationsConfig = z
     CONTEXT_DEFAULT_MEMORIES: envInt(5),
     CONTEXT_DEFAULT_CHUNKS: envInt(5),
     CONTEXT_DEFAULT_MESSAGES: envInt(50),
+    /** Conversations a workspace may hold (every user's together); 0 is unlimited. */
+    QUOTA_CONVERSATIONS: quotaEnv(100_000),
+    LORE_WORKSPACE_LIMITS: workspaceLimitsEnv,
   })
-  .transform((e): { limits: ConversationLimits; context: ContextDefaults } => ({
+  .transform((e): { limits: ConversationLimits; context: ContextDefaults; quota: WorkspaceQuota } => ({
+    quota: new WorkspaceQuota('conversations', 'QUOTA_CONVERSATIONS', e.QUOTA_CONVERSATIONS, e.LORE_WORKSPACE_LIMITS),
     limits: {
       maxTitleChars: e.CONVERSATION_TITLE_MAX_CHARS,
       maxContentChars: e.CONVERSATION_MESSAGE_MAX_CHARS,

@@ -17,3 +17,4 @@ export * from './webhook-receiver';
 export * from './webhooks.suite';
 export * from './roles.suite';
 export * from './metrics.suite';
+export * from './limits.suite';

@@ -33,12 +33,13 @@ export class EventStreams {
     reply.hijack();
     this.open.add(controller);
     raw.on('close', () => controller.abort());
+    // Headers set before the stream opened (X-Request-Id, RateLimit, RateLimit-Policy).
+    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) raw.setHeader(name, value);
     raw.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache, no-transform',
       connection: 'keep-alive',
       'x-accel-buffering': 'no',
-      'x-request-id': String(reply.request.id),
     });
     raw.write(`retry: ${RETRY_MS}\n\n`);
     const heartbeat = setInterval(() => {

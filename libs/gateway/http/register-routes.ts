@@ -7,6 +7,7 @@ import { authorize } from '../auth/access';
 import type { Authenticator } from '../auth/authenticator';
 import { sendError } from './error-replies';
 import type { EventStreams } from './event-stream';
+import type { RequestRateLimits } from './request-rate-limits';
 import { readUpload } from './multipart-upload';
 import { inApiTerms } from './issue-locations';
 
@@ -17,9 +18,15 @@ import { inApiTerms } from './issue-locations';
 export function registerRoutes(
   app: FastifyInstance,
   routes: readonly HttpRoute[],
-  deps: { readonly authenticator: Authenticator; readonly transport: Transport; readonly requestTimeoutMs: number; readonly eventStreams: EventStreams },
+  deps: {
+    readonly authenticator: Authenticator;
+    readonly transport: Transport;
+    readonly requestTimeoutMs: number;
+    readonly eventStreams: EventStreams;
+    readonly rateLimits: RequestRateLimits;
+  },
 ): void {
-  const { authenticator, transport, requestTimeoutMs, eventStreams } = deps;
+  const { authenticator, transport, requestTimeoutMs, eventStreams, rateLimits } = deps;
   for (const r of routes) {
     app.route({
       method: r.method,
@@ -39,6 +46,7 @@ export function registerRoutes(
               permission: r.permission,
               requestId: request.id,
             });
+            await rateLimits.admit(scope, r.path, reply);
           }
           const multipart = r.upload !== undefined && request.isMultipart();
           const upload = multipart && r.upload !== undefined ? await readUpload(request, r.upload, issues) : null;

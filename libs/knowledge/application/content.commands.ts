@@ -1,4 +1,5 @@
-import { AppError, invalid, jsonDepth, newId, notFound, type ReplyOf, type ValidRequestOf } from '@lore/platform/kernel';
+import { AppError, invalid, jsonDepth, newId, notFound, type ReplyOf, type ValidRequestOf, type WorkspaceQuota } from '@lore/platform/kernel';
+import type { DocumentCollection } from '@lore/platform/documents/port';
 import { handleCommand } from '@lore/platform/cqrs';
 import type { KnowledgeMessages } from '@lore/knowledge/contracts';
 import { contentDecider, contentIdOfChunk, contentStreamId, mayAccess, upcastContentEvent } from '@lore/knowledge/domain';
@@ -32,6 +33,8 @@ export class ContentCommands {
   constructor(
     private readonly deps: KnowledgeCommandDeps,
     private readonly maxUploadBytes: number,
+    /** QUOTA_CONTENT_BYTES and QUOTA_CHUNKS, checked when a content is created (its chunks come later, from its text). */
+    private readonly quotas: { readonly contentBytes: WorkspaceQuota; readonly chunks: WorkspaceQuota },
   ) {}
 
   async create(command: Request<'createContent'>): Promise<Reply<'createContent'>> {
@@ -48,6 +51,9 @@ export class ContentCommands {
       throw invalid(['message', 'sizeBytes'], command.parts === 1 ? 'sizeBytes must be the text\'s UTF-8 length' : 'sizeBytes must exceed the first part\'s length');
     }
     if (sizeBytes > this.maxUploadBytes) throw new AppError('too_large', `The text is larger than ${this.maxUploadBytes} bytes`);
+    const inWorkspace = { workspace_id: command.workspaceId };
+    await this.quotas.chunks.enforce(command.workspaceId, () => this.deps.documents.collection(CHUNKS).count(inWorkspace));
+    await this.quotas.contentBytes.enforce(command.workspaceId, () => totalSize(this.deps.documents.collection<ContentDoc>(CONTENTS), command.workspaceId), sizeBytes);
     const now = this.deps.clock.now();
     const contentId = newId('cnt', now.getTime());
     const event = {
@@ -179,4 +185,16 @@ export class ContentCommands {
     if (doc === null) throw notFound('Content');
     return toContentRecord(doc);
   }
+}
+
+/** The text bytes a workspace's contents hold, summed from the contents read model a page at a time. */
+async function totalSize(contents: DocumentCollection<ContentDoc>, workspaceId: string): Promise<number> {
+  let total = 0;
+  let cursor: string | null = null;
+  do {
+    const page = await contents.find({ filter: { workspace_id: workspaceId }, limit: 1_000, ...(cursor === null ? {} : { cursor }) });
+    for (const content of page.items) total += content.size;
+    cursor = page.nextCursor;
+  } while (cursor !== null);
+  return total;
 }

@@ -26,7 +26,7 @@ export const knowledgeContext = defineContext({
   build(deps) {
     const messages = knowledgeMessages(deps.config);
     const collections = new CollectionCommands(deps);
-    const contents = new ContentCommands(deps, deps.config.maxUploadBytes);
+    const contents = new ContentCommands(deps, deps.config.maxUploadBytes, deps.config.quotas);
     const queries = new KnowledgeQueries(deps.documents, deps.vectors);
     const search = new KnowledgeSearch({ ...deps, queries });
     const workers = new IngestionWorkers({ ...deps, config: deps.config.processing });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { envInt } from '@lore/platform/kernel';
+import { envInt, quotaEnv, workspaceLimitsEnv, WorkspaceQuota } from '@lore/platform/kernel';
 
 /**
  * The knowledge context's limits and processing policy, from the environment (README,
@@ -26,9 +26,18 @@ export const knowledgeConfig = z
      * (capped at 5 min). Configurable so that tests and impatient operators need not wait 2 s.
      */
     KNOWLEDGE_RETRY_BASE_MS: envInt(2_000),
+    /** Bytes of text (the contents' `size`) a workspace may hold; 0 is unlimited. */
+    QUOTA_CONTENT_BYTES: quotaEnv(10 * 1024 ** 3),
+    /** Chunks a workspace may hold: a content is refused once they are reached; 0 is unlimited. */
+    QUOTA_CHUNKS: quotaEnv(1_000_000),
+    LORE_WORKSPACE_LIMITS: workspaceLimitsEnv,
   })
   .transform((e) => ({
     maxUploadBytes: e.KNOWLEDGE_MAX_UPLOAD_BYTES,
+    quotas: {
+      contentBytes: new WorkspaceQuota('content_bytes', 'QUOTA_CONTENT_BYTES', e.QUOTA_CONTENT_BYTES, e.LORE_WORKSPACE_LIMITS),
+      chunks: new WorkspaceQuota('chunks', 'QUOTA_CHUNKS', e.QUOTA_CHUNKS, e.LORE_WORKSPACE_LIMITS),
+    },
     processing: {
       timeoutMs: e.KNOWLEDGE_PROCESSING_TIMEOUT_MS,
       maxAttempts: e.KNOWLEDGE_PROCESSING_ATTEMPTS,

@@ -1,4 +1,4 @@
-import { newId, type Clock, type ReplyOf, type ValidRequestOf } from '@lore/platform/kernel';
+import { newId, type Clock, type ReplyOf, type ValidRequestOf, type WorkspaceQuota } from '@lore/platform/kernel';
 import type { EventStore } from '@lore/platform/event-store/port';
 import type { DocumentStore } from '@lore/platform/documents/port';
 import { handleCommand, type ReadYourWrites } from '@lore/platform/cqrs';
@@ -28,12 +28,15 @@ export interface MemoryCommandDeps {
   readonly sealed: SealedFields<MemoryContent>;
   readonly readYourWrites: ReadYourWrites;
   readonly clock: Clock;
+  /** Memories a workspace may hold (QUOTA_MEMORIES). */
+  readonly quota: WorkspaceQuota;
 }
 
 export class MemoryCommands {
   constructor(private readonly deps: MemoryCommandDeps) {}
 
   async create(command: Request<'create'>): Promise<Reply<'create'>> {
+    await this.deps.quota.enforce(command.workspaceId, () => this.deps.documents.collection(MEMORIES).count({ workspace_id: command.workspaceId }));
     const now = this.deps.clock.now();
     const memoryId = newId('mem', now.getTime());
     const at = now.toISOString();

@@ -26,7 +26,7 @@ export const memoryContext = defineContext({
   build(deps) {
     const messages = memoryMessages(deps.config.limits);
     const sealed = new SealedFields<MemoryContent>(deps.keyring, 'Memory');
-    const commands = new MemoryCommands({ ...deps, sealed });
+    const commands = new MemoryCommands({ ...deps, sealed, quota: deps.config.quota });
     const queries = new MemoryQueries(deps.documents, sealed, deps.clock);
     const search = new MemorySearch({ ...deps, sealed });
     return {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { envInt } from '@lore/platform/kernel';
+import { envInt, quotaEnv, workspaceLimitsEnv, WorkspaceQuota } from '@lore/platform/kernel';
 
 /**
  * The spec leaves memory sizes open (SPEC §8); these are Lore's, read from the environment
@@ -19,8 +19,12 @@ export const memoryConfig = z
     MEMORY_MAX_TOPICS: envInt(20),
     MEMORY_TOPIC_MAX_CHARS: envInt(100),
     MEMORY_METADATA_MAX_BYTES: envInt(16 * 1024),
+    /** Memories a workspace may hold (every user's together); 0 is unlimited. */
+    QUOTA_MEMORIES: quotaEnv(100_000),
+    LORE_WORKSPACE_LIMITS: workspaceLimitsEnv,
   })
-  .transform((e): { limits: MemoryLimits } => ({
+  .transform((e): { limits: MemoryLimits; quota: WorkspaceQuota } => ({
+    quota: new WorkspaceQuota('memories', 'QUOTA_MEMORIES', e.QUOTA_MEMORIES, e.LORE_WORKSPACE_LIMITS),
     limits: {
       maxMemoryChars: e.MEMORY_MAX_CHARS,
       maxTopics: e.MEMORY_MAX_TOPICS,

@@ -28,9 +28,25 @@ export interface OpenApiOperation {
   readonly tags: string[];
   readonly parameters?: OpenApiParameter[];
   readonly requestBody?: { required: boolean; content: { 'application/json'?: { schema: JsonObject }; 'multipart/form-data'?: { schema: JsonObject } } };
-  readonly responses: Record<string, { description: string; content?: { 'application/json': { schema: JsonObject } } & Record<string, { schema: JsonObject }> }>;
+  readonly responses: Record<string, OpenApiResponse>;
   readonly security?: Array<Record<string, string[]>>;
 }
+
+export interface OpenApiResponse {
+  readonly description: string;
+  readonly content?: { 'application/json': { schema: JsonObject } } & Record<string, { schema: JsonObject }>;
+  readonly headers?: Record<string, { description: string; schema: JsonObject }>;
+}
+
+/**
+ * What a 429 from the gateway's rate limits carries (draft-ietf-httpapi-ratelimit-headers);
+ * RateLimit and RateLimit-Policy come on every rate-limited answer, successful ones too.
+ */
+const RATE_LIMIT_HEADERS: NonNullable<OpenApiResponse['headers']> = {
+  'Retry-After': { description: 'Seconds until the request would be admitted', schema: { type: 'integer', minimum: 1 } },
+  RateLimit: { description: 'The refusing policy\'s remaining units and seconds until one frees: `"caller";r=0;t=12`', schema: { type: 'string' } },
+  'RateLimit-Policy': { description: 'The policies that apply: `"caller";q=6000;w=60, "workspace";q=24000;w=60`', schema: { type: 'string' } },
+};
 
 export type OpenApiPathItem = Partial<Record<Lowercase<HttpMethod>, OpenApiOperation>>;
 
@@ -161,11 +177,12 @@ function parametersOf(components: ComponentSchemas, route: RouteSpec): OpenApiPa
   return [...fromPath, ...undeclared, ...fromQuery, ...header];
 }
 
-function errorResponse(status: number): { description: string; content: { 'application/json': { schema: JsonObject } } } {
+function errorResponse(status: number): OpenApiResponse {
   const component = status === 422 ? 'HTTPValidationError' : status === 400 ? 'HTTPCheckError' : 'HTTPError';
   return {
     description: ERROR_DESCRIPTIONS[status] ?? 'Error',
     content: { 'application/json': { schema: ref(component) } },
+    ...(status === 429 ? { headers: RATE_LIMIT_HEADERS } : {}),
   };
 }
 
@@ -174,7 +191,10 @@ function operationOf(components: ComponentSchemas, route: RouteSpec): OpenApiOpe
   const statuses = new Set<number>(route.errors ?? []);
   if (route.auth) {
     statuses.add(401);
+    // 403 is also a storage quota reached (memories, conversations, content bytes, chunks).
     statuses.add(403);
+    // Every authenticated route draws on the caller's and the workspace's request rates.
+    statuses.add(429);
   }
   // FastAPI documents 422 exactly when there is request input to validate.
   if (parameters.length > 0 || route.body) statuses.add(422);

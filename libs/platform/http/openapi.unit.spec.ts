@@ -143,7 +143,8 @@ describe('buildOpenApiDocument', () => {
 
   it('documents errors with FastAPI components', () => {
     const post = doc.paths['/api/v1/memories']?.post;
-    expect(Object.keys(post?.responses ?? {})).toEqual(['201', '401', '403', '409', '413', '422']);
+    expect(Object.keys(post?.responses ?? {})).toEqual(['201', '401', '403', '409', '413', '422', '429']);
+    expect(Object.keys(post?.responses['429']?.headers ?? {})).toEqual(['Retry-After', 'RateLimit', 'RateLimit-Policy']);
     expect(post?.responses['401']?.content?.['application/json'].schema).toEqual({ $ref: '#/components/schemas/HTTPError' });
     expect(post?.responses['422']?.content?.['application/json'].schema).toEqual({ $ref: '#/components/schemas/HTTPValidationError' });
     expect(doc.components.schemas['HTTPValidationError']).toMatchObject({

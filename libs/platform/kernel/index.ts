@@ -13,3 +13,4 @@ export * from './defined-fields';
 export * from './request-context';
 export * from './bounded-key';
 export * from './master-key';
+export * from './limits';

@@ -1,12 +1,14 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { envFlag as flag, envInt as int, envOptional as optional } from '@lore/platform/kernel';
+import { envFlag as flag, envInt as int, envOptional as optional, workspaceLimitsEnv } from '@lore/platform/kernel';
 import { parseEgressAllowList, parseEgressProxyUrl } from '@lore/platform/egress/node';
 
 /**
  * The platform's environment variables, with their defaults (the README's table lists the
  * same). Each context reads its own slice (`config` of its definition and edge).
  */
+const count = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
+
 const Env = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().default('0.0.0.0'),
@@ -51,6 +53,16 @@ const Env = z.object({
   METRICS_HOST: optional,
   /** When set, `/metrics` (gateway and services) answers only `Authorization: Bearer <METRICS_TOKEN>`. */
   METRICS_TOKEN: optional,
+  /** Requests a minute per API key or JWT user, and how many may come at once; 0 turns the limit off. */
+  RATE_LIMIT_CALLER_PER_MINUTE: count(6_000),
+  RATE_LIMIT_CALLER_BURST: count(2_000),
+  /** Requests a minute per workspace (all its callers together), and how many may come at once; 0 turns the limit off. */
+  RATE_LIMIT_WORKSPACE_PER_MINUTE: count(24_000),
+  RATE_LIMIT_WORKSPACE_BURST: count(8_000),
+  /** Distributed: how long units a gateway claims ahead from the shared buckets stay usable (the limits' tolerance). */
+  RATE_LIMIT_LEASE_MS: count(100),
+  /** Per-workspace rates and quotas: JSON `{"<workspace>": {"requests_per_minute": n, "memories": n, ...}}`. */
+  LORE_WORKSPACE_LIMITS: workspaceLimitsEnv,
 });
 
 export type LoreConfig = ReturnType<typeof loadConfig>;
@@ -95,6 +107,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     egressAllow: parseEgressAllowList(e.LORE_EGRESS_ALLOW),
     egressProxyUrl: parseEgressProxyUrl(e.LORE_EGRESS_PROXY),
     metrics: { port: e.METRICS_PORT, host: e.METRICS_HOST ?? e.HOST, token: e.METRICS_TOKEN },
+    rateLimits: {
+      caller: { perMinute: e.RATE_LIMIT_CALLER_PER_MINUTE, burst: e.RATE_LIMIT_CALLER_BURST },
+      workspace: { perMinute: e.RATE_LIMIT_WORKSPACE_PER_MINUTE, burst: e.RATE_LIMIT_WORKSPACE_BURST },
+      leaseMs: e.RATE_LIMIT_LEASE_MS,
+      overrides: e.LORE_WORKSPACE_LIMITS,
+    },
   };
 }
 

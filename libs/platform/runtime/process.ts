@@ -1,7 +1,8 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
 import type { EventFeed, Transport } from '@lore/platform/transport/port';
 import { createInProcessTransport } from '@lore/platform/transport/in-process';
-import { connectNatsTransport, jetStreamEventFeed } from '@lore/platform/transport/nats';
+import { connectNatsTransport, jetStreamEventFeed, kvRateBucketStore } from '@lore/platform/transport/nats';
+import type { RateBucketStore } from '@lore/platform/kernel';
 import { activeTraceFields } from '@lore/platform/telemetry';
 import type { LoreConfig } from './config';
 import { instrumentedTransport } from './instrumented-transport';
@@ -37,6 +38,15 @@ export async function openTransport(config: LoreConfig, logger: Logger, topology
 export function openDistributedEventFeed(config: LoreConfig, name: string): EventFeed {
   if (!config.natsUrl) throw new Error(`${name} runs in the distributed topology and needs NATS_URL`);
   return jetStreamEventFeed({ url: config.natsUrl, subjectPrefix: config.natsSubjectPrefix, name: `${name}-feed` });
+}
+
+/**
+ * The rate-limit buckets every gateway process shares, in the distributed topology: a
+ * JetStream key-value bucket on the same NATS (the standalone gateway keeps them in memory).
+ */
+export function openDistributedRateBuckets(config: LoreConfig, name: string): RateBucketStore {
+  if (!config.natsUrl) throw new Error(`${name} runs in the distributed topology and needs NATS_URL`);
+  return kvRateBucketStore({ url: config.natsUrl, subjectPrefix: config.natsSubjectPrefix, name: `${name}-rate-limits` });
 }
 
 /** Several Lore deployments (or test runs) can share one NATS: each lives under its own subject prefix. */

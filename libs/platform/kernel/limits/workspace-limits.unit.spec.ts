@@ -1,0 +1,70 @@
+import { AppError } from '../errors';
+import { workspaceLimitsEnv, WorkspaceQuota } from './workspace-limits';
+
+describe('LORE_WORKSPACE_LIMITS', () => {
+  it('reads per-workspace overrides, blank as none', () => {
+    const parsed = workspaceLimitsEnv.parse('{"acme": {"memories": 10, "requests_per_minute": 600}, "beta": {}}');
+    expect(parsed.get('acme')).toEqual({ memories: 10, requests_per_minute: 600 });
+    expect(parsed.get('beta')).toEqual({});
+    expect(workspaceLimitsEnv.parse('  ').size).toBe(0);
+    expect(workspaceLimitsEnv.parse(undefined).size).toBe(0);
+  });
+
+  it.each([
+    ['not JSON', '{acme'],
+    ['an unknown limit', '{"acme": {"memory": 10}}'],
+    ['a negative count', '{"acme": {"memories": -1}}'],
+    ['a fraction', '{"acme": {"chunks": 1.5}}'],
+    ['a list', '[1]'],
+  ])('refuses %s rather than run without the limits an operator set', (_, value) => {
+    expect(workspaceLimitsEnv.safeParse(value).success).toBe(false);
+  });
+});
+
+describe('WorkspaceQuota', () => {
+  const overrides = workspaceLimitsEnv.parse('{"small": {"memories": 2}, "free": {"memories": 0}}');
+  const quota = (): WorkspaceQuota => new WorkspaceQuota('memories', 'QUOTA_MEMORIES', 100, overrides);
+
+  it('refuses past the workspace limit with a 403 naming the quota, its limit and what to raise', () => {
+    const q = quota();
+    expect(() => q.check('small', 1)).not.toThrow();
+    let error: unknown;
+    try {
+      q.check('small', 2);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(AppError);
+    expect(error).toMatchObject({ code: 'forbidden', message: expect.stringMatching(/^Workspace quota memories of 2 reached \(2 used\).*QUOTA_MEMORIES/) });
+    expect(() => q.check('other', 99)).not.toThrow();
+    expect(() => q.check('other', 100)).toThrow(/quota memories of 100 reached/);
+    expect(() => q.check('free', 1_000_000)).not.toThrow();
+  });
+
+  it('counts afresh near the limit and only every few seconds far from it', async () => {
+    const q = quota();
+    let counts = 0;
+    let used = 0;
+    const count = (): Promise<number> => (counts++, Promise.resolve(used));
+    for (let i = 0; i < 50; i++) {
+      await q.enforce('other', count, 1, 1_000);
+      used++;
+    }
+    expect(counts).toBe(1);
+    await q.enforce('other', count, 1, 7_000);
+    expect(counts).toBe(2);
+    // Past 90 % of 100 every write counts, so the last unit is exact.
+    used = 95;
+    await q.enforce('other', count, 1, 20_000);
+    for (let i = 0; i < 4; i++) {
+      used++;
+      await q.enforce('other', count, 1, 20_001);
+    }
+    expect(counts).toBe(7);
+    used = 100;
+    await expect(q.enforce('other', count, 1, 20_002)).rejects.toThrow(/quota memories of 100 reached/);
+    // Unlimited: never counted.
+    await q.enforce('free', count);
+    expect(counts).toBe(8);
+  });
+});
