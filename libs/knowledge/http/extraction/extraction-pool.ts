@@ -1,0 +1,102 @@
+import { Piscina } from 'piscina';
+
+import { AppError, unavailable } from '@lore/platform/kernel';
+
+import type { ExtractedText, UploadedFile } from './extract-text';
+import { limitExceeded, type ExtractionLimits } from './extraction-limits';
+import type { ExtractionOutcome, ExtractionTask, TaskStarted } from './extraction.worker';
+import { extractionWorkerScript } from './extraction-worker-script';
+
+export interface ExtractionPoolOptions {
+  /** Worker threads (KNOWLEDGE_EXTRACT_WORKERS). */
+  readonly workers: number;
+  /** Files waiting beyond those being read (KNOWLEDGE_EXTRACT_QUEUE); more are refused with 503. */
+  readonly queue: number;
+  /** Per file, from when a worker starts it (KNOWLEDGE_EXTRACT_TIMEOUT_MS). */
+  readonly timeoutMs: number;
+  /** A worker's V8 old generation (KNOWLEDGE_EXTRACT_MAX_MEMORY_MB). */
+  readonly maxMemoryMb: number;
+  readonly limits: ExtractionLimits;
+}
+
+/**
+ * Reads uploaded files in worker threads (Piscina), never on the event loop that answers
+ * requests: a file that takes long or needs much memory slows down only the thread it is on.
+ * Each thread has a heap limit (a file that needs more ends its thread: 422); each file has a
+ * wall-clock deadline once a thread has it (the thread is then terminated and replaced: 422);
+ * at most `workers` files are read at once and `queue` wait, first come first served, and a
+ * file arriving at a full queue is refused at once (503) rather than held in memory. The
+ * threads start with the first upload and then stay (idle ones never keep the process alive):
+ * Piscina replaces a terminated thread only up to `minThreads`, so with fewer the files
+ * queued behind a terminated one would wait for the next upload to start a thread.
+ */
+export class ExtractionPool {
+  private pool: Piscina<ExtractionTask, ExtractionOutcome> | undefined;
+  private readonly onStart = new Map<number, () => void>();
+  private nextId = 1;
+
+  constructor(private readonly options: ExtractionPoolOptions) {}
+
+  async extract(file: UploadedFile): Promise<ExtractedText> {
+    const pool = await this.ensurePool();
+    if (pool.queueSize >= this.options.queue) throw busy();
+    const { timeoutMs, maxMemoryMb } = this.options;
+    const id = this.nextId++;
+    const abort = new AbortController();
+    let deadline: NodeJS.Timeout | undefined;
+    this.onStart.set(id, () => {
+      deadline = setTimeout(() => abort.abort(), timeoutMs);
+    });
+    const task: ExtractionTask = { id, filename: file.filename, mimeType: file.mimeType ?? null, bytes: file.bytes, limits: this.options.limits };
+    let outcome: ExtractionOutcome;
+    try {
+      outcome = await pool.run(task, { signal: abort.signal });
+    } catch (error) {
+      if (abort.signal.aborted) throw limitExceeded(file.filename, `took longer than ${timeoutMs} ms to read`, 'timeoutMs');
+      if ((error as { code?: unknown }).code === 'ERR_WORKER_OUT_OF_MEMORY') {
+        throw limitExceeded(file.filename, `needs more than ${maxMemoryMb} MB of memory to read`, 'maxMemoryMb');
+      }
+      if (error instanceof Error && /queue is at limit|no task queue/i.test(error.message)) throw busy();
+      throw error;
+    } finally {
+      clearTimeout(deadline);
+      this.onStart.delete(id);
+    }
+    if (!outcome.ok) throw AppError.from(outcome.error);
+    return outcome.extracted;
+  }
+
+  /** Ends the threads; files being read fail. */
+  async close(): Promise<void> {
+    const pool = this.pool;
+    this.pool = undefined;
+    await pool?.destroy();
+  }
+
+  private async ensurePool(): Promise<Piscina<ExtractionTask, ExtractionOutcome>> {
+    if (this.pool !== undefined) return this.pool;
+    const filename = await extractionWorkerScript();
+    if (this.pool !== undefined) return this.pool; // another caller made it meanwhile
+    const { workers, queue, maxMemoryMb } = this.options;
+    const pool = new Piscina<ExtractionTask, ExtractionOutcome>({
+      filename,
+      minThreads: workers,
+      maxThreads: workers,
+      maxQueue: queue,
+      concurrentTasksPerWorker: 1,
+      resourceLimits: { maxOldGenerationSizeMb: maxMemoryMb, maxYoungGenerationSizeMb: 32 },
+    });
+    pool.on('message', (message: Partial<TaskStarted>) => {
+      if (typeof message.started === 'number') this.onStart.get(message.started)?.();
+    });
+    // A thread that dies between tasks (or is terminated at a deadline) has already failed the
+    // task it ran, if any; Piscina replaces it. Without a listener the event would crash the process.
+    pool.on('error', () => undefined);
+    this.pool = pool;
+    return pool;
+  }
+}
+
+function busy(): AppError {
+  return unavailable('Too many uploaded files are being read right now (KNOWLEDGE_EXTRACT_QUEUE); try again shortly');
+}
