@@ -24,7 +24,8 @@ export interface ExtractionPoolOptions {
  * requests: a file that takes long or needs much memory slows down only the thread it is on.
  * Each thread has a heap limit (a file that needs more ends its thread: 422); each file has a
  * wall-clock deadline once a thread has it (the thread is then terminated and replaced: 422);
- * at most `workers` files are read at once and `queue` wait, first come first served, and a
+ * the threads yield the CPU to the request thread (nice +10); at most `workers` files are read
+ * at once and `queue` wait, first come first served, and a
  * file arriving at a full queue is refused at once (503) rather than held in memory. The
  * threads start with the first upload and then stay (idle ones never keep the process alive):
  * Piscina replaces a terminated thread only up to `minThreads`, so with fewer the files
@@ -84,6 +85,9 @@ export class ExtractionPool {
       maxThreads: workers,
       maxQueue: queue,
       concurrentTasksPerWorker: 1,
+      // The threads run at a lower priority (Linux nice +10, per thread): on a busy machine the
+      // thread that answers requests gets the CPU first and a long extraction waits instead.
+      niceIncrement: 10,
       resourceLimits: { maxOldGenerationSizeMb: maxMemoryMb, maxYoungGenerationSizeMb: 32 },
     });
     pool.on('message', (message: Partial<TaskStarted>) => {
