@@ -1,14 +1,15 @@
 // npm run probe:hostile-files — do hostile uploads slow anyone else down?
 // Starts the standalone bundle (dist/standalone.js, shared model), creates a memory, then
 // measures GET /health and GET /api/v1/memories/:id (p50/p95, two sequential clients) first
-// idle, then while PROBE_UPLOADERS clients upload hostile files in a loop: HTML nested 3,000
+// idle, then while PROBE_UPLOADERS clients upload hostile files in a loop (PROBE_ROUNDS rounds,
+// and for at least as long as the idle phase): HTML nested 3,000
 // and 100,000 levels, a DOCX of 100 KB that unzips to 100 MB, JSON nested 100,000 levels, a
 // 6,000-page PDF; with PROBE_LARGE_CSV=1 also a legal CSV of a million empty records (201, slow
 // to read). Prints every upload's
 // status and time, both phases' figures, the ratio hostile ÷ idle (target ≤ 2) and the load
 // average; exits 1 when a file was not answered as expected or a ratio is over 2. The machine's
 // load weighs on every figure: read them with the load average printed beside them.
-// Knobs: PROBE_LARGE_CSV, PROBE_IDLE_MS (default 8000), PROBE_ROUNDS (default 3), PROBE_UPLOADERS (default 2),
+// Knobs: PROBE_LARGE_CSV, PROBE_FILES (names, comma-separated), PROBE_IDLE_MS (default 8000), PROBE_ROUNDS (default 3), PROBE_UPLOADERS (default 2),
 // PROBE_ENTRY (default dist/standalone.js).
 /* global FormData, Blob -- Node 20 provides both, as it does fetch */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -105,7 +106,7 @@ function bigPdf(pages) {
   return Buffer.from(text, 'latin1');
 }
 
-const FILES = [
+const ALL_FILES = [
   { name: 'deep-3000.html', type: 'text/html', content: deepHtml(3_000), expect: 422 },
   { name: 'deep-100000.html', type: 'text/html', content: deepHtml(100_000), expect: 422 },
   { name: 'bomb.docx', type: 'application/octet-stream', content: docxBomb(100 * 1024 * 1024), expect: 422 },
@@ -114,14 +115,18 @@ const FILES = [
   // Not hostile, but large and slow to read: its 9.6 MB also go through the multipart parser on the request thread.
   ...(process.env.PROBE_LARGE_CSV === '1' ? [{ name: 'empty-records.csv', type: 'text/csv', content: `a,b,c,d,e,f,g,h,i,j\n${',,,,,,,,,\n'.repeat(990_000)}`, expect: 201 }] : []),
 ];
+const only = process.env.PROBE_FILES?.split(',');
+const FILES = only === undefined ? ALL_FILES : ALL_FILES.filter((f) => only.includes(f.name));
 
 // ---- the uploaders (a worker thread, so that building and sending files never delays the samplers)
 
 async function uploadAll({ url, token, collectionId }) {
   const results = [];
+  // At least as long as the idle phase, so that both have a comparable number of samples.
+  const until = performance.now() + IDLE_MS;
   await Promise.all(
     Array.from({ length: UPLOADERS }, async (_, u) => {
-      for (let r = 0; r < ROUNDS; r++) {
+      for (let r = 0; r < ROUNDS || performance.now() < until; r++) {
         for (let i = 0; i < FILES.length; i++) {
           const file = FILES[(i + u * 2) % FILES.length];
           const form = new FormData();
@@ -186,7 +191,7 @@ async function main() {
 
     process.stdout.write(`idle: sampling for ${IDLE_MS} ms\n`);
     const idle = await measure(() => new Promise((r) => setTimeout(r, IDLE_MS)));
-    process.stdout.write(`hostile: ${UPLOADERS} uploaders × ${ROUNDS} rounds of ${FILES.length} files\n`);
+    process.stdout.write(`hostile: ${UPLOADERS} uploaders × ≥ ${ROUNDS} rounds of ${FILES.length} files, ≥ ${IDLE_MS} ms\n`);
     const hostile = await measure(
       () =>
         new Promise((resolve, reject) => {
