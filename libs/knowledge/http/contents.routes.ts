@@ -76,7 +76,7 @@ const knowledgeRef = (r: { workspaceId: string; actor: string; collections: stri
 export function contentRoutes(messages: KnowledgeMessages, config: KnowledgeConfig): HttpRoute[] {
   const common = { tags: ['Contents'], auth: true } as const;
   // Uploaded files are read in worker threads with limits, never on the event loop (extraction-pool.ts).
-  const extraction = new ExtractionPool(config.extraction);
+  const extraction = ExtractionPool.shared(config.extraction);
   const list = (path: string, operationId: string): HttpRoute =>
     route({
       ...common,

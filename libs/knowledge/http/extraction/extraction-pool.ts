@@ -36,7 +36,24 @@ export class ExtractionPool {
   private readonly onStart = new Map<number, () => void>();
   private nextId = 1;
 
+  private static readonly sharedPools = new Map<string, ExtractionPool>();
+
   constructor(private readonly options: ExtractionPoolOptions) {}
+
+  /**
+   * One pool per process for a configuration: the gateway's routes take theirs from here, so a
+   * process that builds its routes more than once (tests; a restarted app) does not keep a set
+   * of idle threads per build. Routes have no shutdown hook; the threads end with the process.
+   */
+  static shared(options: ExtractionPoolOptions): ExtractionPool {
+    const key = JSON.stringify(options);
+    let pool = ExtractionPool.sharedPools.get(key);
+    if (pool === undefined) {
+      pool = new ExtractionPool(options);
+      ExtractionPool.sharedPools.set(key, pool);
+    }
+    return pool;
+  }
 
   /** Reads `file` in a thread. Its bytes are moved there when it owns them (see `movable`): the caller must not use them after. */
   async extract(file: UploadedFile): Promise<ExtractedText> {

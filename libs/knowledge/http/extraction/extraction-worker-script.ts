@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { AppError } from '@lore/platform/kernel';
@@ -26,13 +27,10 @@ async function locate(): Promise<string> {
   }
   const root = join(__dirname, '..', '..', '..', '..');
   const { build } = await import('esbuild');
-  // Inside the repository's node_modules, so that the bundle's `require`s of packages resolve.
-  const cache = join(root, 'node_modules', '.cache');
-  mkdirSync(cache, { recursive: true });
-  const outfile = join(mkdtempSync(join(cache, 'lore-extraction-')), 'extraction-worker.js');
-  await build({
+  const result = await build({
     entryPoints: [source],
-    outfile,
+    outfile: 'extraction-worker.js',
+    write: false,
     bundle: true,
     platform: 'node',
     target: 'node20',
@@ -42,5 +40,17 @@ async function locate(): Promise<string> {
     absWorkingDir: root,
     logLevel: 'silent',
   });
+  const code = result.outputFiles[0]?.contents ?? new Uint8Array();
+  // Inside the repository's node_modules, so that the bundle's `require`s of packages resolve;
+  // named by its content, so that test processes share one file per version of the sources.
+  // Written to a temporary name and renamed: processes building it at once never see half a file.
+  const dir = join(root, 'node_modules', '.cache', 'lore-extraction');
+  mkdirSync(dir, { recursive: true });
+  const outfile = join(dir, `extraction-worker-${createHash('sha256').update(code).digest('hex').slice(0, 16)}.js`);
+  if (!existsSync(outfile)) {
+    const partial = `${outfile}.${process.pid}.tmp`;
+    writeFileSync(partial, code);
+    renameSync(partial, outfile);
+  }
   return outfile;
 }
