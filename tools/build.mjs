@@ -14,7 +14,8 @@ const apps = Object.fromEntries(
 );
 
 await build({
-  entryPoints: { ...apps, 'rebuild-projections': 'tools/rebuild-projections.ts', 'rotate-master-key': 'tools/rotate-master-key.ts', audit: 'tools/audit.ts', distributed: 'tools/distributed.ts' },
+  // extraction-worker: the threads that read uploaded files, loaded from beside the app (extraction-worker-script.ts).
+  entryPoints: { ...apps, 'extraction-worker': 'libs/knowledge/http/extraction/extraction.worker.ts', 'rebuild-projections': 'tools/rebuild-projections.ts', 'rotate-master-key': 'tools/rotate-master-key.ts', audit: 'tools/audit.ts', distributed: 'tools/distributed.ts' },
   ...options,
   outdir: 'dist',
   sourcemap: true,

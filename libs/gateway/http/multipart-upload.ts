@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
 import type { z } from 'zod';
-import type { ValidationIssue } from '@lore/platform/kernel';
+import { AppError, invalid, type ValidationIssue } from '@lore/platform/kernel';
 import { zodIssuesToValidationIssues, type Upload } from '@lore/platform/http';
 
 /** Text fields of an upload: a few, and small (the file carries the bulk). */
@@ -19,8 +19,19 @@ export function useMultipart(app: FastifyInstance): void {
  */
 export async function readUpload(request: FastifyRequest, spec: { readonly fields: z.ZodObject; readonly maxBytes: number }, issues: ValidationIssue[]): Promise<Upload | null> {
   const fields: Record<string, string> = {};
+  const file = await readParts(request, spec.maxBytes, fields, issues).catch((error: unknown) => {
+    throw malformed(error);
+  });
+  if (file === null) issues.push({ loc: ['body', 'file'], msg: 'Field required', type: 'missing' });
+  const parsed = spec.fields.safeParse(fields);
+  if (!parsed.success) issues.push(...zodIssuesToValidationIssues(parsed.error.issues, 'body', fields, spec.fields));
+  if (file === null || !parsed.success) return null;
+  return { file, fields: parsed.data };
+}
+
+async function readParts(request: FastifyRequest, maxBytes: number, fields: Record<string, string>, issues: ValidationIssue[]): Promise<Upload['file'] | null> {
   let file: Upload['file'] | null = null;
-  for await (const part of request.parts({ limits: { ...FIELD_LIMITS, fileSize: spec.maxBytes } })) {
+  for await (const part of request.parts({ limits: { ...FIELD_LIMITS, fileSize: maxBytes } })) {
     if (part.type === 'file') {
       if (part.fieldname !== 'file' || file !== null) {
         await part.toBuffer();
@@ -32,9 +43,19 @@ export async function readUpload(request: FastifyRequest, spec: { readonly field
       fields[part.fieldname] = typeof part.value === 'string' ? part.value : String(part.value);
     }
   }
-  if (file === null) issues.push({ loc: ['body', 'file'], msg: 'Field required', type: 'missing' });
-  const parsed = spec.fields.safeParse(fields);
-  if (!parsed.success) issues.push(...zodIssuesToValidationIssues(parsed.error.issues, 'body', fields, spec.fields));
-  if (file === null || !parsed.success) return null;
-  return { file, fields: parsed.data };
+  return file;
+}
+
+/**
+ * The multipart parser (busboy) reports a request it cannot read with plain Errors, which
+ * would be answered 500: a Content-Type without its boundary, a body cut short or with a
+ * malformed part header. Those are the client's to fix (422 in the documented shape). Errors
+ * that carry a status (@fastify/multipart's limits: 413) and our own pass through unchanged.
+ */
+function malformed(error: unknown): unknown {
+  if (error instanceof AppError || !(error instanceof Error) || typeof (error as { statusCode?: unknown }).statusCode === 'number') return error;
+  if (/boundary not found/i.test(error.message)) {
+    return invalid(['header', 'content-type'], 'multipart/form-data needs a boundary parameter (Content-Type: multipart/form-data; boundary=...)');
+  }
+  return invalid(['body'], `The multipart/form-data body could not be read: ${error.message}`);
 }

@@ -31,6 +31,31 @@ export const knowledgeConfig = z
     /** Chunks a workspace may hold: a content is refused once they are reached; 0 is unlimited. */
     QUOTA_CHUNKS: quotaEnv(1_000_000),
     LORE_WORKSPACE_LIMITS: workspaceLimitsEnv,
+    // Text extraction of uploads (the gateway's worker threads); each limit names itself in the 422 it causes.
+    /** Worker threads that extract text from uploads, per gateway process. */
+    KNOWLEDGE_EXTRACT_WORKERS: envInt(2),
+    /** Uploads waiting for a worker beyond those being extracted; more are refused with 503. */
+    KNOWLEDGE_EXTRACT_QUEUE: envInt(8),
+    /** Wall-clock time one file may take once a worker has it; the worker is then ended and replaced. */
+    KNOWLEDGE_EXTRACT_TIMEOUT_MS: envInt(15_000),
+    /** A worker's JavaScript heap (V8 old generation); a file that needs more ends its worker. */
+    KNOWLEDGE_EXTRACT_MAX_MEMORY_MB: envInt(512),
+    /** Nesting of HTML elements and of JSON arrays and objects. */
+    KNOWLEDGE_EXTRACT_MAX_DEPTH: envInt(512),
+    /** Sum of the uncompressed sizes of a DOCX's (ZIP's) entries, checked before anything is inflated. */
+    KNOWLEDGE_EXTRACT_MAX_UNZIPPED_BYTES: envInt(64 * 1024 * 1024),
+    /** Entries in a DOCX's ZIP directory. */
+    KNOWLEDGE_EXTRACT_MAX_ZIP_ENTRIES: envInt(10_000),
+    /** Uncompressed ÷ compressed size of one ZIP entry over 1 MiB (XML compresses 5–20×; bombs 1000×). */
+    KNOWLEDGE_EXTRACT_MAX_ZIP_RATIO: envInt(100),
+    /** Records of a CSV file. */
+    KNOWLEDGE_EXTRACT_MAX_CSV_ROWS: envInt(1_000_000),
+    /** Fields of one CSV record. */
+    KNOWLEDGE_EXTRACT_MAX_CSV_COLUMNS: envInt(10_000),
+    /** Pages of a PDF. */
+    KNOWLEDGE_EXTRACT_MAX_PDF_PAGES: envInt(5_000),
+    /** Characters of extracted text (CSV and JSON repeat headers and paths, so text can outgrow the file). */
+    KNOWLEDGE_EXTRACT_MAX_TEXT_CHARS: envInt(32_000_000),
   })
   .transform((e) => ({
     maxUploadBytes: e.KNOWLEDGE_MAX_UPLOAD_BYTES,
@@ -44,6 +69,22 @@ export const knowledgeConfig = z
       leaseMs: e.KNOWLEDGE_LEASE_MS,
       workers: e.KNOWLEDGE_WORKERS,
       retryBaseMs: e.KNOWLEDGE_RETRY_BASE_MS,
+    },
+    extraction: {
+      workers: e.KNOWLEDGE_EXTRACT_WORKERS,
+      queue: e.KNOWLEDGE_EXTRACT_QUEUE,
+      timeoutMs: e.KNOWLEDGE_EXTRACT_TIMEOUT_MS,
+      maxMemoryMb: e.KNOWLEDGE_EXTRACT_MAX_MEMORY_MB,
+      limits: {
+        maxDepth: e.KNOWLEDGE_EXTRACT_MAX_DEPTH,
+        maxUnzippedBytes: e.KNOWLEDGE_EXTRACT_MAX_UNZIPPED_BYTES,
+        maxZipEntries: e.KNOWLEDGE_EXTRACT_MAX_ZIP_ENTRIES,
+        maxZipRatio: e.KNOWLEDGE_EXTRACT_MAX_ZIP_RATIO,
+        maxCsvRows: e.KNOWLEDGE_EXTRACT_MAX_CSV_ROWS,
+        maxCsvColumns: e.KNOWLEDGE_EXTRACT_MAX_CSV_COLUMNS,
+        maxPdfPages: e.KNOWLEDGE_EXTRACT_MAX_PDF_PAGES,
+        maxTextChars: e.KNOWLEDGE_EXTRACT_MAX_TEXT_CHARS,
+      },
     },
   }));
 export type KnowledgeConfig = z.output<typeof knowledgeConfig>;

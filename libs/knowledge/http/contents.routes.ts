@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { AppError, invalid, type RequestOf } from '@lore/platform/kernel';
 import { route, skipLimitQuery, unkeepableJsonIssue, type HttpRoute, type Send } from '@lore/platform/http';
 import { CollectionId, CONTENT_PART_CHARS, CONTENT_STATUSES, contentFields, ContentId, ContentRecord, jsonObject, type KnowledgeConfig, type KnowledgeMessages } from '@lore/knowledge/contracts';
-import { extractText } from './extraction/extract-text';
+import { ExtractionPool } from './extraction/extraction-pool';
 import { knowledgeScope } from './knowledge-scope';
 import { textParts } from './text-parts';
 
@@ -78,6 +78,8 @@ const knowledgeRef = (r: { workspaceId: string; actor: string; collections: stri
 /** Contents (SPEC §4.4): JSON or file upload, list (also at `/contents`), get, delete, reprocess. */
 export function contentRoutes(messages: KnowledgeMessages, config: KnowledgeConfig): HttpRoute[] {
   const common = { tags: ['Contents'], auth: true } as const;
+  // Uploaded files are read in worker threads with limits, never on the event loop (extraction-pool.ts).
+  const extraction = ExtractionPool.shared(config.extraction);
   const list = (path: string, operationId: string): HttpRoute =>
     route({
       ...common,
@@ -121,7 +123,7 @@ export function contentRoutes(messages: KnowledgeMessages, config: KnowledgeConf
       errors: [404, 413],
       handle: async ({ body, upload, scope, send }) => {
         if (upload !== null) {
-          const extracted = await extractText({ filename: upload.file.filename, mimeType: upload.file.mimeType, bytes: upload.file.bytes });
+          const extracted = await extraction.extract({ filename: upload.file.filename, mimeType: upload.file.mimeType, bytes: upload.file.bytes });
           const fields = upload.fields;
           return createInParts(send, messages, {
             ...knowledgeScope(scope),

@@ -1,6 +1,7 @@
 import { invalid } from '@lore/platform/kernel';
 
 import { FILE_LOC } from './file-format';
+import { checkTextSize, DEFAULT_EXTRACTION_LIMITS, limitExceeded, type ExtractionLimits } from './extraction-limits';
 
 /**
  * Parses CSV as RFC 4180 describes: comma-separated fields, records ending in CRLF or LF,
@@ -9,13 +10,26 @@ import { FILE_LOC } from './file-format';
  * after a closing quote is appended to the field, so hand-edited files still load. A quoted
  * field that never closes is an error: everything after it would silently become one field.
  */
-export function parseCsv(text: string, filename = 'file'): string[][] {
+export function parseCsv(text: string, filename = 'file', limits: ExtractionLimits = DEFAULT_EXTRACTION_LIMITS): string[][] {
   const rows: string[][] = [];
   let row: string[] = [];
   let field = '';
   let quoted = false; // inside a quoted section
   let quoteLine = 0; // where the open quote was, for the error
   let line = 1;
+  // Counted as they are made: a file of line breaks or of commas is millions of empty cells.
+  const endField = (): void => {
+    row.push(field);
+    field = '';
+    if (row.length > limits.maxCsvColumns) {
+      throw limitExceeded(filename, `has a CSV record with more than ${limits.maxCsvColumns} fields`, 'maxCsvColumns');
+    }
+  };
+  const endRow = (): void => {
+    rows.push(row);
+    row = [];
+    if (rows.length > limits.maxCsvRows) throw limitExceeded(filename, `has more than ${limits.maxCsvRows} CSV records`, 'maxCsvRows');
+  };
   for (let i = 0; i < text.length; i++) {
     const char = text[i] as string;
     if (quoted) {
@@ -32,14 +46,11 @@ export function parseCsv(text: string, filename = 'file'): string[][] {
       quoted = true;
       quoteLine = line;
     } else if (char === ',') {
-      row.push(field);
-      field = '';
+      endField();
     } else if (char === '\n' || char === '\r') {
       if (char === '\r' && text[i + 1] === '\n') i++;
-      row.push(field);
-      rows.push(row);
-      row = [];
-      field = '';
+      endField();
+      endRow();
       line++;
     } else {
       field += char;
@@ -49,7 +60,10 @@ export function parseCsv(text: string, filename = 'file'): string[][] {
     throw invalid(FILE_LOC, `"${filename}" is not valid CSV: the quoted field opened on line ${quoteLine} is never closed`);
   }
   // The last record may or may not end with a line break.
-  if (field !== '' || row.length > 0) rows.push([...row, field]);
+  if (field !== '' || row.length > 0) {
+    endField();
+    endRow();
+  }
   return rows;
 }
 
@@ -60,21 +74,26 @@ export function parseCsv(text: string, filename = 'file'): string[][] {
  * column without a header is called "column N", and blank rows are skipped. Line breaks inside
  * a quoted cell become spaces, so that one line is still one row.
  */
-export function csvText(text: string, filename: string): string {
-  const rows = parseCsv(text, filename).filter((row) => row.some((cell) => cell.trim() !== ''));
+export function csvText(text: string, filename: string, limits: ExtractionLimits = DEFAULT_EXTRACTION_LIMITS): string {
+  const rows = parseCsv(text, filename, limits).filter((row) => row.some((cell) => cell.trim() !== ''));
   const [header, ...data] = rows;
   if (header === undefined) return '';
   const names = header.map((name, i) => oneLine(name) || `column ${i + 1}`);
   // A header-only file still has searchable content: its column names.
   if (data.length === 0) return names.join(', ');
+  // Each row repeats the header names, so the text can be many times the file: counted as it grows.
+  let chars = 0;
   return data
-    .map((row) =>
-      row
+    .map((row) => {
+      const line = row
         .map((cell, i) => [names[i] ?? `column ${i + 1}`, oneLine(cell)] as const)
         .filter(([, cell]) => cell !== '')
         .map(([name, cell]) => `${name}: ${cell}`)
-        .join('; '),
-    )
+        .join('; ');
+      chars += line.length + 1;
+      checkTextSize(chars, limits, filename);
+      return line;
+    })
     .join('\n');
 }
 

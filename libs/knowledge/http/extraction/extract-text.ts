@@ -2,12 +2,15 @@ import { invalid } from '@lore/platform/kernel';
 
 import { csvText } from './csv-text';
 import { docxText } from './docx-text';
+import { checkTextSize, DEFAULT_EXTRACTION_LIMITS, type ExtractionLimits } from './extraction-limits';
 import { detectFormat, FILE_LOC, MIME_OF } from './file-format';
 import type { FileFormat, UploadedFile } from './file-format';
+import { checkHtmlDepth } from './html-depth';
 import { htmlText } from './html-text';
 import { jsonText } from './json-text';
 import { pdfText } from './pdf-text';
 import { decodeUtf8 } from './utf8-text';
+import { checkZip } from './zip-directory';
 
 export { detectFormat } from './file-format';
 export type { FileFormat, UploadedFile } from './file-format';
@@ -16,7 +19,9 @@ export type { FileFormat, UploadedFile } from './file-format';
  * Plain text of an uploaded file, ready for chunking: the one entry point of this folder.
  * Every failure the uploader can fix (unsupported type, a file that is not what its name says,
  * invalid UTF-8 or JSON, a corrupt or encrypted PDF, a DOCX that does not unpack, no text at
- * all) is an AppError with code 'validation' located at ['body', 'file'].
+ * all, a file over one of `limits`) is an AppError with code 'validation' located at
+ * ['body', 'file']. This runs the readers in the calling thread: the gateway calls it through
+ * the extraction pool (extraction-pool.ts), which adds the limits on time and memory.
  */
 export interface ExtractedText {
   readonly text: string;
@@ -29,9 +34,10 @@ export interface ExtractedText {
   readonly pages: number | null;
 }
 
-export async function extractText(file: UploadedFile): Promise<ExtractedText> {
+export async function extractText(file: UploadedFile, limits: ExtractionLimits = DEFAULT_EXTRACTION_LIMITS): Promise<ExtractedText> {
   const format = detectFormat(file);
-  const { text, title = null, pages = null } = await read(format, file);
+  const { text, title = null, pages = null } = await read(format, file, limits);
+  checkTextSize(text.length, limits, file.filename);
   if (text.trim() === '') {
     // An empty result would be indexed as nothing; say why instead. For a PDF that almost
     // always means a scan: its pages are images, and we do no OCR.
@@ -51,21 +57,25 @@ interface Read {
   readonly pages?: number;
 }
 
-async function read(format: FileFormat, { filename, bytes }: UploadedFile): Promise<Read> {
+async function read(format: FileFormat, { filename, bytes }: UploadedFile, limits: ExtractionLimits): Promise<Read> {
   switch (format) {
     case 'text':
     case 'markdown':
       // Kept as written (markdown syntax is meaningful to the chunker and to readers).
       return { text: decodeUtf8(bytes, filename) };
-    case 'html':
-      return htmlText(decodeUtf8(bytes, filename));
+    case 'html': {
+      const html = decodeUtf8(bytes, filename);
+      checkHtmlDepth(html, limits, filename);
+      return htmlText(html);
+    }
     case 'json':
-      return { text: jsonText(decodeUtf8(bytes, filename), filename) };
+      return { text: jsonText(decodeUtf8(bytes, filename), filename, limits) };
     case 'csv':
-      return { text: csvText(decodeUtf8(bytes, filename), filename) };
+      return { text: csvText(decodeUtf8(bytes, filename), filename, limits) };
     case 'pdf':
-      return pdfText(bytes, filename);
+      return pdfText(bytes, filename, limits);
     case 'docx':
+      checkZip(bytes, limits, filename);
       return { text: await docxText(bytes, filename) };
   }
 }

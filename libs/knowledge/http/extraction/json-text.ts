@@ -1,6 +1,7 @@
 import { invalid } from '@lore/platform/kernel';
 
 import { FILE_LOC } from './file-format';
+import { checkTextSize, DEFAULT_EXTRACTION_LIMITS, limitExceeded, type ExtractionLimits } from './extraction-limits';
 
 /**
  * Renders JSON as one `path: value` line per leaf, e.g.
@@ -15,7 +16,10 @@ import { FILE_LOC } from './file-format';
  * ordinary words that keyword search matches. Strings are written unquoted so the text reads
  * naturally; brackets and quotes of pretty-printed JSON would only add tokens.
  */
-export function jsonText(text: string, filename: string): string {
+export function jsonText(text: string, filename: string, limits: ExtractionLimits = DEFAULT_EXTRACTION_LIMITS): string {
+  if (jsonTextDepth(text, limits.maxDepth) > limits.maxDepth) {
+    throw limitExceeded(filename, `nests JSON arrays and objects deeper than ${limits.maxDepth} levels`, 'maxDepth');
+  }
   let value: unknown;
   try {
     value = JSON.parse(text) as unknown;
@@ -23,7 +27,34 @@ export function jsonText(text: string, filename: string): string {
     const reason = error instanceof Error ? error.message : String(error);
     throw invalid(FILE_LOC, `"${filename}" is not valid JSON: ${reason}`);
   }
-  return flatten(value).join('\n');
+  return flatten(value, (chars) => checkTextSize(chars, limits, filename)).join('\n');
+}
+
+/**
+ * Deepest nesting of `[` and `{` in JSON text, outside strings, stopping past `limit`: a scan
+ * of the text, so a deep file is refused before JSON.parse builds it. Malformed text is left
+ * to JSON.parse to report.
+ */
+export function jsonTextDepth(text: string, limit: number): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const char = text.charCodeAt(i);
+    if (inString) {
+      if (char === 0x5c) i++; // a backslash escapes the next character
+      else if (char === 0x22) inString = false;
+    } else if (char === 0x22) {
+      inString = true;
+    } else if (char === 0x5b || char === 0x7b) {
+      depth++;
+      if (depth > deepest) deepest = depth;
+      if (deepest > limit) return deepest;
+    } else if (char === 0x5d || char === 0x7d) {
+      depth--;
+    }
+  }
+  return deepest;
 }
 
 /**
@@ -31,8 +62,16 @@ export function jsonText(text: string, filename: string): string {
  * allows (JSON.parse itself copes with that). The stack holds [path, value] pairs in reverse,
  * so lines come out in document order.
  */
-function flatten(root: unknown): string[] {
+function flatten(root: unknown, checkSize: (chars: number) => void): string[] {
   const lines: string[] = [];
+  let chars = 0;
+  const push = (text: string): void => {
+    // Every line repeats its path, so the text of a deep and wide value can be far larger
+    // than the file: counted as it grows, and stopped at the limit.
+    chars += text.length + 1;
+    checkSize(chars);
+    lines.push(text);
+  };
   const stack: Array<[string, unknown]> = [['', root]];
   while (stack.length > 0) {
     const [path, value] = stack.pop() as [string, unknown];
@@ -40,10 +79,10 @@ function flatten(root: unknown): string[] {
       const entries: Array<[string, unknown]> = Array.isArray(value)
         ? value.map((item, index): [string, unknown] => [`${path}[${index}]`, item])
         : Object.entries(value).map(([key, item]): [string, unknown] => [join(path, key), item]);
-      if (entries.length === 0) lines.push(line(path, Array.isArray(value) ? '[]' : '{}'));
+      if (entries.length === 0) push(line(path, Array.isArray(value) ? '[]' : '{}'));
       for (let i = entries.length - 1; i >= 0; i--) stack.push(entries[i] as [string, unknown]);
     } else {
-      lines.push(line(path, typeof value === 'string' ? value : JSON.stringify(value)));
+      push(line(path, typeof value === 'string' ? value : JSON.stringify(value)));
     }
   }
   return lines;

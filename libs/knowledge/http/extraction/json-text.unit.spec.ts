@@ -1,6 +1,7 @@
 import { AppError } from '@lore/platform/kernel';
 
-import { jsonText } from './json-text';
+import { DEFAULT_EXTRACTION_LIMITS } from './extraction-limits';
+import { jsonText, jsonTextDepth } from './json-text';
 
 describe('jsonText', () => {
   it('writes one path: value line per leaf, in document order, with dotted keys and indexed arrays', () => {
@@ -20,10 +21,17 @@ describe('jsonText', () => {
     expect(jsonText('"just a string"', 'f.json')).toBe('just a string');
   });
 
-  it('handles nesting deeper than the call stack', () => {
+  it('handles nesting deeper than the call stack when the limit allows it', () => {
     const depth = 20_000;
-    const lines = jsonText('['.repeat(depth) + '1' + ']'.repeat(depth), 'deep.json');
+    const lines = jsonText('['.repeat(depth) + '1' + ']'.repeat(depth), 'deep.json', { ...DEFAULT_EXTRACTION_LIMITS, maxDepth: depth });
     expect(lines).toBe(`${'[0]'.repeat(depth)}: 1`);
+  });
+
+  it('refuses nesting deeper than the limit before parsing, counting brackets outside strings only', () => {
+    const at = (depth: number): string => '['.repeat(depth) + '1' + ']'.repeat(depth);
+    expect(jsonText(at(512), 'ok.json')).toBe(`${'[0]'.repeat(512)}: 1`);
+    expect(() => jsonText(at(513), 'deep.json')).toThrow('"deep.json" nests JSON arrays and objects deeper than 512 levels (KNOWLEDGE_EXTRACT_MAX_DEPTH)');
+    expect(jsonTextDepth('{"a":"[[[[\\"[[[", "b":[{}]}', 3)).toBe(3);
   });
 
   it('rejects invalid JSON with the parser\'s reason', () => {

@@ -2,6 +2,7 @@ import { AppError, invalid } from '@lore/platform/kernel';
 import { extractText, getDocumentProxy, getMeta } from 'unpdf';
 
 import { FILE_LOC } from './file-format';
+import { checkTextSize, DEFAULT_EXTRACTION_LIMITS, limitExceeded, type ExtractionLimits } from './extraction-limits';
 import { tidyBlocks } from './utf8-text';
 
 export interface PdfText {
@@ -19,17 +20,20 @@ export interface PdfText {
  * Note: unpdf's CommonJS build loads PDF.js with a dynamic `import()`, which works in Node but
  * not inside jest's module sandbox; the specs hand it the module (spec-support.ts).
  */
-export async function pdfText(bytes: Uint8Array, filename: string): Promise<PdfText> {
+export async function pdfText(bytes: Uint8Array, filename: string, limits: ExtractionLimits = DEFAULT_EXTRACTION_LIMITS): Promise<PdfText> {
   // A copy: PDF.js takes over (detaches) the buffer it is given, and the caller's is not ours.
   const pdf = await getDocumentProxy(new Uint8Array(bytes), { verbosity: 0 }).catch((error: unknown) => {
     throw readError(error, filename);
   });
   try {
+    // The page count is in the document's catalogue: known before any page is parsed.
+    if (pdf.numPages > limits.maxPdfPages) throw limitExceeded(filename, `has more than ${limits.maxPdfPages} pages`, 'maxPdfPages');
     const { totalPages, text } = await extractText(pdf, { mergePages: false });
     const body = text
       .map((page) => tidyBlocks(page.replace(/\r\n?/g, '\n').replace(/\u0000/g, '')))
       .filter((page) => page !== '')
       .join('\n\n');
+    checkTextSize(body.length, limits, filename);
     return { text: body, title: await pdfTitle(pdf), pages: totalPages };
   } catch (error) {
     throw readError(error, filename);

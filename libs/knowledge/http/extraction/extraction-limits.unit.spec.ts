@@ -1,0 +1,34 @@
+import { knowledgeConfig } from '@lore/knowledge/contracts';
+
+import { DEFAULT_EXTRACTION_LIMITS } from './extraction-limits';
+
+describe('extraction configuration', () => {
+  it('defaults to the documented limits, the same ones extractText uses without a configuration', () => {
+    const { extraction } = knowledgeConfig.parse({});
+    expect(extraction).toEqual({ workers: 2, queue: 8, timeoutMs: 15_000, maxMemoryMb: 512, limits: DEFAULT_EXTRACTION_LIMITS });
+  });
+
+  it('reads every limit from its KNOWLEDGE_EXTRACT_* variable', () => {
+    const { extraction } = knowledgeConfig.parse({
+      KNOWLEDGE_EXTRACT_WORKERS: '3',
+      KNOWLEDGE_EXTRACT_QUEUE: '4',
+      KNOWLEDGE_EXTRACT_TIMEOUT_MS: '5000',
+      KNOWLEDGE_EXTRACT_MAX_MEMORY_MB: '128',
+      KNOWLEDGE_EXTRACT_MAX_DEPTH: '100',
+      KNOWLEDGE_EXTRACT_MAX_UNZIPPED_BYTES: '1000',
+      KNOWLEDGE_EXTRACT_MAX_ZIP_ENTRIES: '10',
+      KNOWLEDGE_EXTRACT_MAX_ZIP_RATIO: '20',
+      KNOWLEDGE_EXTRACT_MAX_CSV_ROWS: '30',
+      KNOWLEDGE_EXTRACT_MAX_CSV_COLUMNS: '40',
+      KNOWLEDGE_EXTRACT_MAX_PDF_PAGES: '50',
+      KNOWLEDGE_EXTRACT_MAX_TEXT_CHARS: '60',
+    });
+    expect(extraction).toEqual({
+      workers: 3,
+      queue: 4,
+      timeoutMs: 5000,
+      maxMemoryMb: 128,
+      limits: { maxDepth: 100, maxUnzippedBytes: 1000, maxZipEntries: 10, maxZipRatio: 20, maxCsvRows: 30, maxCsvColumns: 40, maxPdfPages: 50, maxTextChars: 60 },
+    });
+  });
+});

@@ -1,0 +1,164 @@
+import { performance } from 'node:perf_hooks';
+
+import { AppError } from '@lore/platform/kernel';
+
+import { DEFAULT_EXTRACTION_LIMITS, type ExtractionLimits } from './extraction-limits';
+import { ExtractionPool, type ExtractionPoolOptions } from './extraction-pool';
+import { deepHtml, deepJson, docx, pdf, utf8 } from './hostile-files.fixture';
+
+/**
+ * The pool as the gateway uses it: real worker threads running the bundled worker. Every
+ * hostile file gets a 422 naming its limit within seconds; normal files of each format still
+ * read; and the event loop of this thread keeps turning meanwhile.
+ */
+const OPTIONS: ExtractionPoolOptions = { workers: 2, queue: 4, timeoutMs: 10_000, maxMemoryMb: 256, limits: DEFAULT_EXTRACTION_LIMITS };
+
+async function refusal(pool: ExtractionPool, filename: string, bytes: Uint8Array): Promise<{ msg: string; type: string; ms: number }> {
+  const started = performance.now();
+  const error: unknown = await pool.extract({ filename, bytes }).then(
+    () => new Error(`${filename} was read`),
+    (e: unknown) => e,
+  );
+  const ms = performance.now() - started;
+  expect(error).toBeInstanceOf(AppError);
+  const issue = (error as AppError).issues[0];
+  expect((error as AppError).code).toBe('validation');
+  expect(issue?.loc).toEqual(['body', 'file']);
+  return { msg: issue?.msg ?? '', type: issue?.type ?? '', ms };
+}
+
+describe('ExtractionPool', () => {
+  let pool: ExtractionPool;
+  beforeAll(async () => {
+    pool = new ExtractionPool(OPTIONS);
+    await pool.extract({ filename: 'warm.txt', bytes: utf8('warm up') }); // starts a thread and loads the readers
+  }, 60_000);
+  afterAll(() => pool.close());
+
+  it('reads a normal file of every format in a worker thread', async () => {
+    expect((await pool.extract({ filename: 'a.html', bytes: utf8('<html><head><title>T</title></head><body><div><p>Hello <b>there</b></p></div></body></html>') })).text).toBe('Hello there');
+    expect((await pool.extract({ filename: 'a.html', bytes: deepHtml(500) })).text).toBe('deep');
+    expect((await pool.extract({ filename: 'a.json', bytes: utf8('{"a":{"b":[1,"x"]}}') })).text).toBe('a.b[0]: 1\na.b[1]: x');
+    expect((await pool.extract({ filename: 'a.json', bytes: deepJson(500) })).text).toBe(`${'[0]'.repeat(500)}: 1`);
+    expect((await pool.extract({ filename: 'a.csv', bytes: utf8('name,city\nAda,London\n') })).text).toBe('name: Ada; city: London');
+    const word = await pool.extract({ filename: 'a.docx', bytes: docx(['First paragraph.', 'Second one.']) });
+    expect(word.text).toBe('First paragraph.\n\nSecond one.');
+    expect(word.format).toBe('docx');
+    const paper = await pool.extract({ filename: 'a.pdf', bytes: pdf(['Page one', 'Page two']) });
+    expect(paper).toMatchObject({ text: 'Page one\n\nPage two', pages: 2 });
+  });
+
+  it('refuses a PDF with more pages than the limit, before reading them', async () => {
+    const short = new ExtractionPool({ ...OPTIONS, workers: 1, limits: { ...DEFAULT_EXTRACTION_LIMITS, maxPdfPages: 2 } });
+    try {
+      const { msg } = await refusal(short, 'long.pdf', pdf(['One', 'Two', 'Three']));
+      expect(msg).toBe('"long.pdf" has more than 2 pages (KNOWLEDGE_EXTRACT_MAX_PDF_PAGES)');
+    } finally {
+      await short.close();
+    }
+  });
+
+  it('answers an uploader error (invalid JSON) as the same 422 the reader raises', async () => {
+    const { msg, type } = await refusal(pool, 'bad.json', utf8('{"a": }'));
+    expect(msg).toMatch(/^"bad.json" is not valid JSON/);
+    expect(type).toBe('value_error');
+  });
+
+  it.each([3_000, 100_000])('refuses HTML nested %i levels within seconds, naming the limit', async (depth) => {
+    const { msg, type, ms } = await refusal(pool, 'deep.html', deepHtml(depth));
+    expect(msg).toBe('"deep.html" nests its HTML deeper than 512 levels (KNOWLEDGE_EXTRACT_MAX_DEPTH)');
+    expect(type).toBe('limit_exceeded');
+    expect(ms).toBeLessThan(3_000);
+  });
+
+  it('refuses JSON nested deeper than the limit', async () => {
+    const { msg } = await refusal(pool, 'deep.json', deepJson(100_000));
+    expect(msg).toBe('"deep.json" nests JSON arrays and objects deeper than 512 levels (KNOWLEDGE_EXTRACT_MAX_DEPTH)');
+  });
+
+  it('refuses a DOCX that expands to 100 MB from its ZIP directory, before inflating it', async () => {
+    const bomb = docx(['Hello'], { padding: 100 * 1024 * 1024 });
+    expect(bomb.byteLength).toBeLessThan(200 * 1024);
+    const { msg, ms } = await refusal(pool, 'bomb.docx', bomb);
+    expect(msg).toBe(`"bomb.docx" expands to more than ${64 * 1024 * 1024} bytes when unzipped (KNOWLEDGE_EXTRACT_MAX_UNZIPPED_BYTES)`);
+    expect(ms).toBeLessThan(2_000);
+  }, 30_000);
+
+  it('refuses a DOCX entry compressed beyond the ratio, and one whose directory understates its size', async () => {
+    const dense = await refusal(pool, 'dense.docx', docx(['Hello'], { padding: 20 * 1024 * 1024 }));
+    expect(dense.msg).toBe('"dense.docx" has an entry compressed more than 100 times (word/document.xml) (KNOWLEDGE_EXTRACT_MAX_ZIP_RATIO)');
+    const liar = await refusal(pool, 'liar.docx', docx(['Hello'], { padding: 50 * 1024 * 1024, declaredSize: 1000 }));
+    expect(liar.msg).toMatch(/^"liar.docx" could not be read as a DOCX document: word\/document.xml expands to a size other than its ZIP directory declares/);
+  }, 30_000);
+
+  it('refuses CSV with too many records or fields, and text larger than the limit', async () => {
+    expect((await refusal(pool, 'rows.csv', utf8('a\n'.repeat(1_000_001)))).msg).toBe('"rows.csv" has more than 1000000 CSV records (KNOWLEDGE_EXTRACT_MAX_CSV_ROWS)');
+    expect((await refusal(pool, 'wide.csv', utf8(','.repeat(10_000)))).msg).toBe('"wide.csv" has a CSV record with more than 10000 fields (KNOWLEDGE_EXTRACT_MAX_CSV_COLUMNS)');
+    // 2,000 header names repeated on each of 1,000 rows: a 4 MB file whose text would be ~30 MB.
+    const header = Array.from({ length: 2_000 }, (_, i) => `column_name_${i}`).join(',');
+    const row = Array.from({ length: 2_000 }, () => 'x').join(',');
+    const small: ExtractionLimits = { ...DEFAULT_EXTRACTION_LIMITS, maxTextChars: 1_000_000 };
+    const limited = new ExtractionPool({ ...OPTIONS, workers: 1, limits: small });
+    try {
+      const { msg } = await refusal(limited, 'amplified.csv', utf8(`${header}\n${`${row}\n`.repeat(1_000)}`));
+      expect(msg).toBe('"amplified.csv" yields more than 1000000 characters of text (KNOWLEDGE_EXTRACT_MAX_TEXT_CHARS)');
+    } finally {
+      await limited.close();
+    }
+  }, 30_000);
+
+  it('ends a file at its deadline and at its memory limit, replacing the thread', async () => {
+    // Limits on structure off, so that only time and memory are left to stop the readers.
+    const open: ExtractionLimits = { ...DEFAULT_EXTRACTION_LIMITS, maxDepth: 10_000_000, maxTextChars: 1e9, maxCsvRows: 1e9 };
+    const slow = new ExtractionPool({ ...OPTIONS, workers: 1, timeoutMs: 300, limits: open });
+    const small = new ExtractionPool({ ...OPTIONS, workers: 1, maxMemoryMb: 64, limits: open });
+    try {
+      const late = await refusal(slow, 'slow.html', deepHtml(100_000));
+      expect(late.msg).toBe('"slow.html" took longer than 300 ms to read (KNOWLEDGE_EXTRACT_TIMEOUT_MS)');
+      expect(late.ms).toBeLessThan(5_000);
+      expect((await slow.extract({ filename: 'after.txt', bytes: utf8('still works') })).text).toBe('still works');
+      const big = await refusal(small, 'big.csv', utf8('a,b,c,d\n'.repeat(2_000_000)));
+      expect(big.msg).toBe('"big.csv" needs more than 64 MB of memory to read (KNOWLEDGE_EXTRACT_MAX_MEMORY_MB)');
+      expect((await small.extract({ filename: 'after.txt', bytes: utf8('still works') })).text).toBe('still works');
+    } finally {
+      await Promise.all([slow.close(), small.close()]);
+    }
+  }, 60_000);
+
+  it('refuses a file with 503 when every thread is busy and the queue is full', async () => {
+    const open: ExtractionLimits = { ...DEFAULT_EXTRACTION_LIMITS, maxDepth: 10_000_000 };
+    const tiny = new ExtractionPool({ ...OPTIONS, workers: 1, queue: 1, timeoutMs: 2_000, limits: open });
+    try {
+      await tiny.extract({ filename: 'warm.txt', bytes: utf8('warm') });
+      const slow = [1, 2].map(() => tiny.extract({ filename: 'slow.html', bytes: deepHtml(100_000) }).catch((e: unknown) => e));
+      const error: unknown = await tiny.extract({ filename: 'third.txt', bytes: utf8('x') }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(AppError);
+      expect((error as AppError).code).toBe('unavailable');
+      expect((error as AppError).message).toMatch(/KNOWLEDGE_EXTRACT_QUEUE/);
+      // The one that waited in the queue had its full time once a thread took it.
+      for (const late of await Promise.all(slow)) expect((late as AppError).issues[0]?.msg).toMatch(/took longer than 2000 ms/);
+    } finally {
+      await tiny.close();
+    }
+  }, 30_000);
+
+  it('keeps this thread\'s event loop turning while a hostile file is read', async () => {
+    const open: ExtractionLimits = { ...DEFAULT_EXTRACTION_LIMITS, maxDepth: 10_000_000 };
+    const slow = new ExtractionPool({ ...OPTIONS, workers: 1, timeoutMs: 3_000, limits: open });
+    try {
+      await slow.extract({ filename: 'warm.txt', bytes: utf8('warm') });
+      let worstGap = 0;
+      let last = performance.now();
+      const ticker = setInterval(() => {
+        const now = performance.now();
+        worstGap = Math.max(worstGap, now - last);
+        last = now;
+      }, 10);
+      await slow.extract({ filename: 'slow.html', bytes: deepHtml(100_000) }).catch(() => undefined);
+      clearInterval(ticker);
+      expect(worstGap).toBeLessThan(500);
+    } finally {
+      await slow.close();
+    }
+  }, 30_000);
+});
