@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { systemClock, withRequestContext } from '@lore/platform/kernel';
+import { appendedStreams, systemClock, withRequestContext } from '@lore/platform/kernel';
 import { contextStatusMessage, handle, serveMessages, type EventFeed, type Transport, type TransportSubscription } from '@lore/platform/transport/port';
 import type { ContextDefinition, ReadYourWrites } from '@lore/platform/cqrs';
 import { EventProcessors } from '@lore/platform/projections';
@@ -43,9 +43,10 @@ export class ContextHost<C = unknown> implements Lifecycle {
     const stores = await openContextStores(deps.config, definition.name, log);
     this.stores = stores;
     const readYourWrites: ReadYourWrites = {
-      settle: (position, timeoutMs) => this.running().waitFor(position, timeoutMs ?? deps.config.readYourWritesTimeoutMs),
-      settleReactor: (name, position) => this.running().waitForOne(name, position, deps.config.readYourWritesTimeoutMs),
-      settleAllBut: (name, position, timeoutMs) => this.running().waitForAllBut(name, position, timeoutMs),
+      // The streams the request appended to: a parked one answers at once (see EventProcessors.waitFor).
+      settle: (position, timeoutMs) => this.running().waitFor(position, timeoutMs ?? deps.config.readYourWritesTimeoutMs, appendedStreams()),
+      settleReactor: (name, position) => this.running().waitForOne(name, position, deps.config.readYourWritesTimeoutMs, appendedStreams()),
+      settleAllBut: (name, position, timeoutMs, erasedStreams) => this.running().waitForAllBut(name, position, timeoutMs, erasedStreams),
     };
     const embeddings = deps.embeddings ?? (this.ownEmbeddings = openEmbeddingModels(deps.env ?? process.env));
     const egress = openEgress({ allow: deps.config.egressAllow, ...(deps.config.egressProxyUrl === undefined ? {} : { proxyUrl: deps.config.egressProxyUrl }) });
@@ -84,7 +85,7 @@ export class ContextHost<C = unknown> implements Lifecycle {
 function logged(handler: Parameters<typeof serveMessages>[1][number]['handle'], log: Logger): typeof handler {
   return async (payload, context) => {
     try {
-      return await withRequestContext({ requestId: context.requestId }, () => handler(payload, context));
+      return await withRequestContext({ requestId: context.requestId, appendedStreams: new Set() }, () => handler(payload, context));
     } catch (error) {
       if (!(error instanceof Error && 'code' in error)) log.error({ subject: context.subject, reqId: context.requestId, err: error }, 'handler failed');
       throw error;

@@ -16,12 +16,28 @@ export interface RequestContext {
   readonly causationId?: string | undefined;
   readonly actor?: string | undefined;
   readonly workspaceId?: string | undefined;
+  /**
+   * The streams this work appended to (filled by the command path), so that read-your-writes
+   * can tell a write whose stream a processor has parked (answered at once) from one that is
+   * only late. Present around served messages; absent in reactions.
+   */
+  readonly appendedStreams?: Set<string> | undefined;
 }
 
 const storage = new AsyncLocalStorage<RequestContext>();
 
 export function withRequestContext<T>(context: RequestContext, work: () => T): T {
   return storage.run(context, work);
+}
+
+/** Notes a stream the current work appended to (see `RequestContext.appendedStreams`). */
+export function noteAppendedStream(streamId: string): void {
+  storage.getStore()?.appendedStreams?.add(streamId);
+}
+
+/** The streams the current work appended to so far; none outside a served message. */
+export function appendedStreams(): string[] {
+  return [...(storage.getStore()?.appendedStreams ?? [])];
 }
 
 /** What a reaction needs of the stored event that caused it (a `RecordedEvent` is one). */
