@@ -15,6 +15,7 @@ import { allowedMethods } from './http/method-not-allowed';
 import { registerSystemRoutes } from './routes/system.routes';
 import { gatewayAsyncApiDocument } from './routes/asyncapi-document';
 import { eventsRoutes } from './routes/events.routes';
+import { adminRoutes } from './routes/admin.routes';
 import { EventStreams } from './http/event-stream';
 
 /** What the HTTP edge is configured with; the process that hosts it reads it from the environment. */
@@ -74,7 +75,7 @@ export function configureGateway(app: FastifyInstance, options: { config: Gatewa
   const { config, transport, edges, feed } = options;
   const authenticator = new Authenticator(new JwtVerifier(config.auth), transport, config.requestTimeoutMs);
   const eventTypes = edges.flatMap((edge) => edge.events ?? []).flatMap((spec) => Object.keys(spec.published));
-  const routes = [...edges.flatMap((edge) => edge.routes), ...eventsRoutes({ feed, eventTypes })];
+  const routes = [...edges.flatMap((edge) => edge.routes), ...eventsRoutes({ feed, eventTypes }), ...adminRoutes({ contexts: edges.map((edge) => edge.name) })];
   const eventStreams = new EventStreams(config.eventsHeartbeatMs);
   eventStreams.register(app);
 

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { appendedStreams, systemClock, withRequestContext } from '@lore/platform/kernel';
-import { contextStatusMessage, handle, serveMessages, type EventFeed, type Transport, type TransportSubscription } from '@lore/platform/transport/port';
+import { contextStatusMessage, handle, parkedEventsListMessage, parkedEventsRetryMessage, serveMessages, type EventFeed, type Transport, type TransportSubscription } from '@lore/platform/transport/port';
 import type { ContextDefinition, ReadYourWrites } from '@lore/platform/cqrs';
 import { EventProcessors } from '@lore/platform/projections';
 import { loadContextConfig, type Lifecycle, type LoreConfig } from '@lore/platform/runtime';
@@ -53,13 +53,22 @@ export class ContextHost<C = unknown> implements Lifecycle {
     const parts = definition.build({ ...stores, embeddings, transport: deps.transport, feed: deps.feed, egress, clock: systemClock, config: contextConfig, readYourWrites, log });
     await parts.prepare?.();
     const onError = (processor: string, error: unknown): void => log.error({ processor, err: error }, 'event processor failed');
-    const processors = new EventProcessors(parts, stores.events, stores.documents, onError, stores.vectors);
+    const onParked = (record: { processor: string; streamId: string; eventId: string; eventType: string; workspaceId: string | null; attempts: number }): void =>
+      log.error({ processor: record.processor, streamId: record.streamId, eventId: record.eventId, eventType: record.eventType, workspaceId: record.workspaceId, attempts: record.attempts }, 'event parked: the processor goes on with other streams');
+    const processors = new EventProcessors(parts, stores.events, stores.documents, onError, stores.vectors, { onParked });
     this.processors = processors;
     await processors.start();
     this.workers = [...(parts.workers ?? [])];
     for (const worker of this.workers) await worker.start();
-    const status = handle(contextStatusMessage(definition.name), async () => ({ ready: processors.isReady(), processors: processors.status() }));
-    this.subscriptions = await serveMessages(deps.transport, [...parts.handlers, status].map((h) => ({ ...h, handle: logged(h.handle, log) })));
+    const status = handle(contextStatusMessage(definition.name), async () => ({ ready: processors.isReady(), processors: processors.status(), parked: processors.parkedCounts() }));
+    const admin = [
+      handle(parkedEventsListMessage(definition.name), async (request) => ({ items: processors.listParked(request) })),
+      handle(parkedEventsRetryMessage(definition.name), async (request) => {
+        const report = await processors.retryParked(request);
+        return report === null ? { found: false, applied: 0, failed: [] } : { found: true, applied: report.applied, failed: [...report.failed] };
+      }),
+    ];
+    this.subscriptions = await serveMessages(deps.transport, [...parts.handlers, status, ...admin].map((h) => ({ ...h, handle: logged(h.handle, log) })));
     log.info('context started');
   }
 

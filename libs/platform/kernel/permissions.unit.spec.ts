@@ -10,7 +10,7 @@ describe('permission vocabulary', () => {
   });
 
   it('covers the resources the API serves', () => {
-    expect([...PERMISSION_RESOURCES].sort()).toEqual(['api_keys', 'collections', 'connections', 'conversations', 'events', 'memories']);
+    expect([...PERMISSION_RESOURCES].sort()).toEqual(['admin', 'api_keys', 'collections', 'connections', 'conversations', 'events', 'memories']);
   });
 
   it.each([
