@@ -14,7 +14,7 @@ const apps = Object.fromEntries(
 );
 
 await build({
-  entryPoints: { ...apps, 'rebuild-projections': 'tools/rebuild-projections.ts', 'rotate-master-key': 'tools/rotate-master-key.ts', audit: 'tools/audit.ts', distributed: 'tools/distributed.ts' },
+  entryPoints: { ...apps, 'rebuild-projections': 'tools/rebuild-projections.ts', 'parked-events': 'tools/parked-events.ts', 'rotate-master-key': 'tools/rotate-master-key.ts', audit: 'tools/audit.ts', distributed: 'tools/distributed.ts' },
   ...options,
   outdir: 'dist',
   sourcemap: true,

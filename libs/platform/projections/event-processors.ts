@@ -61,6 +61,11 @@ export class EventProcessors {
     await Promise.all(this.runners.map((r) => r.start()));
   }
 
+  /** Reads every processor's parked records without starting it (the `parked` tool, with Lore stopped). */
+  async loadParked(): Promise<void> {
+    await Promise.all(this.runners.map((r) => r.parked.load()));
+  }
+
   async stop(): Promise<void> {
     await Promise.all(this.runners.map((r) => r.stop()));
   }
