@@ -81,7 +81,8 @@ export async function parkedEvents(args: readonly string[], io: Io): Promise<num
   const reached = config.natsUrl ? await overNats(config, contexts) : await inProcess(config, io.env);
   try {
     if (command.action === 'list') {
-      const records = (await Promise.all(contexts.map((c) => reached.get(c)?.list(command) ?? []))).flat();
+      const records: ParkedEventRecord[] = [];
+      for (const context of contexts) records.push(...((await reached.get(context)?.list(command)) ?? []));
       for (const r of records) io.stdout.write(command.json ? `${JSON.stringify(r)}\n` : `${[r.id, r.processor, r.streamId, r.eventType, r.workspaceId ?? '-', r.reason, `attempts=${r.attempts}`, r.lastFailedAt, r.error ?? ''].join('\t')}\n`);
       if (!command.json) io.stderr.write(`${records.length} parked event(s)\n`);
       return 0;
