@@ -9,7 +9,7 @@ import { ClientProxyFactory, EventPattern, Payload, Transport as NestTransport, 
 import { AckPolicy, connect } from 'nats';
 import { lastValueFrom, timeout } from 'rxjs';
 import { describeWithServer } from '@lore/platform/testing';
-import { call, describeApiKeys, describeAuth, describeConversationContext, describeConversationMessages, describeConnections, describeConversations, describeErrors, describeEventStream, describeIntegrations, describeKnowledge, describeLargeContent, describeMemories, describeMemorySearch, describeWebhooks, mintJwt, WEBHOOK_TEST_ENV, type LoreUnderTest } from '@lore/gateway/e2e';
+import { call, describeAdmin, describeApiKeys, describeAuth, describeConversationContext, describeConversationMessages, describeConnections, describeConversations, describeErrors, describeEventStream, describeIntegrations, describeKnowledge, describeLargeContent, describeMemories, describeMemorySearch, describeWebhooks, mintJwt, WEBHOOK_TEST_ENV, type LoreUnderTest } from '@lore/gateway/e2e';
 import { modelsDirForTests } from '@lore/platform/embeddings/contract';
 import { eventStreamName } from '@lore/platform/transport/nats';
 import { workspaceToken } from '@lore/platform/transport/port';
@@ -94,6 +94,7 @@ describeWithServer('NATS_URL', 'distributed topology over NATS', (natsUrl) => {
   describeConnections(() => lore);
   describeEventStream(() => lore);
   describeWebhooks(() => lore);
+  describeAdmin(() => lore);
 
   it('serves a stock NestJS client (send) and reaches its @EventPattern handlers, with the service enforcing its own rules', async () => {
     const microservice: INestMicroservice = await NestFactory.createMicroservice<MicroserviceOptions>(DownstreamModule, {

@@ -15,3 +15,4 @@ export * from './sse-client';
 export * from './events.suite';
 export * from './webhook-receiver';
 export * from './webhooks.suite';
+export * from './admin.suite';
