@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { appendedStreams, systemClock, withRequestContext } from '@lore/platform/kernel';
 import { contextStatusMessage, handle, parkedEventsListMessage, parkedEventsRetryMessage, serveMessages, type EventFeed, type Transport, type TransportSubscription } from '@lore/platform/transport/port';
 import type { ContextDefinition, ReadYourWrites } from '@lore/platform/cqrs';
-import { EventProcessors } from '@lore/platform/projections';
+import { EventProcessors, type ProcessorMetrics } from '@lore/platform/projections';
 import { loadContextConfig, type Lifecycle, type LoreConfig } from '@lore/platform/runtime';
 import type { EmbeddingModels } from '@lore/platform/embeddings/port';
 import { openEgress } from '@lore/platform/egress/node';
@@ -78,6 +78,11 @@ export class ContextHost<C = unknown> implements Lifecycle {
     await this.processors?.stop();
     await this.stores?.close();
     await this.ownEmbeddings?.close();
+  }
+
+  /** Per processor: state, parked events and lag behind the log's head (for metrics); none before start. */
+  async processorMetrics(): Promise<ProcessorMetrics[]> {
+    return this.processors === null ? [] : this.processors.metrics();
   }
 
   private running(): EventProcessors {

@@ -5,7 +5,8 @@ import { openSqliteDocumentStore } from '@lore/platform/documents/sqlite';
 import type { EventStore } from '@lore/platform/event-store/port';
 import { openSqliteEventStore } from '@lore/platform/event-store/sqlite';
 import { eventually } from '@lore/platform/event-store/contract';
-import type { Projection, Reactor } from './projection';
+import { openSqliteVectorStore } from '@lore/platform/vectors/sqlite';
+import type { Projection, Reactor, VectorProjection } from './projection';
 import { EventProcessors } from './event-processors';
 import { PARKED_COLLECTION } from './parked-event';
 
@@ -118,6 +119,10 @@ describe('parked events (SQLite event store + SQLite document store)', () => {
     expect(stored.items).toHaveLength(2);
     expect(JSON.stringify(stored.items)).not.toContain(USER_TEXT);
     expect(await documents.getCheckpoint(NOTES)).toBe(positionToString(await events.headPosition()));
+    expect(await processors.metrics()).toEqual([
+      { processor: NOTES, state: 'live', parked: 2, lag: 0 },
+      { processor: ERASER, state: 'live', parked: 0, lag: 0 },
+    ]);
   });
 
   it('keeps them parked across a restart without failing them again; later events of the stream park behind', async () => {
@@ -199,5 +204,46 @@ describe('parked events (SQLite event store + SQLite document store)', () => {
     expect(processors.listParked()).toEqual([]);
     expect((await documents.collection(PARKED_COLLECTION).find()).items).toEqual([]);
     expect(await notes()).toEqual({});
+  });
+
+  it('parks for a vector projection too: records in the document store, checkpoint in the vector store, nothing re-failed after a restart', async () => {
+    const vectors = openSqliteVectorStore({ path: ':memory:' });
+    let calls = 0;
+    const index = { name: 'test_points', dimensions: 2, distance: 'cosine' as const };
+    const points: VectorProjection = {
+      name: 'test-points-v1',
+      streamPrefixes: ['note-'],
+      target: 'vectors',
+      async handle(event, context) {
+        if (event.type === 'test.Poison') {
+          calls++;
+          throw new RangeError('point id too long');
+        }
+        await context.ensureIndex(index);
+        context.write({ op: 'upsert', index: index.name, points: [{ id: event.id, collectionId: event.streamId, vector: [1, 0], text: 't', payload: { content_id: event.streamId, chunk_index: event.revision, source: null, tags: [], metadata: {} } }] });
+      },
+    };
+    const start = async (): Promise<EventProcessors> => {
+      processors = new EventProcessors({ projections: [points], reactors: [] }, events, documents, () => undefined, vectors, { parking: { attempts: 2, backoffMs: 10 } });
+      await processors.start();
+      return processors;
+    };
+    try {
+      await start();
+      await poisonOneStream();
+      expect(calls).toBe(3);
+      expect(processors.listParked().map((r) => [r.processor, r.reason])).toEqual([['test-points-v1', 'failed'], ['test-points-v1', 'waiting-behind']]);
+      expect(await vectors.getCheckpoint('test-points-v1')).toBe(positionToString(await events.headPosition()));
+      expect(await vectors.index(index.name).count({ collections: ['note-a1', 'note-a2', 'note-b1'] })).toBe(3);
+      await processors.stop();
+      await start();
+      await append('note-b1', 'ws-b');
+      await settled();
+      expect(calls).toBe(3);
+      expect((await documents.collection(PARKED_COLLECTION).find()).items).toHaveLength(2);
+    } finally {
+      await processors.stop();
+      await vectors.close();
+    }
   });
 });
