@@ -24,12 +24,12 @@ export interface ProcessorMetrics {
   readonly processor: string;
   readonly state: string;
   readonly parked: number;
-  /**
-   * The log's head minus the checkpoint, in commit positions: events behind on SQLite (one
-   * position per event, every stream counted), a byte gap on EventStoreDB. 0 when caught up.
-   */
+  /** Events of its streams after its checkpoint, counted up to LAG_COUNT_CAP (the same on every event store). */
   readonly lag: number;
 }
+
+/** Lag is counted by reading: a bound keeps a scrape of a far-behind processor cheap. */
+export const LAG_COUNT_CAP = 1_000;
 
 /**
  * The projections and reactors one service hosts, each behind its own checkpointed runner.
@@ -114,15 +114,9 @@ export class EventProcessors {
     return Object.fromEntries(this.runners.filter((r) => r.parked.size > 0).map((r) => [r.processor.name, r.parked.size]));
   }
 
-  /** Per runner: state, parked count and lag behind the log's head (for metrics). */
+  /** Per runner: state, parked count and how many events of its streams it has yet to handle (for metrics). */
   async metrics(): Promise<ProcessorMetrics[]> {
-    const head = await this.runners[0]?.headPosition();
-    return this.runners.map((r) => ({
-      processor: r.processor.name,
-      state: r.state,
-      parked: r.parked.size,
-      lag: head === undefined || r.checkpoint.commit >= head.commit ? 0 : Number(head.commit - (r.checkpoint.commit < 0n ? -1n : r.checkpoint.commit)),
-    }));
+    return Promise.all(this.runners.map(async (r) => ({ processor: r.processor.name, state: r.state, parked: r.parked.size, lag: await r.eventsBehind(LAG_COUNT_CAP) })));
   }
 
   /** Parked events in log order, filtered. */

@@ -123,6 +123,10 @@ describe('parked events (SQLite event store + SQLite document store)', () => {
       { processor: NOTES, state: 'live', parked: 2, lag: 0 },
       { processor: ERASER, state: 'live', parked: 0, lag: 0 },
     ]);
+    await processors.stop();
+    await append('note-c1', 'ws-c');
+    await append('other-x', 'ws-c');
+    expect((await processors.metrics()).map((m) => [m.processor, m.lag])).toEqual([[NOTES, 1], [ERASER, 1]]);
   });
 
   it('keeps them parked across a restart without failing them again; later events of the stream park behind', async () => {

@@ -91,8 +91,10 @@ export class ProjectionRunner {
     return this.position;
   }
 
-  headPosition(): Promise<Position> {
-    return this.events.headPosition();
+  /** Events of this processor's streams after its checkpoint, counted up to `cap`. */
+  async eventsBehind(cap: number): Promise<number> {
+    const after = comparePositions(this.position, START) === 0 ? {} : { after: this.position };
+    return (await this.events.readAll({ ...after, maxCount: cap, streamPrefixes: this.processor.streamPrefixes })).length;
   }
 
   async start(): Promise<void> {
