@@ -95,7 +95,7 @@ export class EventProcessors {
     const readers = this.runners.filter((r) => r.processor.name !== name && overlaps(r.processor.streamPrefixes));
     await Promise.all(readers.map((r) => r.waitFor(position, timeoutMs)));
     if (erasedStreams.length === 0) return;
-    for (const runner of this.runners) if (runner.processor.name !== name) await runner.forgetStreams(erasedStreams);
+    for (const reader of readers) await reader.forgetStreams(erasedStreams);
   }
 
   /** Waits for one named processor (e.g. erasure before a deletion is reported done); `streams` as in `waitFor`. */

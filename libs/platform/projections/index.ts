@@ -4,3 +4,4 @@ export * from './event-processors';
 export * from './batch-context';
 export * from './parked-event';
 export * from './event-applier';
+export * from './parked-streams';

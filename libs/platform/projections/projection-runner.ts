@@ -1,11 +1,12 @@
 import { comparePositions, positionFromString, positionToString, START, unavailable, type Position, type RecordedEvent } from '@lore/platform/kernel';
 import type { EventStore, EventSubscription } from '@lore/platform/event-store/port';
-import type { DocumentStore, DocumentWrite } from '@lore/platform/documents/port';
+import type { DocumentStore } from '@lore/platform/documents/port';
 import type { VectorStore } from '@lore/platform/vectors/port';
 import { isVectorProjection, type Processor } from './projection';
 import { EventApplier, type Checkpoint } from './event-applier';
 import { ParkedLedger, deleteParked, upsertParked } from './parked-ledger';
-import { failedRecord, isTransientFailure, parkedStreamError, waitingBehind, waitingRecord, type ParkedEvent } from './parked-event';
+import { failedRecord, isTransientFailure, parkedStreamError, waitingRecord, type ParkedEvent } from './parked-event';
+import { ParkedStreams, type RetryOutcome } from './parked-streams';
 
 interface Waiter {
   readonly position: Position;
@@ -26,13 +27,6 @@ export interface ParkingOptions {
 }
 
 export const DEFAULT_PARKING: ParkingOptions = { attempts: 3, backoffMs: 200 };
-
-/** What an operator's retry of one stream's parked events did. */
-export interface RetryOutcome {
-  readonly applied: number;
-  /** The record that failed again (attempts incremented), null when the stream is clear. */
-  readonly failed: ParkedEvent | null;
-}
 
 /** Restart delays after a transient failure: full jitter over 100 ms · 2^failures, capped at 30 s. */
 const RETRY_BASE_MS = 100;
@@ -65,6 +59,7 @@ export class ProjectionRunner {
   private retryTimer: NodeJS.Timeout | null = null;
   private readonly applier: EventApplier;
   readonly parked: ParkedLedger;
+  private readonly parkedStreams: ParkedStreams;
   /** Batches, operator retries and erasure take turns: each sees the ledger the last one left. */
   private turn: Promise<unknown> = Promise.resolve();
 
@@ -81,6 +76,7 @@ export class ProjectionRunner {
     if (isVectorProjection(processor) && vectors === null) throw new Error(`${processor.name} is a vector projection: its runner needs a vector store`);
     this.applier = new EventApplier(processor, documents, vectors);
     this.parked = new ParkedLedger(processor.name, documents);
+    this.parkedStreams = new ParkedStreams(processor.name, events, this.applier, this.parked, onParked);
   }
 
   get state(): RunnerState {
@@ -133,7 +129,7 @@ export class ProjectionRunner {
     await this.stop();
     await this.applier.reset();
     await this.inTurn(async () => {
-      for (const record of this.parked.all()) await this.commitParked([deleteParked(record)]);
+      for (const record of this.parked.all()) await this.applier.apply([], [deleteParked(record)]);
       this.parked.clear();
     });
     this.position = START;
@@ -180,63 +176,15 @@ export class ProjectionRunner {
     }
   }
 
-  /**
-   * An operator's retry: applies the stream's parked events in log order, each removed from
-   * the ledger with its effects; stops at the first that fails again (its attempts and error
-   * updated, the rest still waiting behind it). Events gone from the log (erased) are dropped.
-   */
-  async retryStream(streamId: string): Promise<RetryOutcome> {
-    return this.inTurn(async () => {
-      const byId = new Map((await this.events.readStream(streamId)).map((e) => [e.id, e]));
-      let applied = 0;
-      for (const record of [...this.parked.ofStream(streamId)]) {
-        const event = byId.get(record.eventId);
-        if (event === undefined) {
-          await this.commitParked([deleteParked(record)]);
-          this.parked.forget(record);
-          continue;
-        }
-        try {
-          await this.applier.apply([event], [deleteParked(record)]);
-        } catch (error) {
-          if (isTransientFailure(error)) throw error;
-          const again = failedRecord(this.processor.name, event, error, record.attempts + 1, record.firstFailedAt, new Date().toISOString());
-          const behind = this.parked.ofStream(streamId).filter((r) => r.id !== record.id).map((r) => waitingBehind(r, event.id));
-          await this.commitParked([again, ...behind].map(upsertParked));
-          for (const r of [again, ...behind]) this.parked.remember(r);
-          this.onParked(again);
-          return { applied, failed: again };
-        }
-        this.parked.forget(record);
-        applied++;
-      }
-      return { applied, failed: null };
-    });
+  /** An operator's retry of one stream's parked events (see `ParkedStreams.retry`), in turn with the batches. */
+  retryStream(streamId: string): Promise<RetryOutcome> {
+    return this.inTurn(() => this.parkedStreams.retry(streamId));
   }
 
-  /**
-   * Erasure of streams: their parked events are applied where they still apply (in order,
-   * failures skipped: the stream is going, and a deletion event parked behind a poison one
-   * must still drop what the processor holds of it), then their records are removed.
-   */
+  /** Erasure of streams: see `ParkedStreams.forget`. */
   async forgetStreams(streamIds: readonly string[]): Promise<void> {
     if (!streamIds.some((s) => this.parked.ofStream(s).length > 0)) return;
-    await this.inTurn(async () => {
-      for (const streamId of streamIds) {
-        const records = [...this.parked.ofStream(streamId)];
-        if (records.length === 0) continue;
-        const byId = new Map((await this.events.readStream(streamId)).map((e) => [e.id, e]));
-        for (const record of records) {
-          const event = byId.get(record.eventId);
-          try {
-            await this.applier.apply(event === undefined ? [] : [event], [deleteParked(record)]);
-          } catch {
-            await this.commitParked([deleteParked(record)]);
-          }
-          this.parked.forget(record);
-        }
-      }
-    });
+    await this.inTurn(() => this.parkedStreams.forget(streamIds));
   }
 
   /** The subscription ended with an error: report it, then start again from the checkpoint. */
@@ -319,11 +267,6 @@ export class ProjectionRunner {
         return;
       }
     }
-  }
-
-  /** Parked-record changes alone (no events, no checkpoint). */
-  private async commitParked(writes: readonly DocumentWrite[]): Promise<void> {
-    await this.applier.apply([], writes);
   }
 
   private assertNotParked(streams: readonly string[]): void {
