@@ -182,6 +182,20 @@ describe('parked events (SQLite event store + SQLite document store)', () => {
     expect((await notes())['note-a1']).toEqual([0, 1, 2, 3]);
   });
 
+  it('a rebuild drops the parked records and parks again what still fails, also when its runner was never started (the rebuild tool)', async () => {
+    await open();
+    await poisonOneStream();
+    await processors.stop();
+    projection.poisonCalls = 0;
+    const rebuilder = new EventProcessors({ projections: [projection], reactors: [eraser] }, events, documents, () => undefined, null, { parking: { attempts: 2, backoffMs: 10 } });
+    processors = rebuilder;
+    await rebuilder.rebuild([NOTES], WAIT_MS);
+    expect(projection.poisonCalls).toBe(3);
+    expect(rebuilder.listParked().map((r) => [r.reason, r.attempts])).toEqual([['failed', 2], ['waiting-behind', 0]]);
+    expect((await documents.collection(PARKED_COLLECTION).find()).items).toHaveLength(2);
+    expect(await notes()).toEqual({ 'note-a1': [0], 'note-a2': [0], 'note-b1': [0] });
+  });
+
   it("lists and retries a workspace's parked events only through its own filter", async () => {
     await open();
     await poisonOneStream();

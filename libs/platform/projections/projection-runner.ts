@@ -129,6 +129,8 @@ export class ProjectionRunner {
     await this.stop();
     await this.applier.reset();
     await this.inTurn(async () => {
+      // Loaded here too: the rebuild tool rebuilds runners it never started.
+      await this.parked.load();
       for (const record of this.parked.all()) await this.applier.apply([], [deleteParked(record)]);
       this.parked.clear();
     });
