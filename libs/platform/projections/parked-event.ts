@@ -120,11 +120,14 @@ const TRANSIENT_NAMES = new Set([
  * unreachable, busy or timing out) rather than "this event cannot be handled". Those restart
  * the whole runner from its checkpoint and never park an event: parking would move every
  * stream's events aside during an outage. Recognised by error code and class name, along the
- * `cause` chain (fetch wraps the socket error). Anything else is the event's own failure.
+ * `cause` chain (fetch wraps the socket error); an error with a boolean `retryable` says so
+ * itself. Anything else is the event's own failure.
  */
 export function isTransientFailure(error: unknown): boolean {
   let current: unknown = error;
   for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
+    // An error that says itself whether trying again can help (an embedding model's) is taken at its word.
+    if ('retryable' in current && typeof current.retryable === 'boolean') return current.retryable;
     if (current instanceof AppError) return current.code === 'unavailable';
     const code = 'code' in current ? current.code : undefined;
     if ((typeof code === 'string' || typeof code === 'number') && (TRANSIENT_CODES.has(String(code)) || /^SQLITE_(BUSY|LOCKED|FULL|IOERR|CANTOPEN)/.test(String(code)))) return true;
