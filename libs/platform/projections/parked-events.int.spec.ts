@@ -196,6 +196,16 @@ describe('parked events (SQLite event store + SQLite document store)', () => {
     expect(await notes()).toEqual({ 'note-a1': [0], 'note-a2': [0], 'note-b1': [0] });
   });
 
+  it('answers waiters when stopped, rather than at their timeout (an erasure waiting for others must not hold a stop up)', async () => {
+    await open();
+    const head = await events.headPosition();
+    const waiting = processors.waitFor({ commit: head.commit + 10n, prepare: head.prepare + 10n }, WAIT_MS);
+    const started = Date.now();
+    await processors.stop();
+    await expect(waiting).rejects.toMatchObject({ code: 'unavailable', message: `${NOTES} stopped` });
+    expect(Date.now() - started).toBeLessThan(1_000);
+  });
+
   it("lists and retries a workspace's parked events only through its own filter", async () => {
     await open();
     await poisonOneStream();

@@ -31,6 +31,8 @@ export const DEFAULT_PARKING: ParkingOptions = { attempts: 3, backoffMs: 200 };
 /** Restart delays after a transient failure: full jitter over 100 ms · 2^failures, capped at 30 s. */
 const RETRY_BASE_MS = 100;
 const RETRY_CAP_MS = 30_000;
+/** How long stopping waits for a batch in hand. */
+const STOP_WAIT_MS = 10_000;
 /** After this many failures in a row the cause is likely not transient: waits answer at once. */
 const FAILURES_BEFORE_FAST_FAIL = 3;
 
@@ -120,8 +122,16 @@ export class ProjectionRunner {
     this.clearRetry();
     const subscription = this.subscription;
     this.subscription = null;
-    if (subscription) await subscription.close();
+    // Before anything is awaited: a batch that fails from now on must not schedule a restart.
     this.stateValue = 'stopped';
+    if (subscription) await subscription.close();
+    // Nothing will be applied any more: whoever waits (read-your-writes, an erasure waiting
+    // for the others) is answered now rather than at its timeout.
+    for (const waiter of this.waiters.splice(0)) waiter.reject(unavailable(`${this.processor.name} stopped`));
+    // A batch still in hand (an event being retried before it is parked) finishes first: the
+    // stores may close, or a rebuild reset them, right after. Bounded, so stopping never hangs.
+    await Promise.race([this.turn, new Promise((resolve) => setTimeout(resolve, STOP_WAIT_MS).unref())]);
+    this.clearRetry();
   }
 
   /** Drops the read model (a reactor: its checkpoint) and its parked events, and replays the whole log into it. */
