@@ -1,4 +1,4 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -9,7 +9,7 @@ import { ClientProxyFactory, EventPattern, Payload, Transport as NestTransport, 
 import { AckPolicy, connect } from 'nats';
 import { lastValueFrom, timeout } from 'rxjs';
 import { describeWithServer } from '@lore/platform/testing';
-import { call, describeApiKeys, describeAuth, describeConversationContext, describeConversationMessages, describeConnections, describeConversations, describeErrors, describeEventStream, describeIntegrations, describeKnowledge, describeLargeContent, describeLimits, describeMemories, describeMemorySearch, describeMetrics, describeRoles, describeWebhooks, mintJwt, WEBHOOK_TEST_ENV, LIMITS_TEST_ENV, type LoreUnderTest } from '@lore/gateway/e2e';
+import { call, describeAdmin, describeApiKeys, describeAuth, describeConversationContext, describeConversationMessages, describeConnections, describeConversations, describeErrors, describeEventStream, describeIntegrations, describeKnowledge, describeLargeContent, describeLimits, describeMemories, describeMemorySearch, describeMetrics, describeRoles, describeWebhooks, mintJwt, WEBHOOK_TEST_ENV, LIMITS_TEST_ENV, type LoreUnderTest } from '@lore/gateway/e2e';
 import { modelsDirForTests } from '@lore/platform/embeddings/contract';
 import { eventStreamName, rateLimitBucketName } from '@lore/platform/transport/nats';
 import { workspaceToken } from '@lore/platform/transport/port';
@@ -104,6 +104,17 @@ describeWithServer('NATS_URL', 'distributed topology over NATS', (natsUrl) => {
   describeRoles(() => lore);
   describeMetrics(() => lore, { services: () => serviceMetrics });
   describeLimits(() => lore);
+  describeAdmin(() => lore);
+
+  it('npm run parked reaches the running services over NATS (list and retry, every workspace)', () => {
+    const env = { ...process.env, NATS_URL: natsUrl, NATS_SUBJECT_PREFIX: SUBJECT_PREFIX, DATA_DIR: mkdtempSync(join(tmpdir(), 'lore-parked-tool-')), LORE_MASTER_KEY: '', LOG_LEVEL: 'warn' };
+    const run = (args: string[]) => spawnSync(process.execPath, ['dist/parked-events.js', ...args], { cwd: ROOT, env, encoding: 'utf8', timeout: 30_000 });
+    const listed = run(['list']);
+    expect({ status: listed.status, stderr: listed.stderr }).toEqual({ status: 0, stderr: '0 parked event(s)\n' });
+    const retried = run(['retry', '--all']);
+    expect({ status: retried.status, stdout: retried.stdout }).toEqual({ status: 0, stdout: '0 event(s) applied\n' });
+    expect(run(['retry', 'no-such-record']).status).toBe(1);
+  });
 
   it('serves a stock NestJS client (send) and reaches its @EventPattern handlers, with the service enforcing its own rules', async () => {
     const microservice: INestMicroservice = await NestFactory.createMicroservice<MicroserviceOptions>(DownstreamModule, {

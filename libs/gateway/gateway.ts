@@ -18,6 +18,7 @@ import { registerSystemRoutes } from './routes/system.routes';
 import { gatewayAsyncApiDocument } from './routes/asyncapi-document';
 import { eventsRoutes } from './routes/events.routes';
 import { EventIds } from './http/event-ids';
+import { adminRoutes } from './routes/admin.routes';
 import { EventStreams } from './http/event-stream';
 import { observeRequests, requestTraceFields } from './http/request-telemetry';
 import { countRateLimitRefusal } from '@lore/platform/telemetry';
@@ -99,7 +100,11 @@ export function configureGateway(app: FastifyInstance, options: GatewayOptions):
   const { config, transport, edges, feed } = options;
   const authenticator = new Authenticator(new JwtVerifier(config.auth), transport, config.requestTimeoutMs, config.auth);
   const eventTypes = edges.flatMap((edge) => edge.events ?? []).flatMap((spec) => Object.keys(spec.published));
-  const routes = [...edges.flatMap((edge) => edge.routes), ...eventsRoutes({ feed, eventTypes, ids: new EventIds(options.eventIdSecret) })];
+  const routes = [
+    ...edges.flatMap((edge) => edge.routes),
+    ...eventsRoutes({ feed, eventTypes, ids: new EventIds(options.eventIdSecret) }),
+    ...adminRoutes({ contexts: edges.map((edge) => edge.name) }),
+  ];
   const eventStreams = new EventStreams(config.eventsHeartbeatMs);
   eventStreams.register(app);
 

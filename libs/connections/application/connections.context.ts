@@ -48,7 +48,7 @@ export const connectionsContext = defineContext({
       reactors: [
         connectionEventsPublisher(deps.transport),
         credentialReleaseReactor(vault, deps.events),
-        credentialErasureReactor({ ...deps, processedByOthers: (position) => deps.readYourWrites.settleAllBut(CREDENTIAL_ERASURE, position, ERASURE_WAIT_MS) }),
+        credentialErasureReactor({ ...deps, processedByOthers: (position, erased) => deps.readYourWrites.settleAllBut(CREDENTIAL_ERASURE, position, ERASURE_WAIT_MS, erased) }),
         ...webhooks.reactors,
       ],
       workers: [credentialSweep({ ...deps, vault }), interruptedTests(deps), ...webhooks.workers],

@@ -16,7 +16,7 @@ export function credentialErasureReactor(deps: {
   readonly events: EventStore;
   readonly documents: DocumentStore;
   readonly keyring: Keyring;
-  readonly processedByOthers: (position: Position) => Promise<void>;
+  readonly processedByOthers: (position: Position, erasedStreams: readonly string[]) => Promise<void>;
 }): Reactor {
   return streamErasureReactor(deps, {
     name: CREDENTIAL_ERASURE,

@@ -6,6 +6,7 @@ import { CredentialVault } from './credential-vault';
 import { credentialSweep } from './credential-sweep.worker';
 import { connectionsContext } from './connections.context';
 import { connectionMessages } from '@lore/connections/contracts';
+import { connectionStreamId } from '@lore/connections/domain';
 import { send } from '@lore/platform/transport/port';
 
 const owner = { workspaceId: 'ws', userId: 'alice', actor: 'user:alice' };
@@ -59,6 +60,29 @@ describe('credential sweep', () => {
       expect(await keyExists(orphanKey)).toBe(false);
       expect(await keyExists(usedKey)).toBe(true);
       expect(await sweep.sweep()).toBe(0);
+    } finally {
+      await stores.close();
+    }
+  });
+
+  it('keeps going past a credential it cannot release: that one is logged, the others are released', async () => {
+    if (method === undefined) throw new Error('catalog without openai');
+    const stores = await running.openStores();
+    try {
+      const vault = new CredentialVault({ events: stores.events, keyring: stores.keyring, clock: systemClock });
+      // A connection stream no decider can fold (as a bug in an older version could have left), and a credential attached to it.
+      await stores.events.append(connectionStreamId('conn_broken'), [{ id: crypto.randomUUID(), type: 'connections.ConnectionCreated', data: { not: 'a connection' } }], 'no_stream');
+      await vault.store(owner, { credentialId: 'cred_aa_stuck', integration: 'openai', method, values: { api_key: 'sk-proj-stuckstuckstuckstuckstuck' }, attachedTo: 'conn_broken' }, {});
+      await vault.store(owner, { credentialId: 'cred_zz_orphan', integration: 'openai', method, values: { api_key: 'sk-proj-orphanorphanorphanorphan' }, attachedTo: 'conn_never_created_2' }, {});
+      for (let i = 0; i < 100 && (await stores.documents.collection('credentials').get('cred_zz_orphan')) === null; i++) await new Promise((r) => setTimeout(r, 20));
+
+      const logged: Record<string, unknown>[] = [];
+      const log = { warn: () => undefined, error: (details: Record<string, unknown>) => void logged.push(details) };
+      const later = { now: () => new Date(Date.now() + 60_000) };
+      const sweep = credentialSweep({ events: stores.events, documents: stores.documents, vault, clock: later, log, config: { sweepGraceMs: 30_000 } });
+      expect(await sweep.sweep()).toBe(1);
+      expect(logged).toMatchObject([{ credentialId: 'cred_aa_stuck', connectionId: 'conn_broken' }]);
+      await expect(vault.open(owner, 'cred_zz_orphan')).rejects.toMatchObject({ code: 'not_found' });
     } finally {
       await stores.close();
     }

@@ -34,12 +34,17 @@ export function credentialSweep(deps: {
     let released = 0;
     for (const credential of items) {
       for (const connectionId of credential.attached_to) {
-        const state = await readAggregateState(deps.events, connectionAggregate, connectionStreamId(connectionId));
-        const uses = state.status !== 'absent' && state.status !== 'deleted' && state.credentialId === credential.id;
-        if (uses) continue;
-        const cause = await attachingEvent(deps.events, credential.id, connectionId);
-        await reactingTo(cause, 'credential-sweep', () => deps.vault.detach(credential.id, connectionId, { workspaceId: credential.workspace_id }));
-        released++;
+        // One credential that cannot be released must not keep the others attached: it is logged and the sweep goes on.
+        try {
+          const state = await readAggregateState(deps.events, connectionAggregate, connectionStreamId(connectionId));
+          const uses = state.status !== 'absent' && state.status !== 'deleted' && state.credentialId === credential.id;
+          if (uses) continue;
+          const cause = await attachingEvent(deps.events, credential.id, connectionId);
+          await reactingTo(cause, 'credential-sweep', () => deps.vault.detach(credential.id, connectionId, { workspaceId: credential.workspace_id }));
+          released++;
+        } catch (error) {
+          deps.log.error({ credentialId: credential.id, connectionId, workspaceId: credential.workspace_id, err: error instanceof Error ? error.message : String(error) }, 'credential sweep could not release a credential; the next sweep tries again');
+        }
       }
     }
     return released;

@@ -42,8 +42,11 @@ export function interruptedTests(deps: {
         );
         ended++;
       } catch (error) {
-        // Finished or deleted meanwhile: nothing to end.
-        if (!(error instanceof AppError && (error.code === 'conflict' || error.code === 'not_found'))) throw error;
+        // Finished or deleted meanwhile: nothing to end. Anything else stays with this
+        // connection (logged; the next run tries again) and the others are still ended.
+        if (!(error instanceof AppError && (error.code === 'conflict' || error.code === 'not_found'))) {
+          deps.log.error({ connectionId: doc.id, workspaceId: doc.workspace_id, err: error instanceof Error ? error.message : String(error) }, 'could not end an interrupted connection test; the next run tries again');
+        }
       }
     }
     return ended;

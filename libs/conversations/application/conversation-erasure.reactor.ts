@@ -19,7 +19,7 @@ export function conversationErasureReactor(deps: {
   readonly events: EventStore;
   readonly documents: DocumentStore;
   readonly keyring: Keyring;
-  readonly processedByOthers: (position: Position) => Promise<void>;
+  readonly processedByOthers: (position: Position, erasedStreams: readonly string[]) => Promise<void>;
 }): Reactor {
   return {
     name: CONVERSATION_ERASURE,
@@ -28,7 +28,8 @@ export function conversationErasureReactor(deps: {
       const deletions = recorded.map((r) => ({ r, event: upcastConversationEvent(r) })).filter(({ event }) => event.type === 'conversations.ConversationDeleted' || event.type === 'conversations.MessagesDeleted');
       const last = deletions.at(-1);
       if (last === undefined) return;
-      await deps.processedByOthers(last.r.position);
+      const erased = deletions.filter(({ event }) => event.type === 'conversations.ConversationDeleted').map(({ event }) => conversationStreamId(event.data.conversationId));
+      await deps.processedByOthers(last.r.position, erased);
       const keyIds: string[] = [];
       const streamIds = new Set<string>();
       for (const { event } of deletions) {

@@ -45,7 +45,7 @@ export const conversationsContext = defineContext({
       projections: [conversationsProjection(seals)],
       reactors: [
         conversationEventsPublisher(deps.transport),
-        conversationErasureReactor({ ...deps, processedByOthers: (position) => deps.readYourWrites.settleAllBut(CONVERSATION_ERASURE, position, ERASURE_WAIT_MS) }),
+        conversationErasureReactor({ ...deps, processedByOthers: (position, erased) => deps.readYourWrites.settleAllBut(CONVERSATION_ERASURE, position, ERASURE_WAIT_MS, erased) }),
       ],
       async prepare() {
         const conversations = deps.documents.collection(CONVERSATIONS);

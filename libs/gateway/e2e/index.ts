@@ -18,3 +18,4 @@ export * from './webhooks.suite';
 export * from './roles.suite';
 export * from './metrics.suite';
 export * from './limits.suite';
+export * from './admin.suite';

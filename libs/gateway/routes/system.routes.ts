@@ -33,7 +33,12 @@ export function registerSystemRoutes(
       }),
     );
     const ready = options.transport.isReady() && Object.values(contexts).every((c) => c.ready);
-    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not_ready', transport: options.transport.isReady(), contexts });
+    // Parked events (a processor stepped past an event it failed on) leave every other stream
+    // served: still ready (200), but degraded, with the counts per processor.
+    const parked: Record<string, number> = {};
+    for (const c of Object.values(contexts)) if ('parked' in c && c.parked !== undefined) Object.assign(parked, c.parked);
+    const status = !ready ? 'not_ready' : Object.keys(parked).length > 0 ? 'degraded' : 'ready';
+    return reply.code(ready ? 200 : 503).send({ status, transport: options.transport.isReady(), contexts, ...(Object.keys(parked).length > 0 ? { parked } : {}) });
   });
 
   app.get('/openapi.json', async () => openapi);

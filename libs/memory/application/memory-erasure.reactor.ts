@@ -18,7 +18,7 @@ export function memoryErasureReactor(deps: {
   readonly documents: DocumentStore;
   readonly keyring: Keyring;
   readonly vectors: VectorStore;
-  readonly processedByOthers: (position: Position) => Promise<void>;
+  readonly processedByOthers: (position: Position, erasedStreams: readonly string[]) => Promise<void>;
 }): Reactor {
   return streamErasureReactor(deps, {
     name: MEMORY_ERASURE,

@@ -45,7 +45,7 @@ export const memoryContext = defineContext({
       reactors: [
         memoryEventsPublisher(deps.transport),
         memorySearchIndexReactor({ ...deps, sealed }),
-        memoryErasureReactor({ ...deps, processedByOthers: (position) => deps.readYourWrites.settleAllBut(MEMORY_ERASURE, position, ERASURE_WAIT_MS) }),
+        memoryErasureReactor({ ...deps, processedByOthers: (position, erased) => deps.readYourWrites.settleAllBut(MEMORY_ERASURE, position, ERASURE_WAIT_MS, erased) }),
       ],
       async prepare() {
         const memories = deps.documents.collection(MEMORIES);

@@ -1,4 +1,4 @@
-import { AppError, fold, newUuid, notFound, requestDeadline, requestMetadata, type Decider, type DomainEvent, type EventMetadata, type Position, type RecordedEvent } from '@lore/platform/kernel';
+import { AppError, fold, newUuid, notFound, noteAppendedStream, requestDeadline, requestMetadata, type Decider, type DomainEvent, type EventMetadata, type Position, type RecordedEvent } from '@lore/platform/kernel';
 import { StreamDeletedError, WrongExpectedRevisionError, type EventStore, type ExpectedRevision } from '@lore/platform/event-store/port';
 import type { AggregateStateCache, CachedAggregateState } from './aggregate-state-cache';
 
@@ -167,6 +167,7 @@ export async function handleCommand<C, S, E extends DomainEvent>(
         events.map((event) => ({ id: newUuid(), type: event.type, data: event.data, metadata: { ...requestMetadata(), ...options.metadata } })),
         expected,
       );
+      noteAppendedStream(streamId);
       const state = events.reduce(aggregate.decider.evolve, previous);
       cache?.set(streamId, { state, revision: result.revision, store });
       return { state, previous, events, position: result.position };

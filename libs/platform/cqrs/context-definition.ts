@@ -19,8 +19,11 @@ export interface ReadYourWrites {
   /** `timeoutMs` defaults to READ_YOUR_WRITES_TIMEOUT_MS. */
   settle(position: Position | null, timeoutMs?: number): Promise<void>;
   settleReactor(name: string, position: Position | null): Promise<void>;
-  /** For a reactor that destroys what others read (erasure): waits for every other processor. */
-  settleAllBut(name: string, position: Position | null, timeoutMs: number): Promise<void>;
+  /**
+   * For a reactor that destroys what others read (erasure): waits for every other processor,
+   * then clears what they parked of `erasedStreams` (see EventProcessors.waitForAllBut).
+   */
+  settleAllBut(name: string, position: Position | null, timeoutMs: number, erasedStreams?: readonly string[]): Promise<void>;
 }
 
 /** What a context is built from; its host chooses the adapters. */

@@ -30,8 +30,11 @@ export function streamErasureReactor(
     readonly events: EventStore;
     readonly documents: DocumentStore;
     readonly keyring: Keyring;
-    /** Resolves once every other processor has handled the position: deleting the stream first would hide the events from them. */
-    readonly processedByOthers: (position: Position) => Promise<void>;
+    /**
+     * Resolves once every other processor has handled the position (deleting the stream first
+     * would hide the events from them) and has dropped what it parked of the erased streams.
+     */
+    readonly processedByOthers: (position: Position, erasedStreams: readonly string[]) => Promise<void>;
   },
   erasure: StreamErasure,
 ): Reactor {
@@ -42,9 +45,9 @@ export function streamErasureReactor(
       const deletions = events.map((event) => ({ event, streamId: erasure.erasedStream(event) })).filter((d): d is { event: RecordedEvent; streamId: string } => d.streamId !== null);
       const last = deletions.at(-1);
       if (last === undefined) return;
-      await deps.processedByOthers(last.event.position);
-      const keyIds: string[] = [];
       const streamIds = deletions.map((d) => d.streamId);
+      await deps.processedByOthers(last.event.position, streamIds);
+      const keyIds: string[] = [];
       for (const streamId of streamIds) {
         for (const event of await deps.events.readStream(streamId)) keyIds.push(...erasure.keyIdsOf(event));
       }

@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
-import { systemClock, waitWithinDeadline, withRequestContext } from '@lore/platform/kernel';
-import { contextStatusMessage, handle, serveMessages, type EventFeed, type Transport, type TransportSubscription } from '@lore/platform/transport/port';
+import { appendedStreams, systemClock, waitWithinDeadline, withRequestContext } from '@lore/platform/kernel';
+import { contextStatusMessage, handle, parkedEventsListMessage, parkedEventsRetryMessage, serveMessages, type EventFeed, type Transport, type TransportSubscription } from '@lore/platform/transport/port';
 import type { ContextDefinition, ReadYourWrites } from '@lore/platform/cqrs';
-import { EventProcessors, processorLag } from '@lore/platform/projections';
-import { registerProcessorLagSource } from '@lore/platform/telemetry';
+import { EventProcessors, type ProcessorMetrics } from '@lore/platform/projections';
+import { registerParkedCountSource, registerProcessorLagSource } from '@lore/platform/telemetry';
 import { loadContextConfig, type Lifecycle, type LoreConfig } from '@lore/platform/runtime';
 import type { EmbeddingModels } from '@lore/platform/embeddings/port';
 import { openEgress } from '@lore/platform/egress/node';
@@ -47,23 +47,38 @@ export class ContextHost<C = unknown> implements Lifecycle {
     this.stores = stores;
     // Bounded by the request's deadline too: a late read model is a clear 503, not a caller's timeout.
     const readYourWrites: ReadYourWrites = {
-      settle: (position, timeoutMs) => this.running().waitFor(position, waitWithinDeadline(timeoutMs ?? deps.config.readYourWritesTimeoutMs)),
-      settleReactor: (name, position) => this.running().waitForOne(name, position, waitWithinDeadline(deps.config.readYourWritesTimeoutMs)),
-      settleAllBut: (name, position, timeoutMs) => this.running().waitForAllBut(name, position, timeoutMs),
+      // Within the request's deadline; the streams the request appended to: a parked one answers at once (see EventProcessors.waitFor).
+      settle: (position, timeoutMs) => this.running().waitFor(position, waitWithinDeadline(timeoutMs ?? deps.config.readYourWritesTimeoutMs), appendedStreams()),
+      settleReactor: (name, position) => this.running().waitForOne(name, position, waitWithinDeadline(deps.config.readYourWritesTimeoutMs), appendedStreams()),
+      settleAllBut: (name, position, timeoutMs, erasedStreams) => this.running().waitForAllBut(name, position, timeoutMs, erasedStreams),
     };
     const embeddings = deps.embeddings ?? (this.ownEmbeddings = openEmbeddingModels(deps.env ?? process.env));
     const egress = openEgress({ allow: deps.config.egressAllow, ...(deps.config.egressProxyUrl === undefined ? {} : { proxyUrl: deps.config.egressProxyUrl }) });
     const parts = definition.build({ ...stores, embeddings, transport: deps.transport, feed: deps.feed, egress, clock: systemClock, config: contextConfig, readYourWrites, log });
     await parts.prepare?.();
     const onError = (processor: string, error: unknown): void => log.error({ processor, err: error }, 'event processor failed');
-    const processors = new EventProcessors(parts, stores.events, stores.documents, onError, stores.vectors);
+    const onParked = (record: { processor: string; streamId: string; eventId: string; eventType: string; workspaceId: string | null; attempts: number }): void =>
+      log.error({ processor: record.processor, streamId: record.streamId, eventId: record.eventId, eventType: record.eventType, workspaceId: record.workspaceId, attempts: record.attempts }, 'event parked: the processor goes on with other streams');
+    const processors = new EventProcessors(parts, stores.events, stores.documents, onError, stores.vectors, { onParked });
     this.processors = processors;
     await processors.start();
-    this.unregisterMetrics = registerProcessorLagSource({ lagByProcessor: () => processorLag(processors.runners, stores.events) });
+    const unregisterLag = registerProcessorLagSource({ lagByProcessor: async () => Object.fromEntries((await processors.metrics()).map((m) => [m.processor, m.lag])) });
+    const unregisterParked = registerParkedCountSource(processors);
+    this.unregisterMetrics = () => {
+      unregisterLag();
+      unregisterParked();
+    };
     this.workers = [...(parts.workers ?? [])];
     for (const worker of this.workers) await worker.start();
-    const status = handle(contextStatusMessage(definition.name), async () => ({ ready: processors.isReady(), processors: processors.status() }));
-    this.subscriptions = await serveMessages(deps.transport, [...parts.handlers, status].map((h) => ({ ...h, handle: logged(h.handle, log) })));
+    const status = handle(contextStatusMessage(definition.name), async () => ({ ready: processors.isReady(), processors: processors.status(), parked: processors.parkedCounts() }));
+    const admin = [
+      handle(parkedEventsListMessage(definition.name), async (request) => ({ items: processors.listParked(request) })),
+      handle(parkedEventsRetryMessage(definition.name), async (request) => {
+        const report = await processors.retryParked(request);
+        return report === null ? { found: false, applied: 0, failed: [] } : { found: true, applied: report.applied, failed: [...report.failed] };
+      }),
+    ];
+    this.subscriptions = await serveMessages(deps.transport, [...parts.handlers, status, ...admin].map((h) => ({ ...h, handle: logged(h.handle, log) })));
     log.info('context started');
   }
 
@@ -75,6 +90,11 @@ export class ContextHost<C = unknown> implements Lifecycle {
     await this.processors?.stop();
     await this.stores?.close();
     await this.ownEmbeddings?.close();
+  }
+
+  /** Per processor: state, parked events and lag behind the log's head (for metrics); none before start. */
+  async processorMetrics(): Promise<ProcessorMetrics[]> {
+    return this.processors === null ? [] : this.processors.metrics();
   }
 
   private running(): EventProcessors {
@@ -91,7 +111,7 @@ export class ContextHost<C = unknown> implements Lifecycle {
 function logged(handler: Parameters<typeof serveMessages>[1][number]['handle'], log: Logger): typeof handler {
   return async (payload, context) => {
     try {
-      return await withRequestContext({ requestId: context.requestId, deadline: context.deadline }, () => handler(payload, context));
+      return await withRequestContext({ requestId: context.requestId, deadline: context.deadline, appendedStreams: new Set() }, () => handler(payload, context));
     } catch (error) {
       if (!(error instanceof Error && 'code' in error)) log.error({ subject: context.subject, reqId: context.requestId, err: error }, 'handler failed');
       throw error;

@@ -1,6 +1,7 @@
 /**
  * Permission vocabulary (ARCHITECTURE §4): `<resource>:read`, `<resource>:write`,
  * `<resource>:*` or `*`. `write` does not imply `read`: a key gets exactly what it lists.
+ * `admin`: operating the workspace's processing (list and retry its parked events).
  */
 export const PERMISSION_RESOURCES = ['api_keys', 'collections', 'connections', 'conversations', 'memories', 'events', 'admin'] as const;
 export type PermissionResource = (typeof PERMISSION_RESOURCES)[number];

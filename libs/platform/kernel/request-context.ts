@@ -23,6 +23,12 @@ export interface RequestContext {
    * retries, read-your-writes) stops in time to answer within it. Absent for reactions.
    */
   readonly deadline?: number | undefined;
+  /**
+   * The streams this work appended to (filled by the command path), so that read-your-writes
+   * can tell a write whose stream a processor has parked (answered at once) from one that is
+   * only late. Present around served messages; absent in reactions.
+   */
+  readonly appendedStreams?: Set<string> | undefined;
 }
 
 const storage = new AsyncLocalStorage<RequestContext>();
@@ -45,6 +51,16 @@ export function waitWithinDeadline(timeoutMs: number, marginMs = 250): number {
   const deadline = requestDeadline();
   if (deadline === undefined) return timeoutMs;
   return Math.max(0, Math.min(timeoutMs, deadline - Date.now() - marginMs));
+}
+
+/** Notes a stream the current work appended to (see `RequestContext.appendedStreams`). */
+export function noteAppendedStream(streamId: string): void {
+  storage.getStore()?.appendedStreams?.add(streamId);
+}
+
+/** The streams the current work appended to so far; none outside a served message. */
+export function appendedStreams(): string[] {
+  return [...(storage.getStore()?.appendedStreams ?? [])];
 }
 
 /** What a reaction needs of the stored event that caused it (a `RecordedEvent` is one). */

@@ -1,9 +1,35 @@
-import type { Position } from '@lore/platform/kernel';
+import { comparePositions, positionFromString, type Position } from '@lore/platform/kernel';
 import type { EventStore } from '@lore/platform/event-store/port';
 import type { DocumentStore } from '@lore/platform/documents/port';
 import type { VectorStore } from '@lore/platform/vectors/port';
 import { isReactor, type ReadModelProjection, type Reactor } from './projection';
-import { ProjectionRunner } from './projection-runner';
+import { DEFAULT_PARKING, ProjectionRunner, type ParkingOptions } from './projection-runner';
+import type { ParkedEvent } from './parked-event';
+
+/** Which parked events an operator means: all of them, or one processor's, or one workspace's (HTTP callers: always their own). */
+export interface ParkedFilter {
+  readonly processor?: string | undefined;
+  readonly workspaceId?: string | undefined;
+}
+
+export interface RetryReport {
+  /** Events applied and removed from the parked records. */
+  readonly applied: number;
+  /** Records that failed again (attempts incremented); the events behind them stay waiting. */
+  readonly failed: readonly ParkedEvent[];
+}
+
+/** One runner as metrics see it. */
+export interface ProcessorMetrics {
+  readonly processor: string;
+  readonly state: string;
+  readonly parked: number;
+  /** Events of its streams after its checkpoint, counted up to LAG_COUNT_CAP (the same on every event store). */
+  readonly lag: number;
+}
+
+/** Lag is counted by reading: a bound keeps a scrape of a far-behind processor cheap. */
+export const LAG_COUNT_CAP = 1_000;
 
 /**
  * The projections and reactors one service hosts, each behind its own checkpointed runner.
@@ -22,8 +48,11 @@ export class EventProcessors {
     documents: DocumentStore,
     onError: (processor: string, error: unknown) => void,
     vectors: VectorStore | null = null,
+    options: { readonly parking?: ParkingOptions; readonly onParked?: (record: ParkedEvent) => void } = {},
   ) {
-    this.runners = [...processors.projections, ...processors.reactors].map((p) => new ProjectionRunner(p, events, documents, (e) => onError(p.name, e), vectors));
+    this.runners = [...processors.projections, ...processors.reactors].map(
+      (p) => new ProjectionRunner(p, events, documents, (e) => onError(p.name, e), vectors, options.parking ?? DEFAULT_PARKING, options.onParked),
+    );
     this.projections = this.runners.filter((r) => !isReactor(r.processor));
   }
 
@@ -32,38 +61,91 @@ export class EventProcessors {
     await Promise.all(this.runners.map((r) => r.start()));
   }
 
+  /** Reads every processor's parked records without starting it (the `parked` tool, with Lore stopped). */
+  async loadParked(): Promise<void> {
+    await Promise.all(this.runners.map((r) => r.parked.load()));
+  }
+
   async stop(): Promise<void> {
     await Promise.all(this.runners.map((r) => r.stop()));
   }
 
-  /** Read-your-writes: waits until every projection has applied the position. */
-  async waitFor(position: Position | null, timeoutMs: number): Promise<void> {
+  /**
+   * Read-your-writes: waits until every projection has applied the position; a 503 at once
+   * when one of `streams` (those the write appended to) is parked in one of them.
+   */
+  async waitFor(position: Position | null, timeoutMs: number, streams: readonly string[] = []): Promise<void> {
     if (position === null) return;
-    await Promise.all(this.projections.map((r) => r.waitFor(position, timeoutMs)));
+    await Promise.all(this.projections.map((r) => r.waitFor(position, timeoutMs, streams)));
   }
 
   /**
    * Waits until every other processor of the streams `name` reads has handled the position
    * (erasure waits for all readers of a stream it deletes). Processors of other streams never
-   * see the position, so their checkpoints never pass it: they are not waited for.
+   * see the position, so their checkpoints never pass it: they are not waited for. A stream
+   * parked elsewhere never blocks it (checkpoints step past parked events); the parked events
+   * of `erasedStreams` are then applied where they still apply and their records removed, so
+   * erasure leaves nothing of those streams behind in any processor.
    */
-  async waitForAllBut(name: string, position: Position | null, timeoutMs: number): Promise<void> {
+  async waitForAllBut(name: string, position: Position | null, timeoutMs: number, erasedStreams: readonly string[] = []): Promise<void> {
     if (position === null) return;
     const prefixes = this.runner(name).processor.streamPrefixes;
     // No prefixes means every stream.
     const overlaps = (other: readonly string[]): boolean => other.length === 0 || prefixes.length === 0 || other.some((p) => prefixes.some((q) => p.startsWith(q) || q.startsWith(p)));
     const readers = this.runners.filter((r) => r.processor.name !== name && overlaps(r.processor.streamPrefixes));
     await Promise.all(readers.map((r) => r.waitFor(position, timeoutMs)));
+    if (erasedStreams.length === 0) return;
+    for (const reader of readers) await reader.forgetStreams(erasedStreams);
   }
 
-  /** Waits for one named processor (e.g. erasure before a deletion is reported done). */
-  async waitForOne(name: string, position: Position | null, timeoutMs: number): Promise<void> {
+  /** Waits for one named processor (e.g. erasure before a deletion is reported done); `streams` as in `waitFor`. */
+  async waitForOne(name: string, position: Position | null, timeoutMs: number, streams: readonly string[] = []): Promise<void> {
     if (position === null) return;
-    await this.runner(name).waitFor(position, timeoutMs);
+    await this.runner(name).waitFor(position, timeoutMs, streams);
   }
 
+  /** Every processor is live (parked events do not make a processor unready: see `parkedCounts`). */
   isReady(): boolean {
     return this.runners.every((r) => r.state === 'live');
+  }
+
+  /** Parked events per processor, for the processors that hold any (what `/ready` calls degraded). */
+  parkedCounts(): Record<string, number> {
+    return Object.fromEntries(this.runners.filter((r) => r.parked.size > 0).map((r) => [r.processor.name, r.parked.size]));
+  }
+
+  /** Per runner: state, parked count and how many events of its streams it has yet to handle (for metrics). */
+  async metrics(): Promise<ProcessorMetrics[]> {
+    return Promise.all(this.runners.map(async (r) => ({ processor: r.processor.name, state: r.state, parked: r.parked.size, lag: await r.eventsBehind(LAG_COUNT_CAP) })));
+  }
+
+  /** Parked events in log order, filtered. */
+  listParked(filter: ParkedFilter = {}): ParkedEvent[] {
+    return this.runners
+      .filter((r) => filter.processor === undefined || r.processor.name === filter.processor)
+      .flatMap((r) => r.parked.all())
+      .filter((record) => filter.workspaceId === undefined || record.workspaceId === filter.workspaceId)
+      .sort((a, b) => comparePositions(positionFromString(a.position), positionFromString(b.position)));
+  }
+
+  /**
+   * Retries parked events: `id` names one record, whose whole stream is retried in order (an
+   * event waiting behind another cannot go first); otherwise every stream the filter selects.
+   * Null when `id` names no record the filter allows (callers answer 404).
+   */
+  async retryParked(selector: ParkedFilter & { readonly id?: string | undefined }): Promise<RetryReport | null> {
+    const selected = this.listParked(selector).filter((r) => selector.id === undefined || r.id === selector.id);
+    if (selector.id !== undefined && selected.length === 0) return null;
+    const streams = new Map<string, { runner: ProjectionRunner; streamId: string }>();
+    for (const record of selected) streams.set(`${record.processor}\u0000${record.streamId}`, { runner: this.runner(record.processor), streamId: record.streamId });
+    let applied = 0;
+    const failed: ParkedEvent[] = [];
+    for (const { runner, streamId } of streams.values()) {
+      const outcome = await runner.retryStream(streamId);
+      applied += outcome.applied;
+      if (outcome.failed !== null) failed.push(outcome.failed);
+    }
+    return { applied, failed };
   }
 
   status(): Record<string, string> {

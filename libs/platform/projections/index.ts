@@ -2,4 +2,6 @@ export * from './projection';
 export * from './projection-runner';
 export * from './event-processors';
 export * from './batch-context';
-export * from './processor-lag';
+export * from './parked-event';
+export * from './event-applier';
+export * from './parked-streams';

@@ -34,12 +34,15 @@ function counterProjection(options: { gate?: () => Promise<void> } = {}): Projec
     async handle(event: RecordedEvent, context) {
       applied.push(event.id);
       if (options.gate) await options.gate();
-      if (event.type === 'test.Poison') throw new Error('cannot project this event');
+      if (event.type === 'test.Outage') throw outage();
       const current = await context.get<CounterDoc>(COLLECTION, event.streamId);
       context.upsert(COLLECTION, { id: event.streamId, count: (current?.count ?? 0) + 1, lastRevision: event.revision });
     },
   };
 }
+
+/** What a store that is briefly away throws: transient, so the runner retries rather than parks. */
+const outage = (): Error => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6333 (cannot project this event)'), { code: 'ECONNREFUSED' });
 
 async function append(store: EventStore, streamId: string, count: number, type = 'test.Counted'): Promise<Position> {
   const events = Array.from({ length: count }, () => ({ id: randomUUID(), type, data: {} }));
@@ -269,7 +272,7 @@ describe('ProjectionRunner (SQLite event store + SQLite document store)', () => 
     });
   });
 
-  describe('a failing handler', () => {
+  describe('a transient failure (a store briefly away)', () => {
     it("puts the runner in state 'retrying', reports the error, keeps the last good checkpoint, and answers waits at once when it keeps failing", async () => {
       const errors: unknown[] = [];
       const running = runner(counterProjection(), (error) => errors.push(error));
@@ -277,26 +280,27 @@ describe('ProjectionRunner (SQLite event store + SQLite document store)', () => 
       const good = await append(events, 'counter-a', 2);
       await running.waitFor(good, WAIT_MS);
 
-      const poisoned = await append(events, 'counter-a', 1, 'test.Poison');
+      const poisoned = await append(events, 'counter-a', 1, 'test.Outage');
       await eventually(() => running.state === 'retrying', WAIT_MS);
       expect(String(errors[0])).toContain('cannot project this event');
       expect(await documents.getCheckpoint(NAME)).toBe(positionToString(good));
       expect(await counters(documents)).toEqual({ 'counter-a': 2 });
-      // A poison event fails every retry; after a few, read-your-writes answers at once.
+      // An outage that lasts fails every retry; after a few, read-your-writes answers at once.
       await eventually(() => errors.length >= 3, WAIT_MS);
       const failure = running.waitFor(poisoned, WAIT_MS);
       await expect(failure).rejects.toMatchObject({ code: 'unavailable' });
       await expect(failure).rejects.not.toMatchObject({ message: expect.stringContaining('cannot project') });
     });
 
-    it('applies nothing of a batch in which one event fails', async () => {
+    it('applies nothing of a batch in which one event fails, and parks nothing', async () => {
       await append(events, 'counter-a', 2);
-      await append(events, 'counter-a', 1, 'test.Poison');
+      await append(events, 'counter-a', 1, 'test.Outage');
       const running = runner(counterProjection());
       await running.start();
       await eventually(() => running.state === 'retrying', WAIT_MS);
       expect(await counters(documents)).toEqual({});
       expect(await documents.getCheckpoint(NAME)).toBeNull();
+      expect(running.parked.size).toBe(0);
     });
 
     it('recovers on its own once the cause is gone, from its checkpoint, applying each event once', async () => {
@@ -306,7 +310,7 @@ describe('ProjectionRunner (SQLite event store + SQLite document store)', () => 
       const flaky: Projection = {
         ...projection,
         async handle(event, context) {
-          if (broken) throw new Error('store briefly away');
+          if (broken) throw outage();
           await projection.handle(event, context);
         },
       };

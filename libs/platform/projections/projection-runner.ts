@@ -1,21 +1,39 @@
 import { comparePositions, positionFromString, positionToString, START, unavailable, type Position, type RecordedEvent } from '@lore/platform/kernel';
 import type { EventStore, EventSubscription } from '@lore/platform/event-store/port';
 import type { DocumentStore } from '@lore/platform/documents/port';
-import type { VectorStore, VectorWrite } from '@lore/platform/vectors/port';
-import { isReactor, isVectorProjection, type Processor, type VectorProjection } from './projection';
+import type { VectorStore } from '@lore/platform/vectors/port';
 import { inProcessorSpan } from '@lore/platform/telemetry';
-import { BatchContext } from './batch-context';
+import { isVectorProjection, type Processor } from './projection';
+import { EventApplier, type Checkpoint } from './event-applier';
+import { ParkedLedger, deleteParked, upsertParked } from './parked-ledger';
+import { failedRecord, isTransientFailure, parkedStreamError, waitingRecord, type ParkedEvent } from './parked-event';
+import { ParkedStreams, type RetryOutcome } from './parked-streams';
 
 interface Waiter {
   readonly position: Position;
+  /** The streams the waiting write touched: parking one of them rejects the wait. */
+  readonly streams: readonly string[];
   readonly resolve: () => void;
+  readonly reject: (error: Error) => void;
 }
 
 export type RunnerState = 'stopped' | 'catching-up' | 'live' | 'retrying';
 
-/** Restart delays after a failure: full jitter over 100 ms · 2^failures, capped at 30 s. */
+/** How a failing event is retried before it is parked. */
+export interface ParkingOptions {
+  /** Attempts of one event, the first included (default 3). */
+  readonly attempts: number;
+  /** Delay before the second attempt, doubling after (default 200 ms). */
+  readonly backoffMs: number;
+}
+
+export const DEFAULT_PARKING: ParkingOptions = { attempts: 3, backoffMs: 200 };
+
+/** Restart delays after a transient failure: full jitter over 100 ms · 2^failures, capped at 30 s. */
 const RETRY_BASE_MS = 100;
 const RETRY_CAP_MS = 30_000;
+/** How long stopping waits for a batch in hand. */
+const STOP_WAIT_MS = 10_000;
 /** After this many failures in a row the cause is likely not transient: waits answer at once. */
 const FAILURES_BEFORE_FAST_FAIL = 3;
 
@@ -24,9 +42,16 @@ const FAILURES_BEFORE_FAST_FAIL = 3;
  * with the batch's documents, so a batch is applied exactly once where the document store
  * is atomic and replayed idempotently where it is not; a reactor's checkpoint is written
  * after its effects, so a crash repeats at most one batch. Events at or before the
- * checkpoint are skipped. A failure (a handler that throws, a store or broker that is
- * briefly away) never stops a runner for good: it restarts from its checkpoint with
- * growing, jittered delays, reporting `retrying` meanwhile.
+ * checkpoint are skipped.
+ *
+ * A failure stays with its stream (the way EventStoreDB's persistent subscriptions park
+ * messages): when a batch fails, its events are applied one by one; one that fails
+ * `parking.attempts` times is PARKED (recorded in the `parked_events` collection with the
+ * checkpoint that steps past it) and the later events of its stream are parked behind it,
+ * so the stream keeps its order while every other stream, user and workspace moves on.
+ * Operators retry parked events (`retryStream`). A transient failure (`isTransientFailure`:
+ * a store or broker briefly away) parks nothing: the runner restarts from its checkpoint
+ * with growing, jittered delays, reporting `retrying` meanwhile.
  */
 export class ProjectionRunner {
   private subscription: EventSubscription | null = null;
@@ -35,16 +60,26 @@ export class ProjectionRunner {
   private stateValue: RunnerState = 'stopped';
   private failures = 0;
   private retryTimer: NodeJS.Timeout | null = null;
+  private readonly applier: EventApplier;
+  readonly parked: ParkedLedger;
+  private readonly parkedStreams: ParkedStreams;
+  /** Batches, operator retries and erasure take turns: each sees the ledger the last one left. */
+  private turn: Promise<unknown> = Promise.resolve();
 
   constructor(
     readonly processor: Processor,
     private readonly events: EventStore,
-    private readonly documents: DocumentStore,
+    documents: DocumentStore,
     private readonly onError: (error: unknown) => void = () => undefined,
     /** Where vector projections write (and keep their checkpoints). */
-    private readonly vectors: VectorStore | null = null,
+    vectors: VectorStore | null = null,
+    private readonly parking: ParkingOptions = DEFAULT_PARKING,
+    private readonly onParked: (record: ParkedEvent) => void = () => undefined,
   ) {
     if (isVectorProjection(processor) && vectors === null) throw new Error(`${processor.name} is a vector projection: its runner needs a vector store`);
+    this.applier = new EventApplier(processor, documents, vectors);
+    this.parked = new ParkedLedger(processor.name, documents);
+    this.parkedStreams = new ParkedStreams(processor.name, events, this.applier, this.parked, onParked);
   }
 
   get state(): RunnerState {
@@ -55,10 +90,17 @@ export class ProjectionRunner {
     return this.position;
   }
 
+  /** Events of this processor's streams after its checkpoint, counted up to `cap`. */
+  async eventsBehind(cap: number): Promise<number> {
+    const after = comparePositions(this.position, START) === 0 ? {} : { after: this.position };
+    return (await this.events.readAll({ ...after, maxCount: cap, streamPrefixes: this.processor.streamPrefixes })).length;
+  }
+
   async start(): Promise<void> {
     if (this.subscription) return;
     this.clearRetry();
-    const stored = await this.checkpointStore().getCheckpoint(this.processor.name);
+    await this.parked.load();
+    const stored = await this.applier.getCheckpoint();
     this.position = stored === null ? START : positionFromString(stored);
     const head = await this.events.headPosition();
     this.stateValue = comparePositions(this.position, head) >= 0 ? 'live' : 'catching-up';
@@ -67,7 +109,7 @@ export class ProjectionRunner {
     this.subscription = this.events.subscribeToAll(
       { ...after, streamPrefixes: this.processor.streamPrefixes },
       async (batch) => {
-        await this.apply(batch);
+        await this.inTurn(() => this.apply(batch));
         this.failures = 0;
         if (this.stateValue === 'catching-up') await this.settleCatchUp(caughtUpAt);
       },
@@ -81,29 +123,40 @@ export class ProjectionRunner {
     this.clearRetry();
     const subscription = this.subscription;
     this.subscription = null;
-    if (subscription) await subscription.close();
+    // Before anything is awaited: a batch that fails from now on must not schedule a restart.
     this.stateValue = 'stopped';
+    if (subscription) await subscription.close();
+    // Nothing will be applied any more: whoever waits (read-your-writes, an erasure waiting
+    // for the others) is answered now rather than at its timeout.
+    for (const waiter of this.waiters.splice(0)) waiter.reject(unavailable(`${this.processor.name} stopped`));
+    // A batch still in hand (an event being retried before it is parked) finishes first: the
+    // stores may close, or a rebuild reset them, right after. Bounded, so stopping never hangs.
+    await Promise.race([this.turn, new Promise((resolve) => setTimeout(resolve, STOP_WAIT_MS).unref())]);
+    this.clearRetry();
   }
 
-  /** Drops the read model (a reactor: its checkpoint) and replays the whole log into it. */
+  /** Drops the read model (a reactor: its checkpoint) and its parked events, and replays the whole log into it. */
   async rebuild(): Promise<void> {
     await this.stop();
-    const processor = this.processor;
-    if (isVectorProjection(processor)) {
-      const vectors = this.vectorStore();
-      await vectors.reset((await vectors.listIndexes()).map((i) => i.name), processor.name);
-    } else {
-      await this.documents.reset(isReactor(processor) ? [] : processor.collections, processor.name);
-    }
+    await this.applier.reset();
+    await this.inTurn(async () => {
+      // Loaded here too: the rebuild tool rebuilds runners it never started.
+      await this.parked.load();
+      for (const record of this.parked.all()) await this.applier.apply([], [deleteParked(record)]);
+      this.parked.clear();
+    });
     this.position = START;
     await this.start();
   }
 
   /**
    * Read-your-writes: resolves once this projection has applied `position`. A bounded wait,
-   * then 503: the write is stored, only its read model is late.
+   * then 503: the write is stored, only its read model is late. At once a 503 when one of
+   * `streams` (those the write touched) is parked here: its event will not be applied until
+   * an operator retries it, so waiting could only end in the timeout.
    */
-  async waitFor(position: Position, timeoutMs: number): Promise<void> {
+  async waitFor(position: Position, timeoutMs: number, streams: readonly string[] = []): Promise<void> {
+    this.assertNotParked(streams);
     if (comparePositions(this.position, position) >= 0) return;
     if (this.stateValue === 'retrying' && this.failures >= FAILURES_BEFORE_FAST_FAIL) {
       throw unavailable(`the write was stored, but ${this.processor.name} is failing and retrying; retry the read later`);
@@ -117,7 +170,11 @@ export class ProjectionRunner {
         clearTimeout(timer);
         resolve();
       };
-      this.waiters.push({ position, resolve: done });
+      const refuse = (error: Error): void => {
+        clearTimeout(timer);
+        reject(error);
+      };
+      this.waiters.push({ position, streams, resolve: done, reject: refuse });
     });
   }
 
@@ -130,6 +187,17 @@ export class ProjectionRunner {
       if (Date.now() > deadline) throw unavailable(`${this.processor.name} did not catch up within ${timeoutMs} ms`);
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
+  }
+
+  /** An operator's retry of one stream's parked events (see `ParkedStreams.retry`), in turn with the batches. */
+  retryStream(streamId: string): Promise<RetryOutcome> {
+    return this.inTurn(() => this.parkedStreams.retry(streamId));
+  }
+
+  /** Erasure of streams: see `ParkedStreams.forget`. */
+  async forgetStreams(streamIds: readonly string[]): Promise<void> {
+    if (!streamIds.some((s) => this.parked.ofStream(s).length > 0)) return;
+    await this.inTurn(() => this.parkedStreams.forget(streamIds));
   }
 
   /** The subscription ended with an error: report it, then start again from the checkpoint. */
@@ -152,53 +220,86 @@ export class ProjectionRunner {
     this.retryTimer = null;
   }
 
-  private async apply(batch: Parameters<Parameters<EventStore['subscribeToAll']>[1]>[0]): Promise<void> {
-    const fresh = batch.filter((event) => comparePositions(event.position, this.position) > 0);
+  private inTurn<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.turn.then(work, work);
+    this.turn = run.catch(() => undefined);
+    return run;
+  }
+
+  private async apply(batch: readonly RecordedEvent[]): Promise<void> {
     const last = batch[batch.length - 1];
     if (last === undefined) return;
+    // Events recorded as parked already (a crash before a vector checkpoint) are not redone.
+    const fresh = batch.filter((event) => comparePositions(event.position, this.position) > 0 && !this.parked.holds(event.id));
     // In the trace of the request that appended the events: a reactor's effects and log lines too.
-    if (fresh.length > 0) await inProcessorSpan(this.processor.name, fresh, () => this.applyFresh(fresh, last));
+    if (fresh.length > 0) await inProcessorSpan(this.processor.name, fresh, () => this.applyOrPark(fresh, last));
     if (comparePositions(last.position, this.position) > 0) this.position = last.position;
     this.release();
   }
 
-  private async applyFresh(fresh: readonly RecordedEvent[], last: RecordedEvent): Promise<void> {
-    const checkpoint = { name: this.processor.name, value: positionToString(last.position) };
-    const processor = this.processor;
-    if (isReactor(processor)) {
-      await processor.react(fresh);
-      await this.documents.write([], checkpoint);
-    } else if (isVectorProjection(processor)) {
-      await this.applyVectors(processor, fresh, checkpoint);
-    } else {
-      const context = new BatchContext(this.documents);
-      for (const event of fresh) await processor.handle(event, context);
-      await this.documents.write(context.writes, checkpoint);
+  /** The batch at once; when it fails for a reason of its own, event by event (parking what keeps failing). */
+  private async applyOrPark(fresh: readonly RecordedEvent[], last: RecordedEvent): Promise<void> {
+    try {
+      await this.applyAll(fresh, { name: this.processor.name, value: positionToString(last.position) });
+    } catch (error) {
+      if (isTransientFailure(error)) throw error;
+      for (const event of fresh) await this.applyAlone(event);
     }
   }
 
-  private async applyVectors(processor: VectorProjection, events: readonly RecordedEvent[], checkpoint: { name: string; value: string }): Promise<void> {
-    const vectors = this.vectorStore();
-    const writes: VectorWrite[] = [];
-    const context = { ensureIndex: (definition: Parameters<VectorStore['ensureIndex']>[0]) => vectors.ensureIndex(definition), write: (w: VectorWrite) => void writes.push(w) };
-    for (const event of events) await processor.handle(event, context);
-    await vectors.write(writes, checkpoint);
+  /** The batch at once; events of parked streams are parked behind, in the same commit. */
+  private async applyAll(events: readonly RecordedEvent[], checkpoint: Checkpoint): Promise<void> {
+    const now = new Date().toISOString();
+    const behind: ParkedEvent[] = [];
+    const runnable: RecordedEvent[] = [];
+    for (const event of events) {
+      const head = this.parked.head(event.streamId);
+      if (head === undefined) runnable.push(event);
+      else behind.push(waitingRecord(this.processor.name, event, head.eventId, now));
+    }
+    await this.applier.apply(runnable, behind.map(upsertParked), checkpoint);
+    for (const record of behind) this.parked.remember(record);
   }
 
-  private checkpointStore(): Pick<DocumentStore, 'getCheckpoint'> {
-    return isVectorProjection(this.processor) ? this.vectorStore() : this.documents;
+  /** One event of a batch that failed: retried with backoff, then parked; committed with its own checkpoint. */
+  private async applyAlone(event: RecordedEvent): Promise<void> {
+    const checkpoint = { name: this.processor.name, value: positionToString(event.position) };
+    if (this.parked.head(event.streamId) !== undefined) return this.applyAll([event], checkpoint);
+    const firstFailedAt = new Date().toISOString();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.applier.apply([event], [], checkpoint);
+        return;
+      } catch (error) {
+        if (isTransientFailure(error)) throw error;
+        if (attempt < this.parking.attempts) {
+          await new Promise((resolve) => setTimeout(resolve, this.parking.backoffMs * 2 ** (attempt - 1)));
+          continue;
+        }
+        const record = failedRecord(this.processor.name, event, error, attempt, firstFailedAt, new Date().toISOString());
+        await this.applier.apply([], [upsertParked(record)], checkpoint);
+        this.parked.remember(record);
+        this.onError(error);
+        this.onParked(record);
+        return;
+      }
+    }
   }
 
-  private vectorStore(): VectorStore {
-    if (this.vectors === null) throw new Error(`${this.processor.name} has no vector store`);
-    return this.vectors;
+  private assertNotParked(streams: readonly string[]): void {
+    for (const stream of streams) {
+      const head = this.parked.head(stream);
+      if (head !== undefined) throw parkedStreamError(this.processor.name, head);
+    }
   }
 
   private release(): void {
     if (this.waiters.length === 0) return;
     const still: Waiter[] = [];
     for (const waiter of this.waiters) {
-      if (comparePositions(this.position, waiter.position) >= 0) waiter.resolve();
+      const parked = waiter.streams.map((s) => this.parked.head(s)).find((r) => r !== undefined);
+      if (parked !== undefined) waiter.reject(parkedStreamError(this.processor.name, parked));
+      else if (comparePositions(this.position, waiter.position) >= 0) waiter.resolve();
       else still.push(waiter);
     }
     this.waiters = still;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '@lore/platform/kernel';
 import type { ContextLog } from '@lore/platform/cqrs';
+import { isTransientFailure } from '@lore/platform/projections';
 import type { DocumentStore, DocumentWrite } from '@lore/platform/documents/port';
 import type { EventFeed, FeedEntry } from '@lore/platform/transport/port';
 import { WEBHOOKS, WEBHOOK_DELIVERIES, type DeliveryDoc, type WebhookDoc } from './webhook.read-models';
@@ -9,6 +10,8 @@ export const DISPATCH_CHECKPOINT = 'connections.webhook-dispatch.v1';
 /** Events without a subscribed endpoint move the checkpoint only every so often: replaying them after a crash adds nothing. */
 const CHECKPOINT_EVERY = 500;
 const RETRY_AFTER_FAILURE_MS = 1_000;
+/** Tries of one feed entry that fails by itself (not a store that is away) before it is skipped. */
+const ENTRY_ATTEMPTS = 3;
 
 /** One delivery per endpoint and event: a replayed event finds it and adds nothing. */
 export function deliveryId(webhookId: string, eventId: string): string {
@@ -70,13 +73,41 @@ export function webhookDispatcher(deps: { readonly feed: EventFeed; readonly doc
     if (writes.length > 0) deps.wakeSender();
   };
 
+  /**
+   * One entry's failure stays with it: an entry that fails ENTRY_ATTEMPTS times for a reason
+   * of its own is logged (ids only) and stepped past, so one bad event does not stop
+   * webhooks for every workspace. A transient failure (a store briefly away) still ends the
+   * follow, which resumes from the checkpoint.
+   */
+  const dispatchOrSkip = async (entry: FeedEntry): Promise<void> => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await dispatch(entry);
+      } catch (error) {
+        if (controller.signal.aborted || isTransientFailure(error)) throw error;
+        if (attempt < ENTRY_ATTEMPTS) {
+          await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** attempt).unref());
+          continue;
+        }
+        deps.log.error(
+          { eventId: entry.event.event_id, type: entry.event.type, workspaceId: entry.event.workspace_id, position: entry.position, err: error instanceof Error ? error.message : String(error) },
+          'webhook dispatcher skipped an event it failed on; other events and workspaces go on',
+        );
+        await deps.documents.write([], { name: DISPATCH_CHECKPOINT, value: String(entry.position) });
+        unsaved = null;
+        sinceSaved = 0;
+        return;
+      }
+    }
+  };
+
   const run = async (): Promise<void> => {
     while (!controller.signal.aborted) {
       try {
         const saved = await deps.documents.getCheckpoint(DISPATCH_CHECKPOINT);
         // First start: from now on (endpoints only ever get events from after their creation anyway).
         const after = saved === null ? (await deps.feed.bounds()).last : Number(saved);
-        for await (const entry of deps.feed.follow({ after, selector: { workspaceId: null }, signal: controller.signal })) await dispatch(entry);
+        for await (const entry of deps.feed.follow({ after, selector: { workspaceId: null }, signal: controller.signal })) await dispatchOrSkip(entry);
       } catch (error) {
         if (controller.signal.aborted) break;
         deps.log.error({ err: error instanceof Error ? error.message : String(error) }, 'webhook dispatcher failed; it resumes from its checkpoint');

@@ -31,7 +31,7 @@ export function webhooksModule(deps: ContextDeps<ConnectionsConfig>) {
   ];
   return {
     handlers,
-    reactors: [webhookErasureReactor({ ...deps, processedByOthers: (position) => deps.readYourWrites.settleAllBut(WEBHOOK_ERASURE, position, ERASURE_WAIT_MS) })],
+    reactors: [webhookErasureReactor({ ...deps, processedByOthers: (position, erased) => deps.readYourWrites.settleAllBut(WEBHOOK_ERASURE, position, ERASURE_WAIT_MS, erased) })],
     workers: [sender, webhookDispatcher({ ...deps, wakeSender })],
     async prepare() {
       await deps.documents.collection(WEBHOOKS).ensureIndex(['workspace_id', 'status']);

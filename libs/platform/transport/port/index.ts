@@ -3,3 +3,4 @@ export * from './subjects';
 export * from './typed-messages';
 export * from './integration-events';
 export * from './event-feed.port';
+export * from './admin-messages';

@@ -60,6 +60,8 @@ export const ContextStatus = z.object({
   ready: z.boolean(),
   /** State of each projection and reactor: live, catching-up, retrying, stopped. */
   processors: z.record(z.string(), z.string()),
+  /** Parked events per processor that holds any (none: ready and not degraded). Optional: older services do not send it. */
+  parked: z.record(z.string(), z.number().int()).optional(),
 });
 export type ContextStatus = z.infer<typeof ContextStatus>;
 
