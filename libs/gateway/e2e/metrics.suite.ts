@@ -105,7 +105,7 @@ export function describeMetrics(lore: () => LoreUnderTest, options: { services?:
         expect(increments.filter((n) => n !== 0 && n !== 1)).toEqual([]);
         // Lag per processor, by name.
         const lagged = after.flatMap(({ families }) => family(families, 'lore_processor_lag_events').metrics.map((m) => m.labels?.['processor']));
-        expect(lagged).toContain('memory.search-index.v1');
+        expect(lagged).toContain('memory.search-index.v2');
       });
     }
   });
