@@ -78,9 +78,10 @@ export class RateLimiter {
     const taken: Lease[] = [];
     const states: PolicyState[] = [];
     for (const check of checks) {
-      const lease = await this.takeOne(bucketKey(check.policy, check.id), check.limit);
+      const { lease, took } = await this.takeOne(bucketKey(check.policy, check.id), check.limit);
       const now = this.now();
-      if (lease.refusedUntil > now) {
+      // Decided by takeOne, not by the clock again: a refusal that lapsed meanwhile took no unit.
+      if (!took) {
         for (const t of taken) this.refund(t, now);
         const retryAfterSeconds = Math.max(1, Math.ceil((lease.refusedUntil - now) / 1000));
         return { allowed: false, refusedBy: { policy: check.policy, limit: check.limit, remaining: 0, resetSeconds: retryAfterSeconds }, retryAfterSeconds };
@@ -93,8 +94,8 @@ export class RateLimiter {
     return { allowed: true, states };
   }
 
-  /** A lease with one unit taken for this request, or a refused one (`refusedUntil` ahead). */
-  private async takeOne(key: string, limit: RateLimit): Promise<Lease> {
+  /** The key's lease, and whether one unit of it was taken for this request (else it is refused until `refusedUntil`). */
+  private async takeOne(key: string, limit: RateLimit): Promise<{ lease: Lease; took: boolean }> {
     for (;;) {
       const lease = this.leases.get(key);
       if (lease?.claim) {
@@ -102,20 +103,20 @@ export class RateLimiter {
         continue;
       }
       const now = this.now();
-      if (lease !== undefined && lease.refusedUntil > now) return lease;
+      if (lease !== undefined && lease.refusedUntil > now) return { lease, took: false };
       if (lease !== undefined && lease.units > 0 && lease.expiresAt > now) {
         lease.units--;
         lease.used++;
-        return lease;
+        return { lease, took: true };
       }
       const claimed = this.claim(key, limit, lease);
       await claimed.claim;
       // Fresh from the store: usable now even when leases lapse at once (leaseMs 0).
-      if (claimed.refusedUntil > this.now()) return claimed;
+      if (claimed.refusedUntil > this.now()) return { lease: claimed, took: false };
       if (claimed.units > 0) {
         claimed.units--;
         claimed.used++;
-        return claimed;
+        return { lease: claimed, took: true };
       }
     }
   }

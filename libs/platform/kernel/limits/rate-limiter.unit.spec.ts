@@ -133,3 +133,29 @@ describe('bucketKey', () => {
     expect(bucketKey('caller', 'a')).not.toBe(bucketKey('caller', 'b'));
   });
 });
+
+describe('RateLimiter over a slow shared store', () => {
+  it('never admits a request that took no unit, though a refusal lapses while the request waits', async () => {
+    // A store that answers after a few ms, as NATS does: refusals lapse between the store's answer and the admission.
+    let tat: number | null = null;
+    let granted = 0;
+    const store = {
+      take: async (_key: string, limit: RateLimit, wanted: number) => {
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 8));
+        const step = gcraTake(tat, Date.now(), limit, wanted);
+        tat = step.tat;
+        granted += step.take.granted;
+        return step.take;
+      },
+      close: async () => undefined,
+    };
+    const limit: RateLimit = { quota: 6_000, windowSeconds: 60, burst: 400 };
+    const gateways = [new RateLimiter({ store, leaseMs: 100 }), new RateLimiter({ store, leaseMs: 100 })];
+    let admitted = 0;
+    for (let round = 0; round < 150; round++) {
+      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => gateways[i % 2]?.admit([{ policy: 'workspace', id: 'ws', limit }])));
+      admitted += results.filter((r) => r?.allowed).length;
+    }
+    expect(admitted).toBe(granted);
+  });
+});

@@ -16,6 +16,7 @@ describeWithServer('NATS_URL', 'NATS key-value rate-limit buckets', (url) => {
   afterAll(() => admin.close());
   beforeEach(() => {
     prefix = `lrl${randomBytes(5).toString('hex')}`;
+    storeErrors = 0;
   });
   afterEach(async () => {
     await Promise.all(stores.splice(0).map((s) => s.close()));
@@ -24,10 +25,12 @@ describeWithServer('NATS_URL', 'NATS key-value rate-limit buckets', (url) => {
   });
 
   /** A gateway's limiter: its own connection, claiming ahead as the gateway does. */
+  /** Takes the store failed (a NATS request that timed out on a loaded machine): each admits one request, by design. */
+  let storeErrors = 0;
   const gateway = (): RateLimiter => {
     const store = kvRateBucketStore({ url, subjectPrefix: prefix, name: 'lore-rate-limit-test' });
     stores.push(store);
-    return new RateLimiter({ store, leaseMs: 100 });
+    return new RateLimiter({ store, leaseMs: 100, onStoreError: () => void storeErrors++ });
   };
 
   it('admits a burst once across two gateways taking at the same time, then refuses on both', async () => {
@@ -57,8 +60,10 @@ describeWithServer('NATS_URL', 'NATS key-value rate-limit buckets', (url) => {
       admitted += results.filter((r) => r.allowed).length;
     }
     const elapsedSeconds = (Date.now() - started) / 1000;
-    // Never more than the burst plus what refilled meanwhile (100/s) and one lease period.
-    expect(admitted).toBeLessThanOrEqual(400 + Math.ceil(100 * (elapsedSeconds + 0.1)));
+    // Never more than the burst plus what refilled meanwhile (100/s) and one lease period, plus
+    // one request for each take the store failed (the limiter fails open); those stay rare.
+    expect(storeErrors).toBeLessThanOrEqual(12);
+    expect(admitted).toBeLessThanOrEqual(400 + Math.ceil(100 * (elapsedSeconds + 0.1)) + storeErrors);
     expect(admitted).toBeGreaterThanOrEqual(400);
   });
 });
