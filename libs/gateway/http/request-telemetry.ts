@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { SpanStatusCode, context as otelContext, type Context, type Span } from '@opentelemetry/api';
-import { SpanKind, contextFromTraceHeaders, httpRequestDuration, startSpan, type TraceHeaders } from '@lore/platform/telemetry';
+import { SpanKind, contextFromTraceHeaders, httpRequestDuration, labelledObserver, startSpan, type TraceHeaders } from '@lore/platform/telemetry';
+
+const observeHttp = labelledObserver(httpRequestDuration);
 
 interface RequestTrace {
   readonly span: Span;
@@ -36,14 +38,18 @@ export function observeRequests(app: FastifyInstance): void {
     if (trace === undefined) return done();
     otelContext.with(trace.context, done);
   });
-  app.addHook('onResponse', async (request, reply) => {
+  // A callback hook, not an async one: this runs for every request.
+  app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? UNMATCHED_ROUTE;
-    httpRequestDuration.observe({ method: request.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+    const status = String(reply.statusCode);
+    observeHttp({ method: request.method, route, status }, `${request.method} ${route} ${status}`, reply.elapsedTime / 1000);
     const trace = traces.get(request);
-    if (trace === undefined) return;
-    trace.span.setAttribute('http.response.status_code', reply.statusCode);
-    if (reply.statusCode >= 500) trace.span.setStatus({ code: SpanStatusCode.ERROR });
-    trace.span.end();
+    if (trace !== undefined) {
+      trace.span.setAttribute('http.response.status_code', reply.statusCode);
+      if (reply.statusCode >= 500) trace.span.setStatus({ code: SpanStatusCode.ERROR });
+      trace.span.end();
+    }
+    done();
   });
 }
 

@@ -1,46 +1,39 @@
 import type { Transport } from '@lore/platform/transport/port';
-import { SpanKind, contextFromTraceHeaders, currentTraceHeaders, inSpan, secondsSince, transportRequestDuration } from '@lore/platform/telemetry';
+import { context as otelContext } from '@opentelemetry/api';
+import { SpanKind, contextFromTraceHeaders, currentTraceHeaders, inSpan, isActiveTrace, labelledObserver, secondsSince, spansRecorded, transportRequestDuration } from '@lore/platform/telemetry';
+
+const observeTransport = labelledObserver(transportRequestDuration);
 
 /**
  * Measures and traces request/reply messages, around any transport: the client side (a span
  * per request whose `traceparent` travels with the message, and its latency), and the server
  * side (a span continuing the caller's trace, so the events a handler appends carry it, and
  * the handling time). Subjects are message names (`memory.command.create`), a bounded set;
- * the outcome is `ok` or the error code the caller receives.
+ * the outcome is `ok` or the error code the caller receives. Spans only where they are
+ * recorded (an exporter is configured): otherwise the trace context alone travels.
  */
 export function instrumentedTransport(transport: Transport): Transport {
   return {
     request: (subject, payload, options) => {
       const started = process.hrtime.bigint();
-      return inSpan(`send ${subject}`, { kind: SpanKind.CLIENT, attributes: { 'messaging.system': 'nats', 'messaging.destination.name': subject } }, async () => {
-        let outcome = 'ok';
-        try {
-          return await transport.request(subject, payload, { ...options, trace: currentTraceHeaders() });
-        } catch (error) {
-          outcome = outcomeOf(error);
-          throw error;
-        } finally {
-          transportRequestDuration.observe({ side: 'client', subject, outcome }, secondsSince(started));
-        }
-      });
+      if (!spansRecorded()) return measured('client', subject, started, () => transport.request(subject, payload, { ...options, trace: currentTraceHeaders() }));
+      return inSpan(`send ${subject}`, { kind: SpanKind.CLIENT, attributes: { 'messaging.system': 'nats', 'messaging.destination.name': subject } }, () =>
+        measured('client', subject, started, () => transport.request(subject, payload, { ...options, trace: currentTraceHeaders() })),
+      );
     },
     serve: (subject, handler) =>
       transport.serve(subject, (payload, context) => {
         const started = process.hrtime.bigint();
+        if (!spansRecorded()) {
+          // No span to record: continue the caller's trace (its ids reach log lines and events) unless it is already the active one.
+          const traceparent = context.trace?.traceparent;
+          const run = (): Promise<unknown> => measured('server', context.subject, started, () => handler(payload, context));
+          return traceparent === undefined || isActiveTrace(traceparent) ? run() : otelContext.with(contextFromTraceHeaders(context.trace), run);
+        }
         return inSpan(
           `serve ${context.subject}`,
           { kind: SpanKind.SERVER, parent: contextFromTraceHeaders(context.trace), attributes: { 'messaging.system': 'nats', 'messaging.destination.name': context.subject } },
-          async () => {
-            let outcome = 'ok';
-            try {
-              return await handler(payload, context);
-            } catch (error) {
-              outcome = outcomeOf(error);
-              throw error;
-            } finally {
-              transportRequestDuration.observe({ side: 'server', subject: context.subject, outcome }, secondsSince(started));
-            }
-          },
+          () => measured('server', context.subject, started, () => handler(payload, context)),
         );
       }),
     publish: (subject, payload, options) => transport.publish(subject, payload, options),
@@ -48,6 +41,19 @@ export function instrumentedTransport(transport: Transport): Transport {
     isReady: () => transport.isReady(),
     close: () => transport.close(),
   };
+}
+
+/** Times one message into the transport histogram, by its outcome. */
+async function measured<T>(side: 'client' | 'server', subject: string, started: bigint, work: () => Promise<T>): Promise<T> {
+  let outcome = 'ok';
+  try {
+    return await work();
+  } catch (error) {
+    outcome = outcomeOf(error);
+    throw error;
+  } finally {
+    observeTransport({ side, subject, outcome }, `${side} ${subject} ${outcome}`, secondsSince(started));
+  }
 }
 
 /** An AppError's code (a fixed set); `internal` for anything else, as callers see it. */

@@ -2,7 +2,8 @@ import { AlwaysOffSampler, NodeTracerProvider, BatchSpanProcessor, type SpanExpo
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as OtlpProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
-import { collectProcessMetrics } from '@lore/platform/telemetry';
+import { requestContextManager } from '@lore/platform/kernel';
+import { collectProcessMetrics, setSpansRecorded } from '@lore/platform/telemetry';
 
 export interface Telemetry {
   /** Sends the spans still buffered (on SIGTERM); the provider stays usable (a test restarts the app in one process). */
@@ -36,7 +37,8 @@ export function startTelemetry(serviceName: string, env: NodeJS.ProcessEnv = pro
     // which the logs and the propagated `traceparent` use), so tracing costs next to nothing.
     ...(exporter === null ? { sampler: new AlwaysOffSampler() } : {}),
   });
-  provider.register();
+  provider.register({ contextManager: requestContextManager });
+  setSpansRecorded(exporter !== null);
   started = { flush: () => provider.forceFlush() };
   return started;
 }

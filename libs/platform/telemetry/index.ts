@@ -1,3 +1,4 @@
 export * from './metrics';
 export * from './metric-sources';
 export * from './tracing';
+export * from './labelled-observer';

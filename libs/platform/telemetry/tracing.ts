@@ -13,6 +13,27 @@ export interface TraceHeaders {
 
 const TRACER = 'lore';
 
+/**
+ * Whether spans are recorded (an exporter is configured). When they are not, spans exist only
+ * to carry ids, and hot paths that would open one only to pass the active trace on skip it
+ * (the transport's message spans): the request's own span already carries the trace id.
+ */
+let recording = false;
+export function setSpansRecorded(on: boolean): void {
+  recording = on;
+}
+export function spansRecorded(): boolean {
+  return recording;
+}
+
+/** Whether the active span is the one a `traceparent` names (the in-process transport hands the caller's own context on). */
+export function isActiveTrace(traceparent: string): boolean {
+  const active = trace.getActiveSpan()?.spanContext();
+  if (active === undefined) return false;
+  const [, traceId, spanId] = traceparent.split('-');
+  return traceId === active.traceId && spanId === active.spanId;
+}
+
 /** The active trace context as W3C headers (empty outside a sampled or recording span). */
 export function currentTraceHeaders(active: Context = context.active()): TraceHeaders {
   const carrier: Record<string, string> = {};

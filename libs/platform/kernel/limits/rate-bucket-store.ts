@@ -7,6 +7,8 @@ import { gcraTake, type BucketTake, type RateLimit } from './gcra';
 export interface RateBucketStore {
   /** Takes up to `wanted` units from the bucket `key` (as many as it holds, possibly none). */
   take(key: string, limit: RateLimit, wanted: number): Promise<BucketTake>;
+  /** The same, answered at once: only a store in this process has it (the limiter then claims nothing ahead). */
+  takeNow?(key: string, limit: RateLimit, wanted: number): BucketTake;
   close(): Promise<void>;
 }
 
@@ -23,11 +25,15 @@ export class MemoryRateBucketStore implements RateBucketStore {
   }
 
   take(key: string, limit: RateLimit, wanted: number): Promise<BucketTake> {
+    return Promise.resolve(this.takeNow(key, limit, wanted));
+  }
+
+  takeNow(key: string, limit: RateLimit, wanted: number): BucketTake {
     const now = this.now();
     this.sweep(now);
     const { tat, take } = gcraTake(this.buckets.get(key) ?? null, now, limit, wanted);
     if (take.granted > 0) this.buckets.set(key, tat);
-    return Promise.resolve(take);
+    return take;
   }
 
   close(): Promise<void> {

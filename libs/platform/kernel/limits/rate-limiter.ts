@@ -75,6 +75,8 @@ export class RateLimiter {
 
   /** Takes one unit of every budget, or none: a unit already taken when a later budget refuses is given back. */
   async admit(checks: readonly RateCheck[]): Promise<Admission> {
+    const store = this.options.store;
+    if (store.takeNow !== undefined) return this.admitNow(checks, store.takeNow.bind(store));
     const taken: Lease[] = [];
     const states: PolicyState[] = [];
     for (const check of checks) {
@@ -91,6 +93,28 @@ export class RateLimiter {
       const resetSeconds = remaining >= check.limit.burst ? 0 : Math.ceil(Math.max(0, lease.nextUnitAt - now) / 1000);
       states.push({ policy: check.policy, limit: check.limit, remaining, resetSeconds });
     }
+    return { allowed: true, states };
+  }
+
+  /**
+   * Against a store in this process (standalone): one take per budget, nothing claimed ahead,
+   * no promise per budget — this runs on every request.
+   */
+  private admitNow(checks: readonly RateCheck[], takeNow: NonNullable<RateBucketStore['takeNow']>): Admission {
+    const keys = checks.map((check) => bucketKey(check.policy, check.id));
+    // Look first (taking none), so that a refusal by a later budget never spends an earlier one's unit.
+    for (const [i, check] of checks.entries()) {
+      const peek = takeNow(keys[i] ?? '', check.limit, 0);
+      if (peek.remaining < 1) {
+        const retryAfterSeconds = Math.max(1, Math.ceil(peek.nextUnitMs / 1000));
+        return { allowed: false, refusedBy: { policy: check.policy, limit: check.limit, remaining: 0, resetSeconds: retryAfterSeconds }, retryAfterSeconds };
+      }
+    }
+    const states = checks.map((check, i): PolicyState => {
+      const take = takeNow(keys[i] ?? '', check.limit, 1);
+      const resetSeconds = take.remaining >= check.limit.burst ? 0 : Math.ceil(take.nextUnitMs / 1000);
+      return { policy: check.policy, limit: check.limit, remaining: take.remaining, resetSeconds };
+    });
     return { allowed: true, states };
   }
 
@@ -170,5 +194,16 @@ export class RateLimiter {
  * characters of anything) gives a short key of the characters NATS key-value allows.
  */
 export function bucketKey(policy: string, id: string): string {
-  return `${policy}.${createHash('sha256').update(id).digest('base64url').slice(0, 32)}`;
+  const known = `${policy}\u0000${id}`;
+  const cached = bucketKeys.get(known);
+  if (cached !== undefined) return cached;
+  const key = `${policy}.${createHash('sha256').update(id).digest('base64url').slice(0, 32)}`;
+  // Bounded: active callers and workspaces; cleared rather than tracked when it fills.
+  if (bucketKeys.size >= BUCKET_KEY_CACHE) bucketKeys.clear();
+  bucketKeys.set(known, key);
+  return key;
 }
+
+/** Hashing on every request showed in profiles: the keys of recent callers are kept. */
+const BUCKET_KEY_CACHE = 10_000;
+const bucketKeys = new Map<string, string>();
