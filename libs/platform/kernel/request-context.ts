@@ -55,7 +55,7 @@ export const requestContextManager: ContextManager = {
   },
   bind<T>(trace: Context, target: T): T {
     if (typeof target !== 'function') return target;
-    const run = (...args: unknown[]): unknown => storage.run({ ...storage.getStore(), trace }, () => Reflect.apply(target, undefined, args));
+    const run = (...args: unknown[]): unknown => storage.run({ ...storage.getStore(), trace }, (): unknown => Reflect.apply(target, undefined, args));
     return run as T;
   },
   enable() {
