@@ -10,7 +10,7 @@
 // average; exits 1 when a file was not answered as expected or a ratio is over 2. The machine's
 // load weighs on every figure: read them with the load average printed beside them.
 // Knobs: PROBE_LARGE_CSV, PROBE_FILES (names, comma-separated; control.exe is a harmless control), PROBE_IDLE_MS (default 8000), PROBE_ROUNDS (default 3), PROBE_UPLOADERS (default 2),
-// PROBE_ENTRY (default dist/standalone.js).
+// PROBE_PAUSE_MS (default 0: back to back), PROBE_ENTRY (default dist/standalone.js).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
@@ -26,6 +26,8 @@ import { startStandalone } from './lore-process.mjs';
 const IDLE_MS = Number(process.env.PROBE_IDLE_MS ?? 8000);
 const ROUNDS = Number(process.env.PROBE_ROUNDS ?? 3);
 const UPLOADERS = Number(process.env.PROBE_UPLOADERS ?? 2);
+// A pause after each upload (ms): 0 is a flood of back-to-back hostile uploads; a pause is a client sending them one by one.
+const PAUSE_MS = Number(process.env.PROBE_PAUSE_MS ?? 0);
 const ENTRY = process.env.PROBE_ENTRY ?? 'dist/standalone.js';
 const SECRET = 'probe-hostile-secret';
 
@@ -149,6 +151,7 @@ async function uploadAll({ url, token, collectionId }) {
           const res = await fetch(`${url}/api/v1/contents`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': type }, body });
           const reply = await res.json();
           results.push({ name: FILES[at].name, status: res.status, ms: performance.now() - t0, detail: res.status === 422 ? reply.detail[0].msg : '' });
+          if (PAUSE_MS > 0) await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
         }
       }
     }),
