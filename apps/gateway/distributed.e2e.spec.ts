@@ -1,6 +1,5 @@
-import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Controller, Module, type INestMicroservice } from '@nestjs/common';
@@ -9,9 +8,10 @@ import { ClientProxyFactory, EventPattern, Payload, Transport as NestTransport, 
 import { AckPolicy, connect } from 'nats';
 import { lastValueFrom, timeout } from 'rxjs';
 import { describeWithServer } from '@lore/platform/testing';
+import { freePortRange, startDistributedTopology, type DistributedTopology } from './distributed-topology.fixture';
 import { call, describeAdmin, describeApiKeys, describeAuth, describeConversationContext, describeConversationMessages, describeConnections, describeConversations, describeErrors, describeEventStream, describeIntegrations, describeKnowledge, describeLargeContent, describeLimits, describeMemories, describeMemorySearch, describeMetrics, describeRoles, describeWebhooks, mintJwt, WEBHOOK_TEST_ENV, LIMITS_TEST_ENV, type LoreUnderTest } from '@lore/gateway/e2e';
 import { modelsDirForTests } from '@lore/platform/embeddings/contract';
-import { eventStreamName, rateLimitBucketName } from '@lore/platform/transport/nats';
+import { eventStreamName } from '@lore/platform/transport/nats';
 import { workspaceToken } from '@lore/platform/transport/port';
 import { CONTEXTS } from '../contexts';
 
@@ -39,53 +39,31 @@ const ROOT = join(__dirname, '..', '..');
 
 /** The same black-box suites against the gateway and every context as separate processes over real NATS. */
 describeWithServer('NATS_URL', 'distributed topology over NATS', (natsUrl) => {
-  let topology: ChildProcess;
+  let topology: DistributedTopology;
   const lore: LoreUnderTest = { url: '', jwtSecret: JWT_SECRET };
   /** Each service's own `/metrics` (METRICS_PORT, then one port per service). */
   const serviceMetrics: string[] = [];
 
   beforeAll(async () => {
-    execFileSync(process.execPath, ['tools/build.mjs'], { cwd: ROOT, stdio: 'inherit' });
-    const port = await freePort();
     const metricsPort = await freePortRange(CONTEXTS.length);
     serviceMetrics.push(...CONTEXTS.map((_, i) => `http://127.0.0.1:${metricsPort + i}`));
-    topology = spawn(process.execPath, ['dist/distributed.js'], {
-      cwd: ROOT,
-      stdio: ['ignore', 'ignore', 'inherit'],
+    topology = await startDistributedTopology({
+      natsUrl,
+      // Its own subject space, so parallel runs on one NATS never answer each other.
+      subjectPrefix: SUBJECT_PREFIX,
       env: {
-        ...process.env,
-        NATS_URL: natsUrl,
-        // Its own subject space, so parallel runs on one NATS never answer each other.
-        NATS_SUBJECT_PREFIX: SUBJECT_PREFIX,
-        PORT: String(port),
         METRICS_PORT: String(metricsPort),
-        HOST: '127.0.0.1',
-        DATA_DIR: mkdtempSync(join(tmpdir(), 'lore-distributed-')),
         AUTH_JWT_SECRET: JWT_SECRET,
-        LOG_LEVEL: 'warn',
-        LORE_MASTER_KEY: '',
         LORE_EGRESS_ALLOW: '127.0.0.1',
         EVENTS_HEARTBEAT_MS: '500',
         ...WEBHOOK_TEST_ENV, ...LIMITS_TEST_ENV,
         MODELS_DIR: modelsDirForTests(),
       },
     });
-    Object.assign(lore, { url: `http://127.0.0.1:${port}` });
-    await waitUntilReady(lore.url, 30_000);
-  }, 60_000);
+    Object.assign(lore, { url: topology.url });
+  }, 90_000);
 
-  afterAll(async () => {
-    if (topology.exitCode === null) {
-      const exited = new Promise((resolve) => topology.once('exit', resolve));
-      topology.kill('SIGTERM');
-      await exited;
-    }
-    // The run's integration-event stream (file storage, kept for days) goes with the run.
-    const nc = await connect({ servers: natsUrl });
-    await (await nc.jetstreamManager()).streams.delete(eventStreamName(SUBJECT_PREFIX)).catch(() => undefined);
-    await (await nc.jetstreamManager()).streams.delete(`KV_${rateLimitBucketName(SUBJECT_PREFIX)}`).catch(() => undefined);
-    await nc.close();
-  });
+  afterAll(() => topology.stop());
 
   describeAuth(() => lore);
   describeErrors(() => lore);
@@ -177,43 +155,3 @@ async function storedEvents(natsUrl: string, subject: string): Promise<unknown[]
   }
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
-
-/** `count` consecutive free ports (a random start, tried until every one is free). */
-async function freePortRange(count: number): Promise<number> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const start = 20_000 + Math.floor(Math.random() * 40_000);
-    const free = await Promise.all(Array.from({ length: count }, (_, i) => isFree(start + i)));
-    if (free.every(Boolean)) return start;
-  }
-  throw new Error(`no ${count} consecutive free ports`);
-}
-
-function isFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
-}
-
-async function waitUntilReady(url: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      if ((await fetch(`${url}/ready`)).status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`distributed topology not ready at ${url} within ${timeoutMs} ms`);
-}

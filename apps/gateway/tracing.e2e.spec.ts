@@ -1,19 +1,13 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { connect } from 'nats';
 import { describeWithServer } from '@lore/platform/testing';
 import { call, mintJwt } from '@lore/gateway/e2e';
 import { modelsDirForTests } from '@lore/platform/embeddings/contract';
-import { eventStreamName } from '@lore/platform/transport/nats';
+import { startDistributedTopology, type DistributedTopology } from './distributed-topology.fixture';
 
 const JWT_SECRET = 'tracing-e2e-secret';
 const SUBJECT_PREFIX = `trace${process.pid}`;
-const ROOT = join(__dirname, '..', '..');
 
 /** A span as the OTLP/JSON export carries it, with its process's `service.name`. */
 interface ReceivedSpan {
@@ -32,7 +26,7 @@ interface ReceivedSpan {
  * for the request carries it.
  */
 describeWithServer('NATS_URL', 'traces across the distributed topology', (natsUrl) => {
-  let topology: ChildProcess;
+  let topology: DistributedTopology;
   let receiver: Server;
   let url = '';
   const spans: ReceivedSpan[] = [];
@@ -51,49 +45,34 @@ describeWithServer('NATS_URL', 'traces across the distributed topology', (natsUr
     const address = receiver.address();
     const otlp = typeof address === 'object' && address !== null ? `http://127.0.0.1:${address.port}` : '';
 
-    execFileSync(process.execPath, ['tools/build.mjs'], { cwd: ROOT, stdio: 'inherit' });
-    const port = await freePort();
-    topology = spawn(process.execPath, ['dist/distributed.js'], {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'inherit'],
+    topology = await startDistributedTopology({
+      natsUrl,
+      subjectPrefix: SUBJECT_PREFIX,
+      stdout: 'pipe',
       env: {
-        ...process.env,
-        NATS_URL: natsUrl,
-        NATS_SUBJECT_PREFIX: SUBJECT_PREFIX,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        DATA_DIR: mkdtempSync(join(tmpdir(), 'lore-tracing-')),
         AUTH_JWT_SECRET: JWT_SECRET,
         LOG_LEVEL: 'info',
-        LORE_MASTER_KEY: '',
         MODELS_DIR: modelsDirForTests(),
         OTEL_EXPORTER_OTLP_ENDPOINT: otlp,
         OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
         OTEL_BSP_SCHEDULE_DELAY: '100',
       },
     });
-    if (topology.stdout === null) throw new Error('no stdout');
-    createInterface({ input: topology.stdout }).on('line', (line) => {
+    const stdout = topology.process.stdout;
+    if (stdout === null) throw new Error('no stdout');
+    createInterface({ input: stdout }).on('line', (line) => {
       try {
         logLines.push(JSON.parse(line) as Record<string, unknown>);
       } catch {
         // not a log line
       }
     });
-    url = `http://127.0.0.1:${port}`;
-    await waitUntilReady(url, 30_000);
+    url = topology.url;
   }, 60_000);
 
   afterAll(async () => {
-    if (topology.exitCode === null) {
-      const exited = new Promise((resolve) => topology.once('exit', resolve));
-      topology.kill('SIGTERM');
-      await exited;
-    }
+    await topology.stop();
     await new Promise((resolve) => receiver.close(resolve));
-    const nc = await connect({ servers: natsUrl });
-    await (await nc.jetstreamManager()).streams.delete(eventStreamName(SUBJECT_PREFIX)).catch(() => undefined);
-    await nc.close();
   });
 
   it('carries the caller\'s trace id from the gateway over NATS to the service and its reactors, and onto the log lines', async () => {
@@ -144,26 +123,4 @@ function spansOf(body: OtlpTraces): ReceivedSpan[] {
       (scope.spans ?? []).map((span) => ({ service, name: span.name, traceId: span.traceId, spanId: span.spanId, ...(span.parentSpanId ? { parentSpanId: span.parentSpanId } : {}) })),
     );
   });
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (typeof address !== 'object' || address === null) throw new Error('no port');
-  return address.port;
-}
-
-async function waitUntilReady(base: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      if ((await fetch(`${base}/ready`)).status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`distributed topology not ready at ${base} within ${timeoutMs} ms`);
 }

@@ -1,0 +1,111 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect } from 'nats';
+import { eventStreamName, rateLimitBucketName } from '@lore/platform/transport/nats';
+
+const ROOT = join(__dirname, '..', '..');
+
+/** The distributed topology as `npm run start:distributed` runs it: the gateway and one process per context, over NATS. */
+export interface DistributedTopology {
+  readonly url: string;
+  readonly process: ChildProcess;
+  /** Stops every process, then removes what the run left on NATS (its event stream, its rate-limit buckets) and its DATA_DIR. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Builds and starts `dist/distributed.js` with its own DATA_DIR and subject prefix, and
+ * resolves once `/ready` answers 200. `env` goes over the defaults (a `LOG_LEVEL` of `warn`,
+ * a master key generated per service); `stdout: 'pipe'` keeps the log lines for the caller.
+ */
+export async function startDistributedTopology(options: {
+  readonly natsUrl: string;
+  readonly subjectPrefix: string;
+  readonly env?: NodeJS.ProcessEnv;
+  readonly stdout?: 'pipe' | 'ignore';
+  readonly readyTimeoutMs?: number;
+}): Promise<DistributedTopology> {
+  execFileSync(process.execPath, ['tools/build.mjs'], { cwd: ROOT, stdio: 'inherit' });
+  const port = await freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), 'lore-distributed-'));
+  const child = spawn(process.execPath, ['dist/distributed.js'], {
+    cwd: ROOT,
+    stdio: ['ignore', options.stdout ?? 'ignore', 'inherit'],
+    env: {
+      ...process.env,
+      NATS_URL: options.natsUrl,
+      NATS_SUBJECT_PREFIX: options.subjectPrefix,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      LORE_MASTER_KEY: '',
+      ...options.env,
+    },
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const stop = async (): Promise<void> => {
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    // The run's integration-event stream (file storage, kept for days) and buckets go with the run.
+    const nc = await connect({ servers: options.natsUrl });
+    const jsm = await nc.jetstreamManager();
+    await jsm.streams.delete(eventStreamName(options.subjectPrefix)).catch(() => undefined);
+    await jsm.streams.delete(`KV_${rateLimitBucketName(options.subjectPrefix)}`).catch(() => undefined);
+    await nc.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    await waitUntilReady(url, options.readyTimeoutMs ?? 60_000);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { url, process: child, stop };
+}
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  if (typeof address !== 'object' || address === null) throw new Error('no port');
+  return address.port;
+}
+
+/** `count` consecutive free ports (a random start, tried until every one is free). */
+export async function freePortRange(count: number): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const start = 20_000 + Math.floor(Math.random() * 40_000);
+    const free = await Promise.all(Array.from({ length: count }, (_, i) => isFree(start + i)));
+    if (free.every(Boolean)) return start;
+  }
+  throw new Error(`no ${count} consecutive free ports`);
+}
+
+function isFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+async function waitUntilReady(url: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(`${url}/ready`)).status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`distributed topology not ready at ${url} within ${timeoutMs} ms`);
+}
