@@ -31,6 +31,18 @@ async function poll<T>(what: string, read: () => Promise<T>, done: (value: T) =>
   }
 }
 
+/** The knowledge context with one worker, embedding through the test server. */
+function withOneWorker(server: TestEmbeddingServer): Promise<RunningContext> {
+  return startContext(knowledgeContext, {
+    EMBEDDING_DEFAULT_PROVIDER: 'openai-compatible',
+    EMBEDDING_OPENAI_BASE_URL: server.baseUrl,
+    EMBEDDING_OPENAI_MODEL: 'test-embedder',
+    EMBEDDING_OPENAI_DIMENSIONS: '64',
+    EMBEDDING_OPENAI_MAX_INPUT_TOKENS: '512',
+    KNOWLEDGE_WORKERS: '1',
+  });
+}
+
 describe('ingestion: fair across tenants', () => {
   let running: RunningContext | undefined;
   let server: TestEmbeddingServer | undefined;
@@ -50,14 +62,7 @@ describe('ingestion: fair across tenants', () => {
     async (_, busy, small) => {
       server = await startTestEmbeddingServer({ dimensions: 64 });
       server.script(...Array.from({ length: BACKLOG + 5 }, () => ({ delayMs: CALL_MS })));
-      running = await startContext(knowledgeContext, {
-        EMBEDDING_DEFAULT_PROVIDER: 'openai-compatible',
-        EMBEDDING_OPENAI_BASE_URL: server.baseUrl,
-        EMBEDDING_OPENAI_MODEL: 'test-embedder',
-        EMBEDDING_OPENAI_DIMENSIONS: '64',
-        EMBEDDING_OPENAI_MAX_INPUT_TOKENS: '512',
-        KNOWLEDGE_WORKERS: '1',
-      });
+      running = await withOneWorker(server);
       const transport = running.transport;
       const collectionOf = (scope: Scope) => send(transport, messages.createCollection, { ...scope, name: `c-${randomUUID().slice(0, 8)}` });
       const add = (scope: Scope, collectionId: string, text: string) => send(transport, messages.createContent, { ...scope, collectionId, name: 'doc.txt', text, mimeType: 'text/plain' });
@@ -89,14 +94,7 @@ describe('ingestion: fair across tenants', () => {
     server = await startTestEmbeddingServer({ dimensions: 64 });
     // The busy workspace's first attempt holds the only worker for 5 s.
     server.script({ delayMs: 5000 });
-    running = await startContext(knowledgeContext, {
-      EMBEDDING_DEFAULT_PROVIDER: 'openai-compatible',
-      EMBEDDING_OPENAI_BASE_URL: server.baseUrl,
-      EMBEDDING_OPENAI_MODEL: 'test-embedder',
-      EMBEDDING_OPENAI_DIMENSIONS: '64',
-      EMBEDDING_OPENAI_MAX_INPUT_TOKENS: '512',
-      KNOWLEDGE_WORKERS: '1',
-    });
+    running = await withOneWorker(server);
     const transport = running.transport;
     const busy = scopeOf('ws_fair_slow', 'alice');
     const small = scopeOf('ws_fair_quick', 'bob');
