@@ -31,7 +31,12 @@ export const memoryPartition = (workspaceId: string, userId: string): string => 
  * Memories as points for hybrid search: the text embedded with the default model, topics as
  * tags, the type as source. A reactor, not a projection: embedding is work with effects
  * (a model), kept off the write path so that writing a memory stays as fast as before; a
- * search first waits for it to pass every write before it (read-your-writes for search).
+ * search first waits for it to pass the caller's own latest write (read-your-writes for search,
+ * see `memorySearchPositionsProjection`), never for other users' backlogs.
+ * It embeds in log order, one batch (up to the event store's page, 500 events) at a time and
+ * checkpoints after each: a user's memory written behind another workspace's flood of memories
+ * is searchable only once the index has passed that flood (until then the writer's own search
+ * waits, then answers 503); everyone else's searches answer at once.
  * A replaced memory's point is overwritten; a deleted memory's point is deleted here, and
  * erasure (which runs after every other processor) purges the bytes. Memories that can no
  * longer be opened (their key already shredded) have nothing to index.

@@ -1,5 +1,4 @@
-import { unavailable, type ReplyOf, type ValidRequestOf } from '@lore/platform/kernel';
-import type { EventStore } from '@lore/platform/event-store/port';
+import { positionFromString, unavailable, type ReplyOf, type ValidRequestOf } from '@lore/platform/kernel';
 import type { DocumentStore } from '@lore/platform/documents/port';
 import type { EmbeddingModels } from '@lore/platform/embeddings/port';
 import type { VectorFilter, VectorStore } from '@lore/platform/vectors/port';
@@ -9,19 +8,21 @@ import type { MemoryMessages } from '@lore/memory/contracts';
 import { MEMORIES, type MemoryDoc } from './memory.read-models';
 import { toMemoryRecord, type MemoryContent } from './memory-records';
 import { MEMORY_SEARCH_INDEX, memoryIndexName, memoryPartition } from './memory-search-index.reactor';
+import { MEMORY_SEARCH_POSITIONS, type MemorySearchPositionDoc } from './memory-search-positions.projection';
 
 type Request = ValidRequestOf<MemoryMessages['search']>;
 type Reply = ReplyOf<MemoryMessages['search']>;
 
 /**
  * Hybrid search over one user's memories (their own partition of the index: no other user's
- * memory can be a candidate). Waits until the index has taken in every write made before the
- * search, so a memory written just before is found.
+ * memory can be a candidate). Waits until the index has taken in the caller's own latest write
+ * (`memorySearchPositionsProjection`), so a memory written just before is found, and only that:
+ * other users' and workspaces' writes the index has yet to take in never hold a search up. Not
+ * at all when the index has already passed it (a user without memories never waits).
  */
 export class MemorySearch {
   constructor(
     private readonly deps: {
-      readonly events: EventStore;
       readonly documents: DocumentStore;
       readonly vectors: VectorStore;
       readonly embeddings: EmbeddingModels;
@@ -34,15 +35,15 @@ export class MemorySearch {
     const started = performance.now();
     const provider = this.deps.embeddings.get(this.deps.embeddings.defaultModel);
     if (provider === null) throw unavailable('no embedding model is configured');
-    const vector = await provider.embedQuery(request.query);
-    await this.deps.readYourWrites.settleReactor(MEMORY_SEARCH_INDEX, await this.deps.events.headPosition());
+    const partition = memoryPartition(request.workspaceId, request.userId);
+    const [vector] = await Promise.all([provider.embedQuery(request.query), this.indexed(partition)]);
     const index = memoryIndexName(provider);
     if (!(await this.deps.vectors.listIndexes()).some((i) => i.name === index)) return { results: [], executionTimeMs: elapsed(started) };
     const conditions: VectorFilter[] = [];
     if (request.memoryType !== undefined) conditions.push({ source: request.memoryType });
     if (request.topics !== undefined && request.topics.length > 0) conditions.push({ tags: { $containsAll: request.topics } });
     const hits = await this.deps.vectors.index(index).searchHybrid({
-      collections: [memoryPartition(request.workspaceId, request.userId)],
+      collections: [partition],
       vector,
       text: request.query,
       limit: request.limit,
@@ -58,6 +59,14 @@ export class MemorySearch {
       results.push({ memory: toMemoryRecord(doc, await this.deps.sealed.open(doc.id, doc.content)), score: hit.score, scores: { vector: hit.legs.vector, keyword: hit.legs.keyword } });
     }
     return { results, executionTimeMs: elapsed(started) };
+  }
+
+  /** Resolves once the index has taken in the partition's latest memory event (bounded, then 503). */
+  private async indexed(partition: string): Promise<void> {
+    const latest = await this.deps.documents.collection<MemorySearchPositionDoc>(MEMORY_SEARCH_POSITIONS).get(partition);
+    // None: the partition never had a memory (or, just after an upgrade, the projection has yet to reach it).
+    if (latest === null) return;
+    await this.deps.readYourWrites.settleReactor(MEMORY_SEARCH_INDEX, positionFromString(latest.position));
   }
 }
 

@@ -12,6 +12,7 @@ import { MEMORY_ERASURE, memoryErasureReactor } from './memory-erasure.reactor';
 import { MEMORIES, MEMORY_VERSIONS } from './memory.read-models';
 import { memorySearchIndexReactor } from './memory-search-index.reactor';
 import { MemorySearch } from './memory-search.query';
+import { memorySearchPositionsProjection } from './memory-search-positions.projection';
 
 /**
  * How long erasure may wait for the read models and the publisher to pass a deletion (at
@@ -41,7 +42,7 @@ export const memoryContext = defineContext({
         handle(messages.search, (q) => search.search(q)),
         handle(messages.export, (q) => queries.export(q)),
       ],
-      projections: [memoriesProjection, memoryVersionsProjection],
+      projections: [memoriesProjection, memoryVersionsProjection, memorySearchPositionsProjection],
       reactors: [
         memoryEventsPublisher(deps.transport),
         memorySearchIndexReactor({ ...deps, sealed }),

@@ -1,0 +1,98 @@
+import { AppError } from '@lore/platform/kernel';
+import { send } from '@lore/platform/transport/port';
+import { startContext, type RunningContext } from '@lore/platform/testing';
+import { startTestEmbeddingServer, type TestEmbeddingServer } from '@lore/platform/embeddings/contract';
+import { memoryMessages } from '@lore/memory/contracts';
+import { memoryContext } from './memory.context';
+
+/**
+ * Memory search on the real memory context (embedded stores, in-process transport, the real
+ * search-index reactor) with an embedding server that holds the reactor's first request for
+ * HOLD_MS: workspace A's memories queue up un-indexed behind it. Workspace B's search answers
+ * at once with B's memories, where it used to wait for the index to reach the head of the whole
+ * memory log and answer 503 after READ_YOUR_WRITES_TIMEOUT_MS. A's own search and B's search
+ * right after B's own write still wait for what they must see (503 rather than a stale answer).
+ */
+const messages = memoryMessages({ maxMemoryChars: 1000, maxTopics: 5, maxTopicChars: 50, maxMetadataBytes: 1024 });
+const RYW_MS = 2_000;
+/** Longer than A's backlog takes to write plus A's own 503 wait, even on a loaded machine. */
+const HOLD_MS = 12_000;
+const BACKLOG = 25;
+const SETTLE_MS = 40_000;
+
+const a = { workspaceId: 'ws_busy', userId: 'alice', actor: 'user:alice' };
+const b = { workspaceId: 'ws_quiet', userId: 'bob', actor: 'user:bob' };
+type Scope = typeof a;
+
+describe("memory search: waits only for the caller's own writes", () => {
+  let running: RunningContext | undefined;
+  let server: TestEmbeddingServer | undefined;
+
+  afterEach(async () => {
+    await running?.stop();
+    running = undefined;
+    await server?.close();
+    server = undefined;
+  });
+
+  const transport = (): RunningContext['transport'] => {
+    if (running === undefined) throw new Error('the context is not running');
+    return running.transport;
+  };
+  const search = (scope: Scope, query: string) => send(transport(), messages.search, { ...scope, query, limit: 10 });
+  const found = (reply: Awaited<ReturnType<typeof search>>): string[] => reply.results.map((r) => r.memory.memory);
+  const create = (scope: Scope, memory: string) => send(transport(), messages.create, { ...scope, memory, memoryType: 'user' });
+
+  it("answers another workspace at once while one workspace's memories wait for the index; the writer's own search still sees its writes", async () => {
+    server = await startTestEmbeddingServer({ dimensions: 64 });
+    running = await startContext(memoryContext, {
+      EMBEDDING_DEFAULT_PROVIDER: 'openai-compatible',
+      EMBEDDING_OPENAI_BASE_URL: server.baseUrl,
+      EMBEDDING_OPENAI_MODEL: 'test-embedder',
+      EMBEDDING_OPENAI_DIMENSIONS: '64',
+      EMBEDDING_OPENAI_MAX_INPUT_TOKENS: '512',
+      READ_YOUR_WRITES_TIMEOUT_MS: String(RYW_MS),
+    });
+    const tea = await create(b, 'bob drinks green tea');
+    expect(found(await search(b, 'green tea'))).toEqual(['bob drinks green tea']);
+
+    // The index's next request (A's first memories) hangs for HOLD_MS; the rest queue behind it.
+    const asked = server.requests.length;
+    server.script({ delayMs: HOLD_MS });
+    await create(a, 'alice note number 0');
+    while (server.requests.length === asked) await new Promise((resolve) => setTimeout(resolve, 10));
+    for (let i = 1; i < BACKLOG; i++) await create(a, `alice note number ${i}`);
+
+    const started = Date.now();
+    expect(found(await search(b, 'what does bob drink'))).toEqual(['bob drinks green tea']);
+    expect(Date.now() - started).toBeLessThan(RYW_MS / 2);
+
+    // A's own search must see A's writes: it waits for them, and says so rather than answer without them.
+    const own = await search(a, 'alice note').then(() => null, (e: unknown) => e);
+    expect(own).toBeInstanceOf(AppError);
+    expect(own).toMatchObject({ code: 'unavailable' });
+
+    // B's own fresh write lies behind A's backlog: B's search answers 503 until the index has it, never without it.
+    await create(b, 'bob also likes oolong');
+    const deadline = Date.now() + SETTLE_MS;
+    let refused = 0;
+    for (;;) {
+      const reply = await search(b, 'oolong').catch((e: unknown) => {
+        if (e instanceof AppError && e.code === 'unavailable') return null;
+        throw e;
+      });
+      if (reply !== null) {
+        expect(found(reply)).toContain('bob also likes oolong');
+        break;
+      }
+      refused++;
+      if (Date.now() > deadline) throw new Error("the index never took in B's write");
+    }
+    expect(refused).toBeGreaterThan(0); // it was behind A's backlog, and waited for it
+    expect(found(await search(a, 'alice note number 7'))).toHaveLength(10);
+
+    // And a search right after B's delete no longer finds the memory.
+    await send(transport(), messages.delete, { ...b, memoryId: tea.memory_id });
+    expect(found(await search(b, 'green tea'))).toEqual(['bob also likes oolong']);
+  }, 90_000);
+});
