@@ -1,5 +1,5 @@
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +9,7 @@ import { ClientProxyFactory, EventPattern, Payload, Transport as NestTransport, 
 import { AckPolicy, connect } from 'nats';
 import { lastValueFrom, timeout } from 'rxjs';
 import { describeWithServer } from '@lore/platform/testing';
-import { call, describeAdmin, describeApiKeys, describeAuth, describeConversationContext, describeConversationMessages, describeConnections, describeConversations, describeErrors, describeEventStream, describeIntegrations, describeKnowledge, describeLargeContent, describeLimits, describeMemories, describeMemorySearch, describeMetrics, describeRoles, describeWebhooks, mintJwt, WEBHOOK_TEST_ENV, LIMITS_TEST_ENV, type LoreUnderTest } from '@lore/gateway/e2e';
+import { call, describeAdmin, describeApiKeys, describeAuth, describeConversationContext, describeConversationMessages, describeConnections, describeConversations, describeErrors, describeEventStream, describeIntegrations, describeKnowledge, describeLargeContent, describeLimits, describeMemories, describeMemorySearch, describeMetrics, describeRoles, describeWebhooks, mintJwt, WEBHOOK_TEST_ENV, LIMITS_TEST_ENV, EVENTS_TEST_ENV, type LoreUnderTest } from '@lore/gateway/e2e';
 import { modelsDirForTests } from '@lore/platform/embeddings/contract';
 import { eventStreamName, rateLimitBucketName } from '@lore/platform/transport/nats';
 import { workspaceToken } from '@lore/platform/transport/port';
@@ -43,9 +43,11 @@ describeWithServer('NATS_URL', 'distributed topology over NATS', (natsUrl) => {
   const lore: LoreUnderTest = { url: '', jwtSecret: JWT_SECRET };
   /** Each service's own `/metrics` (METRICS_PORT, then one port per service). */
   const serviceMetrics: string[] = [];
+  let dataDir = '';
 
   beforeAll(async () => {
     execFileSync(process.execPath, ['tools/build.mjs'], { cwd: ROOT, stdio: 'inherit' });
+    dataDir = mkdtempSync(join(tmpdir(), 'lore-distributed-'));
     const port = await freePort();
     const metricsPort = await freePortRange(CONTEXTS.length);
     serviceMetrics.push(...CONTEXTS.map((_, i) => `http://127.0.0.1:${metricsPort + i}`));
@@ -60,13 +62,13 @@ describeWithServer('NATS_URL', 'distributed topology over NATS', (natsUrl) => {
         PORT: String(port),
         METRICS_PORT: String(metricsPort),
         HOST: '127.0.0.1',
-        DATA_DIR: mkdtempSync(join(tmpdir(), 'lore-distributed-')),
+        DATA_DIR: dataDir,
         AUTH_JWT_SECRET: JWT_SECRET,
         LOG_LEVEL: 'warn',
         LORE_MASTER_KEY: '',
         LORE_EGRESS_ALLOW: '127.0.0.1',
         EVENTS_HEARTBEAT_MS: '500',
-        ...WEBHOOK_TEST_ENV, ...LIMITS_TEST_ENV,
+        ...WEBHOOK_TEST_ENV, ...LIMITS_TEST_ENV, ...EVENTS_TEST_ENV,
         MODELS_DIR: modelsDirForTests(),
       },
     });
@@ -105,6 +107,10 @@ describeWithServer('NATS_URL', 'distributed topology over NATS', (natsUrl) => {
   describeMetrics(() => lore, { services: () => serviceMetrics });
   describeLimits(() => lore);
   describeAdmin(() => lore);
+
+  it('the gateway, without LORE_MASTER_KEY, keeps only its event-id secret: no master key of its own', () => {
+    expect(readdirSync(join(dataDir, 'gateway'))).toEqual(['event-id.key']);
+  });
 
   it('npm run parked reaches the running services over NATS (list and retry, every workspace)', () => {
     const env = { ...process.env, NATS_URL: natsUrl, NATS_SUBJECT_PREFIX: SUBJECT_PREFIX, DATA_DIR: mkdtempSync(join(tmpdir(), 'lore-parked-tool-')), LORE_MASTER_KEY: '', LOG_LEVEL: 'warn' };
