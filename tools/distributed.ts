@@ -29,7 +29,9 @@ function stop(code: number): void {
 
 for (const name of processes) {
   // Services share DATA_DIR (each uses its <context> subdirectory, and they must agree on a
-  // locally generated master key); the gateway stores nothing.
+  // locally generated master key). The gateway stores no data: its own directory holds at most
+  // event-id.key, the secret SSE ids are sealed with when neither LORE_EVENT_ID_SECRET nor
+  // LORE_MASTER_KEY is set (fine for this one gateway; several must share LORE_EVENT_ID_SECRET).
   const dir = name === 'gateway' ? join(dataDir, 'gateway') : dataDir;
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const index = processes.indexOf(name);

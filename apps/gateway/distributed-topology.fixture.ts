@@ -12,6 +12,8 @@ const ROOT = join(__dirname, '..', '..');
 export interface DistributedTopology {
   readonly url: string;
   readonly process: ChildProcess;
+  /** The DATA_DIR every process keeps its own folder under. */
+  readonly dataDir: string;
   /** Stops every process, then removes what the run left on NATS (its event stream, its rate-limit buckets) and its DATA_DIR. */
   stop(): Promise<void>;
 }
@@ -67,7 +69,7 @@ export async function startDistributedTopology(options: {
     await stop();
     throw error;
   }
-  return { url, process: child, stop };
+  return { url, process: child, dataDir, stop };
 }
 
 export async function freePort(): Promise<number> {

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Controller, Module, type INestMicroservice } from '@nestjs/common';
@@ -9,7 +9,7 @@ import { AckPolicy, connect } from 'nats';
 import { lastValueFrom, timeout } from 'rxjs';
 import { describeWithServer } from '@lore/platform/testing';
 import { freePortRange, startDistributedTopology, type DistributedTopology } from './distributed-topology.fixture';
-import { call, describeAdmin, describeApiKeys, describeAuth, describeConversationContext, describeConversationMessages, describeConnections, describeConversations, describeErrors, describeEventStream, describeIntegrations, describeKnowledge, describeLargeContent, describeLimits, describeMemories, describeMemorySearch, describeMetrics, describeRoles, describeWebhooks, mintJwt, WEBHOOK_TEST_ENV, LIMITS_TEST_ENV, type LoreUnderTest } from '@lore/gateway/e2e';
+import { call, describeAdmin, describeApiKeys, describeAuth, describeConversationContext, describeConversationMessages, describeConnections, describeConversations, describeErrors, describeEventStream, describeIntegrations, describeKnowledge, describeLargeContent, describeLimits, describeMemories, describeMemorySearch, describeMetrics, describeRoles, describeWebhooks, mintJwt, WEBHOOK_TEST_ENV, LIMITS_TEST_ENV, EVENTS_TEST_ENV, type LoreUnderTest } from '@lore/gateway/e2e';
 import { modelsDirForTests } from '@lore/platform/embeddings/contract';
 import { eventStreamName } from '@lore/platform/transport/nats';
 import { workspaceToken } from '@lore/platform/transport/port';
@@ -56,7 +56,7 @@ describeWithServer('NATS_URL', 'distributed topology over NATS', (natsUrl) => {
         AUTH_JWT_SECRET: JWT_SECRET,
         LORE_EGRESS_ALLOW: '127.0.0.1',
         EVENTS_HEARTBEAT_MS: '500',
-        ...WEBHOOK_TEST_ENV, ...LIMITS_TEST_ENV,
+        ...WEBHOOK_TEST_ENV, ...LIMITS_TEST_ENV, ...EVENTS_TEST_ENV,
         MODELS_DIR: modelsDirForTests(),
       },
     });
@@ -83,6 +83,10 @@ describeWithServer('NATS_URL', 'distributed topology over NATS', (natsUrl) => {
   describeMetrics(() => lore, { services: () => serviceMetrics });
   describeLimits(() => lore);
   describeAdmin(() => lore);
+
+  it('the gateway, without LORE_MASTER_KEY, keeps only its event-id secret: no master key of its own', () => {
+    expect(readdirSync(join(topology.dataDir, 'gateway'))).toEqual(['event-id.key']);
+  });
 
   it('npm run parked reaches the running services over NATS (list and retry, every workspace)', () => {
     const env = { ...process.env, NATS_URL: natsUrl, NATS_SUBJECT_PREFIX: SUBJECT_PREFIX, DATA_DIR: mkdtempSync(join(tmpdir(), 'lore-parked-tool-')), LORE_MASTER_KEY: '', LOG_LEVEL: 'warn' };

@@ -3,19 +3,19 @@ import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createLogger, LifecycleModule, loadConfig, openDistributedEventFeed, openDistributedRateBuckets, openTransport, startTelemetry } from '@lore/platform/runtime';
-import { GatewayErrorFilter, GatewayModule, gatewayServerOptions } from '@lore/gateway';
-import { loadMasterKey, masterKeyGeneratedMessage } from '@lore/platform/kernel';
+import { eventIdSecretGeneratedMessage, GatewayErrorFilter, GatewayModule, gatewayServerOptions, loadEventIdSecret } from '@lore/gateway';
 import { composeEdges } from '../contexts';
 
 /**
- * The gateway alone: HTTP in, typed messages out over NATS. No store is opened here; the master
- * key is read only to derive the key SSE event ids are sealed with (the same on every gateway).
+ * The gateway alone: HTTP in, typed messages out over NATS. No store is opened here and no
+ * master key generated; DATA_DIR holds at most the secret SSE event ids are sealed with, when
+ * neither LORE_EVENT_ID_SECRET nor LORE_MASTER_KEY gives one (see loadEventIdSecret).
  */
 async function main(): Promise<void> {
   const telemetry = startTelemetry('lore-gateway');
   const config = loadConfig();
   const logger = createLogger(config, 'lore-gateway');
-  const eventIdSecret = loadMasterKey({ value: config.masterKey, dataDir: config.dataDir, onGenerated: (file) => logger.warn(masterKeyGeneratedMessage(file)) });
+  const eventIdSecret = loadEventIdSecret({ secret: config.eventIdSecret, masterKey: config.masterKey, dataDir: config.dataDir, onGenerated: (file) => logger.warn(eventIdSecretGeneratedMessage(file)) });
   const transport = await openTransport(config, logger, 'distributed', 'lore-gateway');
   const feed = openDistributedEventFeed(config, 'lore-gateway');
   // Rate limits hold across every gateway process: their buckets live on the NATS.

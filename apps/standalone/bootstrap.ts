@@ -5,8 +5,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { createLogger, LifecycleModule, loadConfig, openTransport, startTelemetry, type LoreConfig } from '@lore/platform/runtime';
 import { ContextHost, openEmbeddingModels } from '@lore/platform/host';
 import { journaledTransport, openEmbeddedEventFeed } from '@lore/platform/transport/sqlite-feed';
-import { GatewayErrorFilter, GatewayModule, gatewayServerOptions } from '@lore/gateway';
-import { loadMasterKey, masterKeyGeneratedMessage } from '@lore/platform/kernel';
+import { eventIdSecretGeneratedMessage, GatewayErrorFilter, GatewayModule, gatewayServerOptions, loadEventIdSecret } from '@lore/gateway';
 import { CONTEXTS, composeEdges } from '../contexts';
 
 /**
@@ -24,8 +23,9 @@ export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Pro
   const embeddings = openEmbeddingModels(env);
   // The in-process transport ignores NATS_URL, so /asyncapi.json must not name a NATS server.
   const gatewayConfig = { ...config, natsUrl: undefined };
-  // The key SSE event ids are sealed with is derived from the master key (the contexts load the same one).
-  const eventIdSecret = loadMasterKey({ value: config.masterKey, dataDir: config.dataDir, onGenerated: (file) => logger.warn(masterKeyGeneratedMessage(file)) });
+  // By the distributed gateway's rule: LORE_EVENT_ID_SECRET, else LORE_MASTER_KEY, else DATA_DIR/event-id.key
+  // (not master.key: rotating the master key must not invalidate the ids clients saved).
+  const eventIdSecret = loadEventIdSecret({ secret: config.eventIdSecret, masterKey: config.masterKey, dataDir: config.dataDir, onGenerated: (file) => logger.info(eventIdSecretGeneratedMessage(file)) });
   const hosts = CONTEXTS.map(({ service }) => new ContextHost(service, { config, transport, feed, logger, env, embeddings }));
   @Module({
     imports: [LifecycleModule.forRoot([{ stop: () => telemetry.flush() }, { stop: () => embeddings.close() }, { stop: () => feed.close() }, { stop: () => transport.close() }, ...hosts]), GatewayModule.forRoot({ config: gatewayConfig, transport, feed, edges: composeEdges(env), eventIdSecret })],

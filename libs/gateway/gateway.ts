@@ -19,7 +19,7 @@ import { gatewayAsyncApiDocument } from './routes/asyncapi-document';
 import { eventsRoutes } from './routes/events.routes';
 import { EventIds } from './http/event-ids';
 import { adminRoutes } from './routes/admin.routes';
-import { EventStreams } from './http/event-stream';
+import { EventStreams, type EventStreamLimits } from './http/event-stream';
 import { observeRequests, requestTraceFields } from './http/request-telemetry';
 import { countRateLimitRefusal } from '@lore/platform/telemetry';
 import { registerMetricsRoute } from './routes/metrics.routes';
@@ -37,6 +37,8 @@ export interface GatewayConfig {
   readonly natsSubjectPrefix?: string;
   /** Comment lines on idle event streams (`GET /api/v1/events`) keep proxies from closing them. */
   readonly eventsHeartbeatMs: number;
+  /** EVENTS_MAX_STREAMS_*: open event streams per caller and per workspace in this process (absent: 10 and 100). */
+  readonly eventStreamLimits?: EventStreamLimits;
   /** METRICS_TOKEN: when set, `/metrics` asks for it as a bearer token. */
   readonly metrics?: { readonly token?: string | undefined };
   /** Request rates per caller and per workspace (RATE_LIMIT_*, LORE_WORKSPACE_LIMITS). */
@@ -49,7 +51,7 @@ export interface GatewayOptions {
   readonly transport: Transport;
   readonly edges: readonly ComposedEdge[];
   readonly feed: EventFeed;
-  /** The secret SSE event ids are sealed with (a key is derived from it): the same on every gateway (the master key). */
+  /** The secret SSE event ids are sealed with (a key is derived from it): the same on every gateway (see loadEventIdSecret). */
   readonly eventIdSecret: Buffer;
   /** Where rate-limit buckets live: shared by every gateway (NATS key-value) or, by default, in this process. */
   readonly rateBuckets?: RateBucketStore;
@@ -105,7 +107,7 @@ export function configureGateway(app: FastifyInstance, options: GatewayOptions):
     ...eventsRoutes({ feed, eventTypes, ids: new EventIds(options.eventIdSecret) }),
     ...adminRoutes({ contexts: edges.map((edge) => edge.name) }),
   ];
-  const eventStreams = new EventStreams(config.eventsHeartbeatMs);
+  const eventStreams = new EventStreams(config.eventsHeartbeatMs, config.eventStreamLimits);
   eventStreams.register(app);
 
   const jwtWarning = jwtConfigurationWarning(config.auth);

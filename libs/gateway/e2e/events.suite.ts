@@ -1,6 +1,12 @@
 import { call, mintJwt, unique, type LoreUnderTest } from './e2e-client';
 import { SseConnection } from './sse-client';
 
+/**
+ * Stream caps small enough to reach in a test; pass with the deployment's environment (both
+ * topologies do). No other test holds more than 3 streams of one caller or 5 of one workspace.
+ */
+export const EVENTS_TEST_ENV = { EVENTS_MAX_STREAMS_PER_CALLER: '3', EVENTS_MAX_STREAMS_PER_WORKSPACE: '5' };
+
 /** An SSE id as the stream sends it: a sealed token (48 base64url characters), never a feed position. */
 const OPAQUE_ID = /^[A-Za-z0-9_-]{48}$/;
 
@@ -126,6 +132,36 @@ export function describeEventStream(lore: () => LoreUnderTest): void {
       const alice = await newUser();
       const stream = await connect('/api/v1/events', { token: alice.token });
       await stream.waitFor((messages) => messages.some((m) => m.comment?.startsWith('heartbeat') === true), 5_000);
+    });
+
+    it('caps open streams per caller and per workspace (429 naming the cap, with Retry-After); a closed stream frees its slot', async () => {
+      const workspace = unique('events-cap-ws');
+      const member = (): Promise<string> => mintJwt(lore().jwtSecret, { sub: unique('events-user'), workspace_id: workspace });
+      const alice = await member();
+      const alices = [await connect('/api/v1/events', { token: alice }), await connect('/api/v1/events', { token: alice }), await connect('/api/v1/events', { token: alice })];
+      expect(alices.map((s) => s.status)).toEqual([200, 200, 200]);
+      const fourth = await connect('/api/v1/events', { token: alice });
+      expect(fourth.status).toBe(429);
+      expect(fourth.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+      expect(JSON.parse(fourth.body).detail).toMatch(/EVENTS_MAX_STREAMS_PER_CALLER of 3/);
+
+      const bob = await member();
+      expect((await connect('/api/v1/events', { token: bob })).status).toBe(200);
+      expect((await connect('/api/v1/events', { token: bob })).status).toBe(200);
+      const carol = await connect('/api/v1/events', { token: await member() });
+      expect(carol.status).toBe(429);
+      expect(JSON.parse(carol.body).detail).toMatch(/EVENTS_MAX_STREAMS_PER_WORKSPACE of 5/);
+      expect((await connect('/api/v1/events', { token: (await newUser()).token })).status).toBe(200);
+
+      // The slot frees once the gateway sees the connection close.
+      alices[0]?.close();
+      const deadline = Date.now() + 5_000;
+      let again = await connect('/api/v1/events', { token: alice });
+      while (again.status === 429 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        again = await connect('/api/v1/events', { token: alice });
+      }
+      expect(again.status).toBe(200);
     });
 
     it('refuses without a token, for an API key without events:read, and for a malformed position or unknown type', async () => {

@@ -1,20 +1,43 @@
 import { once } from 'node:events';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { EventStreamReply, ServerSentEvent } from '@lore/platform/http';
+import { AppError } from '@lore/platform/kernel';
+import type { EventStreamReply, RequestScope, ServerSentEvent } from '@lore/platform/http';
 
 /** How long a client waits before reconnecting after the stream broke (the SSE `retry` field). */
 const RETRY_MS = 2_000;
+/** Retry-After of a refused stream: a slot frees only when another stream ends, which nobody can foretell. */
+const FULL_RETRY_AFTER_SECONDS = 10;
+
+/** EVENTS_MAX_STREAMS_PER_CALLER and EVENTS_MAX_STREAMS_PER_WORKSPACE; 0 is no cap. */
+export interface EventStreamLimits {
+  readonly perCaller: number;
+  readonly perWorkspace: number;
+}
+
+/** The defaults of the runtime's configuration, for a gateway configured without limits. */
+export const DEFAULT_EVENT_STREAM_LIMITS: EventStreamLimits = { perCaller: 10, perWorkspace: 100 };
 
 /**
  * Writes an `EventStreamReply` on a hijacked reply: headers that keep proxies from buffering,
  * then each event as the socket drains, a comment line every `heartbeatMs` so idle
  * connections stay open through proxies and dead ones are noticed, until the client leaves or
  * the server closes (`closeAll`, from the server's preClose hook).
+ *
+ * Each open stream holds a JetStream consumer (distributed) or a feed reader (standalone), a
+ * socket and a heartbeat timer, so their number is capped per caller (API key or JWT user)
+ * and per workspace: one more is refused with 429 naming the cap, before anything is opened.
+ * The counts are this process's (streams are bound to the gateway that serves them): N
+ * gateways admit up to N times the caps. A slot frees when its stream ends for any reason.
  */
 export class EventStreams {
   private readonly open = new Set<AbortController>();
+  private readonly perCaller = new Map<string, number>();
+  private readonly perWorkspace = new Map<string, number>();
 
-  constructor(private readonly heartbeatMs: number) {}
+  constructor(
+    private readonly heartbeatMs: number,
+    private readonly limits: EventStreamLimits = DEFAULT_EVENT_STREAM_LIMITS,
+  ) {}
 
   /** Ends every stream (the server is stopping): clients reconnect elsewhere with their Last-Event-ID. */
   closeAll(): void {
@@ -25,14 +48,23 @@ export class EventStreams {
     app.addHook('preClose', async () => this.closeAll());
   }
 
-  async send(reply: FastifyReply, stream: EventStreamReply, lastEventId: string | undefined): Promise<void> {
+  async send(reply: FastifyReply, stream: EventStreamReply, lastEventId: string | undefined, scope: RequestScope): Promise<void> {
     const controller = new AbortController();
     const { signal } = controller;
+    // Throws before taking a slot (a Last-Event-ID that does not open is a 422, not a stream).
     const events = stream.open(lastEventId, signal)[Symbol.asyncIterator]();
+    const release = this.take(scope, reply);
     const raw = reply.raw;
     reply.hijack();
     this.open.add(controller);
-    raw.on('close', () => controller.abort());
+    // The slot frees as soon as the client leaves, not when the feed's reader notices.
+    const leave = (): void => {
+      release();
+      controller.abort();
+    };
+    raw.on('close', leave);
+    // A client gone while the stream was prepared (its 'close' already fired) holds no slot.
+    if (raw.socket === null || raw.socket.destroyed) leave();
     // Headers set before the stream opened (X-Request-Id, RateLimit, RateLimit-Policy).
     for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) raw.setHeader(name, value);
     raw.writeHead(200, {
@@ -70,12 +102,42 @@ export class EventStreams {
       }
     } finally {
       clearInterval(heartbeat);
+      release();
       this.open.delete(controller);
       controller.abort();
       await events.return?.().catch(() => undefined);
       raw.end();
     }
   }
+
+  /** Takes a slot of the caller's and the workspace's caps, or throws 429; gives back the (idempotent) release. */
+  private take(scope: RequestScope, reply: FastifyReply): () => void {
+    // Keyed within the workspace: the same user id in two workspaces is two people.
+    const caller = `${scope.workspaceId}\n${scope.actor}`;
+    const { perCaller, perWorkspace } = this.limits;
+    const refuse = (limit: number, whose: string, variable: string): never => {
+      reply.header('Retry-After', String(FULL_RETRY_AFTER_SECONDS));
+      throw new AppError('rate_limited', `Event stream limit ${variable} of ${limit} open streams reached for ${whose} on this gateway; close one, or retry after ${FULL_RETRY_AFTER_SECONDS} s`);
+    };
+    if (perCaller > 0 && (this.perCaller.get(caller) ?? 0) >= perCaller) refuse(perCaller, 'this API key or user', 'EVENTS_MAX_STREAMS_PER_CALLER');
+    if (perWorkspace > 0 && (this.perWorkspace.get(scope.workspaceId) ?? 0) >= perWorkspace) refuse(perWorkspace, 'this workspace', 'EVENTS_MAX_STREAMS_PER_WORKSPACE');
+    increment(this.perCaller, caller, 1);
+    increment(this.perWorkspace, scope.workspaceId, 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      increment(this.perCaller, caller, -1);
+      increment(this.perWorkspace, scope.workspaceId, -1);
+    };
+  }
+}
+
+/** Adds to a count, forgetting it at 0 so the maps hold only callers and workspaces with open streams. */
+function increment(counts: Map<string, number>, key: string, by: number): void {
+  const next = (counts.get(key) ?? 0) + by;
+  if (next <= 0) counts.delete(key);
+  else counts.set(key, next);
 }
 
 /** `data` is JSON (one line); ids and event names are ours (no newlines), so no field can inject another. */

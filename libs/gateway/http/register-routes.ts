@@ -59,7 +59,10 @@ export function registerRoutes(
             });
           // An open route (auth: false) never reads its scope.
           const result = await r.handle({ params, query, body, upload, scope: scope as RequestScope, send: sendForRequest });
-          if (result instanceof EventStreamReply) return await eventStreams.send(reply, result, headerValue(request.headers['last-event-id']));
+          if (result instanceof EventStreamReply) {
+            if (scope === null) throw new Error(`${r.path} streams events without authentication`);
+            return await eventStreams.send(reply, result, headerValue(request.headers['last-event-id']), scope);
+          }
           if (result instanceof TextReply) return reply.code(r.status).type(`${result.contentType}; charset=utf-8`).send(result.text);
           return reply.code(r.status).send(result);
         } catch (error) {

@@ -15,6 +15,8 @@ const Env = z.object({
   DATA_DIR: z.string().default('./data'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   LORE_MASTER_KEY: optional,
+  /** The secret SSE event ids are sealed with (32+ bytes, base64 or hex): the same on every gateway. */
+  LORE_EVENT_ID_SECRET: optional,
   AUTH_JWT_SECRET: optional,
   AUTH_JWKS_URL: optional,
   AUTH_JWT_ISSUER: optional,
@@ -34,6 +36,9 @@ const Env = z.object({
   EVENTS_STREAM_MAX_AGE_HOURS: int(7 * 24),
   /** Interval of the comment lines on idle `GET /api/v1/events` streams. */
   EVENTS_HEARTBEAT_MS: int(15_000),
+  /** Open `GET /api/v1/events` streams per API key or JWT user, and per workspace, in one gateway process; 0 turns the cap off. */
+  EVENTS_MAX_STREAMS_PER_CALLER: count(10),
+  EVENTS_MAX_STREAMS_PER_WORKSPACE: count(100),
   EVENTSTORE_URL: optional,
   MONGODB_URL: optional,
   MONGODB_DATABASE_PREFIX: z.string().default('lore'),
@@ -80,6 +85,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     dataDir: resolve(e.DATA_DIR),
     logLevel: e.LOG_LEVEL,
     masterKey: e.LORE_MASTER_KEY,
+    eventIdSecret: e.LORE_EVENT_ID_SECRET,
     auth: {
       jwtSecret: e.AUTH_JWT_SECRET,
       jwksUrl: e.AUTH_JWKS_URL,
@@ -95,6 +101,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     natsSubjectPrefix: e.NATS_SUBJECT_PREFIX,
     eventsStreamMaxAgeHours: e.EVENTS_STREAM_MAX_AGE_HOURS,
     eventsHeartbeatMs: e.EVENTS_HEARTBEAT_MS,
+    eventStreamLimits: { perCaller: e.EVENTS_MAX_STREAMS_PER_CALLER, perWorkspace: e.EVENTS_MAX_STREAMS_PER_WORKSPACE },
     eventStoreUrl: e.EVENTSTORE_URL,
     mongoUrl: e.MONGODB_URL,
     mongoDatabasePrefix: e.MONGODB_DATABASE_PREFIX,
