@@ -18,7 +18,7 @@ const JWT_SECRET = 'hostile-uploads-secret';
  * multipart request without a boundary is a 422, not a 500.
  */
 describe('hostile uploads', () => {
-  const env = { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: mkdtempSync(join(tmpdir(), 'lore-hostile-')), AUTH_JWT_SECRET: JWT_SECRET, LOG_LEVEL: 'silent', LORE_MASTER_KEY: '', MODELS_DIR: modelsDirForTests() };
+  const env = { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: mkdtempSync(join(tmpdir(), 'lore-hostile-')), AUTH_JWT_SECRET: JWT_SECRET, LOG_LEVEL: 'silent', LORE_MASTER_KEY: '', MODELS_DIR: modelsDirForTests(), KNOWLEDGE_EXTRACT_PER_WORKSPACE: '1' };
   let running: Awaited<ReturnType<typeof startStandalone>>;
   let lore: LoreUnderTest;
   let token: string;
@@ -68,9 +68,10 @@ describe('hostile uploads', () => {
     expect(normal.status).toBe(201);
   }, 30_000);
 
+  // A legal CSV that takes the reader about a second: a million records of empty cells.
+  const slow = `${'abcdefghij'.split('').join(',')}\n${',,,,,,,,,\n'.repeat(990_000)}`;
+
   it('answers /health promptly while the gateway reads a slow file', async () => {
-    // A legal CSV that takes the reader about a second: a million records of empty cells.
-    const slow = `${'abcdefghij'.split('').join(',')}\n${',,,,,,,,,\n'.repeat(990_000)}`;
     let reading = true;
     const reply = send('slow.csv', slow, 'text/csv').finally(() => {
       reading = false;
@@ -85,6 +86,34 @@ describe('hostile uploads', () => {
     expect((await reply).status).toBe(201);
     expect(latencies.length).toBeGreaterThan(5);
     expect(Math.max(...latencies)).toBeLessThan(400);
+  }, 60_000);
+
+  it("refuses a workspace's upload beyond its extraction cap with 429 and Retry-After, and reads another workspace's meanwhile", async () => {
+    const otherToken = await mintJwt(JWT_SECRET, { sub: unique('user'), workspace_id: unique('ws') });
+    const otherCollection = await call(lore, 'POST', '/api/v1/collections', { token: otherToken, body: { name: unique('col') } });
+    const note = { name: 'small.txt', type: 'text/plain', content: 'a small note' };
+    let reading = true;
+    const reply = send('slow.csv', slow, 'text/csv').finally(() => {
+      reading = false;
+    });
+    const refusals: Awaited<ReturnType<typeof send>>[] = [];
+    let other: Awaited<ReturnType<typeof send>> | undefined;
+    while (reading) {
+      const small = await send(note.name, note.content, note.type);
+      if (small.status === 429) {
+        refusals.push(small);
+        other ??= await upload(lore, '/api/v1/contents', { token: otherToken, file: note, fields: { collection_id: otherCollection.body.id } });
+      } else {
+        // Sent before the slow file reached its reader, or after it was read.
+        expect(small.status).toBe(201);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect((await reply).status).toBe(201);
+    expect(refusals.length).toBeGreaterThan(0);
+    expect(refusals[0]?.headers.get('retry-after')).toBe('1');
+    expect(refusals[0]?.body).toEqual({ detail: 'This workspace has 1 uploaded file(s) being read or waiting, its limit (KNOWLEDGE_EXTRACT_PER_WORKSPACE); retry after 1 s' });
+    expect(other?.status).toBe(201);
   }, 60_000);
 
   it('answers multipart/form-data without a boundary with a 422 in the documented shape', async () => {
