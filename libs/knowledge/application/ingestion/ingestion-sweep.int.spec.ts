@@ -33,7 +33,7 @@ function pending(id: string, workspaceId: string, user: string, minute: number):
     source: null,
     mime_type: 'text/plain',
     size: 10,
-    metadata: null,
+    metadata: {},
     status: 'new',
     error: null,
     attempts: 0,

@@ -258,9 +258,8 @@ export class IngestionWorkers {
 }
 
 /**
- * The workspaces that have pending contents, in id order: one indexed query each (the first
- * pending content after the previous workspace), so a sweep costs a query per workspace with
- * work, however large one workspace's backlog.
+ * The workspaces that have pending contents, in id order: one query each (the first pending
+ * content after the previous workspace, on the index knowledge.context.ts declares for it).
  */
 async function* workspacesWithPending(contents: DocumentCollection<ContentDoc>): AsyncGenerator<string> {
   let after: string | null = null;

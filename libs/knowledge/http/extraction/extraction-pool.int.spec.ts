@@ -152,18 +152,24 @@ describe('ExtractionPool', () => {
     try {
       await shared.extract({ filename: 'warm.txt', bytes: utf8('warm') }, 'ws_busy');
       const settled: string[] = [];
-      const note = (name: string) => () => settled.push(name);
-      // Each of these is ended at its deadline (1.5 s): the busy workspace holds the thread for 4.5 s.
-      const slow = [1, 2, 3].map((i) => shared.extract({ filename: 'slow.html', bytes: deepHtml(100_000) }, 'ws_busy').then(note(`slow ${i}`), note(`slow ${i}`)));
+      const outcome = (name: string) => (result: unknown) => {
+        settled.push(name);
+        return result instanceof AppError ? `${result.code}: ${result.issues[0]?.msg ?? result.message}` : 'read';
+      };
+      // Each of these is ended at its deadline (1.5 s): the busy workspace would hold the thread for 4.5 s.
+      const slow = [1, 2, 3].map((i) => shared.extract({ filename: 'slow.html', bytes: deepHtml(100_000) }, 'ws_busy').then(outcome(`slow ${i}`), outcome(`slow ${i}`)));
       await new Promise((resolve) => setTimeout(resolve, 100));
       const started = performance.now();
       const small = await shared.extract({ filename: 'small.txt', bytes: utf8('a small note') }, 'ws_small');
       const waited = performance.now() - started;
       settled.push('small');
-      await Promise.all(slow);
+      const slowOutcomes = await Promise.all(slow);
       expect(small.text).toBe('a small note');
       // It waited for the file being read when it came, not for the two queued before it.
-      expect(settled).toEqual(['slow 1', 'small', 'slow 2', 'slow 3']);
+      expect(settled.slice(0, 2)).toEqual(['slow 1', 'small']);
+      expect(slowOutcomes.slice(0, 2)).toEqual(['validation: "slow.html" took longer than 1500 ms to read (KNOWLEDGE_EXTRACT_TIMEOUT_MS)', 'validation: "slow.html" took longer than 1500 ms to read (KNOWLEDGE_EXTRACT_TIMEOUT_MS)']);
+      // The third waited behind two of its own workspace's: its wait is bounded (2 × the timeout), then 503.
+      expect(slowOutcomes[2]).toBe('unavailable: The uploaded file waited more than 3000 ms for a free extraction worker (2 × KNOWLEDGE_EXTRACT_TIMEOUT_MS); try again shortly');
       expect(waited).toBeLessThan(3_000);
     } finally {
       await shared.close();
