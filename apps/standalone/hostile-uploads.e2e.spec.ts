@@ -18,7 +18,7 @@ const JWT_SECRET = 'hostile-uploads-secret';
  * multipart request without a boundary is a 422, not a 500.
  */
 describe('hostile uploads', () => {
-  const env = { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: mkdtempSync(join(tmpdir(), 'lore-hostile-')), AUTH_JWT_SECRET: JWT_SECRET, LOG_LEVEL: 'silent', LORE_MASTER_KEY: '', MODELS_DIR: modelsDirForTests() };
+  const env = { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: mkdtempSync(join(tmpdir(), 'lore-hostile-')), AUTH_JWT_SECRET: JWT_SECRET, LOG_LEVEL: 'silent', LORE_MASTER_KEY: '', MODELS_DIR: modelsDirForTests(), KNOWLEDGE_EXTRACT_PER_WORKSPACE: '1' };
   let running: Awaited<ReturnType<typeof startStandalone>>;
   let lore: LoreUnderTest;
   let token: string;
@@ -68,9 +68,10 @@ describe('hostile uploads', () => {
     expect(normal.status).toBe(201);
   }, 30_000);
 
+  // A legal CSV that takes the reader about a second: a million records of empty cells.
+  const slow = `${'abcdefghij'.split('').join(',')}\n${',,,,,,,,,\n'.repeat(990_000)}`;
+
   it('answers /health promptly while the gateway reads a slow file', async () => {
-    // A legal CSV that takes the reader about a second: a million records of empty cells.
-    const slow = `${'abcdefghij'.split('').join(',')}\n${',,,,,,,,,\n'.repeat(990_000)}`;
     let reading = true;
     const reply = send('slow.csv', slow, 'text/csv').finally(() => {
       reading = false;
@@ -85,6 +86,21 @@ describe('hostile uploads', () => {
     expect((await reply).status).toBe(201);
     expect(latencies.length).toBeGreaterThan(5);
     expect(Math.max(...latencies)).toBeLessThan(400);
+  }, 60_000);
+
+  it("refuses a workspace's upload beyond its extraction cap with 429 and Retry-After, and reads another workspace's meanwhile", async () => {
+    const otherToken = await mintJwt(JWT_SECRET, { sub: unique('user'), workspace_id: unique('ws') });
+    const otherCollection = await call(lore, 'POST', '/api/v1/collections', { token: otherToken, body: { name: unique('col') } });
+    // Two slow files of one workspace at once (its cap is 1 here): the second comes while the first is read.
+    const both = Promise.all([send('slow-1.csv', slow, 'text/csv'), send('slow-2.csv', slow, 'text/csv')]);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const other = await upload(lore, '/api/v1/contents', { token: otherToken, file: { name: 'small.txt', type: 'text/plain', content: 'a small note' }, fields: { collection_id: otherCollection.body.id } });
+    const replies = await both;
+    expect(replies.map((r) => r.status).sort()).toEqual([201, 429]);
+    const refused = replies.find((r) => r.status === 429);
+    expect(refused?.headers.get('retry-after')).toBe('1');
+    expect(refused?.body).toEqual({ detail: 'This workspace has 1 uploaded file(s) being read or waiting, its limit (KNOWLEDGE_EXTRACT_PER_WORKSPACE); retry after 1 s' });
+    expect(other.status).toBe(201);
   }, 60_000);
 
   it('answers multipart/form-data without a boundary with a 422 in the documented shape', async () => {

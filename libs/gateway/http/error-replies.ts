@@ -12,6 +12,7 @@ export function sendError(error: unknown, request: FastifyRequest, reply: Fastif
   if (error instanceof AppError) {
     const status = httpStatusOf(error.code);
     if (status === 401) reply.header('WWW-Authenticate', 'Bearer error="invalid_token"');
+    if (error.retryAfterSeconds !== undefined) reply.header('Retry-After', String(Math.max(1, Math.ceil(error.retryAfterSeconds))));
     if (status === 422) return reply.code(422).send(validationErrorBody(error.issues.length > 0 ? error.issues : [{ loc: ['body'], msg: error.message, type: 'value_error' }]));
     if (error.code === 'failed_checks') return reply.code(400).send({ detail: { message: error.message, errors: error.checks } });
     if (status >= 500) request.log.warn({ code: error.code, err: error.message }, 'request failed');

@@ -61,6 +61,8 @@ export const knowledgeContext = defineContext({
         await documents.collection(COLLECTIONS).ensureIndex(['workspace_id', 'created_at']);
         await documents.collection(CONTENTS).ensureIndex(['workspace_id', 'collection_id', 'created_at']);
         await documents.collection(CONTENTS).ensureIndex(['status', 'updated_at']);
+        // The ingestion sweep: the workspaces with pending contents, then each one's oldest.
+        await documents.collection(CONTENTS).ensureIndex(['status', 'workspace_id', 'updated_at']);
         await documents.collection(CHUNKS).ensureIndex(['workspace_id', 'collection_id', 'content_id', 'chunk_index']);
         await documents.collection(CHUNKS).ensureIndex(['content_id', 'chunk_index']);
         await documents.collection(COLLECTION_MEMBERS).ensureIndex(['collection_id']);

@@ -36,7 +36,12 @@ export const knowledgeConfig = z
     KNOWLEDGE_EXTRACT_WORKERS: envInt(2),
     /** Uploads waiting for a worker beyond those being extracted; more are refused with 503. */
     KNOWLEDGE_EXTRACT_QUEUE: envInt(8),
-    /** Wall-clock time one file may take once a worker has it; the worker is then ended and replaced. */
+    /**
+     * Uploads of one workspace being extracted or waiting, per gateway process; more are refused
+     * with 429 (Retry-After), so that one workspace's files cannot fill the queue for all.
+     */
+    KNOWLEDGE_EXTRACT_PER_WORKSPACE: envInt(2),
+    /** Wall-clock time one file may take once a worker has it (the worker is then ended and replaced), and twice that is the longest a file waits for one (then 503). */
     KNOWLEDGE_EXTRACT_TIMEOUT_MS: envInt(15_000),
     /** A worker's JavaScript heap (V8 old generation); a file that needs more ends its worker. */
     KNOWLEDGE_EXTRACT_MAX_MEMORY_MB: envInt(512),
@@ -73,6 +78,7 @@ export const knowledgeConfig = z
     extraction: {
       workers: e.KNOWLEDGE_EXTRACT_WORKERS,
       queue: e.KNOWLEDGE_EXTRACT_QUEUE,
+      perWorkspace: e.KNOWLEDGE_EXTRACT_PER_WORKSPACE,
       timeoutMs: e.KNOWLEDGE_EXTRACT_TIMEOUT_MS,
       maxMemoryMb: e.KNOWLEDGE_EXTRACT_MAX_MEMORY_MB,
       limits: {

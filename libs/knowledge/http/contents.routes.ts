@@ -120,10 +120,12 @@ export function contentRoutes(messages: KnowledgeMessages, config: KnowledgeConf
       issueLocations: { sizeBytes: ['body', 'text'], parts: ['body', 'text'] },
       status: 201,
       response: ContentRecord,
-      errors: [404, 413],
+      errors: [404, 413, 503],
       handle: async ({ body, upload, scope, send }) => {
         if (upload !== null) {
-          const extracted = await extraction.extract({ filename: upload.file.filename, mimeType: upload.file.mimeType, bytes: upload.file.bytes });
+          const file = { filename: upload.file.filename, mimeType: upload.file.mimeType, bytes: upload.file.bytes };
+          // Files are read in turns across workspaces, a few of each at once (FairSlots).
+          const extracted = await extraction.extract(file, scope.workspaceId);
           const fields = upload.fields;
           return createInParts(send, messages, {
             ...knowledgeScope(scope),

@@ -27,17 +27,25 @@ export class AppError extends Error {
     readonly issues: readonly ValidationIssue[] = [],
     /** `failed_checks`: one message per failed check (SPEC §7's connection validation `errors`). */
     readonly checks: readonly string[] = [],
+    /** `rate_limited`, `unavailable`: when trying again may succeed (the gateway's `Retry-After`). */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
     this.name = 'AppError';
   }
 
   toJSON(): SerializedError {
-    return { code: this.code, message: this.message, issues: this.issues, ...(this.checks.length > 0 ? { checks: this.checks } : {}) };
+    return {
+      code: this.code,
+      message: this.message,
+      issues: this.issues,
+      ...(this.checks.length > 0 ? { checks: this.checks } : {}),
+      ...(this.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: this.retryAfterSeconds }),
+    };
   }
 
   static from(serialized: SerializedError): AppError {
-    return new AppError(serialized.code, serialized.message, serialized.issues ?? [], serialized.checks ?? []);
+    return new AppError(serialized.code, serialized.message, serialized.issues ?? [], serialized.checks ?? [], serialized.retryAfterSeconds);
   }
 }
 
@@ -46,6 +54,7 @@ export interface SerializedError {
   readonly message: string;
   readonly issues?: readonly ValidationIssue[];
   readonly checks?: readonly string[];
+  readonly retryAfterSeconds?: number;
 }
 
 export const notFound = (what: string): AppError => new AppError('not_found', `${what} not found`);

@@ -2,7 +2,7 @@ import { reactingTo, type Clock, type EventCause } from '@lore/platform/kernel';
 import type { ContextLog } from '@lore/platform/cqrs';
 import { registerIngestionQueueSource } from '@lore/platform/telemetry';
 import type { EventStore } from '@lore/platform/event-store/port';
-import type { DocumentStore } from '@lore/platform/documents/port';
+import type { DocumentCollection, DocumentStore, Filter } from '@lore/platform/documents/port';
 import { isEmbeddingUnavailable, type EmbeddingModels } from '@lore/platform/embeddings/port';
 import { LeaseLostError } from '@lore/knowledge/domain';
 import type { KnowledgeConfig } from '@lore/knowledge/contracts';
@@ -13,8 +13,10 @@ import { FairQueue, type Tenant } from './fair-queue';
 
 /** Retry delays after transient failures: base (KNOWLEDGE_RETRY_BASE_MS, 2 s), 4 × base, 16 × base, … capped at 5 min. */
 const RETRY_CAP_MS = 5 * 60_000;
-/** Contents looked at per sweep. */
+/** Contents looked at per workspace per sweep (the oldest first). */
 const SWEEP_BATCH = 500;
+/** Contents a worker may have to take: never started, or started and perhaps abandoned. */
+const PENDING: Filter = { status: { $in: ['new', 'processing'] } };
 
 /** Work whose event names no workspace or actor (none is known to be written so): one shared turn. */
 const UNKNOWN_TENANT: Tenant = { workspaceId: '', userId: '' };
@@ -63,6 +65,8 @@ export class IngestionWorkers {
       readonly clock: Clock;
       readonly config: KnowledgeConfig['processing'];
       readonly log?: ContextLog;
+      /** Contents the sweep looks at per workspace (SWEEP_BATCH; smaller in tests). */
+      readonly sweepBatch?: number;
     },
   ) {
     this.processor = new ContentProcessor({ events: deps.events, clock: deps.clock, leaseMs: deps.config.leaseMs, maxAttempts: deps.config.maxAttempts });
@@ -130,17 +134,25 @@ export class IngestionWorkers {
     while (this.queue.size > 0 || this.running.size > 0) await new Promise((r) => setTimeout(r, 20));
   }
 
+  /**
+   * Queues what is due of every workspace with pending contents, a page of each. One page
+   * across all workspaces (the oldest 500) was first come, first served again after a restart:
+   * a workspace whose content was newer than another's backlog of more than a page was not
+   * queued until that backlog drained.
+   */
   private async sweep(): Promise<void> {
     if (this.stopped) return;
     try {
       const now = this.deps.clock.now().toISOString();
-      const page = await this.deps.documents
-        .collection<ContentDoc>(CONTENTS)
-        .find({ filter: { status: { $in: ['new', 'processing'] } }, sort: [['updated_at', 'asc']], limit: SWEEP_BATCH });
-      for (const content of page.items) {
-        const due = content.status === 'new' || (content.retry_at !== null ? content.retry_at <= now : content.lease_until === null || content.lease_until <= now);
-        // No event at hand: the content says whose it is (the uploader's turn).
-        if (due) this.enqueue(content.id, undefined, { workspaceId: content.workspace_id, userId: content.created_by });
+      const contents = this.deps.documents.collection<ContentDoc>(CONTENTS);
+      for await (const workspaceId of workspacesWithPending(contents)) {
+        if (this.stopped) return;
+        const page = await contents.find({ filter: { ...PENDING, workspace_id: workspaceId }, sort: [['updated_at', 'asc']], limit: this.deps.sweepBatch ?? SWEEP_BATCH });
+        for (const content of page.items) {
+          const due = content.status === 'new' || (content.retry_at !== null ? content.retry_at <= now : content.lease_until === null || content.lease_until <= now);
+          // No event at hand: the content says whose it is (the uploader's turn).
+          if (due) this.enqueue(content.id, undefined, { workspaceId: content.workspace_id, userId: content.created_by });
+        }
       }
     } catch (error) {
       this.deps.log?.warn({ err: error }, 'ingestion sweep failed; next sweep retries');
@@ -242,6 +254,21 @@ export class IngestionWorkers {
     } catch (failError) {
       if (!(failError instanceof LeaseLostError)) throw failError;
     }
+  }
+}
+
+/**
+ * The workspaces that have pending contents, in id order: one query each (the first pending
+ * content after the previous workspace, on the index knowledge.context.ts declares for it).
+ */
+async function* workspacesWithPending(contents: DocumentCollection<ContentDoc>): AsyncGenerator<string> {
+  let after: string | null = null;
+  for (;;) {
+    const filter: Filter = after === null ? PENDING : { ...PENDING, workspace_id: { $gt: after } };
+    const [next] = (await contents.find({ filter, sort: [['workspace_id', 'asc']], limit: 1 })).items;
+    if (next === undefined) return;
+    yield next.workspace_id;
+    after = next.workspace_id;
   }
 }
 

@@ -5,13 +5,14 @@ import { DEFAULT_EXTRACTION_LIMITS } from './extraction-limits';
 describe('extraction configuration', () => {
   it('defaults to the documented limits, the same ones extractText uses without a configuration', () => {
     const { extraction } = knowledgeConfig.parse({});
-    expect(extraction).toEqual({ workers: 2, queue: 8, timeoutMs: 15_000, maxMemoryMb: 512, limits: DEFAULT_EXTRACTION_LIMITS });
+    expect(extraction).toEqual({ workers: 2, queue: 8, perWorkspace: 2, timeoutMs: 15_000, maxMemoryMb: 512, limits: DEFAULT_EXTRACTION_LIMITS });
   });
 
   it('reads every limit from its KNOWLEDGE_EXTRACT_* variable', () => {
     const { extraction } = knowledgeConfig.parse({
       KNOWLEDGE_EXTRACT_WORKERS: '3',
       KNOWLEDGE_EXTRACT_QUEUE: '4',
+      KNOWLEDGE_EXTRACT_PER_WORKSPACE: '5',
       KNOWLEDGE_EXTRACT_TIMEOUT_MS: '5000',
       KNOWLEDGE_EXTRACT_MAX_MEMORY_MB: '128',
       KNOWLEDGE_EXTRACT_MAX_DEPTH: '100',
@@ -26,6 +27,7 @@ describe('extraction configuration', () => {
     expect(extraction).toEqual({
       workers: 3,
       queue: 4,
+      perWorkspace: 5,
       timeoutMs: 5000,
       maxMemoryMb: 128,
       limits: { maxDepth: 100, maxUnzippedBytes: 1000, maxZipEntries: 10, maxZipRatio: 20, maxCsvRows: 30, maxCsvColumns: 40, maxPdfPages: 50, maxTextChars: 60 },

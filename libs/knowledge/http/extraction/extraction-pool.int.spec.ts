@@ -6,16 +6,19 @@ import { DEFAULT_EXTRACTION_LIMITS, type ExtractionLimits } from './extraction-l
 import { ExtractionPool, type ExtractionPoolOptions } from './extraction-pool';
 import { deepHtml, deepJson, docx, pdf, utf8 } from './hostile-files.fixture';
 
+/** The workspace the files are uploaded to (the fairness across workspaces has its own tests). */
+const WS = 'ws_extract';
+
 /**
  * The pool as the gateway uses it: real worker threads running the bundled worker. Every
  * hostile file gets a 422 naming its limit within seconds; normal files of each format still
  * read; and the event loop of this thread keeps turning meanwhile.
  */
-const OPTIONS: ExtractionPoolOptions = { workers: 2, queue: 4, timeoutMs: 10_000, maxMemoryMb: 256, limits: DEFAULT_EXTRACTION_LIMITS };
+const OPTIONS: ExtractionPoolOptions = { workers: 2, queue: 4, perWorkspace: 2, timeoutMs: 10_000, maxMemoryMb: 256, limits: DEFAULT_EXTRACTION_LIMITS };
 
 async function refusal(pool: ExtractionPool, filename: string, bytes: Uint8Array): Promise<{ msg: string; type: string; ms: number }> {
   const started = performance.now();
-  const error: unknown = await pool.extract({ filename, bytes }).then(
+  const error: unknown = await pool.extract({ filename, bytes }, WS).then(
     () => new Error(`${filename} was read`),
     (e: unknown) => e,
   );
@@ -31,20 +34,20 @@ describe('ExtractionPool', () => {
   let pool: ExtractionPool;
   beforeAll(async () => {
     pool = new ExtractionPool(OPTIONS);
-    await pool.extract({ filename: 'warm.txt', bytes: utf8('warm up') }); // starts a thread and loads the readers
+    await pool.extract({ filename: 'warm.txt', bytes: utf8('warm up') }, WS); // starts a thread and loads the readers
   }, 60_000);
   afterAll(() => pool.close());
 
   it('reads a normal file of every format in a worker thread', async () => {
-    expect((await pool.extract({ filename: 'a.html', bytes: utf8('<html><head><title>T</title></head><body><div><p>Hello <b>there</b></p></div></body></html>') })).text).toBe('Hello there');
-    expect((await pool.extract({ filename: 'a.html', bytes: deepHtml(500) })).text).toBe('deep');
-    expect((await pool.extract({ filename: 'a.json', bytes: utf8('{"a":{"b":[1,"x"]}}') })).text).toBe('a.b[0]: 1\na.b[1]: x');
-    expect((await pool.extract({ filename: 'a.json', bytes: deepJson(500) })).text).toBe(`${'[0]'.repeat(500)}: 1`);
-    expect((await pool.extract({ filename: 'a.csv', bytes: utf8('name,city\nAda,London\n') })).text).toBe('name: Ada; city: London');
-    const word = await pool.extract({ filename: 'a.docx', bytes: docx(['First paragraph.', 'Second one.']) });
+    expect((await pool.extract({ filename: 'a.html', bytes: utf8('<html><head><title>T</title></head><body><div><p>Hello <b>there</b></p></div></body></html>') }, WS)).text).toBe('Hello there');
+    expect((await pool.extract({ filename: 'a.html', bytes: deepHtml(500) }, WS)).text).toBe('deep');
+    expect((await pool.extract({ filename: 'a.json', bytes: utf8('{"a":{"b":[1,"x"]}}') }, WS)).text).toBe('a.b[0]: 1\na.b[1]: x');
+    expect((await pool.extract({ filename: 'a.json', bytes: deepJson(500) }, WS)).text).toBe(`${'[0]'.repeat(500)}: 1`);
+    expect((await pool.extract({ filename: 'a.csv', bytes: utf8('name,city\nAda,London\n') }, WS)).text).toBe('name: Ada; city: London');
+    const word = await pool.extract({ filename: 'a.docx', bytes: docx(['First paragraph.', 'Second one.']) }, WS);
     expect(word.text).toBe('First paragraph.\n\nSecond one.');
     expect(word.format).toBe('docx');
-    const paper = await pool.extract({ filename: 'a.pdf', bytes: pdf(['Page one', 'Page two']) });
+    const paper = await pool.extract({ filename: 'a.pdf', bytes: pdf(['Page one', 'Page two']) }, WS);
     expect(paper).toMatchObject({ text: 'Page one\n\nPage two', pages: 2 });
   });
 
@@ -116,10 +119,10 @@ describe('ExtractionPool', () => {
       const late = await refusal(slow, 'slow.html', deepHtml(100_000));
       expect(late.msg).toBe('"slow.html" took longer than 300 ms to read (KNOWLEDGE_EXTRACT_TIMEOUT_MS)');
       expect(late.ms).toBeLessThan(5_000);
-      expect((await slow.extract({ filename: 'after.txt', bytes: utf8('still works') })).text).toBe('still works');
+      expect((await slow.extract({ filename: 'after.txt', bytes: utf8('still works') }, WS)).text).toBe('still works');
       const big = await refusal(small, 'big.csv', utf8('a,b,c,d\n'.repeat(2_000_000)));
       expect(big.msg).toBe('"big.csv" needs more than 64 MB of memory to read (KNOWLEDGE_EXTRACT_MAX_MEMORY_MB)');
-      expect((await small.extract({ filename: 'after.txt', bytes: utf8('still works') })).text).toBe('still works');
+      expect((await small.extract({ filename: 'after.txt', bytes: utf8('still works') }, WS)).text).toBe('still works');
     } finally {
       await Promise.all([slow.close(), small.close()]);
     }
@@ -129,9 +132,10 @@ describe('ExtractionPool', () => {
     const open: ExtractionLimits = { ...DEFAULT_EXTRACTION_LIMITS, maxDepth: 10_000_000 };
     const tiny = new ExtractionPool({ ...OPTIONS, workers: 1, queue: 1, timeoutMs: 2_000, limits: open });
     try {
-      await tiny.extract({ filename: 'warm.txt', bytes: utf8('warm') });
-      const slow = [1, 2].map(() => tiny.extract({ filename: 'slow.html', bytes: deepHtml(100_000) }).catch((e: unknown) => e));
-      const error: unknown = await tiny.extract({ filename: 'third.txt', bytes: utf8('x') }).catch((e: unknown) => e);
+      await tiny.extract({ filename: 'warm.txt', bytes: utf8('warm') }, WS);
+      // Three workspaces: none reaches its own cap, the pool as a whole is full.
+      const slow = ['ws_1', 'ws_2'].map((ws) => tiny.extract({ filename: 'slow.html', bytes: deepHtml(100_000) }, ws).catch((e: unknown) => e));
+      const error: unknown = await tiny.extract({ filename: 'third.txt', bytes: utf8('x') }, 'ws_3').catch((e: unknown) => e);
       expect(error).toBeInstanceOf(AppError);
       expect((error as AppError).code).toBe('unavailable');
       expect((error as AppError).message).toMatch(/KNOWLEDGE_EXTRACT_QUEUE/);
@@ -142,11 +146,41 @@ describe('ExtractionPool', () => {
     }
   }, 30_000);
 
+  it("reads another workspace's small file next, though one workspace has filled the thread with slow files", async () => {
+    const open: ExtractionLimits = { ...DEFAULT_EXTRACTION_LIMITS, maxDepth: 10_000_000 };
+    const shared = new ExtractionPool({ ...OPTIONS, workers: 1, queue: 8, perWorkspace: 3, timeoutMs: 1_500, limits: open });
+    try {
+      await shared.extract({ filename: 'warm.txt', bytes: utf8('warm') }, 'ws_busy');
+      const settled: string[] = [];
+      const outcome = (name: string) => (result: unknown) => {
+        settled.push(name);
+        return result instanceof AppError ? `${result.code}: ${result.issues[0]?.msg ?? result.message}` : 'read';
+      };
+      // Each of these is ended at its deadline (1.5 s): the busy workspace would hold the thread for 4.5 s.
+      const slow = [1, 2, 3].map((i) => shared.extract({ filename: 'slow.html', bytes: deepHtml(100_000) }, 'ws_busy').then(outcome(`slow ${i}`), outcome(`slow ${i}`)));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const started = performance.now();
+      const small = await shared.extract({ filename: 'small.txt', bytes: utf8('a small note') }, 'ws_small');
+      const waited = performance.now() - started;
+      settled.push('small');
+      const slowOutcomes = await Promise.all(slow);
+      expect(small.text).toBe('a small note');
+      // It waited for the file being read when it came, not for the two queued before it.
+      expect(settled.slice(0, 2)).toEqual(['slow 1', 'small']);
+      expect(slowOutcomes.slice(0, 2)).toEqual(['validation: "slow.html" took longer than 1500 ms to read (KNOWLEDGE_EXTRACT_TIMEOUT_MS)', 'validation: "slow.html" took longer than 1500 ms to read (KNOWLEDGE_EXTRACT_TIMEOUT_MS)']);
+      // The third waited behind two of its own workspace's: its wait is bounded (2 × the timeout), then 503.
+      expect(slowOutcomes[2]).toBe('unavailable: The uploaded file waited more than 3000 ms for a free extraction worker (2 × KNOWLEDGE_EXTRACT_TIMEOUT_MS); try again shortly');
+      expect(waited).toBeLessThan(3_000);
+    } finally {
+      await shared.close();
+    }
+  }, 30_000);
+
   it('keeps this thread\'s event loop turning while a hostile file is read', async () => {
     const open: ExtractionLimits = { ...DEFAULT_EXTRACTION_LIMITS, maxDepth: 10_000_000 };
     const slow = new ExtractionPool({ ...OPTIONS, workers: 1, timeoutMs: 3_000, limits: open });
     try {
-      await slow.extract({ filename: 'warm.txt', bytes: utf8('warm') });
+      await slow.extract({ filename: 'warm.txt', bytes: utf8('warm') }, WS);
       let worstGap = 0;
       let last = performance.now();
       const ticker = setInterval(() => {
@@ -154,7 +188,7 @@ describe('ExtractionPool', () => {
         worstGap = Math.max(worstGap, now - last);
         last = now;
       }, 10);
-      await slow.extract({ filename: 'slow.html', bytes: deepHtml(100_000) }).catch(() => undefined);
+      await slow.extract({ filename: 'slow.html', bytes: deepHtml(100_000) }, WS).catch(() => undefined);
       clearInterval(ticker);
       expect(worstGap).toBeLessThan(500);
     } finally {

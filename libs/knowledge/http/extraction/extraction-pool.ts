@@ -1,18 +1,21 @@
 import { Piscina } from 'piscina';
 
-import { AppError, unavailable } from '@lore/platform/kernel';
+import { AppError } from '@lore/platform/kernel';
 
 import type { ExtractedText, UploadedFile } from './extract-text';
 import { limitExceeded, type ExtractionLimits } from './extraction-limits';
 import type { ExtractionOutcome, ExtractionTask, TaskStarted } from './extraction.worker';
 import { extractionWorkerScript } from './extraction-worker-script';
+import { FairSlots } from './fair-slots';
 
 export interface ExtractionPoolOptions {
   /** Worker threads (KNOWLEDGE_EXTRACT_WORKERS). */
   readonly workers: number;
   /** Files waiting beyond those being read (KNOWLEDGE_EXTRACT_QUEUE); more are refused with 503. */
   readonly queue: number;
-  /** Per file, from when a worker starts it (KNOWLEDGE_EXTRACT_TIMEOUT_MS). */
+  /** Files of one workspace being read or waiting (KNOWLEDGE_EXTRACT_PER_WORKSPACE); more are refused with 429. */
+  readonly perWorkspace: number;
+  /** Per file, from when a worker starts it (KNOWLEDGE_EXTRACT_TIMEOUT_MS); a file waits for a worker at most twice this. */
   readonly timeoutMs: number;
   /** A worker's V8 old generation (KNOWLEDGE_EXTRACT_MAX_MEMORY_MB). */
   readonly maxMemoryMb: number;
@@ -24,9 +27,13 @@ export interface ExtractionPoolOptions {
  * requests: a file that takes long or needs much memory slows down only the thread it is on.
  * Each thread has a heap limit (a file that needs more ends its thread: 422); each file has a
  * wall-clock deadline once a thread has it (the thread is then terminated and replaced: 422);
- * the threads yield the CPU to the request thread (nice +10); at most `workers` files are read
- * at once and `queue` wait, first come first served, and a
- * file arriving at a full queue is refused at once (503) rather than held in memory. The
+ * the threads yield the CPU to the request thread (nice +10). At most `workers` files are read
+ * at once; the others wait in `FairSlots`, in turns across workspaces rather than in
+ * Piscina's one first-come-first-served queue, where one workspace's burst of slow files made
+ * every other workspace's uploads wait behind all of them or find the queue full (503). A
+ * workspace may have `perWorkspace` files in here at once (more: 429); a file waits at most
+ * 2 × `timeoutMs` for a thread (then 503), and a file arriving at a full queue is refused at once
+ * (503) rather than held in memory. The
  * threads start with the first upload and then stay (idle ones never keep the process alive):
  * Piscina replaces a terminated thread only up to `minThreads`, so with fewer the files
  * queued behind a terminated one would wait for the next upload to start a thread.
@@ -35,10 +42,16 @@ export class ExtractionPool {
   private pool: Piscina<ExtractionTask, ExtractionOutcome> | undefined;
   private readonly onStart = new Map<number, () => void>();
   private nextId = 1;
+  private readonly slots: FairSlots;
 
   private static readonly sharedPools = new Map<string, ExtractionPool>();
 
-  constructor(private readonly options: ExtractionPoolOptions) {}
+  constructor(private readonly options: ExtractionPoolOptions) {
+    // Twice a file's own time: a file behind one that just started still gets its turn when that
+    // one is ended at its deadline, rather than a 503 in a race with it.
+    const maxWaitMs = 2 * options.timeoutMs;
+    this.slots = new FairSlots({ slots: options.workers, perWorkspace: options.perWorkspace, queue: options.queue, maxWaitMs });
+  }
 
   /**
    * One pool per process for a configuration: the gateway's routes take theirs from here, so a
@@ -55,10 +68,21 @@ export class ExtractionPool {
     return pool;
   }
 
-  /** Reads `file` in a thread. Its bytes are moved there when it owns them (see `movable`): the caller must not use them after. */
-  async extract(file: UploadedFile): Promise<ExtractedText> {
+  /**
+   * Reads `file`, uploaded to `workspaceId`, in a thread once it is that workspace's turn. Its
+   * bytes are moved there when it owns them (see `movable`): the caller must not use them after.
+   */
+  async extract(file: UploadedFile, workspaceId: string): Promise<ExtractedText> {
+    const release = await this.slots.acquire(workspaceId);
+    try {
+      return await this.read(file);
+    } finally {
+      release();
+    }
+  }
+
+  private async read(file: UploadedFile): Promise<ExtractedText> {
     const pool = await this.ensurePool();
-    if (pool.queueSize >= this.options.queue) throw busy();
     const { timeoutMs, maxMemoryMb } = this.options;
     const id = this.nextId++;
     const abort = new AbortController();
@@ -75,7 +99,6 @@ export class ExtractionPool {
       if ((error as { code?: unknown }).code === 'ERR_WORKER_OUT_OF_MEMORY') {
         throw limitExceeded(file.filename, `needs more than ${maxMemoryMb} MB of memory to read`, 'maxMemoryMb');
       }
-      if (error instanceof Error && /queue is at limit|no task queue/i.test(error.message)) throw busy();
       throw error;
     } finally {
       clearTimeout(deadline);
@@ -96,12 +119,14 @@ export class ExtractionPool {
     if (this.pool !== undefined) return this.pool;
     const filename = await extractionWorkerScript();
     if (this.pool !== undefined) return this.pool; // another caller made it meanwhile
-    const { workers, queue, maxMemoryMb } = this.options;
+    const { workers, maxMemoryMb } = this.options;
     const pool = new Piscina<ExtractionTask, ExtractionOutcome>({
       filename,
       minThreads: workers,
       maxThreads: workers,
-      maxQueue: queue,
+      // FairSlots lets at most `workers` files in, so Piscina queues only a file whose thread is
+      // being replaced (after a deadline or an out-of-memory end).
+      maxQueue: workers,
       concurrentTasksPerWorker: 1,
       // The threads run at a lower priority (Linux nice +10, per thread): on a busy machine the
       // thread that answers requests gets the CPU first and a long extraction waits instead.
@@ -130,8 +155,4 @@ function movable(bytes: Uint8Array): ArrayBuffer[] {
   const { buffer } = bytes;
   const whole = bytes.byteOffset === 0 && bytes.byteLength === buffer.byteLength && bytes.byteLength > 0;
   return whole && Object.prototype.toString.call(buffer) === '[object ArrayBuffer]' ? [buffer as ArrayBuffer] : [];
-}
-
-function busy(): AppError {
-  return unavailable('Too many uploaded files are being read right now (KNOWLEDGE_EXTRACT_QUEUE); try again shortly');
 }

@@ -1,0 +1,152 @@
+import { AppError, unavailable } from '@lore/platform/kernel';
+
+export interface FairSlotsOptions {
+  /** Holders at once (the extraction threads). */
+  readonly slots: number;
+  /** Holders and waiters of one workspace at once (KNOWLEDGE_EXTRACT_PER_WORKSPACE); more are refused with 429. */
+  readonly perWorkspace: number;
+  /** Waiters of all workspaces together (KNOWLEDGE_EXTRACT_QUEUE); more are refused with 503. */
+  readonly queue: number;
+  /** The longest a waiter waits for a slot before it is refused with 503 (2 × KNOWLEDGE_EXTRACT_TIMEOUT_MS). */
+  readonly maxWaitMs: number;
+}
+
+/** Gives the slot back; calling it again does nothing. */
+export type Release = () => void;
+
+interface Waiter {
+  readonly workspaceId: string;
+  readonly admit: (release: Release) => void;
+  readonly timer: NodeJS.Timeout;
+}
+
+/** A client that waits this long is likely to find a slot: most files are read in well under a second. */
+const RETRY_AFTER_SECONDS = 1;
+
+/**
+ * Slots for uploads being read, handed out fairly across workspaces: waiters queue per
+ * workspace, and a freed slot goes to the waiting workspace that got one longest ago (one
+ * that has had none yet first), so a file waits behind at most one file of each other
+ * workspace that is waiting, never behind a whole burst of one. A workspace may hold or wait for `perWorkspace` slots at once; beyond that its
+ * uploads are refused with 429 (its own files are the ones in the way), so one workspace's
+ * slow files cannot take every place in the queue. A waiter that finds no slot within
+ * `maxWaitMs` is refused with 503 instead of outliving the request it serves.
+ */
+export class FairSlots {
+  private held = 0;
+  private waiting = 0;
+  /** Holders and waiters per workspace (those with none are absent). */
+  private readonly inUse = new Map<string, number>();
+  /** Waiters per workspace, in order of arrival (of the workspace's first waiter). */
+  private readonly lines = new Map<string, Waiter[]>();
+  /** When each workspace with files in here last got a slot (a count of slots given). */
+  private readonly lastServed = new Map<string, number>();
+  private served = 0;
+
+  constructor(private readonly options: FairSlotsOptions) {}
+
+  /** Resolves with a slot for one of `workspaceId`'s files; rejects with 429 or 503 as described above. */
+  acquire(workspaceId: string): Promise<Release> {
+    const { slots, perWorkspace, queue, maxWaitMs } = this.options;
+    const used = this.inUse.get(workspaceId) ?? 0;
+    if (used >= perWorkspace) {
+      return Promise.reject(
+        new AppError('rate_limited', `This workspace has ${perWorkspace} uploaded file(s) being read or waiting, its limit (KNOWLEDGE_EXTRACT_PER_WORKSPACE); retry after ${RETRY_AFTER_SECONDS} s`, [], [], RETRY_AFTER_SECONDS),
+      );
+    }
+    if (this.held < slots && this.waiting === 0) {
+      this.inUse.set(workspaceId, used + 1);
+      return Promise.resolve(this.grant(workspaceId));
+    }
+    if (this.waiting >= queue) {
+      return Promise.reject(
+        new AppError('unavailable', 'Too many uploaded files are being read right now (KNOWLEDGE_EXTRACT_QUEUE); try again shortly', [], [], RETRY_AFTER_SECONDS),
+      );
+    }
+    this.inUse.set(workspaceId, used + 1);
+    this.waiting++;
+    return new Promise<Release>((resolve, reject) => {
+      const waiter: Waiter = {
+        workspaceId,
+        admit: resolve,
+        timer: setTimeout(() => {
+          this.leaveQueue(waiter);
+          this.forget(workspaceId);
+          reject(unavailable(`The uploaded file waited more than ${maxWaitMs} ms for a free extraction worker (2 × KNOWLEDGE_EXTRACT_TIMEOUT_MS); try again shortly`));
+        }, maxWaitMs),
+      };
+      const line = this.lines.get(workspaceId);
+      if (line === undefined) this.lines.set(workspaceId, [waiter]);
+      else line.push(waiter);
+    });
+  }
+
+  /** Files being read and waiting, per workspace (those with none are absent). */
+  inUseByWorkspace(): ReadonlyMap<string, number> {
+    return this.inUse;
+  }
+
+  /** Takes a slot for `workspaceId` (already counted in `inUse`). */
+  private grant(workspaceId: string): Release {
+    this.held++;
+    this.lastServed.set(workspaceId, ++this.served);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.held--;
+      this.forget(workspaceId);
+      this.handOver();
+    };
+  }
+
+  /** Gives free slots to waiters, each to the waiting workspace served longest ago. */
+  private handOver(): void {
+    while (this.held < this.options.slots) {
+      const next = this.nextInTurn();
+      if (next === undefined) return;
+      const [workspaceId, line] = next;
+      const waiter = line.shift();
+      if (line.length === 0) this.lines.delete(workspaceId);
+      if (waiter === undefined) continue;
+      clearTimeout(waiter.timer);
+      this.waiting--;
+      waiter.admit(this.grant(workspaceId));
+    }
+  }
+
+  /** At most `queue` workspaces wait, so a scan is cheap. Ties go to the one waiting longest. */
+  private nextInTurn(): [string, Waiter[]] | undefined {
+    let best: [string, Waiter[]] | undefined;
+    let bestServed = Infinity;
+    for (const [workspaceId, line] of this.lines) {
+      const served = this.lastServed.get(workspaceId) ?? 0;
+      if (served < bestServed) {
+        best = [workspaceId, line];
+        bestServed = served;
+      }
+    }
+    return best;
+  }
+
+  private leaveQueue(waiter: Waiter): void {
+    const line = this.lines.get(waiter.workspaceId);
+    if (line === undefined) return;
+    const at = line.indexOf(waiter);
+    if (at < 0) return;
+    line.splice(at, 1);
+    this.waiting--;
+    if (line.length === 0) this.lines.delete(waiter.workspaceId);
+  }
+
+  private forget(workspaceId: string): void {
+    const left = (this.inUse.get(workspaceId) ?? 1) - 1;
+    if (left > 0) {
+      this.inUse.set(workspaceId, left);
+      return;
+    }
+    // Gone from here: when it comes back, it has had no turn lately.
+    this.inUse.delete(workspaceId);
+    this.lastServed.delete(workspaceId);
+  }
+}

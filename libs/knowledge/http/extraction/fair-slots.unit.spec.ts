@@ -1,0 +1,74 @@
+import { AppError } from '@lore/platform/kernel';
+
+import { FairSlots, type FairSlotsOptions, type Release } from './fair-slots';
+
+/** The slots alone (the pool's threads have their own suite): who gets a freed slot, who is refused, and how. */
+const OPTIONS: FairSlotsOptions = { slots: 1, perWorkspace: 10, queue: 10, maxWaitMs: 10_000 };
+
+async function refusal(promise: Promise<unknown>): Promise<AppError> {
+  const error: unknown = await promise.then(
+    () => new Error('expected a refusal'),
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(AppError);
+  return error as AppError;
+}
+
+describe('FairSlots', () => {
+  it('gives a freed slot to the workspace served longest ago, not to the first burst', async () => {
+    const slots = new FairSlots(OPTIONS);
+    const order: string[] = [];
+    const first = await slots.acquire('ws_a');
+    const waiting = ['ws_a', 'ws_a', 'ws_a', 'ws_b', 'ws_c', 'ws_b'].map((ws, i) =>
+      slots.acquire(ws).then((release) => {
+        order.push(`${ws}#${i}`);
+        release();
+      }),
+    );
+    first();
+    await Promise.all(waiting);
+    // A had the slot when the others came: B and C go first, then the three take turns.
+    expect(order).toEqual(['ws_b#3', 'ws_c#4', 'ws_a#0', 'ws_b#5', 'ws_a#1', 'ws_a#2']);
+  });
+
+  it('refuses a workspace beyond its cap with 429 and Retry-After, while others still get in', async () => {
+    const slots = new FairSlots({ ...OPTIONS, slots: 2, perWorkspace: 2 });
+    const held = [await slots.acquire('ws_a'), await slots.acquire('ws_a')];
+    const error = await refusal(slots.acquire('ws_a'));
+    expect(error.code).toBe('rate_limited');
+    expect(error.message).toBe('This workspace has 2 uploaded file(s) being read or waiting, its limit (KNOWLEDGE_EXTRACT_PER_WORKSPACE); retry after 1 s');
+    expect(error.retryAfterSeconds).toBe(1);
+    // Another workspace waits for a slot instead, and gets the first that frees.
+    const other = slots.acquire('ws_b');
+    held[0]?.();
+    (await other)();
+    // A's count went down with its release: it may send another file.
+    const again = await slots.acquire('ws_a');
+    again();
+    held[1]?.();
+    expect(slots.inUseByWorkspace().size).toBe(0);
+  });
+
+  it('refuses a file with 503 when it waits longer than the bound, and one that finds the queue full at once', async () => {
+    const slots = new FairSlots({ ...OPTIONS, queue: 1, maxWaitMs: 100 });
+    const held = await slots.acquire('ws_a');
+    const started = Date.now();
+    const waiter = slots.acquire('ws_b');
+    const full = await refusal(slots.acquire('ws_c'));
+    expect(full.code).toBe('unavailable');
+    expect(full.message).toMatch(/KNOWLEDGE_EXTRACT_QUEUE/);
+    const late = await refusal(waiter);
+    expect(late.code).toBe('unavailable');
+    expect(late.message).toBe('The uploaded file waited more than 100 ms for a free extraction worker (2 × KNOWLEDGE_EXTRACT_TIMEOUT_MS); try again shortly');
+    expect(Date.now() - started).toBeLessThan(2_000);
+    // The one that gave up holds nothing: the slot goes to the next comer once freed.
+    expect([...slots.inUseByWorkspace().keys()]).toEqual(['ws_a']);
+    held();
+    held(); // a second release changes nothing
+    const next: Release = await slots.acquire('ws_c');
+    const after = slots.acquire('ws_d');
+    next();
+    (await after)();
+    expect(slots.inUseByWorkspace().size).toBe(0);
+  });
+});
