@@ -1,5 +1,6 @@
 import type { Transport } from '@lore/platform/transport/port';
-import { SpanKind, contextFromTraceHeaders, currentTraceHeaders, inSpan, secondsSince, transportRequestDuration } from '@lore/platform/telemetry';
+import { QuotaExceededError } from '@lore/platform/kernel';
+import { SpanKind, contextFromTraceHeaders, countQuotaRefusal, currentTraceHeaders, inSpan, secondsSince, transportRequestDuration } from '@lore/platform/telemetry';
 
 /**
  * Measures and traces request/reply messages, around any transport: the client side (a span
@@ -36,6 +37,8 @@ export function instrumentedTransport(transport: Transport): Transport {
               return await handler(payload, context);
             } catch (error) {
               outcome = outcomeOf(error);
+              // Counted where the quota is enforced: the service owning the data (in standalone, the one process).
+              if (error instanceof QuotaExceededError) countQuotaRefusal(error.quota);
               throw error;
             } finally {
               transportRequestDuration.observe({ side: 'server', subject: context.subject, outcome }, secondsSince(started));

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Clock } from '@lore/platform/kernel';
 import type { ContextLog } from '@lore/platform/cqrs';
 import { isTransientFailure } from '@lore/platform/projections';
+import { countWebhookDispatchSkipped } from '@lore/platform/telemetry';
 import type { DocumentStore, DocumentWrite } from '@lore/platform/documents/port';
 import type { EventFeed, FeedEntry } from '@lore/platform/transport/port';
 import { WEBHOOKS, WEBHOOK_DELIVERIES, type DeliveryDoc, type WebhookDoc } from './webhook.read-models';
@@ -75,8 +76,8 @@ export function webhookDispatcher(deps: { readonly feed: EventFeed; readonly doc
 
   /**
    * One entry's failure stays with it: an entry that fails ENTRY_ATTEMPTS times for a reason
-   * of its own is logged (ids only) and stepped past, so one bad event does not stop
-   * webhooks for every workspace. A transient failure (a store briefly away) still ends the
+   * of its own is logged (ids only), counted (lore_webhook_dispatch_skipped_total) and stepped
+   * past, so one bad event does not stop webhooks for every workspace. A transient failure (a store briefly away) still ends the
    * follow, which resumes from the checkpoint.
    */
   const dispatchOrSkip = async (entry: FeedEntry): Promise<void> => {
@@ -89,6 +90,7 @@ export function webhookDispatcher(deps: { readonly feed: EventFeed; readonly doc
           await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** attempt).unref());
           continue;
         }
+        countWebhookDispatchSkipped();
         deps.log.error(
           { eventId: entry.event.event_id, type: entry.event.type, workspaceId: entry.event.workspace_id, position: entry.position, err: error instanceof Error ? error.message : String(error) },
           'webhook dispatcher skipped an event it failed on; other events and workspaces go on',

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { boundedKey } from '../bounded-key';
 import type { RateLimit } from './gcra';
 import type { RateBucketStore } from './rate-bucket-store';
 
@@ -166,9 +166,10 @@ export class RateLimiter {
 }
 
 /**
- * The store key of a bucket: the policy and a hash of whose it is, so that any id (up to 255
- * characters of anything) gives a short key of the characters NATS key-value allows.
+ * The store key of a bucket: the policy and a hash of whose it is (the kernel's `boundedKey`:
+ * `<policy>_` and 43 base64url characters), so that any id (up to 255 characters of anything)
+ * gives a short key of the characters NATS key-value allows ([-/_=.a-zA-Z0-9]).
  */
 export function bucketKey(policy: string, id: string): string {
-  return `${policy}.${createHash('sha256').update(id).digest('base64url').slice(0, 32)}`;
+  return boundedKey(policy, id);
 }
