@@ -328,6 +328,24 @@ describe('ProjectionRunner (SQLite event store + SQLite document store)', () => 
       expect((await counters(documents))['counter-b']).toBe(2);
     });
 
+    it('parks no suspect that no other event vouches for (alone after the checkpoint); the next event of another stream decides', async () => {
+      const errors: unknown[] = [];
+      const running = runner(counterProjection(), (error) => errors.push(error), { isolateAfterRestarts: 1 });
+      await running.start();
+      await running.waitFor(await append(events, 'counter-a', 1), WAIT_MS);
+      await append(events, 'counter-p', 1, 'test.Outage');
+      // Several passes event by event, each with nothing but the suspect to go on.
+      await eventually(() => errors.length >= 4, WAIT_MS);
+      expect(running.parked.size).toBe(0);
+      expect(running.state).toBe('retrying');
+
+      await append(events, 'counter-b', 1);
+      await eventually(() => running.parked.size === 1 && running.state !== 'retrying', WAIT_MS);
+      expect(running.parked.all()).toMatchObject([{ streamId: 'counter-p', reason: 'failed' }]);
+      await running.waitFor(await events.headPosition(), WAIT_MS);
+      expect(await counters(documents)).toEqual({ 'counter-a': 1, 'counter-b': 1 });
+    });
+
     it('parks nothing during an outage that fails every event, however long it lasts, and applies everything once it ends', async () => {
       let broken = true;
       const errors: unknown[] = [];
