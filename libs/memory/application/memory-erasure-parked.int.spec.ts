@@ -35,7 +35,7 @@ describe('memory erasure beside a processor that parked the memory', () => {
       events, documents, keyring, vectors,
       processedByOthers: async (position, erased) => processors?.waitForAllBut(MEMORY_ERASURE, position, 60_000, erased),
     });
-    processors = new EventProcessors({ projections: [failing], reactors: [erasure] }, events, documents, () => undefined, vectors, { parking: { attempts: 2, backoffMs: 10 } });
+    processors = new EventProcessors({ projections: [failing], reactors: [erasure] }, events, documents, () => undefined, vectors, { parking: { attempts: 2 } });
     try {
       await processors.start();
       const sealed = new SealedFields<{ memory: string }>(keyring, 'Memory');

@@ -2,8 +2,8 @@ import type { Logger } from 'pino';
 import { appendedStreams, systemClock, waitWithinDeadline, withRequestContext } from '@lore/platform/kernel';
 import { contextStatusMessage, handle, parkedEventsListMessage, parkedEventsRetryMessage, serveMessages, type EventFeed, type Transport, type TransportSubscription } from '@lore/platform/transport/port';
 import type { ContextDefinition, ReadYourWrites } from '@lore/platform/cqrs';
-import { EventProcessors, type ProcessorMetrics } from '@lore/platform/projections';
-import { registerParkedCountSource, registerProcessorLagSource } from '@lore/platform/telemetry';
+import { EventProcessors } from '@lore/platform/projections';
+import { onMetricSourceFailure, registerParkedCountSource, registerProcessorLagSource } from '@lore/platform/telemetry';
 import { loadContextConfig, type Lifecycle, type LoreConfig } from '@lore/platform/runtime';
 import type { EmbeddingModels } from '@lore/platform/embeddings/port';
 import { openEgress } from '@lore/platform/egress/node';
@@ -62,7 +62,8 @@ export class ContextHost<C = unknown> implements Lifecycle {
     const processors = new EventProcessors(parts, stores.events, stores.documents, onError, stores.vectors, { onParked });
     this.processors = processors;
     await processors.start();
-    const unregisterLag = registerProcessorLagSource({ lagByProcessor: async () => Object.fromEntries((await processors.metrics()).map((m) => [m.processor, m.lag])) });
+    const unregisterLag = registerProcessorLagSource(processors);
+    onMetricSourceFailure((metric, error) => log.warn({ metric, err: error }, 'a metric source failed: its lines are left out of this scrape'));
     const unregisterParked = registerParkedCountSource(processors);
     this.unregisterMetrics = () => {
       unregisterLag();
@@ -90,11 +91,6 @@ export class ContextHost<C = unknown> implements Lifecycle {
     await this.processors?.stop();
     await this.stores?.close();
     await this.ownEmbeddings?.close();
-  }
-
-  /** Per processor: state, parked events and lag behind the log's head (for metrics); none before start. */
-  async processorMetrics(): Promise<ProcessorMetrics[]> {
-    return this.processors === null ? [] : this.processors.metrics();
   }
 
   private running(): EventProcessors {

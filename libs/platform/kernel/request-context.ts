@@ -126,10 +126,13 @@ export function reactionContext(cause: EventCause | null | undefined, by: string
 /**
  * The metadata an event appended now carries about who and why: empty outside a served
  * message or a reaction. A command's own metadata (its actor, its workspace) goes over it.
- * Inside a traced request it also carries the W3C `traceparent` (and `tracestate`), so the
- * processors that handle the event continue that trace (telemetry's `inProcessorSpan`).
+ * Inside a traced request it also carries the W3C `traceparent`, so the processors that
+ * handle the event continue that trace (telemetry's `inProcessorSpan`). Never `tracestate`:
+ * it is whatever an unauthenticated client sent (vendor data of any content), it would be
+ * stored for good in the log (crypto-shredding covers event data, not metadata), and the
+ * trace link needs only the `traceparent`.
  */
-export function requestMetadata(): Pick<EventMetadata, 'correlationId' | 'causationId' | 'actor' | 'workspaceId'> & { requestId?: string; traceparent?: string; tracestate?: string } {
+export function requestMetadata(): Pick<EventMetadata, 'correlationId' | 'causationId' | 'actor' | 'workspaceId'> & { requestId?: string; traceparent?: string } {
   const trace = traceMetadata();
   const context = storage.getStore();
   if (context === undefined) return trace;
@@ -144,11 +147,11 @@ export function requestMetadata(): Pick<EventMetadata, 'correlationId' | 'causat
   };
 }
 
-/** The active span's W3C headers; nothing when no span is active or no propagator is registered. */
-function traceMetadata(): { traceparent?: string; tracestate?: string } {
+/** The active span's W3C `traceparent`; nothing when no span is active or no propagator is registered. */
+function traceMetadata(): { traceparent?: string } {
   const carrier: { traceparent?: string; tracestate?: string } = {};
   propagation.inject(traceContext.active(), carrier);
-  return carrier;
+  return carrier.traceparent === undefined ? {} : { traceparent: carrier.traceparent };
 }
 
 function text(value: unknown): string | undefined {

@@ -28,8 +28,10 @@ export interface ProcessorMetrics {
   readonly lag: number;
 }
 
-/** Lag is counted by reading: a bound keeps a scrape of a far-behind processor cheap. */
+/** Lag is counted (never read) up to this bound, so a scrape of a far-behind processor stays cheap. */
 export const LAG_COUNT_CAP = 1_000;
+/** How long a lag count is reused: scrapes, however frequent (`/metrics` may be open), count at most this often. */
+export const LAG_CACHE_MS = 5_000;
 
 /**
  * The projections and reactors one service hosts, each behind its own checkpointed runner.
@@ -41,6 +43,8 @@ export class EventProcessors {
   readonly runners: readonly ProjectionRunner[];
   /** The runners read-your-writes waits for (every write asks). */
   private readonly projections: readonly ProjectionRunner[];
+  /** The last lag count (a pending one is shared by concurrent scrapes). */
+  private lagCount: { readonly at: number; readonly lags: Promise<number[]> } | null = null;
 
   constructor(
     processors: { readonly projections: readonly ReadModelProjection[]; readonly reactors: readonly Reactor[] },
@@ -48,10 +52,11 @@ export class EventProcessors {
     documents: DocumentStore,
     onError: (processor: string, error: unknown) => void,
     vectors: VectorStore | null = null,
-    options: { readonly parking?: ParkingOptions; readonly onParked?: (record: ParkedEvent) => void } = {},
+    options: { readonly parking?: Partial<ParkingOptions>; readonly onParked?: (record: ParkedEvent) => void } = {},
   ) {
+    const parking = { ...DEFAULT_PARKING, ...options.parking };
     this.runners = [...processors.projections, ...processors.reactors].map(
-      (p) => new ProjectionRunner(p, events, documents, (e) => onError(p.name, e), vectors, options.parking ?? DEFAULT_PARKING, options.onParked),
+      (p) => new ProjectionRunner(p, events, documents, (e) => onError(p.name, e), vectors, parking, options.onParked),
     );
     this.projections = this.runners.filter((r) => !isReactor(r.processor));
   }
@@ -114,9 +119,31 @@ export class EventProcessors {
     return Object.fromEntries(this.runners.filter((r) => r.parked.size > 0).map((r) => [r.processor.name, r.parked.size]));
   }
 
-  /** Per runner: state, parked count and how many events of its streams it has yet to handle (for metrics). */
-  async metrics(): Promise<ProcessorMetrics[]> {
-    return Promise.all(this.runners.map(async (r) => ({ processor: r.processor.name, state: r.state, parked: r.parked.size, lag: await r.eventsBehind(LAG_COUNT_CAP) })));
+  /**
+   * Per runner: state, parked count and how many events of its streams it has yet to handle.
+   * The lag is a count at most `maxAgeMs` old (default LAG_CACHE_MS).
+   */
+  async metrics(maxAgeMs = LAG_CACHE_MS): Promise<ProcessorMetrics[]> {
+    const lags = await this.lags(maxAgeMs);
+    return this.runners.map((r, i) => ({ processor: r.processor.name, state: r.state, parked: r.parked.size, lag: lags[i] ?? 0 }));
+  }
+
+  /** Lag per processor name, for the metrics' lag source (cached as in `metrics`). */
+  async lagByProcessor(): Promise<Record<string, number>> {
+    return Object.fromEntries((await this.metrics()).map((m) => [m.processor, m.lag]));
+  }
+
+  private lags(maxAgeMs: number): Promise<number[]> {
+    const now = Date.now();
+    if (this.lagCount !== null && now - this.lagCount.at < maxAgeMs) return this.lagCount.lags;
+    const lags = Promise.all(this.runners.map((r) => r.eventsBehind(LAG_COUNT_CAP)));
+    const count = { at: now, lags };
+    this.lagCount = count;
+    // A failed count is not kept: the next scrape counts again.
+    lags.catch(() => {
+      if (this.lagCount === count) this.lagCount = null;
+    });
+    return lags;
   }
 
   /** Parked events in log order, filtered. */

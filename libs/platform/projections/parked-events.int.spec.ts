@@ -57,7 +57,7 @@ describe('parked events (SQLite event store + SQLite document store)', () => {
 
   const open = async (): Promise<EventProcessors> => {
     processors = new EventProcessors({ projections: [projection], reactors: [eraser] }, events, documents, (_name, error) => errors.push(String(error)), null, {
-      parking: { attempts: 3, backoffMs: 10 },
+      parking: { attempts: 3 },
     });
     await processors.start();
     return processors;
@@ -126,7 +126,44 @@ describe('parked events (SQLite event store + SQLite document store)', () => {
     await processors.stop();
     await append('note-c1', 'ws-c');
     await append('other-x', 'ws-c');
-    expect((await processors.metrics()).map((m) => [m.processor, m.lag])).toEqual([[NOTES, 1], [ERASER, 1]]);
+    expect((await processors.metrics(0)).map((m) => [m.processor, m.lag])).toEqual([[NOTES, 1], [ERASER, 1]]);
+  });
+
+  it('parks a poison event at once with the default options (one immediate retry, no sleeping in the shared runner)', async () => {
+    processors = new EventProcessors({ projections: [projection], reactors: [eraser] }, events, documents, () => undefined);
+    await processors.start();
+    await append('note-a1', 'ws-a');
+    const started = Date.now();
+    await append('note-a1', 'ws-a', 'test.Poison');
+    await eventually(() => processors.parkedCounts()[NOTES] === 1, WAIT_MS);
+    // The old backoff slept 200 + 400 ms in the runner every tenant shares.
+    expect(Date.now() - started).toBeLessThan(400);
+    expect(processors.listParked()).toMatchObject([{ reason: 'failed', attempts: 2 }]);
+    // Once in its batch, then twice alone.
+    expect(projection.poisonCalls).toBe(3);
+  });
+
+  it('counts lag without reading events, and reuses a count for a few seconds however often metrics are scraped', async () => {
+    let reads = 0;
+    const counted = new Proxy(events, {
+      get(target, property, receiver) {
+        if (property === 'readAll') reads++;
+        const value: unknown = Reflect.get(target, property, receiver);
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    processors = new EventProcessors({ projections: [projection], reactors: [eraser] }, counted, documents, () => undefined);
+    await processors.start();
+    await append('note-a1', 'ws-a');
+    await settled();
+    await processors.stop();
+    await append('note-a2', 'ws-a');
+    reads = 0;
+    expect(await processors.lagByProcessor()).toEqual({ [NOTES]: 1, [ERASER]: 1 });
+    await append('note-a3', 'ws-a');
+    for (let scrape = 0; scrape < 20; scrape++) expect(await processors.lagByProcessor()).toEqual({ [NOTES]: 1, [ERASER]: 1 });
+    expect(reads).toBe(0);
+    expect((await processors.metrics(0)).map((m) => m.lag)).toEqual([2, 2]);
   });
 
   it('keeps them parked across a restart without failing them again; later events of the stream park behind', async () => {
@@ -187,7 +224,7 @@ describe('parked events (SQLite event store + SQLite document store)', () => {
     await poisonOneStream();
     await processors.stop();
     projection.poisonCalls = 0;
-    const rebuilder = new EventProcessors({ projections: [projection], reactors: [eraser] }, events, documents, () => undefined, null, { parking: { attempts: 2, backoffMs: 10 } });
+    const rebuilder = new EventProcessors({ projections: [projection], reactors: [eraser] }, events, documents, () => undefined, null, { parking: { attempts: 2 } });
     processors = rebuilder;
     await rebuilder.rebuild([NOTES], WAIT_MS);
     expect(projection.poisonCalls).toBe(3);
@@ -252,7 +289,7 @@ describe('parked events (SQLite event store + SQLite document store)', () => {
       },
     };
     const start = async (): Promise<EventProcessors> => {
-      processors = new EventProcessors({ projections: [points], reactors: [] }, events, documents, () => undefined, vectors, { parking: { attempts: 2, backoffMs: 10 } });
+      processors = new EventProcessors({ projections: [points], reactors: [] }, events, documents, () => undefined, vectors, { parking: { attempts: 2 } });
       await processors.start();
       return processors;
     };

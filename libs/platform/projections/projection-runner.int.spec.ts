@@ -9,7 +9,7 @@ import type { EventStore } from '@lore/platform/event-store/port';
 import { openSqliteEventStore } from '@lore/platform/event-store/sqlite';
 import { eventually } from '@lore/platform/event-store/contract';
 import type { Projection } from './projection';
-import { ProjectionRunner } from './projection-runner';
+import { DEFAULT_PARKING, ProjectionRunner, type ParkingOptions } from './projection-runner';
 
 interface CounterDoc extends Doc {
   readonly count: number;
@@ -68,8 +68,8 @@ describe('ProjectionRunner (SQLite event store + SQLite document store)', () => 
   let documents: DocumentStore;
   const runners: ProjectionRunner[] = [];
   const cleanups: Array<() => void> = [];
-  const runner = (projection: Projection, onError?: (error: unknown) => void): ProjectionRunner => {
-    const created = new ProjectionRunner(projection, events, documents, onError);
+  const runner = (projection: Projection, onError?: (error: unknown) => void, parking?: Partial<ParkingOptions>): ProjectionRunner => {
+    const created = new ProjectionRunner(projection, events, documents, onError, null, { ...DEFAULT_PARKING, ...parking });
     runners.push(created);
     return created;
   };
@@ -300,6 +300,77 @@ describe('ProjectionRunner (SQLite event store + SQLite document store)', () => 
       await eventually(() => running.state === 'retrying', WAIT_MS);
       expect(await counters(documents)).toEqual({});
       expect(await documents.getCheckpoint(NAME)).toBeNull();
+      expect(running.parked.size).toBe(0);
+    });
+
+    it('parks an event that fails "transiently" every time once other events show the store answers (a provider timing out on one text), and goes on', async () => {
+      const errors: unknown[] = [];
+      const projection = counterProjection();
+      const running = runner(projection, (error) => errors.push(error), { isolateAfterRestarts: 2 });
+      await running.start();
+      await append(events, 'counter-a', 1);
+      const poison = await append(events, 'counter-p', 1, 'test.Outage');
+      await append(events, 'counter-p', 1);
+      await append(events, 'counter-b', 1);
+      const last = await append(events, 'counter-a', 1);
+
+      await running.waitFor(last, WAIT_MS);
+      await eventually(() => running.state === 'live', WAIT_MS);
+      expect(await counters(documents)).toEqual({ 'counter-a': 2, 'counter-b': 1 });
+      const [failed, behind] = running.parked.all();
+      expect(failed).toMatchObject({ streamId: 'counter-p', position: positionToString(poison), reason: 'failed', error: expect.stringContaining('ECONNREFUSED') });
+      // The restarts at its checkpoint, then the try that isolated it.
+      expect(failed?.attempts).toBeGreaterThanOrEqual(3);
+      expect(behind).toMatchObject({ streamId: 'counter-p', reason: 'waiting-behind', blockedBy: failed?.eventId });
+      expect(await documents.getCheckpoint(NAME)).toBe(positionToString(last));
+      // Later events go on live.
+      await running.waitFor(await append(events, 'counter-b', 1), WAIT_MS);
+      expect((await counters(documents))['counter-b']).toBe(2);
+    });
+
+    it('parks no suspect that no other event vouches for (alone after the checkpoint); the next event of another stream decides', async () => {
+      const errors: unknown[] = [];
+      const running = runner(counterProjection(), (error) => errors.push(error), { isolateAfterRestarts: 1 });
+      await running.start();
+      await running.waitFor(await append(events, 'counter-a', 1), WAIT_MS);
+      await append(events, 'counter-p', 1, 'test.Outage');
+      // Several passes event by event, each with nothing but the suspect to go on.
+      await eventually(() => errors.length >= 4, WAIT_MS);
+      expect(running.parked.size).toBe(0);
+      expect(running.state).toBe('retrying');
+
+      await append(events, 'counter-b', 1);
+      await eventually(() => running.parked.size === 1 && running.state !== 'retrying', WAIT_MS);
+      expect(running.parked.all()).toMatchObject([{ streamId: 'counter-p', reason: 'failed' }]);
+      await running.waitFor(await events.headPosition(), WAIT_MS);
+      expect(await counters(documents)).toEqual({ 'counter-a': 1, 'counter-b': 1 });
+    });
+
+    it('parks nothing during an outage that fails every event, however long it lasts, and applies everything once it ends', async () => {
+      let broken = true;
+      const errors: unknown[] = [];
+      const projection = counterProjection();
+      const flaky: Projection = {
+        ...projection,
+        async handle(event, context) {
+          if (broken) throw outage();
+          await projection.handle(event, context);
+        },
+      };
+      const running = runner(flaky, (error) => errors.push(error), { isolateAfterRestarts: 2 });
+      await running.start();
+      await append(events, 'counter-a', 2);
+      await append(events, 'counter-b', 1);
+      const last = await append(events, 'counter-c', 1);
+      // Well past the restarts after which the runner tries events one by one.
+      await eventually(() => errors.length >= 6, WAIT_MS);
+      expect(running.parked.size).toBe(0);
+      expect(running.state).toBe('retrying');
+      broken = false;
+      // Waits answer at once while it keeps failing: wait for the restart that succeeds.
+      await eventually(() => running.state !== 'retrying', WAIT_MS);
+      await running.waitFor(last, WAIT_MS);
+      expect(await counters(documents)).toEqual({ 'counter-a': 2, 'counter-b': 1, 'counter-c': 1 });
       expect(running.parked.size).toBe(0);
     });
 

@@ -4,10 +4,13 @@ import type { DocumentStore } from '@lore/platform/documents/port';
 import type { VectorStore } from '@lore/platform/vectors/port';
 import { inProcessorSpan } from '@lore/platform/telemetry';
 import { isVectorProjection, type Processor } from './projection';
-import { EventApplier, type Checkpoint } from './event-applier';
-import { ParkedLedger, deleteParked, upsertParked } from './parked-ledger';
-import { failedRecord, isTransientFailure, parkedStreamError, waitingRecord, type ParkedEvent } from './parked-event';
+import { EventApplier } from './event-applier';
+import { ParkedLedger, deleteParked } from './parked-ledger';
+import { isTransientFailure, parkedStreamError, type ParkedEvent } from './parked-event';
 import { ParkedStreams, type RetryOutcome } from './parked-streams';
+import { DEFAULT_PARKING, FailingEvents, checkpointAt, type ParkingOptions } from './failing-events';
+
+export { DEFAULT_PARKING, type ParkingOptions } from './failing-events';
 
 interface Waiter {
   readonly position: Position;
@@ -18,16 +21,6 @@ interface Waiter {
 }
 
 export type RunnerState = 'stopped' | 'catching-up' | 'live' | 'retrying';
-
-/** How a failing event is retried before it is parked. */
-export interface ParkingOptions {
-  /** Attempts of one event, the first included (default 3). */
-  readonly attempts: number;
-  /** Delay before the second attempt, doubling after (default 200 ms). */
-  readonly backoffMs: number;
-}
-
-export const DEFAULT_PARKING: ParkingOptions = { attempts: 3, backoffMs: 200 };
 
 /** Restart delays after a transient failure: full jitter over 100 ms · 2^failures, capped at 30 s. */
 const RETRY_BASE_MS = 100;
@@ -50,8 +43,12 @@ const FAILURES_BEFORE_FAST_FAIL = 3;
  * checkpoint that steps past it) and the later events of its stream are parked behind it,
  * so the stream keeps its order while every other stream, user and workspace moves on.
  * Operators retry parked events (`retryStream`). A transient failure (`isTransientFailure`:
- * a store or broker briefly away) parks nothing: the runner restarts from its checkpoint
- * with growing, jittered delays, reporting `retrying` meanwhile.
+ * a store or broker briefly away) parks nothing at first: the runner restarts from its
+ * checkpoint with growing, jittered delays, reporting `retrying` meanwhile. But "transient" is
+ * the error's claim, and some claims are false for one input (an embedding provider that
+ * always times out on one text): after `parking.isolateAfterRestarts` restarts at the same
+ * checkpoint, the runner isolates the event (see `FailingEvents.isolate`), so one such event cannot stop
+ * the processor for every workspace, while a real outage keeps it retrying.
  */
 export class ProjectionRunner {
   private subscription: EventSubscription | null = null;
@@ -60,9 +57,12 @@ export class ProjectionRunner {
   private stateValue: RunnerState = 'stopped';
   private failures = 0;
   private retryTimer: NodeJS.Timeout | null = null;
+  /** Where the runner keeps restarting after transient failures: the checkpoint, how often, since when. */
+  private stuck: { checkpoint: string; restarts: number; since: string } | null = null;
   private readonly applier: EventApplier;
   readonly parked: ParkedLedger;
   private readonly parkedStreams: ParkedStreams;
+  private readonly failing: FailingEvents;
   /** Batches, operator retries and erasure take turns: each sees the ledger the last one left. */
   private turn: Promise<unknown> = Promise.resolve();
 
@@ -80,6 +80,7 @@ export class ProjectionRunner {
     this.applier = new EventApplier(processor, documents, vectors);
     this.parked = new ParkedLedger(processor.name, documents);
     this.parkedStreams = new ParkedStreams(processor.name, events, this.applier, this.parked, onParked);
+    this.failing = new FailingEvents(processor.name, this.applier, this.parked, parking, onError, onParked);
   }
 
   get state(): RunnerState {
@@ -90,10 +91,10 @@ export class ProjectionRunner {
     return this.position;
   }
 
-  /** Events of this processor's streams after its checkpoint, counted up to `cap`. */
+  /** Events of this processor's streams after its checkpoint, counted up to `cap` (counted, never read). */
   async eventsBehind(cap: number): Promise<number> {
     const after = comparePositions(this.position, START) === 0 ? {} : { after: this.position };
-    return (await this.events.readAll({ ...after, maxCount: cap, streamPrefixes: this.processor.streamPrefixes })).length;
+    return this.events.countAfter({ ...after, cap, streamPrefixes: this.processor.streamPrefixes });
   }
 
   async start(): Promise<void> {
@@ -111,6 +112,7 @@ export class ProjectionRunner {
       async (batch) => {
         await this.inTurn(() => this.apply(batch));
         this.failures = 0;
+        this.stuck = null;
         if (this.stateValue === 'catching-up') await this.settleCatchUp(caughtUpAt);
       },
       (error) => this.fail(error),
@@ -206,6 +208,8 @@ export class ProjectionRunner {
     if (this.stateValue === 'stopped') return;
     this.stateValue = 'retrying';
     this.failures++;
+    const at = positionToString(this.position);
+    this.stuck = this.stuck?.checkpoint === at ? { ...this.stuck, restarts: this.stuck.restarts + 1 } : { checkpoint: at, restarts: 1, since: new Date().toISOString() };
     this.onError(error);
     const delay = Math.random() * Math.min(RETRY_CAP_MS, RETRY_BASE_MS * 2 ** (this.failures - 1));
     this.retryTimer = setTimeout(() => {
@@ -239,50 +243,16 @@ export class ProjectionRunner {
 
   /** The batch at once; when it fails for a reason of its own, event by event (parking what keeps failing). */
   private async applyOrPark(fresh: readonly RecordedEvent[], last: RecordedEvent): Promise<void> {
+    if (this.stuck !== null && this.stuck.restarts >= this.parking.isolateAfterRestarts) {
+      return this.failing.isolate(fresh, last, this.stuck, (position) => {
+        this.position = position;
+      });
+    }
     try {
-      await this.applyAll(fresh, { name: this.processor.name, value: positionToString(last.position) });
+      await this.failing.applyAll(fresh, checkpointAt(this.processor.name, last));
     } catch (error) {
       if (isTransientFailure(error)) throw error;
-      for (const event of fresh) await this.applyAlone(event);
-    }
-  }
-
-  /** The batch at once; events of parked streams are parked behind, in the same commit. */
-  private async applyAll(events: readonly RecordedEvent[], checkpoint: Checkpoint): Promise<void> {
-    const now = new Date().toISOString();
-    const behind: ParkedEvent[] = [];
-    const runnable: RecordedEvent[] = [];
-    for (const event of events) {
-      const head = this.parked.head(event.streamId);
-      if (head === undefined) runnable.push(event);
-      else behind.push(waitingRecord(this.processor.name, event, head.eventId, now));
-    }
-    await this.applier.apply(runnable, behind.map(upsertParked), checkpoint);
-    for (const record of behind) this.parked.remember(record);
-  }
-
-  /** One event of a batch that failed: retried with backoff, then parked; committed with its own checkpoint. */
-  private async applyAlone(event: RecordedEvent): Promise<void> {
-    const checkpoint = { name: this.processor.name, value: positionToString(event.position) };
-    if (this.parked.head(event.streamId) !== undefined) return this.applyAll([event], checkpoint);
-    const firstFailedAt = new Date().toISOString();
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await this.applier.apply([event], [], checkpoint);
-        return;
-      } catch (error) {
-        if (isTransientFailure(error)) throw error;
-        if (attempt < this.parking.attempts) {
-          await new Promise((resolve) => setTimeout(resolve, this.parking.backoffMs * 2 ** (attempt - 1)));
-          continue;
-        }
-        const record = failedRecord(this.processor.name, event, error, attempt, firstFailedAt, new Date().toISOString());
-        await this.applier.apply([], [upsertParked(record)], checkpoint);
-        this.parked.remember(record);
-        this.onError(error);
-        this.onParked(record);
-        return;
-      }
+      for (const event of fresh) await this.failing.applyAlone(event);
     }
   }
 

@@ -1,6 +1,7 @@
 import type { Transport } from '@lore/platform/transport/port';
 import { context as otelContext } from '@opentelemetry/api';
-import { SpanKind, contextFromTraceHeaders, currentTraceHeaders, inSpan, isActiveTrace, labelledObserver, secondsSince, spansRecorded, transportRequestDuration } from '@lore/platform/telemetry';
+import { QuotaExceededError } from '@lore/platform/kernel';
+import { SpanKind, contextFromTraceHeaders, countQuotaRefusal, currentTraceHeaders, inSpan, isActiveTrace, labelledObserver, secondsSince, spansRecorded, transportRequestDuration } from '@lore/platform/telemetry';
 
 const observeTransport = labelledObserver(transportRequestDuration);
 
@@ -50,6 +51,8 @@ async function measured<T>(side: 'client' | 'server', subject: string, started: 
     return await work();
   } catch (error) {
     outcome = outcomeOf(error);
+    // Counted where the quota is enforced: the service owning the data (in standalone, the one process).
+    if (side === 'server' && error instanceof QuotaExceededError) countQuotaRefusal(error.quota);
     throw error;
   } finally {
     observeTransport({ side, subject, outcome }, `${side} ${subject} ${outcome}`, secondsSince(started));

@@ -1,7 +1,8 @@
 import { Writable } from 'node:stream';
-import { AppError, requestMetadata } from '@lore/platform/kernel';
+import { AppError, QuotaExceededError, requestMetadata } from '@lore/platform/kernel';
 import { createInProcessTransport } from '@lore/platform/transport/in-process';
-import { SpanKind, activeTraceFields, inProcessorSpan, inSpan, renderMetrics } from '@lore/platform/telemetry';
+import { context as otelContext } from '@opentelemetry/api';
+import { SpanKind, activeTraceFields, contextFromTraceHeaders, inProcessorSpan, inSpan, renderMetrics } from '@lore/platform/telemetry';
 import { createLogger, instrumentedTransport, loadConfig, metricsListener, startTelemetry } from './index';
 
 // No exporter configured: spans are not recorded, but their ids exist and travel.
@@ -56,6 +57,26 @@ describe('telemetry', () => {
     // Events of no trace start one of their own.
     const untraced = await inProcessorSpan('test.reactor.v1', [{ metadata: {} }], async () => activeTraceFields());
     expect(untraced.trace_id).not.toBe(caller.trace_id);
+    await transport.close();
+  });
+
+  it("stamps only the traceparent on appended events, never the client's tracestate (unauthenticated, kept for good)", () => {
+    const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    const remote = contextFromTraceHeaders({ traceparent, tracestate: 'vendor=client-chosen-text' });
+    const metadata: Record<string, unknown> = otelContext.with(remote, () => requestMetadata());
+    expect(metadata['traceparent']).toBe(traceparent);
+    expect(metadata).not.toHaveProperty('tracestate');
+  });
+
+  it('counts storage-quota refusals by quota where they are served, as the 403 they are', async () => {
+    const transport = instrumentedTransport(createInProcessTransport());
+    await transport.serve('test.command.store', async () => {
+      throw new QuotaExceededError('memories', 'Workspace quota memories of 1 reached (1 used)');
+    });
+    await expect(transport.request('test.command.store', {})).rejects.toMatchObject({ code: 'forbidden' });
+    const { body } = await renderMetrics();
+    expect(body).toContain('lore_quota_refusals_total{quota="memories"} 1');
+    expect(body).toMatch(/# HELP lore_rate_limit_refusals_total .*caller.*workspace/);
     await transport.close();
   });
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Gauge } from 'prom-client';
+import { Counter, Gauge } from 'prom-client';
 import { metricsRegistry } from './metrics';
 
 /**
@@ -34,6 +34,35 @@ function adder<T>(set: Set<T>): (source: T) => () => void {
   };
 }
 
+const sourceFailures = new Counter({
+  name: 'lore_metric_source_failures_total',
+  help: 'Reads of a metric source that failed during a scrape (its gauge lacks that source\'s lines in that scrape), by gauge.',
+  labelNames: ['metric'] as const,
+  registers: [metricsRegistry],
+});
+
+/** Where a failing source is reported besides the counter (a host's logger); a process warning until one is set. */
+let reportFailure: (metric: string, error: unknown) => void = (metric, error) =>
+  process.emitWarning(`metric source of ${metric} failed: ${error instanceof Error ? error.message : String(error)}`);
+export function onMetricSourceFailure(report: (metric: string, error: unknown) => void): void {
+  reportFailure = report;
+}
+
+/**
+ * One source's reading, or nothing when it fails: prom-client fails the whole scrape when one
+ * gauge's collect rejects, so one broken component (a store that is away) would hide every
+ * other metric exactly when they matter. The failure is counted and reported instead.
+ */
+async function readSource<T>(metric: string, read: () => T | Promise<T>): Promise<T | undefined> {
+  try {
+    return await read();
+  } catch (error) {
+    sourceFailures.inc({ metric });
+    reportFailure(metric, error);
+    return undefined;
+  }
+}
+
 /** Each returns the function that unregisters the source. */
 export const registerProcessorLagSource = adder(lagSources);
 export const registerParkedCountSource = adder(parkedSources);
@@ -47,7 +76,8 @@ new Gauge({
   async collect() {
     this.reset();
     for (const source of lagSources) {
-      for (const [processor, lag] of Object.entries(await source.lagByProcessor())) this.set({ processor }, lag);
+      const lags = await readSource('lore_processor_lag_events', () => source.lagByProcessor());
+      for (const [processor, lag] of Object.entries(lags ?? {})) this.set({ processor }, lag);
     }
   },
 });
@@ -60,7 +90,8 @@ new Gauge({
   async collect() {
     this.reset();
     for (const source of parkedSources) {
-      for (const [processor, count] of Object.entries(await source.parkedCounts())) this.set({ processor }, count);
+      const counts = await readSource('lore_processor_parked_events', () => source.parkedCounts());
+      for (const [processor, count] of Object.entries(counts ?? {})) this.set({ processor }, count);
     }
   },
 });
@@ -70,11 +101,12 @@ new Gauge({
   help: 'Contents waiting for ingestion, per workspace (label: the first 16 hex digits of SHA-256 of the workspace id). Only workspaces with queued work appear.',
   labelNames: ['workspace'] as const,
   registers: [metricsRegistry],
-  collect() {
+  async collect() {
     this.reset();
     const totals = new Map<string, number>();
     for (const source of queueSources) {
-      for (const [workspaceId, depth] of source.queueDepthByWorkspace()) {
+      const depths = await readSource('lore_ingestion_queue_depth', () => source.queueDepthByWorkspace());
+      for (const [workspaceId, depth] of depths ?? []) {
         if (depth > 0) totals.set(workspaceId, (totals.get(workspaceId) ?? 0) + depth);
       }
     }

@@ -61,17 +61,37 @@ export const embeddingDuration = new Histogram({
 
 const rateLimitRefusals = new Counter({
   name: 'lore_rate_limit_refusals_total',
-  help: 'Requests refused by a rate limit or a quota (429, or the quota error), by scope (e.g. key, user, workspace, quota name).',
+  help: 'Requests the gateway refused with 429 by a request-rate limit, by scope: caller (the API key, or the user of a JWT) or workspace.',
   labelNames: ['scope'] as const,
   registers: [metricsRegistry],
 });
 
-/**
- * Counts one refusal. `scope` names the limit, never the tenant: `key`, `user`, `workspace`,
- * or a quota such as `quota:content_bytes` (a fixed, small set).
- */
-export function countRateLimitRefusal(scope: string): void {
+/** Counts one 429. `scope` is the rate policy that refused (`caller` or `workspace`), never the tenant. */
+export function countRateLimitRefusal(scope: 'caller' | 'workspace'): void {
   rateLimitRefusals.inc({ scope });
+}
+
+const quotaRefusals = new Counter({
+  name: 'lore_quota_refusals_total',
+  help: 'Writes refused (403) because a workspace storage quota was reached, counted by the service that owns the data, by quota: content_bytes, chunks, memories or conversations.',
+  labelNames: ['quota'] as const,
+  registers: [metricsRegistry],
+});
+
+/** Counts one storage-quota refusal; `quota` is the quota's name (a fixed set of four), never the tenant. */
+export function countQuotaRefusal(quota: string): void {
+  quotaRefusals.inc({ quota });
+}
+
+const webhookDispatchSkipped = new Counter({
+  name: 'lore_webhook_dispatch_skipped_total',
+  help: 'Event-feed entries the webhook dispatcher stepped past after failing on them for a reason of their own: no delivery was recorded for them (each is logged with its event id, type and workspace).',
+  registers: [metricsRegistry],
+});
+
+/** Counts one feed entry the webhook dispatcher gave up on. */
+export function countWebhookDispatchSkipped(): void {
+  webhookDispatchSkipped.inc();
 }
 
 /** Seconds since `startNs` (a `process.hrtime.bigint()` reading). */

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Clock } from '@lore/platform/kernel';
 import type { ContextLog } from '@lore/platform/cqrs';
 import { isTransientFailure } from '@lore/platform/projections';
+import { countWebhookDispatchSkipped } from '@lore/platform/telemetry';
 import type { DocumentStore, DocumentWrite } from '@lore/platform/documents/port';
 import type { EventFeed, FeedEntry } from '@lore/platform/transport/port';
 import { WEBHOOKS, WEBHOOK_DELIVERIES, type DeliveryDoc, type WebhookDoc } from './webhook.read-models';
@@ -10,8 +11,11 @@ export const DISPATCH_CHECKPOINT = 'connections.webhook-dispatch.v1';
 /** Events without a subscribed endpoint move the checkpoint only every so often: replaying them after a crash adds nothing. */
 const CHECKPOINT_EVERY = 500;
 const RETRY_AFTER_FAILURE_MS = 1_000;
-/** Tries of one feed entry that fails by itself (not a store that is away) before it is skipped. */
-const ENTRY_ATTEMPTS = 3;
+/**
+ * Tries of one feed entry that fails by itself (not a store that is away) before it is
+ * skipped: one immediate retry, no sleeping, since the dispatcher serves every workspace.
+ */
+const ENTRY_ATTEMPTS = 2;
 
 /** One delivery per endpoint and event: a replayed event finds it and adds nothing. */
 export function deliveryId(webhookId: string, eventId: string): string {
@@ -74,10 +78,12 @@ export function webhookDispatcher(deps: { readonly feed: EventFeed; readonly doc
   };
 
   /**
-   * One entry's failure stays with it: an entry that fails ENTRY_ATTEMPTS times for a reason
-   * of its own is logged (ids only) and stepped past, so one bad event does not stop
-   * webhooks for every workspace. A transient failure (a store briefly away) still ends the
-   * follow, which resumes from the checkpoint.
+   * One entry's failure stays with it: an entry that fails ENTRY_ATTEMPTS times in a row for a
+   * reason of its own is logged (ids only), counted (lore_webhook_dispatch_skipped_total) and
+   * stepped past, so one bad event does not stop webhooks for every workspace. A transient
+   * failure still ends the follow, which resumes from the checkpoint, for as long as it lasts:
+   * unlike a processor's (an embedding provider's claim about one text), the dispatcher's only
+   * dependency is its document store, so "transient" here is an outage for every entry alike.
    */
   const dispatchOrSkip = async (entry: FeedEntry): Promise<void> => {
     for (let attempt = 1; ; attempt++) {
@@ -85,10 +91,8 @@ export function webhookDispatcher(deps: { readonly feed: EventFeed; readonly doc
         return await dispatch(entry);
       } catch (error) {
         if (controller.signal.aborted || isTransientFailure(error)) throw error;
-        if (attempt < ENTRY_ATTEMPTS) {
-          await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** attempt).unref());
-          continue;
-        }
+        if (attempt < ENTRY_ATTEMPTS) continue;
+        countWebhookDispatchSkipped();
         deps.log.error(
           { eventId: entry.event.event_id, type: entry.event.type, workspaceId: entry.event.workspace_id, position: entry.position, err: error instanceof Error ? error.message : String(error) },
           'webhook dispatcher skipped an event it failed on; other events and workspaces go on',

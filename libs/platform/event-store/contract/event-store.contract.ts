@@ -193,6 +193,26 @@ export function describeEventStoreContract(name: string, factory: EventStoreFact
         expect(limitedAfter.map((e) => e.revision)).toEqual([2, 3]);
       });
 
+      it('counts what readAll would return, after a position, by prefix, up to a cap, without deleted streams', async () => {
+        const prefix = uniqueName('ct') + '-';
+        const from = await store.headPosition();
+        await store.append(`${prefix}x`, eventsOf(4), 'no_stream');
+        await store.append(uniqueName('elsewhere-'), eventsOf(2), 'no_stream');
+        await store.append(`${prefix}y`, eventsOf(1), 'no_stream');
+        await store.append(`${prefix}gone`, eventsOf(2), 'no_stream');
+        await store.deleteStream(`${prefix}gone`);
+        const [, second] = await store.readAll({ after: from, streamPrefixes: [prefix] });
+
+        expect(await store.countAfter({ after: from, streamPrefixes: [prefix], cap: 100 })).toBe(5);
+        expect(await store.countAfter({ after: second?.position ?? from, streamPrefixes: [prefix], cap: 100 })).toBe(3);
+        expect(await store.countAfter({ after: from, streamPrefixes: [prefix], cap: 2 })).toBe(2);
+        expect(await store.countAfter({ after: from, streamPrefixes: [prefix], cap: 0 })).toBe(0);
+        expect(await store.countAfter({ after: await store.headPosition(), streamPrefixes: [prefix], cap: 100 })).toBe(0);
+        const stream = uniqueName('ct-count-start-');
+        await store.append(stream, eventsOf(3), 'no_stream');
+        expect(await store.countAfter({ streamPrefixes: [stream], cap: 100 })).toBe(3);
+      });
+
       it('reads from the beginning when after is omitted or START', async () => {
         const stream = uniqueName('ct-start-');
         await store.append(stream, eventsOf(1), 'no_stream');

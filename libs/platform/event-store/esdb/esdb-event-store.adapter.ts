@@ -10,6 +10,7 @@ import type {
   EventSubscription,
   EventToAppend,
   ExpectedRevision,
+  CountAfterOptions,
   ReadAllOptions,
   SubscribeOptions,
 } from '@lore/platform/event-store/port';
@@ -25,6 +26,8 @@ export interface EsdbEventStoreOptions {
 
 /** Events fetched per `$all` page when filtering on the client side. */
 const PAGE = 500;
+/** How many events of `$all` one `countAfter` reads at most (see there). */
+const COUNT_SCAN_LIMIT = 10_000;
 /** Attempts of an `any` append whose resolved revision another writer keeps overtaking. */
 const ANY_ATTEMPTS = 5;
 
@@ -134,6 +137,46 @@ export class EsdbEventStore implements EventStore {
         if (out.length >= maxCount) return out;
       }
       if (seen < PAGE || lastRaw === undefined) return out;
+      after = lastRaw;
+      from = lastRaw;
+    }
+  }
+
+  /**
+   * The v6 client has no server-side count: `$all` is paged as in `readAll`, but events are
+   * only counted, never mapped (no copy of their data, no metadata decoding), and it stops at
+   * `cap`, or after COUNT_SCAN_LIMIT events of `$all` (then the count is a lower bound: a
+   * reader of rare streams behind a long log of others costs no more than that). Deleted
+   * streams are checked once per stream met.
+   */
+  async countAfter(options: CountAfterOptions): Promise<number> {
+    if (options.cap <= 0) return 0;
+    const prefixes = options.streamPrefixes ?? [];
+    const deleted = new Map<string, boolean>();
+    let after: Position = options.after ?? START;
+    let count = 0;
+    let scanned = 0;
+    let from: ReadPosition = toReadPosition(options.after);
+    for (;;) {
+      let seen = 0;
+      let lastRaw: Position | undefined;
+      try {
+        for await (const resolved of this.client.readAll({ direction: FORWARDS, fromPosition: from, maxCount: PAGE })) {
+          seen++;
+          if (++scanned > COUNT_SCAN_LIMIT) return count;
+          const event = resolved.event;
+          if (event === undefined) continue;
+          lastRaw = event.position;
+          if (comparePositions(event.position, after) <= 0 || isSystemEvent(event) || !matchesPrefixes(event.streamId, prefixes)) continue;
+          let gone = deleted.get(event.streamId);
+          if (gone === undefined) deleted.set(event.streamId, (gone = await this.deleted.isDeleted(event.streamId)));
+          if (!gone && ++count >= options.cap) return count;
+        }
+      } catch (error) {
+        throw mapError(error, '$all');
+      }
+      if (seen < PAGE || lastRaw === undefined) return count;
+      // The server's fromPosition is inclusive: the next page starts with this last event again.
       after = lastRaw;
       from = lastRaw;
     }

@@ -26,6 +26,14 @@ export interface ReadAllOptions {
   readonly streamPrefixes?: readonly string[];
 }
 
+export interface CountAfterOptions {
+  /** Exclusive, as in `readAll`. Omitted: from the beginning. */
+  readonly after?: Position;
+  readonly streamPrefixes?: readonly string[];
+  /** Counting stops here: the answer is at most `cap` (a far-behind reader costs no more than this). */
+  readonly cap: number;
+}
+
 export interface SubscribeOptions {
   /** Exclusive checkpoint: catch up from just after it, then go live. Omitted: from the start. */
   readonly after?: Position;
@@ -48,6 +56,11 @@ export interface EventStore {
   /** All events of a stream in revision order; an empty array when the stream does not exist or was deleted. */
   readStream(streamId: string, options?: { fromRevision?: number; maxCount?: number }): Promise<RecordedEvent[]>;
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
+  /**
+   * How many events `readAll` would return with these options, up to `cap`, without reading
+   * or decoding their data where the engine can count (processor lag for metrics).
+   */
+  countAfter(options: CountAfterOptions): Promise<number>;
   /** Catch-up then live subscription to the global log. */
   subscribeToAll(options: SubscribeOptions, handler: EventBatchHandler, onError?: (error: unknown) => void): EventSubscription;
   /** Permanent deletion: the events are gone from the stream and from `$all`; later appends to the stream fail. */

@@ -9,6 +9,7 @@ import type {
   EventSubscription,
   EventToAppend,
   ExpectedRevision,
+  CountAfterOptions,
   ReadAllOptions,
   SubscribeOptions,
 } from '@lore/platform/event-store/port';
@@ -99,6 +100,17 @@ export class SqliteEventStore implements EventStore {
         `SELECT ${EVENT_COLUMNS} FROM events WHERE position > ?${prefixCondition(prefixes.length)} ORDER BY position LIMIT ?`,
       ).all(afterSeq(options.after), ...prefixParams(prefixes), options.maxCount ?? -1);
       return rows.map(toRecordedEvent);
+    });
+  }
+
+  /** A range count over positions reading only stream ids: no event's data is read or decoded. */
+  countAfter(options: CountAfterOptions): Promise<number> {
+    return this.guard(() => {
+      const prefixes = options.streamPrefixes ?? [];
+      const row = this.statement<{ n: bigint }>(
+        `SELECT COUNT(*) AS n FROM (SELECT 1 FROM events WHERE position > ?${prefixCondition(prefixes.length)} LIMIT ?)`,
+      ).get(afterSeq(options.after), ...prefixParams(prefixes), Math.max(0, Math.floor(options.cap)));
+      return Number(row?.n ?? 0n);
     });
   }
 

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { boundedKey } from '../bounded-key';
 import type { RateLimit } from './gcra';
 import type { RateBucketStore } from './rate-bucket-store';
 
@@ -190,14 +190,15 @@ export class RateLimiter {
 }
 
 /**
- * The store key of a bucket: the policy and a hash of whose it is, so that any id (up to 255
- * characters of anything) gives a short key of the characters NATS key-value allows.
+ * The store key of a bucket: the policy and a hash of whose it is (the kernel's `boundedKey`:
+ * `<policy>_` and 43 base64url characters), so that any id (up to 255 characters of anything)
+ * gives a short key of the characters NATS key-value allows ([-/_=.a-zA-Z0-9]).
  */
 export function bucketKey(policy: string, id: string): string {
   const known = `${policy}\u0000${id}`;
   const cached = bucketKeys.get(known);
   if (cached !== undefined) return cached;
-  const key = `${policy}.${createHash('sha256').update(id).digest('base64url').slice(0, 32)}`;
+  const key = boundedKey(policy, id);
   // Bounded: active callers and workspaces; cleared rather than tracked when it fills.
   if (bucketKeys.size >= BUCKET_KEY_CACHE) bucketKeys.clear();
   bucketKeys.set(known, key);

@@ -1,5 +1,6 @@
 import { gcraTake, type RateLimit } from './gcra';
 import { MemoryRateBucketStore } from './rate-bucket-store';
+import { boundedKey } from '../bounded-key';
 import { bucketKey, RateLimiter, type Admission } from './rate-limiter';
 
 /** 60 a minute (one a second), 5 at once. */
@@ -129,7 +130,8 @@ describe('RateLimiter', () => {
 describe('bucketKey', () => {
   it('is short and made of key-value-safe characters whatever the id', () => {
     const key = bucketKey('caller', `user:${'é*>. \u0000'.repeat(51)}`);
-    expect(key).toMatch(/^caller\.[A-Za-z0-9_-]{32}$/);
+    expect(key).toMatch(/^caller_[A-Za-z0-9_-]{43}$/);
+    expect(key).toBe(boundedKey('caller', `user:${'é*>. \u0000'.repeat(51)}`));
     expect(bucketKey('caller', 'a')).not.toBe(bucketKey('caller', 'b'));
   });
 });

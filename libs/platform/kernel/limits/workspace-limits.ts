@@ -104,6 +104,17 @@ export class WorkspaceQuota {
   check(workspaceId: string, used: number, adding = 1): void {
     const limit = this.limitOf(workspaceId);
     if (limit === 0 || used + adding <= limit) return;
-    throw new AppError('forbidden', `Workspace quota ${this.name} of ${limit} reached (${used} used${adding === 1 ? '' : `, ${adding} more asked`}): delete some, or ask the operator to raise ${this.variable} or this workspace's LORE_WORKSPACE_LIMITS`);
+    throw new QuotaExceededError(this.name, `Workspace quota ${this.name} of ${limit} reached (${used} used${adding === 1 ? '' : `, ${adding} more asked`}): delete some, or ask the operator to raise ${this.variable} or this workspace's LORE_WORKSPACE_LIMITS`);
+  }
+}
+
+/** A storage quota's refusal: a 403 to the caller; the quota it names lets the serving side count it (lore_quota_refusals_total). */
+export class QuotaExceededError extends AppError {
+  constructor(
+    readonly quota: QuotaName,
+    message: string,
+  ) {
+    super('forbidden', message);
+    this.name = 'QuotaExceededError';
   }
 }
