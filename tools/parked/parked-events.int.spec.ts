@@ -69,7 +69,7 @@ describe('npm run parked', () => {
 
     const again = await run(['retry', '--all']);
     expect(again.code).toBe(1);
-    expect(again.err).toContain('failed again (attempts=4)');
+    expect(again.err).toContain('failed again (attempts=3)');
     expect((await run(['retry', 'no-such-record'])).code).toBe(1);
 
     // Gone from the log (an erasure would do this): the retry drops its records.
