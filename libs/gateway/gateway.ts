@@ -114,19 +114,24 @@ export function configureGateway(app: FastifyInstance, options: GatewayOptions):
   if (jwtWarning !== null) app.log.warn(jwtWarning);
 
   observeRequests(app);
-  app.addHook('onRequest', async (request, reply) => {
+  // Callback hooks rather than async ones: they run on every request, and each async hook costs promises.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
     // A known path asked with a method it does not declare: 405 before anything reads the
     // request (body parsing would otherwise answer first for methods such as QUERY).
     if (request.is404) {
       const allow = allowedMethods(request);
-      if (allow.length > 0) return reply.code(405).header('Allow', allow.join(', ')).send(errorBody('Method Not Allowed'));
+      if (allow.length > 0) {
+        void reply.code(405).header('Allow', allow.join(', ')).send(errorBody('Method Not Allowed'));
+        return;
+      }
     }
-    return undefined;
+    done();
   });
   // One line per request, without query strings or bodies: no memory text or secret reaches the log.
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     request.log.info({ method: request.method, route: request.routeOptions.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10, ...requestTraceFields(request) }, 'request');
+    done();
   });
   useJsonBodyParser(app);
   useMultipart(app);
