@@ -35,12 +35,13 @@ export const knowledgeConfig = z
     /** Worker threads that extract text from uploads, per gateway process. */
     KNOWLEDGE_EXTRACT_WORKERS: envInt(2),
     /** Uploads waiting for a worker beyond those being extracted; more are refused with 503. */
-    KNOWLEDGE_EXTRACT_QUEUE: envInt(8),
+    KNOWLEDGE_EXTRACT_QUEUE: envInt(16),
     /**
      * Uploads of one workspace being extracted or waiting, per gateway process; more are refused
-     * with 429 (Retry-After), so that one workspace's files cannot fill the queue for all.
+     * with 429 (Retry-After), so that one workspace's files cannot fill the queue for all (a
+     * quarter of it by default), while a client uploading a few files in parallel is not refused.
      */
-    KNOWLEDGE_EXTRACT_PER_WORKSPACE: envInt(2),
+    KNOWLEDGE_EXTRACT_PER_WORKSPACE: envInt(4),
     /** Wall-clock time one file may take once a worker has it (the worker is then ended and replaced), and twice that is the longest a file waits for one (then 503). */
     KNOWLEDGE_EXTRACT_TIMEOUT_MS: envInt(15_000),
     /** A worker's JavaScript heap (V8 old generation); a file that needs more ends its worker. */

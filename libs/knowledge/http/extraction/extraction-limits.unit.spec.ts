@@ -5,7 +5,7 @@ import { DEFAULT_EXTRACTION_LIMITS } from './extraction-limits';
 describe('extraction configuration', () => {
   it('defaults to the documented limits, the same ones extractText uses without a configuration', () => {
     const { extraction } = knowledgeConfig.parse({});
-    expect(extraction).toEqual({ workers: 2, queue: 8, perWorkspace: 2, timeoutMs: 15_000, maxMemoryMb: 512, limits: DEFAULT_EXTRACTION_LIMITS });
+    expect(extraction).toEqual({ workers: 2, queue: 16, perWorkspace: 4, timeoutMs: 15_000, maxMemoryMb: 512, limits: DEFAULT_EXTRACTION_LIMITS });
   });
 
   it('reads every limit from its KNOWLEDGE_EXTRACT_* variable', () => {
