@@ -54,7 +54,8 @@ function workspaceOf(event: RecordedEvent): string | null {
   return typeof workspace === 'string' && workspace !== '' ? workspace : null;
 }
 
-export function failedRecord(processor: string, event: RecordedEvent, error: unknown, attempts: number, firstFailedAt: string, now: string): ParkedEvent {
+/** What every record of `event` says about it, whatever the reason it is parked. */
+function recordOf(processor: string, event: RecordedEvent): Pick<ParkedEvent, 'id' | 'processor' | 'streamId' | 'eventId' | 'position' | 'eventType' | 'workspaceId'> {
   return {
     id: parkedEventId(processor, event.id),
     processor,
@@ -63,13 +64,11 @@ export function failedRecord(processor: string, event: RecordedEvent, error: unk
     position: positionToString(event.position),
     eventType: event.type,
     workspaceId: workspaceOf(event),
-    reason: 'failed',
-    blockedBy: null,
-    error: describeError(error),
-    attempts,
-    firstFailedAt,
-    lastFailedAt: now,
   };
+}
+
+export function failedRecord(processor: string, event: RecordedEvent, error: unknown, attempts: number, firstFailedAt: string, now: string): ParkedEvent {
+  return { ...recordOf(processor, event), reason: 'failed', blockedBy: null, error: describeError(error), attempts, firstFailedAt, lastFailedAt: now };
 }
 
 const waitingMessage = (blockedBy: string): string => `waiting behind parked event ${blockedBy} of the same stream, to keep the stream's order`;
@@ -80,21 +79,7 @@ export function waitingBehind(record: ParkedEvent, blockedBy: string): ParkedEve
 }
 
 export function waitingRecord(processor: string, event: RecordedEvent, blockedBy: string, now: string): ParkedEvent {
-  return {
-    id: parkedEventId(processor, event.id),
-    processor,
-    streamId: event.streamId,
-    eventId: event.id,
-    position: positionToString(event.position),
-    eventType: event.type,
-    workspaceId: workspaceOf(event),
-    reason: 'waiting-behind',
-    blockedBy,
-    error: waitingMessage(blockedBy),
-    attempts: 0,
-    firstFailedAt: now,
-    lastFailedAt: now,
-  };
+  return { ...recordOf(processor, event), reason: 'waiting-behind', blockedBy, error: waitingMessage(blockedBy), attempts: 0, firstFailedAt: now, lastFailedAt: now };
 }
 
 /** The 503 a read-your-writes wait answers at once when the write's stream is parked in a processor it waits for. */
