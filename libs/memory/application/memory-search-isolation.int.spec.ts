@@ -1,7 +1,7 @@
 import { AppError } from '@lore/platform/kernel';
 import { send } from '@lore/platform/transport/port';
 import { startContext, type RunningContext } from '@lore/platform/testing';
-import { startTestEmbeddingServer, type TestEmbeddingServer } from '@lore/platform/embeddings/contract';
+import { startTestEmbeddingServer, testEmbeddingEnv, type TestEmbeddingServer } from '@lore/platform/embeddings/contract';
 import { memoryMessages } from '@lore/memory/contracts';
 import { memoryContext } from './memory.context';
 
@@ -46,11 +46,7 @@ describe("memory search: waits only for the caller's own writes", () => {
   it("answers another workspace at once while one workspace's memories wait for the index; the writer's own search still sees its writes", async () => {
     server = await startTestEmbeddingServer({ dimensions: 64 });
     running = await startContext(memoryContext, {
-      EMBEDDING_DEFAULT_PROVIDER: 'openai-compatible',
-      EMBEDDING_OPENAI_BASE_URL: server.baseUrl,
-      EMBEDDING_OPENAI_MODEL: 'test-embedder',
-      EMBEDDING_OPENAI_DIMENSIONS: '64',
-      EMBEDDING_OPENAI_MAX_INPUT_TOKENS: '512',
+      ...testEmbeddingEnv(server),
       READ_YOUR_WRITES_TIMEOUT_MS: String(RYW_MS),
     });
     const tea = await create(b, 'bob drinks green tea');

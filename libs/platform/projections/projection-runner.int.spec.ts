@@ -42,6 +42,18 @@ function counterProjection(options: { gate?: () => Promise<void> } = {}): Projec
 }
 
 /** What a store that is briefly away throws: transient, so the runner retries rather than parks. */
+/** The counter projection, failing with an outage while `broken()` says so. */
+function failingWhile(broken: () => boolean): Projection {
+  const projection = counterProjection();
+  return {
+    ...projection,
+    async handle(event, context) {
+      if (broken()) throw outage();
+      await projection.handle(event, context);
+    },
+  };
+}
+
 const outage = (): Error => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6333 (cannot project this event)'), { code: 'ECONNREFUSED' });
 
 async function append(store: EventStore, streamId: string, count: number, type = 'test.Counted'): Promise<Position> {
@@ -349,14 +361,7 @@ describe('ProjectionRunner (SQLite event store + SQLite document store)', () => 
     it('parks nothing during an outage that fails every event, however long it lasts, and applies everything once it ends', async () => {
       let broken = true;
       const errors: unknown[] = [];
-      const projection = counterProjection();
-      const flaky: Projection = {
-        ...projection,
-        async handle(event, context) {
-          if (broken) throw outage();
-          await projection.handle(event, context);
-        },
-      };
+      const flaky = failingWhile(() => broken);
       const running = runner(flaky, (error) => errors.push(error), { isolateAfterRestarts: 2 });
       await running.start();
       await append(events, 'counter-a', 2);
@@ -377,14 +382,7 @@ describe('ProjectionRunner (SQLite event store + SQLite document store)', () => 
     it('recovers on its own once the cause is gone, from its checkpoint, applying each event once', async () => {
       let broken = true;
       const errors: unknown[] = [];
-      const projection = counterProjection();
-      const flaky: Projection = {
-        ...projection,
-        async handle(event, context) {
-          if (broken) throw outage();
-          await projection.handle(event, context);
-        },
-      };
+      const flaky = failingWhile(() => broken);
       const running = runner(flaky, (error) => errors.push(error));
       await running.start();
       const position = await append(events, 'counter-a', 3);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { send } from '@lore/platform/transport/port';
 import { startContext, type RunningContext } from '@lore/platform/testing';
-import { startTestEmbeddingServer, type TestEmbeddingServer } from '@lore/platform/embeddings/contract';
+import { startTestEmbeddingServer, testEmbeddingEnv, type TestEmbeddingServer } from '@lore/platform/embeddings/contract';
 import { knowledgeMessages, type ContentRecord } from '@lore/knowledge/contracts';
 import { metricsRegistry, workspaceLabel } from '@lore/platform/telemetry';
 import { knowledgeContext } from '../knowledge.context';
@@ -34,11 +34,7 @@ async function poll<T>(what: string, read: () => Promise<T>, done: (value: T) =>
 /** The knowledge context with one worker, embedding through the test server. */
 function withOneWorker(server: TestEmbeddingServer): Promise<RunningContext> {
   return startContext(knowledgeContext, {
-    EMBEDDING_DEFAULT_PROVIDER: 'openai-compatible',
-    EMBEDDING_OPENAI_BASE_URL: server.baseUrl,
-    EMBEDDING_OPENAI_MODEL: 'test-embedder',
-    EMBEDDING_OPENAI_DIMENSIONS: '64',
-    EMBEDDING_OPENAI_MAX_INPUT_TOKENS: '512',
+    ...testEmbeddingEnv(server),
     KNOWLEDGE_WORKERS: '1',
   });
 }

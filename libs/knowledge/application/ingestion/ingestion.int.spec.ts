@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { AppError } from '@lore/platform/kernel';
 import { send } from '@lore/platform/transport/port';
 import { startContext, type RunningContext } from '@lore/platform/testing';
-import { describeWithModels, startTestEmbeddingServer, type ScriptedAnswer, type TestEmbeddingServer } from '@lore/platform/embeddings/contract';
+import { describeWithModels, startTestEmbeddingServer, testEmbeddingEnv, type ScriptedAnswer, type TestEmbeddingServer } from '@lore/platform/embeddings/contract';
 import { knowledgeMessages, type ContentRecord } from '@lore/knowledge/contracts';
 import { chunkIdOf, contentStreamId } from '@lore/knowledge/domain';
 import { knowledgeContext } from '../knowledge.context';
@@ -36,11 +36,7 @@ const unavailable503: ScriptedAnswer = { status: 503, headers: { 'retry-after-ms
 
 function serverEnv(server: TestEmbeddingServer, more: Record<string, string> = {}): Record<string, string> {
   return {
-    EMBEDDING_DEFAULT_PROVIDER: 'openai-compatible',
-    EMBEDDING_OPENAI_BASE_URL: server.baseUrl,
-    EMBEDDING_OPENAI_MODEL: 'test-embedder',
-    EMBEDDING_OPENAI_DIMENSIONS: '64',
-    EMBEDDING_OPENAI_MAX_INPUT_TOKENS: '512',
+    ...testEmbeddingEnv(server),
     KNOWLEDGE_RETRY_BASE_MS: '50',
     ...more,
   };

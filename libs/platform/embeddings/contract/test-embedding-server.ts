@@ -40,6 +40,17 @@ export interface TestEmbeddingServer {
   close(): Promise<void>;
 }
 
+/** The variables that make a context embed through this server (an OpenAI-compatible provider, 64 dimensions by default). */
+export function testEmbeddingEnv(server: Pick<TestEmbeddingServer, 'baseUrl'>, dimensions = 64): Record<string, string> {
+  return {
+    EMBEDDING_DEFAULT_PROVIDER: 'openai-compatible',
+    EMBEDDING_OPENAI_BASE_URL: server.baseUrl,
+    EMBEDDING_OPENAI_MODEL: 'test-embedder',
+    EMBEDDING_OPENAI_DIMENSIONS: String(dimensions),
+    EMBEDDING_OPENAI_MAX_INPUT_TOKENS: '512',
+  };
+}
+
 export const SCALE = 2.5;
 
 /** The server's vector for a text: words (lower-cased letters and digits) hashed into signed buckets. */
