@@ -23,7 +23,7 @@ import { EventStreams, type EventStreamLimits } from './http/event-stream';
 import { observeRequests, requestTraceFields } from './http/request-telemetry';
 import { countRateLimitRefusal } from '@lore/platform/telemetry';
 import { registerMetricsRoute } from './routes/metrics.routes';
-import { RequestRateLimits, type RateLimitRefusal, type RateLimitSettings } from './http/request-rate-limits';
+import { RequestRateLimits, type RateLimitSettings } from './http/request-rate-limits';
 
 /** What the HTTP edge is configured with; the process that hosts it reads it from the environment. */
 export interface GatewayConfig {
@@ -55,8 +55,6 @@ export interface GatewayOptions {
   readonly eventIdSecret: Buffer;
   /** Where rate-limit buckets live: shared by every gateway (NATS key-value) or, by default, in this process. */
   readonly rateBuckets?: RateBucketStore;
-  /** Called on every 429 from the rate limits, besides the refusal counter of /metrics. */
-  readonly onRateLimited?: (refusal: RateLimitRefusal) => void;
 }
 
 /** One context's edge as the gateway composes it: its name (checked in /ready), its routes and the integration events it documents. */
@@ -137,13 +135,9 @@ export function configureGateway(app: FastifyInstance, options: GatewayOptions):
   useMultipart(app);
 
   let lastStoreWarning = 0;
-  // Claiming ahead only saves round trips to a shared store; in-process buckets stay exact.
-  const rateSettings = options.rateBuckets ? config.rateLimits : { ...config.rateLimits, leaseMs: 0 };
-  const rateLimits = new RequestRateLimits(rateSettings, options.rateBuckets ?? new MemoryRateBucketStore(), {
-    onRefused: (refusal) => {
-      countRateLimitRefusal(refusal.policy);
-      options.onRateLimited?.(refusal);
-    },
+  // The in-process store answers at once: the limiter claims nothing ahead from it (exact buckets).
+  const rateLimits = new RequestRateLimits(config.rateLimits, options.rateBuckets ?? new MemoryRateBucketStore(), {
+    onRefused: countRateLimitRefusal,
     onStoreError: (error) => {
       // Every request fails while NATS is away: one line a minute says so.
       const now = Date.now();

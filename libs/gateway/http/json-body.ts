@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { AppError, MAX_JSON_DEPTH, type ValidationIssue } from '@lore/platform/kernel';
+import { AppError, MAX_JSON_DEPTH, nestingOverflowPosition, type ValidationIssue } from '@lore/platform/kernel';
 import { jsonDecodeIssue, jsonNestingIssue, unkeepableJsonIssue } from '@lore/platform/http';
-import { decodeJsonText, jsonSyntaxErrorPosition, nestingOverflowPosition } from './json-text';
+import { decodeJsonText, jsonSyntaxErrorPosition } from './json-text';
 
 /**
  * Fastify's JSON parser (with its prototype-poisoning guards), fronted by the checks FastAPI's

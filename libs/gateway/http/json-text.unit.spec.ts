@@ -1,4 +1,5 @@
-import { decodeJsonText, firstInvalidUtf8Offset, jsonSyntaxErrorPosition, nestingOverflowPosition } from './json-text';
+import { nestingOverflowPosition } from '@lore/platform/kernel';
+import { decodeJsonText, firstInvalidUtf8Offset, jsonSyntaxErrorPosition } from './json-text';
 
 const nested = (levels: number, inner = '1'): string => '{"a":'.repeat(levels) + inner + '}'.repeat(levels);
 

@@ -46,7 +46,7 @@ export function registerRoutes(
               permission: r.permission,
               requestId: request.id,
             });
-            await rateLimits.admit(scope, r.path, reply);
+            await rateLimits.admit(scope, reply);
           }
           const multipart = r.upload !== undefined && request.isMultipart();
           const upload = multipart && r.upload !== undefined ? await readUpload(request, r.upload, issues) : null;

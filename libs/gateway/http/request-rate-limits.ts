@@ -18,14 +18,6 @@ export interface RateLimitSettings {
 
 export type RatePolicyName = 'caller' | 'workspace';
 
-/** One refused request, for whoever counts them (the Prometheus counter of refusals). */
-export interface RateLimitRefusal {
-  readonly policy: RatePolicyName;
-  /** The route's path template (`/api/v1/memories/:memory_id`), never the URL itself. */
-  readonly route: string;
-  readonly workspaceId: string;
-}
-
 /**
  * Request rates per caller (API key or JWT user) and per workspace, checked after the caller
  * is authenticated and bound to a workspace, before the request is parsed or sent on. Every
@@ -45,13 +37,13 @@ export class RequestRateLimits {
   constructor(
     private readonly settings: RateLimitSettings,
     store: RateBucketStore,
-    private readonly hooks: { readonly onRefused?: (refusal: RateLimitRefusal) => void; readonly onStoreError?: (error: unknown) => void } = {},
+    private readonly hooks: { readonly onRefused?: (policy: RatePolicyName) => void; readonly onStoreError?: (error: unknown) => void } = {},
   ) {
     this.limiter = new RateLimiter({ store, leaseMs: settings.leaseMs, ...(hooks.onStoreError ? { onStoreError: hooks.onStoreError } : {}) });
   }
 
   /** Takes one unit of the caller's and the workspace's budgets and sets the headers; throws 429 when either is spent. */
-  async admit(scope: RequestScope, route: string, reply: FastifyReply): Promise<void> {
+  async admit(scope: RequestScope, reply: FastifyReply): Promise<void> {
     const checks = this.checksFor(scope);
     if (checks.length === 0) return;
     const admission = await this.limiter.admit(checks);
@@ -63,7 +55,7 @@ export class RequestRateLimits {
     const { refusedBy, retryAfterSeconds } = admission;
     reply.header('RateLimit', stateItem(refusedBy));
     reply.header('Retry-After', String(retryAfterSeconds));
-    this.hooks.onRefused?.({ policy: refusedBy.policy === 'caller' ? 'caller' : 'workspace', route, workspaceId: scope.workspaceId });
+    this.hooks.onRefused?.(refusedBy.policy === 'caller' ? 'caller' : 'workspace');
     const whose = refusedBy.policy === 'caller' ? 'this API key or user' : 'this workspace';
     throw new AppError(
       'rate_limited',

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { SpanStatusCode, context as otelContext, type Context, type Span } from '@opentelemetry/api';
-import { SpanKind, contextFromTraceHeaders, httpRequestDuration, labelledObserver, startSpan, type TraceHeaders } from '@lore/platform/telemetry';
+import { SpanKind, contextFromTraceHeaders, httpRequestDuration, labelledObserver, startSpan, traceFields, type TraceHeaders } from '@lore/platform/telemetry';
 
 const observeHttp = labelledObserver(httpRequestDuration);
 
@@ -55,10 +55,7 @@ export function observeRequests(app: FastifyInstance): void {
 
 /** `trace_id` and `span_id` of a request's span, for the line logged once it is answered. */
 export function requestTraceFields(request: FastifyRequest): { trace_id?: string; span_id?: string } {
-  const span = traces.get(request)?.span;
-  if (span === undefined) return {};
-  const { traceId, spanId } = span.spanContext();
-  return { trace_id: traceId, span_id: spanId };
+  return traceFields(traces.get(request)?.span);
 }
 
 function traceHeaders(request: FastifyRequest): TraceHeaders {

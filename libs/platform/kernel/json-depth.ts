@@ -19,3 +19,26 @@ export function jsonDepth(value: unknown, limit = MAX_JSON_DEPTH): number {
   }
   return deepest;
 }
+
+/**
+ * Position of the first `{` or `[` that opens a container deeper than `maxDepth` (the body's
+ * own object or array is level 1), or -1. Scans the text, so nothing deep is ever built.
+ * Malformed JSON is left to the parser; brackets inside strings do not count.
+ */
+export function nestingOverflowPosition(text: string, maxDepth: number): number {
+  // Each level needs at least two characters ("[]"), so a short text cannot be too deep.
+  if (text.length < 2 * (maxDepth + 1)) return -1;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: the next character is escaped
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > maxDepth) return i;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return -1;
+}

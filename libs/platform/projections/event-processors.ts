@@ -1,10 +1,11 @@
-import { comparePositions, positionFromString, type Position } from '@lore/platform/kernel';
+import type { Position } from '@lore/platform/kernel';
 import type { EventStore } from '@lore/platform/event-store/port';
 import type { DocumentStore } from '@lore/platform/documents/port';
 import type { VectorStore } from '@lore/platform/vectors/port';
 import { isReactor, type ReadModelProjection, type Reactor } from './projection';
 import { DEFAULT_PARKING, ProjectionRunner, type ParkingOptions } from './projection-runner';
 import type { ParkedEvent } from './parked-event';
+import { byPosition } from './parked-ledger';
 
 /** Which parked events an operator means: all of them, or one processor's, or one workspace's (HTTP callers: always their own). */
 export interface ParkedFilter {
@@ -152,7 +153,7 @@ export class EventProcessors {
       .filter((r) => filter.processor === undefined || r.processor.name === filter.processor)
       .flatMap((r) => r.parked.all())
       .filter((record) => filter.workspaceId === undefined || record.workspaceId === filter.workspaceId)
-      .sort((a, b) => comparePositions(positionFromString(a.position), positionFromString(b.position)));
+      .sort(byPosition);
   }
 
   /**

@@ -20,7 +20,13 @@ export class ParkedLedger {
     const { items } = await this.documents.collection<ParkedEvent>(PARKED_COLLECTION).find({ filter: { processor: this.processor } });
     this.byStream = new Map();
     this.eventIds = new Set();
-    for (const record of items.sort(byPosition)) this.remember(record);
+    // Sorted once: each stream's list is then built in log order, without remember's re-sort.
+    for (const record of items.sort(byPosition)) {
+      const list = this.byStream.get(record.streamId);
+      if (list === undefined) this.byStream.set(record.streamId, [record]);
+      else list.push(record);
+      this.eventIds.add(record.eventId);
+    }
   }
 
   /** The stream's first parked event: what later events of the stream wait behind. */
@@ -74,6 +80,7 @@ export class ParkedLedger {
 export const upsertParked = (record: ParkedEvent): DocumentWrite => ({ collection: PARKED_COLLECTION, op: 'upsert', doc: record });
 export const deleteParked = (record: ParkedEvent): DocumentWrite => ({ collection: PARKED_COLLECTION, op: 'delete', id: record.id });
 
-function byPosition(a: ParkedEvent, b: ParkedEvent): number {
+/** Log order of parked records. */
+export function byPosition(a: Pick<ParkedEvent, 'position'>, b: Pick<ParkedEvent, 'position'>): number {
   return comparePositions(positionFromString(a.position), positionFromString(b.position));
 }

@@ -1,7 +1,7 @@
 import type { Transport } from '@lore/platform/transport/port';
 import { context as otelContext } from '@opentelemetry/api';
 import { QuotaExceededError } from '@lore/platform/kernel';
-import { SpanKind, contextFromTraceHeaders, countQuotaRefusal, currentTraceHeaders, inSpan, isActiveTrace, labelledObserver, secondsSince, spansRecorded, transportRequestDuration } from '@lore/platform/telemetry';
+import { SpanKind, contextFromTraceHeaders, countQuotaRefusal, currentTraceHeaders, errorCode, inSpan, isActiveTrace, labelledObserver, secondsSince, spansRecorded, transportRequestDuration } from '@lore/platform/telemetry';
 
 const observeTransport = labelledObserver(transportRequestDuration);
 
@@ -61,5 +61,6 @@ async function measured<T>(side: 'client' | 'server', subject: string, started: 
 
 /** An AppError's code (a fixed set); `internal` for anything else, as callers see it. */
 function outcomeOf(error: unknown): string {
-  return typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' && /^[a-z_]{1,32}$/.test(error.code) ? error.code : 'internal';
+  const code = errorCode(error);
+  return code !== undefined && /^[a-z_]{1,32}$/.test(code) ? code : 'internal';
 }

@@ -78,8 +78,13 @@ export async function inSpan<T>(name: string, options: SpanOptions, work: (span:
   }
 }
 
-export function markFailed(span: Span, error: unknown): void {
-  const code = typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' ? error.code : undefined;
+/** The `code` an error carries (an AppError's, or a Node system error's), if any. */
+export function errorCode(error: unknown): string | undefined {
+  return typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' ? error.code : undefined;
+}
+
+function markFailed(span: Span, error: unknown): void {
+  const code = errorCode(error);
   span.setStatus({ code: SpanStatusCode.ERROR, ...(code === undefined ? {} : { message: code }) });
   if (code !== undefined) span.setAttribute('lore.error_code', code);
 }
@@ -112,12 +117,16 @@ export function inProcessorSpan<T>(processor: string, events: readonly TracedEve
   );
 }
 
-/** `trace_id` and `span_id` of the active span, for log lines (empty when none is active). */
-export function activeTraceFields(): { trace_id?: string; span_id?: string } {
-  const span = trace.getActiveSpan();
+/** `trace_id` and `span_id` of a span, for log lines (empty without one). */
+export function traceFields(span: Span | undefined): { trace_id?: string; span_id?: string } {
   if (span === undefined) return {};
   const { traceId, spanId } = span.spanContext();
   return { trace_id: traceId, span_id: spanId };
+}
+
+/** `trace_id` and `span_id` of the active span (empty when none is active). */
+export function activeTraceFields(): { trace_id?: string; span_id?: string } {
+  return traceFields(trace.getActiveSpan());
 }
 
 export { SpanKind };

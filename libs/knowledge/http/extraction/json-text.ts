@@ -1,4 +1,4 @@
-import { invalid } from '@lore/platform/kernel';
+import { invalid, nestingOverflowPosition } from '@lore/platform/kernel';
 
 import { FILE_LOC } from './file-format';
 import { checkTextSize, DEFAULT_EXTRACTION_LIMITS, limitExceeded, type ExtractionLimits } from './extraction-limits';
@@ -17,7 +17,7 @@ import { checkTextSize, DEFAULT_EXTRACTION_LIMITS, limitExceeded, type Extractio
  * naturally; brackets and quotes of pretty-printed JSON would only add tokens.
  */
 export function jsonText(text: string, filename: string, limits: ExtractionLimits = DEFAULT_EXTRACTION_LIMITS): string {
-  if (jsonTextDepth(text, limits.maxDepth) > limits.maxDepth) {
+  if (nestingOverflowPosition(text, limits.maxDepth) >= 0) {
     throw limitExceeded(filename, `nests JSON arrays and objects deeper than ${limits.maxDepth} levels`, 'maxDepth');
   }
   let value: unknown;
@@ -28,33 +28,6 @@ export function jsonText(text: string, filename: string, limits: ExtractionLimit
     throw invalid(FILE_LOC, `"${filename}" is not valid JSON: ${reason}`);
   }
   return flatten(value, (chars) => checkTextSize(chars, limits, filename)).join('\n');
-}
-
-/**
- * Deepest nesting of `[` and `{` in JSON text, outside strings, stopping past `limit`: a scan
- * of the text, so a deep file is refused before JSON.parse builds it. Malformed text is left
- * to JSON.parse to report.
- */
-export function jsonTextDepth(text: string, limit: number): number {
-  let depth = 0;
-  let deepest = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const char = text.charCodeAt(i);
-    if (inString) {
-      if (char === 0x5c) i++; // a backslash escapes the next character
-      else if (char === 0x22) inString = false;
-    } else if (char === 0x22) {
-      inString = true;
-    } else if (char === 0x5b || char === 0x7b) {
-      depth++;
-      if (depth > deepest) deepest = depth;
-      if (deepest > limit) return deepest;
-    } else if (char === 0x5d || char === 0x7d) {
-      depth--;
-    }
-  }
-  return deepest;
 }
 
 /**

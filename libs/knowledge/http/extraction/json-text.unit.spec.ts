@@ -1,7 +1,8 @@
 import { AppError } from '@lore/platform/kernel';
 
 import { DEFAULT_EXTRACTION_LIMITS } from './extraction-limits';
-import { jsonText, jsonTextDepth } from './json-text';
+import { nestingOverflowPosition } from '@lore/platform/kernel';
+import { jsonText } from './json-text';
 
 describe('jsonText', () => {
   it('writes one path: value line per leaf, in document order, with dotted keys and indexed arrays', () => {
@@ -31,7 +32,8 @@ describe('jsonText', () => {
     const at = (depth: number): string => '['.repeat(depth) + '1' + ']'.repeat(depth);
     expect(jsonText(at(512), 'ok.json')).toBe(`${'[0]'.repeat(512)}: 1`);
     expect(() => jsonText(at(513), 'deep.json')).toThrow('"deep.json" nests JSON arrays and objects deeper than 512 levels (KNOWLEDGE_EXTRACT_MAX_DEPTH)');
-    expect(jsonTextDepth('{"a":"[[[[\\"[[[", "b":[{}]}', 3)).toBe(3);
+    expect(nestingOverflowPosition('{"a":"[[[[\\"[[[", "b":[{}]}', 3)).toBe(-1);
+    expect(nestingOverflowPosition('{"a":"[[[[\\"[[[", "b":[{}]}', 2)).toBeGreaterThan(0);
   });
 
   it('rejects invalid JSON with the parser\'s reason', () => {

@@ -8,20 +8,21 @@ import type { EmbeddingProvider } from './embeddings.port';
  * tokens would tokenize every text a second time.
  */
 export function measuredEmbeddings(provider: EmbeddingProvider): EmbeddingProvider {
-  const labels = (kind: 'document' | 'query') => ({ provider: provider.info.provider, model: provider.info.model, kind });
+  const { provider: name, model } = provider.info;
+  const labels = { document: { provider: name, model, kind: 'document' }, query: { provider: name, model, kind: 'query' } } as const;
   async function measure<T>(kind: 'document' | 'query', texts: readonly string[], work: () => Promise<T>): Promise<T> {
     const started = process.hrtime.bigint();
     let outcome = 'ok';
     try {
       const result = await work();
-      embeddingTexts.inc(labels(kind), texts.length);
-      embeddingCharacters.inc(labels(kind), texts.reduce((sum, text) => sum + text.length, 0));
+      embeddingTexts.inc(labels[kind], texts.length);
+      embeddingCharacters.inc(labels[kind], texts.reduce((sum, text) => sum + text.length, 0));
       return result;
     } catch (error) {
       outcome = 'error';
       throw error;
     } finally {
-      embeddingDuration.observe({ ...labels(kind), outcome }, secondsSince(started));
+      embeddingDuration.observe({ ...labels[kind], outcome }, secondsSince(started));
     }
   }
   return {
