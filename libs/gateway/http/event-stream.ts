@@ -7,6 +7,8 @@ import type { EventStreamReply, RequestScope, ServerSentEvent } from '@lore/plat
 const RETRY_MS = 2_000;
 /** Retry-After of a refused stream: a slot frees only when another stream ends, which nobody can foretell. */
 const FULL_RETRY_AFTER_SECONDS = 10;
+/** Frames are written together up to this size (a socket write each); the turn's end writes the rest. */
+const FLUSH_CHARS = 64 * 1024;
 
 /** EVENTS_MAX_STREAMS_PER_CALLER and EVENTS_MAX_STREAMS_PER_WORKSPACE; 0 is no cap. */
 export interface EventStreamLimits {
@@ -78,29 +80,39 @@ export class EventStreams {
       // A client that is not reading does not need more bytes queued for it.
       if (!raw.writableNeedDrain) raw.write(`: heartbeat ${new Date().toISOString()}\n\n`);
     }, this.heartbeatMs);
-    let corked = false;
+    // Frames of one turn of the event loop (a catch-up reads a page at once) leave in one
+    // socket write: built into one string, written when the turn ends or it grows large.
+    // Nothing more is pulled from the feed while the socket has not drained.
+    let pending = '';
+    let flushing = false;
+    let drained: Promise<unknown> | undefined;
+    const flush = (): void => {
+      flushing = false;
+      if (pending === '') return;
+      const text = pending;
+      pending = '';
+      if (!raw.write(text)) drained ??= once(raw, 'drain', { signal }).catch(() => undefined).finally(() => (drained = undefined));
+    };
     try {
       while (!signal.aborted) {
+        if (drained !== undefined) await drained;
         const next = await events.next();
         if (next.done === true || signal.aborted) break;
-        // Events that arrive within one turn of the event loop (a catch-up reads a page at
-        // once) leave in one socket write instead of one system call each.
-        if (!corked) {
-          corked = true;
-          raw.cork();
-          setImmediate(() => {
-            corked = false;
-            raw.uncork();
-          });
+        pending += format(next.value);
+        if (pending.length >= FLUSH_CHARS) flush();
+        else if (!flushing) {
+          flushing = true;
+          setImmediate(flush);
         }
-        if (!raw.write(format(next.value))) await once(raw, 'drain', { signal }).catch(() => undefined);
       }
     } catch (error) {
       if (!signal.aborted) {
         reply.request.log.error({ err: error }, 'event stream failed');
+        flush();
         raw.write(format({ event: 'error', data: JSON.stringify({ message: 'The event stream failed; reconnect with Last-Event-ID to resume.' }) }));
       }
     } finally {
+      flush();
       clearInterval(heartbeat);
       release();
       this.open.delete(controller);
@@ -145,6 +157,8 @@ function format(event: ServerSentEvent): string {
   let text = '';
   if (event.id !== undefined) text += `id: ${event.id}\n`;
   if (event.event !== undefined) text += `event: ${event.event}\n`;
+  // JSON.stringify never writes a newline: the usual case is one line, without a split.
+  if (!event.data.includes('\n')) return `${text}data: ${event.data}\n\n`;
   for (const line of event.data.split('\n')) text += `data: ${line}\n`;
   return `${text}\n`;
 }

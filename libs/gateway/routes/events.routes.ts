@@ -84,7 +84,8 @@ async function* stream(
   if (after !== undefined && after.position + 1 < bounds.first) {
     yield { event: 'gap', data: JSON.stringify({ after: after.id, message: 'Events after your position have expired from the feed; some may be missing.' }) };
   }
+  // The event as the feed stored it (one line of JSON): passed through, never parsed here.
   for await (const entry of feed.follow({ after: from, selector, signal })) {
-    yield { id: idOf(entry.position), data: JSON.stringify(entry.event) };
+    yield { id: idOf(entry.position), data: entry.json };
   }
 }

@@ -62,6 +62,15 @@ export function describeEventFeedContract(name: string, factory: EventFeedFactor
       expect(bounds.first).toBeLessThanOrEqual(entries[0]!.position);
     });
 
+    it('gives each event\'s JSON as it was published (what the HTTP stream sends as it is), one line', async () => {
+      const event = feedEvent('memory.created', 'acme', { text: 'line one\nline two "quoted" \u2028 é', nested: { list: [1, 2.5, null, true] } });
+      await fixture.publish(event);
+      const [entry] = await take(fixture.feed, { after: 0, selector: { workspaceId: 'acme' } }, 1);
+      expect(entry?.json).toBe(JSON.stringify(event));
+      expect(entry?.json).not.toContain('\n');
+      expect(entry?.event).toEqual(event);
+    });
+
     it('gives every workspace\'s events to a reader without a workspace', async () => {
       const events = [feedEvent('memory.created', 'acme'), feedEvent('memory.created', 'globex')];
       for (const event of events) await fixture.publish(event);

@@ -1,14 +1,14 @@
 import { AckPolicy, DeliverPolicy, connect, nanos, type JetStreamManager, type NatsConnection } from 'nats';
 import {
   INTEGRATION_EVENTS_TOKEN,
-  selects,
+  selectsType,
+  StoredFeedEntry,
   workspaceToken,
   type EventFeed,
   type FeedBounds,
   type FeedEntry,
   type FeedSelector,
   type FollowOptions,
-  type IntegrationEvent,
 } from '@lore/platform/transport/port';
 import { decodeIncoming } from './nats-wire.codec';
 import { eventStreamName } from './event-stream';
@@ -27,7 +27,7 @@ export interface JetStreamEventFeedOptions {
 }
 
 /** Messages pulled ahead of the reader: bounds what a slow reader holds in memory. */
-const BATCH = 256;
+const BATCH = 1024;
 /** A reader that vanished without closing (its process died) leaves a consumer the server drops after this. */
 const IDLE_CONSUMER_MS = 60_000;
 
@@ -56,10 +56,18 @@ export function jetStreamEventFeed(options: JetStreamEventFeedOptions): EventFee
       const messages = await consumer.consume({ max_messages: BATCH });
       const stop = (): void => void messages.stop();
       signal.addEventListener('abort', stop, { once: true });
+      // Selected by subject (`<prefix>.events.<context>.<type>.<workspace token>`, made from the
+      // event when it was published): the workspace token is exact in the consumer's filter and
+      // checked again here, the type decides the rest. The event is never parsed.
+      const tokens = options.subjectPrefix.length + INTEGRATION_EVENTS_TOKEN.length + 2;
+      const workspace = selector.workspaceId === null ? null : workspaceToken(selector.workspaceId);
       try {
         for await (const message of messages) {
-          const event = decodeIncoming(message.data, message.subject).data as IntegrationEvent;
-          if (selects(selector, event)) yield { position: message.seq, event };
+          const [context, type, token] = message.subject.slice(tokens).split('.');
+          if (workspace !== null && token !== workspace) continue;
+          if (!selectsType(selector, `${context ?? ''}.${type ?? ''}`)) continue;
+          const json = eventJson(message.data, message.subject);
+          if (json !== undefined) yield new StoredFeedEntry(message.seq, json);
           if (signal.aborted) return;
         }
       } finally {
@@ -82,9 +90,26 @@ export function jetStreamEventFeed(options: JetStreamEventFeedOptions): EventFee
   };
 }
 
+const decoder = new TextDecoder();
+
+/**
+ * The event's JSON inside a stored message, as text. The transport stores an event as
+ * `{"pattern":"<subject>","data":<event>}` (nats-wire.codec's encodeEvent, `data` last), so the
+ * event is the text between that head and the closing brace, exactly as it was serialised:
+ * cut out, not parsed and written again. A message of another shape (a stock Nest client's
+ * emit with other keys) is decoded in full; one without an object event is skipped.
+ */
+function eventJson(data: Uint8Array, subject: string): string | undefined {
+  const text = decoder.decode(data);
+  const head = `{"pattern":${JSON.stringify(subject)},"data":{`;
+  if (text.startsWith(head) && text.endsWith('}}')) return text.slice(head.length - 1, -1);
+  const event = decodeIncoming(data, subject).data;
+  return typeof event === 'object' && event !== null && !Array.isArray(event) ? JSON.stringify(event) : undefined;
+}
+
 /**
  * One subject filter (servers before 2.10 take one per consumer): exact where the selection
- * names a single type or context, the workspace's whole token otherwise; `selects` decides.
+ * names a single type or context, the workspace's whole token otherwise; `selectsType` decides.
  */
 function filterSubject(prefix: string, selector: FeedSelector): string {
   const workspace = selector.workspaceId === null ? '*' : workspaceToken(selector.workspaceId);

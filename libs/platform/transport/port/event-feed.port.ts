@@ -12,7 +12,27 @@ export type IntegrationEvent = IntegrationEventEnvelope & Readonly<Record<string
 export interface FeedEntry {
   /** Strictly increasing over the whole log, never reused: a client's resume point. */
   readonly position: number;
+  /** The event as stored (JSON text, one line): what the HTTP stream sends, never re-serialised. */
+  readonly json: string;
+  /** The event itself, parsed from `json` on first access (the HTTP stream never asks). */
   readonly event: IntegrationEvent;
+}
+
+/**
+ * A feed entry read from storage: the adapters select by subject or column, so only a reader
+ * that needs the event's fields (the webhook dispatcher) pays for parsing it.
+ */
+export class StoredFeedEntry implements FeedEntry {
+  private parsed: IntegrationEvent | undefined;
+
+  constructor(
+    readonly position: number,
+    readonly json: string,
+  ) {}
+
+  get event(): IntegrationEvent {
+    return (this.parsed ??= JSON.parse(this.json) as IntegrationEvent);
+  }
 }
 
 /** Which events a reader takes: one workspace, optionally narrowed to contexts and types (either matches). */
@@ -50,11 +70,13 @@ export interface EventFeed {
   close(): Promise<void>;
 }
 
-/** Whether an event belongs to a selection (the adapters narrow by subject or column first; this decides). */
-export function selects(selector: FeedSelector, event: IntegrationEventEnvelope): boolean {
-  if (selector.workspaceId !== null && event.workspace_id !== selector.workspaceId) return false;
+/**
+ * Whether an event of this type belongs to a selection's contexts and types (either matches).
+ * The workspace is the adapter's to match without reading the event: by subject token or column.
+ */
+export function selectsType(selector: FeedSelector, type: string): boolean {
   const contexts = selector.contexts ?? [];
   const types = selector.types ?? [];
   if (contexts.length === 0 && types.length === 0) return true;
-  return types.includes(event.type) || contexts.includes(event.type.slice(0, event.type.indexOf('.')));
+  return types.includes(type) || contexts.includes(type.slice(0, type.indexOf('.')));
 }

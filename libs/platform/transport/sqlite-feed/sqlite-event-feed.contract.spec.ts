@@ -38,7 +38,7 @@ describe('SQLite event feed', () => {
     const later = feedEvent('memory.deleted', 'acme');
     await second.append(later);
     const entries = await take(second, { after: 0, selector: { workspaceId: 'acme' } }, 1);
-    expect(entries).toEqual([{ position: 3, event: later }]);
+    expect(entries.map((e) => ({ position: e.position, event: e.event }))).toEqual([{ position: 3, event: later }]);
     await second.close();
   });
 });

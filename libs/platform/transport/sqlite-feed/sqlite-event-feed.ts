@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { openPrivateDatabase } from '@lore/platform/sqlite';
-import { selects, type EventFeed, type FeedBounds, type FeedEntry, type FeedSelector, type FollowOptions, type IntegrationEvent } from '@lore/platform/transport/port';
+import { StoredFeedEntry, type EventFeed, type FeedBounds, type FeedEntry, type FeedSelector, type FollowOptions, type IntegrationEvent } from '@lore/platform/transport/port';
 
 /**
  * The standalone event feed: integration events in one SQLite table whose AUTOINCREMENT row
@@ -90,11 +90,11 @@ export class SqliteEventFeed implements EventFeed {
     let position = after;
     while (!signal.aborted && !this.closed) {
       const seen = this.version;
+      // The query selects (workspace, context and type are columns): the stored JSON goes out as it is.
       const rows = this.page(selector).all(position, ...this.parameters(selector)) as Row[];
       for (const row of rows) {
         position = row.position;
-        const event = JSON.parse(row.body) as IntegrationEvent;
-        if (selects(selector, event)) yield { position, event };
+        yield new StoredFeedEntry(position, row.body);
         if (signal.aborted) return;
       }
       if (rows.length < PAGE && this.version === seen) await this.changed(signal);
