@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createCipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { EventIds } from './event-ids';
 
 describe('EventIds', () => {
@@ -27,5 +27,28 @@ describe('EventIds', () => {
     expect(ids.decode('acme', flipped.toString('base64url'))).toBeNull();
     expect(new EventIds(randomBytes(32)).decode('acme', id)).toBeNull();
     for (const other of ['7', '', 'x'.repeat(48), `${id}A`]) expect(ids.decode('acme', other)).toBeNull();
+  });
+
+  it('round-trips every position a number holds exactly', () => {
+    for (const position of [0, 1, 2 ** 32 - 1, 2 ** 32, 2 ** 40 + 12345, Number.MAX_SAFE_INTEGER]) expect(ids.decode('acme', ids.encode('acme', position))).toBe(position);
+  });
+
+  it('refuses an id whose sealed half is swapped with another id\'s (the tag binds the pair)', () => {
+    const [a, b] = [Buffer.from(ids.encode('acme', 1), 'base64url'), Buffer.from(ids.encode('acme', 2), 'base64url')];
+    const mixed = Buffer.concat([b.subarray(0, 16), a.subarray(16)]).toString('base64url');
+    expect(ids.decode('acme', mixed)).toBeNull();
+  });
+
+  it('still opens an id of the first format (AES-256-GCM) handed out before, for its workspace only', () => {
+    // v1 as it was made: HKDF key, 12-byte random nonce, 8-byte position, 16-byte tag, the workspace as AAD.
+    const key = Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), 'lore/events/sse-id/v1', 32));
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', key, iv, { authTagLength: 16 });
+    cipher.setAAD(Buffer.from('acme', 'utf8'));
+    const plain = Buffer.alloc(8);
+    plain.writeBigUInt64BE(987654321n);
+    const v1 = Buffer.concat([iv, cipher.update(plain), cipher.final(), cipher.getAuthTag()]).toString('base64url');
+    expect(ids.decode('acme', v1)).toBe(987654321);
+    expect(ids.decode('globex', v1)).toBeNull();
   });
 });
