@@ -7,6 +7,8 @@
 //  2. catch-up: BENCH_EVENTS synthetic events already stored, read from the start by an SSE
 //     client, by the product's EventFeed (JetStream distributed), and by a bare nats.js
 //     consumer (baseline); standalone, by an SSE client beside the SQLite feed read in-process.
+//     Beside each SSE figure: the server's CPU time per event (Linux), the steady measure when
+//     the machine is shared, and the load average.
 // dist/ bundles only whole apps, so the product's feed adapters (jetStreamEventFeed, the
 // SQLite feed's append/follow, encodeEvent) are bundled from source with esbuild, the same
 // way tools/build.mjs does: synthetic events are then stored exactly as the transport stores them.
@@ -14,9 +16,9 @@
 // (default 100000), NATS_URL. Prints PASS/MISS per target; exits non-zero on a miss or failure.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { build } from 'esbuild';
@@ -227,6 +229,33 @@ async function timeCatchUp(read) {
   return EVENTS / ((ended - started) / 1000);
 }
 
+/**
+ * CPU time (ms) of a process and all its descendants, from Linux's /proc (clock ticks at the
+ * usual 100/s); null elsewhere. The distributed gateway is a grandchild (dist/distributed.js
+ * starts it), and during a catch-up it is the only one of them at work. A steadier measure
+ * than events/s on a shared machine: the work per event does not depend on the neighbours.
+ */
+function treeCpuMs(pid) {
+  try {
+    const [utime, stime] = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ').slice(11, 13).map(Number);
+    let total = ((utime + stime) * 1000) / 100;
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      for (const child of readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean)) total += treeCpuMs(Number(child)) ?? 0;
+    }
+    return total;
+  } catch {
+    return null;
+  }
+}
+
+/** `read`'s events/s, and the server's CPU µs per event meanwhile (null without /proc). */
+async function timeCatchUpOn(pid, read) {
+  const before = treeCpuMs(pid);
+  const perSecond = await timeCatchUp(read);
+  const after = treeCpuMs(pid);
+  return { perSecond, cpuPerEvent: before === null || after === null ? null : ((after - before) * 1000) / EVENTS };
+}
+
 const sseReader = (url, headers) => async (onEvent) => {
   const sse = await openSse(url, '/api/v1/events?after=0', headers, onEvent);
   return async () => sse.close();
@@ -316,14 +345,15 @@ try {
   const feed = product.jetStreamEventFeed({ url: NATS_URL, subjectPrefix: PREFIX });
   const viaFeed = await timeCatchUp(feedReader(feed, workspace));
   await feed.close();
-  const viaSse = await timeCatchUp(sseReader(dist.url, await auth(workspace)));
+  const { perSecond: viaSse, cpuPerEvent: distCpu } = await timeCatchUpOn(dist.child.pid, sseReader(dist.url, await auth(workspace)));
   await nc.close();
   await stopChild(dist.child);
   await deleteEventStream(NATS_URL, PREFIX);
-  const rate = (label, value, base) => console.log(`${label.padEnd(44)} ${value.toFixed(0).padStart(7)} events/s${base ? `   ×${(value / base).toFixed(2)} of the baseline` : ''}`);
+  const rate = (label, value, base, cpu) =>
+    console.log(`${label.padEnd(44)} ${value.toFixed(0).padStart(7)} events/s${base ? `   ×${(value / base).toFixed(2)} of the baseline` : ''}${cpu == null ? '' : `   server CPU ${cpu.toFixed(1)} µs/event`}   load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   rate('bare nats.js consumer (baseline)', bare);
   rate('EventFeed (jetStreamEventFeed.follow)', viaFeed, bare);
-  rate('distributed SSE /api/v1/events?after=0', viaSse, bare);
+  rate('distributed SSE /api/v1/events?after=0', viaSse, bare, distCpu);
 
   // ---- standalone: the SQLite feed filled through its own append before the app opens it ----
   mkdirSync(join(ROOT, 'standalone'));
@@ -339,14 +369,14 @@ try {
   await sleep(300); // as distributed
   const standalone = await createAtRate(alone.url, latencyAuth, [{ name: 'sse', seen: aloneSseSeen }]);
   aloneSse.close();
-  const aloneCatchUp = await timeCatchUp(sseReader(alone.url, await auth(workspace)));
+  const { perSecond: aloneCatchUp, cpuPerEvent: aloneCpu } = await timeCatchUpOn(alone.child.pid, sseReader(alone.url, await auth(workspace)));
   await stopChild(alone.child);
   console.log('');
   creates('standalone', standalone);
   latencyRow('standalone SSE /api/v1/events', standalone.receivers[0], bases);
   console.log(`appended ${EVENTS} events to the SQLite feed (its own append) in ${appended.toFixed(1)} s`);
   rate('SQLite feed follow, in-process (baseline)', inProcess);
-  rate('standalone SSE /api/v1/events?after=0', aloneCatchUp, inProcess);
+  rate('standalone SSE /api/v1/events?after=0', aloneCatchUp, inProcess, aloneCpu);
 
   // ---- summary ----
   // Judged from the send: the event often arrives before the 201 (negative "from 201" figures).
