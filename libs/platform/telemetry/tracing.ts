@@ -100,6 +100,12 @@ interface TracedEvent {
  * work, and its log lines, share the trace id of the request whose write caused it.
  */
 export function inProcessorSpan<T>(processor: string, events: readonly TracedEvent[], work: () => Promise<T>): Promise<T> {
+  if (!recording) {
+    // Nothing records the span: only its trace id would be seen (in log lines), and the first
+    // event's trace gives that without a span or links being made for every batch of every processor.
+    const traceparent = events[0]?.metadata['traceparent'];
+    return typeof traceparent === 'string' ? context.with(contextFromTraceHeaders({ traceparent }), work) : work();
+  }
   const parents: string[] = [];
   for (const event of events) {
     const traceparent = event.metadata['traceparent'];
