@@ -1,7 +1,7 @@
-// CPU time a server process spent, read from /proc (Linux): the whole process (every thread:
+// CPU time a server process (and its children) spent, read from /proc (Linux): the whole process (every thread:
 // libuv's pool, GC helpers, SQLite's fsyncs from the pool) and its main thread (the event loop).
 // A steady yardstick on a shared machine, where throughput swings with the disk and the load.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 
 const TICK_MS = 1000 / Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim() || 100);
@@ -13,9 +13,27 @@ function ticksOf(statPath) {
   return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
 }
 
-/** { totalMs, mainMs } so far for a process id. */
+/** The process and its descendants (the distributed topology's launcher starts one process per service). */
+function tree(pid) {
+  const children = readdirSync(`/proc/${pid}/task`).flatMap((tid) => {
+    try {
+      return readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+    } catch {
+      return []; // the thread ended meanwhile
+    }
+  });
+  return [pid, ...children.flatMap(tree)];
+}
+
+/** { totalMs, mainMs } so far for a process id and its descendants (main: each one's main thread). */
 export function cpuOf(pid) {
-  return { totalMs: ticksOf(`/proc/${pid}/stat`), mainMs: ticksOf(`/proc/${pid}/task/${pid}/stat`) };
+  let totalMs = 0;
+  let mainMs = 0;
+  for (const p of tree(pid)) {
+    totalMs += ticksOf(`/proc/${p}/stat`);
+    mainMs += ticksOf(`/proc/${p}/task/${p}/stat`);
+  }
+  return { totalMs, mainMs };
 }
 
 /** Runs `work`, returning its result and the CPU the process spent meanwhile, per `count` operations. */

@@ -54,7 +54,7 @@ async function benchLore(name, { url, child }, parts) {
   const token = await new SignJWT({ workspace_id: 'bench' }).setProtectedHeader({ alg: 'HS256' }).setSubject('bench-user').setExpirationTime('1h').sign(new TextEncoder().encode(SECRET));
   const headers = { authorization: `Bearer ${token}` };
   const ids = new Array(COUNT);
-  // The server's CPU over the create phase (the distributed one's gateway alone: the contexts are other processes).
+  // The server's CPU over the create phase (distributed: the launcher's tree, the gateway and every service).
   const { result: create, cpu } = await withServerCpu(child.pid, COUNT, () =>
     runLoad({ url, concurrency: CONCURRENCY, count: COUNT, request: (i) => ({ method: 'POST', path: '/api/v1/memories', body: body(i), headers }) }),
   );
