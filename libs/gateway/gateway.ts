@@ -95,6 +95,9 @@ export function gatewayServerOptions(config: GatewayConfig, logger: Logger): Con
   };
 }
 
+/** Levels at which the per-request line is written. */
+const INFO_LOGGED = new Set(['trace', 'debug', 'info']);
+
 /** Wires the HTTP edge onto a Fastify instance: hooks, error shapes, every route. */
 export function configureGateway(app: FastifyInstance, options: GatewayOptions): void {
   const { config, transport, edges, feed } = options;
@@ -128,7 +131,8 @@ export function configureGateway(app: FastifyInstance, options: GatewayOptions):
   });
   // One line per request, without query strings or bodies: no memory text or secret reaches the log.
   app.addHook('onResponse', (request, reply, done) => {
-    request.log.info({ method: request.method, route: request.routeOptions.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10, ...requestTraceFields(request) }, 'request');
+    // Not even built when the level is above info (most deployments under load): it is per request.
+    if (INFO_LOGGED.has(request.log.level)) request.log.info({ method: request.method, route: request.routeOptions.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10, ...requestTraceFields(request) }, 'request');
     done();
   });
   useJsonBodyParser(app);

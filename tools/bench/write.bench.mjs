@@ -1,17 +1,26 @@
 // npm run bench:write — memory writes and reads against the standalone app and the
 // distributed topology (over the NATS at NATS_URL), beside a bare Fastify + better-sqlite3
-// baseline doing one insert per request. Prints throughput, p50/p95 and ratios.
-// Knobs: BENCH_COUNT (default 5000 per operation), BENCH_CONCURRENCY (default 32).
+// baseline doing one insert per request. Prints throughput, p50/p95, ratios and the server's
+// CPU per create (its process CPU time from /proc: every thread, and the main thread alone),
+// the steady figure on a shared machine, where the disk-bound baseline swings.
+// Knobs: BENCH_COUNT (default 5000 per operation), BENCH_CONCURRENCY (default 32),
+// BENCH_ROUNDS (default 1: baseline and standalone creates repeated, interleaved),
+// BENCH_REF (another checkout, built: its dist/standalone.js is measured in each round beside
+// this one's, e.g. a worktree of an older commit), BENCH_PARTS (default create,get,replace,distributed).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { SignJWT } from 'jose';
 import { freePort, runLoad, stopChild, deleteEventStream } from './load.mjs';
 import { BENCH_RATE_LIMITS } from './bench-limits.mjs';
+import { formatCpu, withServerCpu } from './server-cpu.mjs';
 
 const COUNT = Number(process.env.BENCH_COUNT ?? 5000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
+const REF = process.env.BENCH_REF ? resolve(process.env.BENCH_REF) : null;
+const PARTS = new Set((process.env.BENCH_PARTS ?? 'create,get,replace,distributed').split(','));
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const SECRET = 'bench-secret';
 const children = [];
@@ -41,14 +50,16 @@ const stop = ({ child }) => stopChild(child);
 
 const body = (i) => ({ memory: `User ${i % 97} prefers tea number ${i} in the afternoon`, topics: ['drinks', `t${i % 7}`], metadata: { source: 'bench', i } });
 
-async function benchLore(name, url) {
+async function benchLore(name, { url, child }, parts) {
   const token = await new SignJWT({ workspace_id: 'bench' }).setProtectedHeader({ alg: 'HS256' }).setSubject('bench-user').setExpirationTime('1h').sign(new TextEncoder().encode(SECRET));
   const headers = { authorization: `Bearer ${token}` };
   const ids = new Array(COUNT);
-  const create = await runLoad({
-    url, concurrency: CONCURRENCY, count: COUNT,
-    request: (i) => ({ method: 'POST', path: '/api/v1/memories', body: body(i), headers }),
-  });
+  // The server's CPU over the create phase (distributed: the launcher's tree, the gateway and every service).
+  const { result: create, cpu } = await withServerCpu(child.pid, COUNT, () =>
+    runLoad({ url, concurrency: CONCURRENCY, count: COUNT, request: (i) => ({ method: 'POST', path: '/api/v1/memories', body: body(i), headers }) }),
+  );
+  create.cpu = cpu;
+  if (!parts.has('get') && !parts.has('replace')) return { name, create };
   // Ids for the read and replace phases, created beforehand so those phases measure only themselves.
   const list = [];
   let cursor = null;
@@ -59,45 +70,86 @@ async function benchLore(name, url) {
     cursor = page.next_cursor;
   } while (cursor && list.length < COUNT);
   for (let i = 0; i < COUNT; i++) ids[i] = list[i % list.length];
-  const get = await runLoad({ url, concurrency: CONCURRENCY, count: COUNT, request: (i) => ({ method: 'GET', path: `/api/v1/memories/${ids[i]}`, headers }) });
-  const replace = await runLoad({
-    url, concurrency: CONCURRENCY, count: COUNT,
-    request: (i) => ({ method: 'POST', path: `/api/v1/memories/${ids[i]}/replace`, body: { memory: `replaced ${i}`, topics: null }, headers }),
-  });
+  const get = parts.has('get') ? await runLoad({ url, concurrency: CONCURRENCY, count: COUNT, request: (i) => ({ method: 'GET', path: `/api/v1/memories/${ids[i]}`, headers }) }) : null;
+  const replace = parts.has('replace')
+    ? await runLoad({
+        url, concurrency: CONCURRENCY, count: COUNT,
+        request: (i) => ({ method: 'POST', path: `/api/v1/memories/${ids[i]}/replace`, body: { memory: `replaced ${i}`, topics: null }, headers }),
+      })
+    : null;
   return { name, create, get, replace };
 }
 
 function row(label, r, base) {
   const ratio = base ? `  p50 ×${(r.p50 / base.p50).toFixed(2)}  throughput ×${(r.throughput / base.throughput).toFixed(2)}` : '';
   const fails = r.failures ? `  FAILURES ${r.failures} (${r.firstFailure})` : '';
-  return `${label.padEnd(28)} ${r.throughput.toFixed(0).padStart(7)}/s  p50 ${r.p50.toFixed(2).padStart(7)} ms  p95 ${r.p95.toFixed(2).padStart(7)} ms${ratio}${fails}`;
+  const cpu = r.cpu ? `  ${formatCpu(r.cpu)}` : '';
+  return `${label.padEnd(28)} ${r.throughput.toFixed(0).padStart(7)}/s  p50 ${r.p50.toFixed(2).padStart(7)} ms  p95 ${r.p95.toFixed(2).padStart(7)} ms${ratio}${cpu}${fails}`;
+}
+
+const load = () => `load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`;
+
+async function baselineRound() {
+  const server = await start('baseline', ['tools/bench/baseline-server.mjs'], {}, '/items');
+  const { result, cpu } = await withServerCpu(server.child.pid, COUNT, () =>
+    runLoad({ url: server.url, concurrency: CONCURRENCY, count: COUNT, request: (i) => ({ method: 'POST', path: '/items', body: body(i) }) }),
+  );
+  await stop(server);
+  result.cpu = cpu;
+  return result;
+}
+
+async function standaloneRound(name, script, parts) {
+  const server = await start(name, [script], {}, '/ready');
+  const result = await benchLore(name, server, parts);
+  await stop(server);
+  return result;
 }
 
 try {
-  console.log(`bench:write  count=${COUNT} per operation, concurrency=${CONCURRENCY}, node ${process.version}, ${(await import('node:os')).cpus().length} cores`);
-  const baselineServer = await start('baseline', ['tools/bench/baseline-server.mjs'], {}, '/items');
-  const baseline = await runLoad({ url: baselineServer.url, concurrency: CONCURRENCY, count: COUNT, request: (i) => ({ method: 'POST', path: '/items', body: body(i) }) });
-  await stop(baselineServer);
-
-  const standaloneServer = await start('standalone', ['dist/standalone.js'], {}, '/ready');
-  const standalone = await benchLore('standalone', standaloneServer.url);
-  await stop(standaloneServer);
-
-  const distributedServer = await start('distributed', ['dist/distributed.js'], { NATS_URL, NATS_SUBJECT_PREFIX: `bench${process.pid}` }, '/ready');
-  const distributed = await benchLore('distributed', distributedServer.url);
-  await stop(distributedServer);
-  await deleteEventStream(NATS_URL, `bench${process.pid}`);
-
-  console.log('');
-  console.log(row('baseline insert (bare)', baseline));
-  for (const r of [standalone, distributed]) {
-    console.log(row(`${r.name} create`, r.create, baseline));
-    console.log(row(`${r.name} get`, r.get, baseline));
-    console.log(row(`${r.name} replace`, r.replace, baseline));
+  console.log(`bench:write  count=${COUNT} per operation, concurrency=${CONCURRENCY}, rounds=${ROUNDS}, node ${process.version}, ${(await import('node:os')).cpus().length} cores${REF ? `, reference ${REF}` : ''}`);
+  const totals = { baseline: [], standalone: [], ref: [] };
+  let last = null;
+  for (let round = 1; round <= ROUNDS; round++) {
+    const baseline = await baselineRound();
+    const standalone = await standaloneRound('standalone', 'dist/standalone.js', round === ROUNDS ? PARTS : new Set(['create']));
+    const ref = REF ? await standaloneRound('reference', join(REF, 'dist/standalone.js'), new Set(['create'])) : null;
+    totals.baseline.push(baseline);
+    totals.standalone.push(standalone.create);
+    if (ref) totals.ref.push(ref.create);
+    console.log(`\nround ${round} (${load()})`);
+    console.log(row('baseline insert (bare)', baseline));
+    console.log(row('standalone create', standalone.create, baseline));
+    if (ref) console.log(row('reference create', ref.create, baseline));
+    last = { baseline, standalone };
   }
-  console.log('');
-  console.log(`standalone create: ${standalone.create.throughput.toFixed(0)}/s (target ≥ 2000/s), p50 ×${(standalone.create.p50 / baseline.p50).toFixed(2)} of baseline (target ≤ 2.5)`);
-  console.log(`distributed create p50 ×${(distributed.create.p50 / standalone.create.p50).toFixed(2)} of standalone (target ≤ 1.5); get ×${(distributed.get.p50 / standalone.get.p50).toFixed(2)}; replace ×${(distributed.replace.p50 / standalone.replace.p50).toFixed(2)}`);
+  const { baseline, standalone } = last;
+  let distributed = null;
+  if (PARTS.has('distributed')) {
+    const distributedServer = await start('distributed', ['dist/distributed.js'], { NATS_URL, NATS_SUBJECT_PREFIX: `bench${process.pid}` }, '/ready');
+    distributed = await benchLore('distributed', distributedServer, PARTS);
+    await stop(distributedServer);
+    await deleteEventStream(NATS_URL, `bench${process.pid}`);
+  }
+
+  console.log(`\nlast round in full (${load()})`);
+  console.log(row('baseline insert (bare)', baseline));
+  for (const r of [standalone, distributed].filter(Boolean)) {
+    console.log(row(`${r.name} create`, r.create, baseline));
+    if (r.get) console.log(row(`${r.name} get`, r.get, baseline));
+    if (r.replace) console.log(row(`${r.name} replace`, r.replace, baseline));
+  }
+  const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  const med = (runs, pick) => median(runs.map(pick));
+  console.log(`\nmedians over ${ROUNDS} round(s):`);
+  for (const [label, runs] of [['baseline', totals.baseline], ['standalone', totals.standalone], ['reference', totals.ref]]) {
+    if (runs.length === 0) continue;
+    console.log(`  ${label.padEnd(11)} ${med(runs, (r) => r.throughput).toFixed(0).padStart(6)}/s  p50 ${med(runs, (r) => r.p50).toFixed(2)} ms  cpu/create ${med(runs, (r) => r.cpu.totalMsPer).toFixed(3)} ms (main ${med(runs, (r) => r.cpu.mainMsPer).toFixed(3)})`);
+  }
+  const ratios = (runs, pick) => runs.map((r, i) => pick(r, totals.baseline[i]).toFixed(2)).join(', ');
+  console.log(`standalone create throughput ×baseline per round: ${ratios(totals.standalone, (r, b) => r.throughput / b.throughput)} (target ≥ 1.0); p50 ×baseline: ${ratios(totals.standalone, (r, b) => r.p50 / b.p50)} (target ≤ 1.1)`);
+  if (totals.ref.length) console.log(`standalone cpu/create ×reference per round: ${totals.standalone.map((r, i) => (r.cpu.totalMsPer / totals.ref[i].cpu.totalMsPer).toFixed(2)).join(', ')} (target ≤ 1.0)`);
+  if (distributed) console.log(`distributed create p50 ×${(distributed.create.p50 / standalone.create.p50).toFixed(2)} of standalone (target ≤ 1.3)${distributed.get ? `; get ×${(distributed.get.p50 / standalone.get.p50).toFixed(2)}` : ''}${distributed.replace ? `; replace ×${(distributed.replace.p50 / standalone.replace.p50).toFixed(2)}` : ''}`);
 } finally {
   for (const c of children) {
     await stop(c);

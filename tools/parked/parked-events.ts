@@ -139,7 +139,7 @@ async function inProcess(config: LoreConfig, env: NodeJS.ProcessEnv): Promise<Ma
     const readYourWrites = { settle: async () => undefined, settleReactor: async () => undefined, settleAllBut: async () => undefined };
     const parts = service.build({ ...stores, embeddings, transport, feed, egress, clock: systemClock, config: loadContextConfig(service, env), readYourWrites, log: logger });
     await parts.prepare?.();
-    const processors = new EventProcessors(parts, stores.events, stores.documents, (name, error) => logger.warn({ processor: name, err: error }, 'retry failed'), stores.vectors);
+    const processors = new EventProcessors(parts, stores.events, stores.documents, (name, error) => logger.warn({ processor: name, err: error }, 'retry failed'), stores.vectors, { feedCheckpoints: feed });
     await processors.loadParked();
     map.set(service.name, {
       list: async (scope) => processors.listParked(scope),

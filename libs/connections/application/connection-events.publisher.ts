@@ -8,6 +8,7 @@ import { CONNECTION_STREAM_PREFIX, upcastConnectionEvent } from '@lore/connectio
 export function connectionEventsPublisher(transport: Transport): Reactor {
   return {
     name: 'connections.integration-events.v1',
+    checkpointInFeed: true,
     streamPrefixes: [CONNECTION_STREAM_PREFIX],
     async react(events) {
       await publishIntegrationEvents(transport, events.map(integrationEvent));

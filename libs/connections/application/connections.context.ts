@@ -44,7 +44,7 @@ export const connectionsContext = defineContext({
         handle(messages.list, (q) => queries.list(q)),
         ...webhooks.handlers,
       ],
-      projections: [connectionsProjection],
+      projections: [webhooks.watching(connectionsProjection)],
       reactors: [
         connectionEventsPublisher(deps.transport),
         credentialReleaseReactor(vault, deps.events),

@@ -11,6 +11,7 @@ import { CONVERSATION_STREAM_PREFIX, upcastConversationEvent } from '@lore/conve
 export function conversationEventsPublisher(transport: Transport): Reactor {
   return {
     name: 'conversations.integration-events.v1',
+    checkpointInFeed: true,
     streamPrefixes: [CONVERSATION_STREAM_PREFIX],
     async react(events) {
       await publishIntegrationEvents(transport, events.map(integrationEvent));

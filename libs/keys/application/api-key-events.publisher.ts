@@ -7,6 +7,7 @@ import { API_KEY_STREAM_PREFIX, upcastApiKeyEvent } from '@lore/keys/domain';
 export function apiKeyEventsPublisher(transport: Transport): Reactor {
   return {
     name: 'keys.integration-events.v1',
+    checkpointInFeed: true,
     streamPrefixes: [API_KEY_STREAM_PREFIX],
     async react(events) {
       const messages = events.map((recorded): ApiKeyIntegrationEvent => {

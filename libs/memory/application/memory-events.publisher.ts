@@ -12,6 +12,7 @@ import { MEMORY_STREAM_PREFIX, upcastMemoryEvent } from '@lore/memory/domain';
 export function memoryEventsPublisher(transport: Transport): Reactor {
   return {
     name: 'memory.integration-events.v1',
+    checkpointInFeed: true,
     streamPrefixes: [MEMORY_STREAM_PREFIX],
     async react(events) {
       await publishIntegrationEvents(transport, events.map(integrationEvent));

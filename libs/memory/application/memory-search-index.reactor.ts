@@ -48,12 +48,17 @@ export function memorySearchIndexReactor(deps: {
   readonly sealed: SealedFields<MemoryContent>;
   readonly log: ContextLog;
 }): Reactor {
+  // After the model was found missing: until when memories are left unindexed without trying
+  // (no opening of sealed texts, no load attempt per batch), and how often it was found so.
+  let missingUntil = 0;
+  let missingTimes = 0;
   return {
     name: MEMORY_SEARCH_INDEX,
     streamPrefixes: [MEMORY_STREAM_PREFIX],
     async react(recorded) {
       const provider = deps.embeddings.get(deps.embeddings.defaultModel);
       if (provider === null) return;
+      const modelMissing = Date.now() < missingUntil;
       const index = memoryIndexName(provider);
       await deps.vectors.ensureIndex({ name: index, dimensions: provider.info.dimensions, distance: 'cosine' });
       // Only the last event of each memory in the batch matters.
@@ -67,6 +72,7 @@ export function memorySearchIndexReactor(deps: {
           writes.push({ op: 'delete', index, ids: [event.data.memoryId] });
           continue;
         }
+        if (modelMissing) continue; // unsearchable by meaning until replaced, as when the model refuses it
         const content = await openOrNull(deps.sealed, event.data.memoryId, event.data.content);
         if (content === null) continue;
         const memoryType = event.type === 'memory.MemoryCreated' ? event.data.memoryType : await typeOf(deps.events, event.data.memoryId);
@@ -81,10 +87,14 @@ export function memorySearchIndexReactor(deps: {
         // that is not installed is not: memories stay writable and readable, only unsearchable by
         // meaning until they are replaced; searching says the model is missing.
         if (!isEmbeddingUnavailable(error) || error.retryable) throw error;
-        deps.log.warn({ err: error.message, memories: toEmbed.length }, 'memories not indexed for search: the embedding model is unavailable');
+        // Tried again after 30 s, doubling up to 10 min: a deployment without the model pays nothing per memory.
+        missingTimes += 1;
+        missingUntil = Date.now() + Math.min(MISSING_RETRY_CAP_MS, MISSING_RETRY_MS * 2 ** (missingTimes - 1));
+        deps.log.warn({ err: error.message, memories: toEmbed.length, retryInMs: missingUntil - Date.now() }, 'memories not indexed for search: the embedding model is unavailable');
         vectors = [];
         toEmbed.length = 0;
       }
+      if (toEmbed.length > 0) missingTimes = 0;
       toEmbed.forEach((m, i) => {
         const vector = vectors[i];
         if (vector === undefined) return;
@@ -108,6 +118,9 @@ export function memorySearchIndexReactor(deps: {
     },
   };
 }
+
+const MISSING_RETRY_MS = 30_000;
+const MISSING_RETRY_CAP_MS = 10 * 60_000;
 
 async function openOrNull(sealed: SealedFields<MemoryContent>, memoryId: string, content: string): Promise<MemoryContent | null> {
   try {

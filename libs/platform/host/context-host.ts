@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { appendedStreams, systemClock, waitWithinDeadline, withRequestContext } from '@lore/platform/kernel';
 import { contextStatusMessage, handle, parkedEventsListMessage, parkedEventsRetryMessage, serveMessages, type EventFeed, type Transport, type TransportSubscription } from '@lore/platform/transport/port';
 import type { ContextDefinition, ReadYourWrites } from '@lore/platform/cqrs';
-import { EventProcessors } from '@lore/platform/projections';
+import { EventProcessors, type FeedCheckpoints } from '@lore/platform/projections';
 import { onMetricSourceFailure, registerParkedCountSource, registerProcessorLagSource } from '@lore/platform/telemetry';
 import { loadContextConfig, type Lifecycle, type LoreConfig } from '@lore/platform/runtime';
 import type { EmbeddingModels } from '@lore/platform/embeddings/port';
@@ -32,6 +32,8 @@ export class ContextHost<C = unknown> implements Lifecycle {
       readonly transport: Transport;
       /** The integration events as a log (the process's: shared by its contexts). */
       readonly feed: EventFeed;
+      /** Where the feed keeps its publishers' checkpoints, when it does (standalone's SQLite feed; see `Reactor.checkpointInFeed`). */
+      readonly feedCheckpoints?: FeedCheckpoints;
       readonly logger: Logger;
       readonly env?: NodeJS.ProcessEnv;
       /** The process's models, shared by the contexts it hosts; opened from the environment when absent. */
@@ -59,7 +61,7 @@ export class ContextHost<C = unknown> implements Lifecycle {
     const onError = (processor: string, error: unknown): void => log.error({ processor, err: error }, 'event processor failed');
     const onParked = (record: { processor: string; streamId: string; eventId: string; eventType: string; workspaceId: string | null; attempts: number }): void =>
       log.error({ processor: record.processor, streamId: record.streamId, eventId: record.eventId, eventType: record.eventType, workspaceId: record.workspaceId, attempts: record.attempts }, 'event parked: the processor goes on with other streams');
-    const processors = new EventProcessors(parts, stores.events, stores.documents, onError, stores.vectors, { onParked });
+    const processors = new EventProcessors(parts, stores.events, stores.documents, onError, stores.vectors, { onParked, feedCheckpoints: deps.feedCheckpoints });
     this.processors = processors;
     await processors.start();
     const unregisterLag = registerProcessorLagSource(processors);

@@ -1,7 +1,7 @@
 import type { RecordedEvent } from '@lore/platform/kernel';
 import type { DocumentStore, DocumentWrite } from '@lore/platform/documents/port';
 import type { VectorStore, VectorWrite } from '@lore/platform/vectors/port';
-import { isReactor, isVectorProjection, type Processor } from './projection';
+import { isReactor, isVectorProjection, type FeedCheckpoints, type Processor, type Reactor } from './projection';
 import { BatchContext } from './batch-context';
 
 export interface Checkpoint {
@@ -21,13 +21,22 @@ export class EventApplier {
     private readonly processor: Processor,
     private readonly documents: DocumentStore,
     private readonly vectors: VectorStore | null,
+    /** Where a reactor with `checkpointInFeed` keeps its checkpoint; null: in the document store like the others. */
+    private readonly feedCheckpoints: FeedCheckpoints | null = null,
   ) {}
 
   async apply(events: readonly RecordedEvent[], parked: readonly DocumentWrite[], checkpoint?: Checkpoint): Promise<void> {
     const processor = this.processor;
     if (isReactor(processor)) {
       if (events.length > 0) await processor.react(events);
-      await this.documents.write(parked, checkpoint);
+      const feed = this.feedOf(processor);
+      if (feed === null) await this.documents.write(parked, checkpoint);
+      else {
+        // Parked records first, as for vector projections: a crash between the two redelivers
+        // events already recorded as parked, which the runner recognises and skips.
+        if (parked.length > 0) await this.documents.write(parked);
+        if (checkpoint !== undefined) await feed.saveCheckpoint(checkpoint.name, checkpoint.value);
+      }
     } else if (isVectorProjection(processor)) {
       const vectors = this.vectorStore();
       const writes: VectorWrite[] = [];
@@ -43,7 +52,11 @@ export class EventApplier {
   }
 
   async getCheckpoint(): Promise<string | null> {
-    return (isVectorProjection(this.processor) ? this.vectorStore() : this.documents).getCheckpoint(this.processor.name);
+    const processor = this.processor;
+    const feed = isReactor(processor) ? this.feedOf(processor) : null;
+    // A data directory from before checkpoints moved to the feed resumes from the document store's.
+    if (feed !== null) return (await feed.getCheckpoint(processor.name)) ?? this.documents.getCheckpoint(processor.name);
+    return (isVectorProjection(processor) ? this.vectorStore() : this.documents).getCheckpoint(processor.name);
   }
 
   /** Drops the read model (a reactor: its checkpoint). */
@@ -54,7 +67,13 @@ export class EventApplier {
       await vectors.reset((await vectors.listIndexes()).map((i) => i.name), processor.name);
     } else {
       await this.documents.reset(isReactor(processor) ? [] : processor.collections, processor.name);
+      const feed = isReactor(processor) ? this.feedOf(processor) : null;
+      if (feed !== null) await feed.deleteCheckpoint(processor.name);
     }
+  }
+
+  private feedOf(reactor: Reactor): FeedCheckpoints | null {
+    return reactor.checkpointInFeed === true ? this.feedCheckpoints : null;
   }
 
   private vectorStore(): VectorStore {

@@ -2,7 +2,7 @@ import type { Position } from '@lore/platform/kernel';
 import type { EventStore } from '@lore/platform/event-store/port';
 import type { DocumentStore } from '@lore/platform/documents/port';
 import type { VectorStore } from '@lore/platform/vectors/port';
-import { isReactor, type ReadModelProjection, type Reactor } from './projection';
+import { isReactor, type FeedCheckpoints, type ReadModelProjection, type Reactor } from './projection';
 import { DEFAULT_PARKING, ProjectionRunner, type ParkingOptions } from './projection-runner';
 import type { ParkedEvent } from './parked-event';
 import { byPosition } from './parked-ledger';
@@ -53,11 +53,11 @@ export class EventProcessors {
     documents: DocumentStore,
     onError: (processor: string, error: unknown) => void,
     vectors: VectorStore | null = null,
-    options: { readonly parking?: Partial<ParkingOptions>; readonly onParked?: (record: ParkedEvent) => void } = {},
+    options: { readonly parking?: Partial<ParkingOptions>; readonly onParked?: (record: ParkedEvent) => void; readonly feedCheckpoints?: FeedCheckpoints | undefined } = {},
   ) {
     const parking = { ...DEFAULT_PARKING, ...options.parking };
     this.runners = [...processors.projections, ...processors.reactors].map(
-      (p) => new ProjectionRunner(p, events, documents, (e) => onError(p.name, e), vectors, parking, options.onParked),
+      (p) => new ProjectionRunner(p, events, documents, (e) => onError(p.name, e), vectors, parking, options.onParked, options.feedCheckpoints ?? null),
     );
     this.projections = this.runners.filter((r) => !isReactor(r.processor));
   }

@@ -3,7 +3,7 @@ import type { EventStore, EventSubscription } from '@lore/platform/event-store/p
 import type { DocumentStore } from '@lore/platform/documents/port';
 import type { VectorStore } from '@lore/platform/vectors/port';
 import { inProcessorSpan } from '@lore/platform/telemetry';
-import { isVectorProjection, type Processor } from './projection';
+import { isVectorProjection, type FeedCheckpoints, type Processor } from './projection';
 import { EventApplier } from './event-applier';
 import { ParkedLedger, deleteParked } from './parked-ledger';
 import { isTransientFailure, parkedStreamError, type ParkedEvent } from './parked-event';
@@ -75,9 +75,11 @@ export class ProjectionRunner {
     vectors: VectorStore | null = null,
     private readonly parking: ParkingOptions = DEFAULT_PARKING,
     private readonly onParked: (record: ParkedEvent) => void = () => undefined,
+    /** Where reactors with `checkpointInFeed` keep their checkpoints (standalone's feed); null: the document store. */
+    feedCheckpoints: FeedCheckpoints | null = null,
   ) {
     if (isVectorProjection(processor) && vectors === null) throw new Error(`${processor.name} is a vector projection: its runner needs a vector store`);
-    this.applier = new EventApplier(processor, documents, vectors);
+    this.applier = new EventApplier(processor, documents, vectors, feedCheckpoints);
     this.parked = new ParkedLedger(processor.name, documents);
     this.parkedStreams = new ParkedStreams(processor.name, events, this.applier, this.parked, onParked);
     this.failing = new FailingEvents(processor.name, this.applier, this.parked, parking, onError, onParked);

@@ -39,6 +39,24 @@ export interface Reactor {
   readonly streamPrefixes: readonly string[];
   /** A batch of events of its streams, in log order. */
   react(events: readonly RecordedEvent[]): Promise<void>;
+  /**
+   * Its effects are rows of the integration-event feed (the publishers). Where the process's
+   * feed keeps checkpoints (standalone: `FeedCheckpoints`), this reactor's checkpoint is kept
+   * there, written after the rows it covers, so the feed need not be durable on each commit of
+   * its own: a crash that loses rows loses the checkpoint past them too, and the rows are
+   * published again from the event log (durable on every append).
+   */
+  readonly checkpointInFeed?: true;
+}
+
+/**
+ * Checkpoints kept beside the integration-event feed's rows, in the same log of commits: one
+ * written after a batch's rows is never durable while they are not.
+ */
+export interface FeedCheckpoints {
+  getCheckpoint(name: string): Promise<string | null>;
+  saveCheckpoint(name: string, value: string): Promise<void>;
+  deleteCheckpoint(name: string): Promise<void>;
 }
 
 /** What a vector projection sees while it handles a batch: its writes go out with the batch's checkpoint. */

@@ -1,4 +1,4 @@
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, propagation, trace, type Attributes, type Context, type Link, type Span } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, context, propagation, trace, type Attributes, type Context, type Link, type Span } from '@opentelemetry/api';
 
 /**
  * Spans through the OpenTelemetry API. Without an SDK registered (a unit test, a tool) every
@@ -19,8 +19,11 @@ const TRACER = 'lore';
  * (the transport's message spans): the request's own span already carries the trace id.
  */
 let recording = false;
+/** Whether the runtime registered the SDK (a unit test or a tool may not: then spans carry no ids at all). */
+let registered = false;
 export function setSpansRecorded(on: boolean): void {
   recording = on;
+  registered = true;
 }
 export function spansRecorded(): boolean {
   return recording;
@@ -61,7 +64,26 @@ export interface SpanOptions {
 /** Starts a span that the caller ends (an HTTP request spans several hooks). */
 export function startSpan(name: string, options: SpanOptions): { span: Span; context: Context } {
   const parent = options.parent ?? context.active();
+  if (registered && !recording) return idsOnly(parent);
   const span = trace.getTracer(TRACER).startSpan(name, { kind: options.kind, ...(options.attributes ? { attributes: options.attributes } : {}), ...(options.links ? { links: options.links } : {}) }, parent);
+  return { span, context: trace.setSpan(parent, span) };
+}
+
+const HEX_BYTES = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
+const randomHex = (bytes: number): string => {
+  let hex = '';
+  for (let i = 0; i < bytes; i++) hex += HEX_BYTES[Math.floor(Math.random() * 256)] ?? '00';
+  return hex;
+};
+
+/**
+ * What the SDK's tracer makes when its sampler is off, without the tracer: a non-recording span
+ * with a new span id, in the parent's trace or a new one (ids from Math.random, as the SDK's
+ * generator), so log lines and the `traceparent` passed on still name a trace.
+ */
+function idsOnly(parent: Context): { span: Span; context: Context } {
+  const traceId = trace.getSpanContext(parent)?.traceId ?? randomHex(16);
+  const span = trace.wrapSpanContext({ traceId, spanId: randomHex(8), traceFlags: TraceFlags.NONE });
   return { span, context: trace.setSpan(parent, span) };
 }
 
@@ -100,6 +122,12 @@ interface TracedEvent {
  * work, and its log lines, share the trace id of the request whose write caused it.
  */
 export function inProcessorSpan<T>(processor: string, events: readonly TracedEvent[], work: () => Promise<T>): Promise<T> {
+  if (!recording) {
+    // Nothing records the span: only its trace id would be seen (in log lines), and the first
+    // event's trace gives that without a span or links being made for every batch of every processor.
+    const traceparent = events[0]?.metadata['traceparent'];
+    return typeof traceparent === 'string' ? context.with(contextFromTraceHeaders({ traceparent }), work) : work();
+  }
   const parents: string[] = [];
   for (const event of events) {
     const traceparent = event.metadata['traceparent'];

@@ -10,6 +10,7 @@ import { SqliteEventFeed } from '@lore/platform/transport/sqlite-feed';
 import { renderMetrics } from '@lore/platform/telemetry';
 import { DISPATCH_CHECKPOINT, webhookDispatcher } from './webhook-dispatcher.worker';
 import { WEBHOOKS, WEBHOOK_DELIVERIES } from './webhook.read-models';
+import { WebhookWorkspaces } from './webhook-workspaces';
 
 const skippedCount = async (): Promise<number> => Number(/^lore_webhook_dispatch_skipped_total (\d+)$/m.exec((await renderMetrics()).body)?.[1] ?? 'NaN');
 
@@ -40,7 +41,7 @@ describe('webhook dispatcher (SQLite feed + SQLite document store)', () => {
     const log = { warn: () => undefined, error: (details: Record<string, unknown>, message: string) => void logged.push({ details, message }) };
     const before = await skippedCount();
 
-    const dispatcher = webhookDispatcher({ feed, documents, clock: systemClock, log, wakeSender: () => undefined });
+    const dispatcher = webhookDispatcher({ feed, documents, clock: systemClock, log, wakeSender: () => undefined, workspaces: new WebhookWorkspaces() });
     await dispatcher.start();
     try {
       const bad = { type: 'memory.created', event_id: randomUUID(), workspace_id: 'ws-bad', occurred_at: new Date().toISOString() };
@@ -60,6 +61,52 @@ describe('webhook dispatcher (SQLite feed + SQLite document store)', () => {
       expect(delivered).toMatchObject([{ webhook_id: 'wh-good', workspace_id: 'ws-good' }]);
       expect(await skippedCount()).toBe(before + 1);
       expect(logged).toMatchObject([{ details: { eventId: bad.event_id, workspaceId: 'ws-bad' }, message: expect.stringContaining('skipped') }]);
+    } finally {
+      await dispatcher.stop();
+    }
+  });
+
+  it('asks the document store nothing about events of workspaces without webhooks, and delivers to a webhook created later only what happens after it', async () => {
+    await documents.write([], { name: DISPATCH_CHECKPOINT, value: '0' });
+    let webhookQueries = 0;
+    const counting: DocumentStore = {
+      ...documents,
+      write: (writes, checkpoint) => documents.write(writes, checkpoint),
+      getCheckpoint: (name) => documents.getCheckpoint(name),
+      collection: <T extends Parameters<DocumentStore['collection']>[0]>(name: T) => {
+        const collection = documents.collection(name);
+        if (name !== WEBHOOKS) return collection;
+        return { ...collection, find: (options) => ((webhookQueries += 1), collection.find(options)) } as typeof collection;
+      },
+    } as DocumentStore;
+    const workspaces = new WebhookWorkspaces();
+    const dispatcher = webhookDispatcher({ feed, documents: counting, clock: systemClock, log: { warn: () => undefined, error: () => undefined }, wakeSender: () => undefined, workspaces });
+    await dispatcher.start();
+    try {
+      const event = (workspace: string) => ({ type: 'memory.created', event_id: randomUUID(), workspace_id: workspace, occurred_at: new Date().toISOString() });
+      for (let i = 0; i < 20; i++) await feed.append(event('ws-quiet'));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const atStart = webhookQueries; // the load of active webhooks at start
+      expect(atStart).toBeLessThanOrEqual(1);
+
+      // A webhook created now: the connections projection notes its workspace as it applies the creation.
+      const projection = workspaces.watching({ name: 'test', streamPrefixes: [], collections: [], handle: async () => undefined });
+      const createdAt = new Date().toISOString();
+      await projection.handle(
+        { id: randomUUID(), streamId: 'webhook-wh-new', type: 'connections.WebhookCreated', revision: 0, position: { commit: 1n, prepare: 1n }, recordedAt: createdAt, metadata: {}, data: { webhookId: 'wh-new', workspaceId: 'ws-new', url: 'https://example.com/hook', description: '', eventTypes: [], secret: 's', createdBy: 'u', createdAt } },
+        { get: async () => null, upsert: () => undefined, delete: () => undefined, deleteMany: () => undefined },
+      );
+      await documents.collection(WEBHOOKS).upsert({ id: 'wh-new', workspace_id: 'ws-new', status: 'active', event_types: [], created_at: createdAt });
+      const after = event('ws-new');
+      await feed.append(after);
+      let delivered = (await documents.collection(WEBHOOK_DELIVERIES).find()).items;
+      for (const deadline = Date.now() + 10_000; delivered.length === 0 && Date.now() < deadline; ) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        delivered = (await documents.collection(WEBHOOK_DELIVERIES).find()).items;
+      }
+      expect(delivered).toMatchObject([{ webhook_id: 'wh-new', event_id: after.event_id }]);
+      // Only the new workspace's event was looked up.
+      expect(webhookQueries).toBe(atStart + 1);
     } finally {
       await dispatcher.stop();
     }

@@ -6,6 +6,7 @@ import { countWebhookDispatchSkipped } from '@lore/platform/telemetry';
 import type { DocumentStore, DocumentWrite } from '@lore/platform/documents/port';
 import type { EventFeed, FeedEntry } from '@lore/platform/transport/port';
 import { WEBHOOKS, WEBHOOK_DELIVERIES, type DeliveryDoc, type WebhookDoc } from './webhook.read-models';
+import type { WebhookWorkspaces } from './webhook-workspaces';
 
 export const DISPATCH_CHECKPOINT = 'connections.webhook-dispatch.v1';
 /** Events without a subscribed endpoint move the checkpoint only every so often: replaying them after a crash adds nothing. */
@@ -33,7 +34,15 @@ export function subscribes(webhook: Pick<WebhookDoc, 'event_types'>, type: strin
  * for each active endpoint subscribed to an event that happened after the endpoint was
  * created; the sender does the sending. Deliveries and checkpoint are written together.
  */
-export function webhookDispatcher(deps: { readonly feed: EventFeed; readonly documents: DocumentStore; readonly clock: Clock; readonly log: ContextLog; readonly wakeSender: () => void }) {
+export function webhookDispatcher(deps: {
+  readonly feed: EventFeed;
+  readonly documents: DocumentStore;
+  readonly clock: Clock;
+  readonly log: ContextLog;
+  readonly wakeSender: () => void;
+  /** Which workspaces may have an active webhook: the others' events are stepped past without a query. */
+  readonly workspaces: WebhookWorkspaces;
+}) {
   const controller = new AbortController();
   let loop: Promise<void> = Promise.resolve();
   let unsaved: number | null = null;
@@ -42,8 +51,8 @@ export function webhookDispatcher(deps: { readonly feed: EventFeed; readonly doc
   const dispatch = async (entry: FeedEntry): Promise<void> => {
     const { event } = entry;
     const occurredAt = typeof event['occurred_at'] === 'string' ? event['occurred_at'] : '';
-    const active = await deps.documents.collection<WebhookDoc>(WEBHOOKS).find({ filter: { workspace_id: event.workspace_id, status: 'active' } });
-    const targets = active.items.filter((webhook) => subscribes(webhook, event.type) && webhook.created_at <= occurredAt);
+    const active = deps.workspaces.mayHaveActive(event.workspace_id) ? (await deps.documents.collection<WebhookDoc>(WEBHOOKS).find({ filter: { workspace_id: event.workspace_id, status: 'active' } })).items : [];
+    const targets = active.filter((webhook) => subscribes(webhook, event.type) && webhook.created_at <= occurredAt);
     const deliveries = deps.documents.collection<DeliveryDoc>(WEBHOOK_DELIVERIES);
     const writes: DocumentWrite[] = [];
     const now = deps.clock.now().toISOString();
@@ -108,6 +117,7 @@ export function webhookDispatcher(deps: { readonly feed: EventFeed; readonly doc
   const run = async (): Promise<void> => {
     while (!controller.signal.aborted) {
       try {
+        await deps.workspaces.load(deps.documents);
         const saved = await deps.documents.getCheckpoint(DISPATCH_CHECKPOINT);
         // First start: from now on (endpoints only ever get events from after their creation anyway).
         const after = saved === null ? (await deps.feed.bounds()).last : Number(saved);

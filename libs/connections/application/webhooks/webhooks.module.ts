@@ -1,4 +1,5 @@
 import type { ContextDeps } from '@lore/platform/cqrs';
+import type { Projection } from '@lore/platform/projections';
 import { handle, type MessageHandler } from '@lore/platform/transport/port';
 import { webhookMessages, type ConnectionsConfig } from '@lore/connections/contracts';
 import { WEBHOOK_ERASURE, WebhookCommands } from './webhook.commands';
@@ -7,6 +8,7 @@ import { webhookErasureReactor } from './webhook-erasure.reactor';
 import { webhookDispatcher } from './webhook-dispatcher.worker';
 import { WebhookSender } from './webhook-sender.worker';
 import { WEBHOOKS, WEBHOOK_DELIVERIES } from './webhook.read-models';
+import { WebhookWorkspaces } from './webhook-workspaces';
 
 /** How long erasure may wait for the other processors to pass a webhook's deletion. */
 const ERASURE_WAIT_MS = 10 * 60_000;
@@ -20,6 +22,7 @@ export function webhooksModule(deps: ContextDeps<ConnectionsConfig>) {
   const commands = new WebhookCommands({ ...deps, settings, wakeSender, inFlight });
   const sender: WebhookSender = new WebhookSender({ ...deps, settings, secrets: commands.secrets, inFlight, disable: (webhook, reason) => commands.disableAutomatically(webhook, reason) });
   const queries = new WebhookQueries(deps.documents);
+  const workspaces = new WebhookWorkspaces();
   const handlers: MessageHandler[] = [
     handle(webhookMessages.create, (c) => commands.create(c)),
     handle(webhookMessages.update, (c) => commands.update(c)),
@@ -31,8 +34,10 @@ export function webhooksModule(deps: ContextDeps<ConnectionsConfig>) {
   ];
   return {
     handlers,
+    /** The connections projection (which holds the webhooks' read model), telling the dispatcher which workspaces have webhooks. */
+    watching: (projection: Projection) => workspaces.watching(projection),
     reactors: [webhookErasureReactor({ ...deps, processedByOthers: (position, erased) => deps.readYourWrites.settleAllBut(WEBHOOK_ERASURE, position, ERASURE_WAIT_MS, erased) })],
-    workers: [sender, webhookDispatcher({ ...deps, wakeSender })],
+    workers: [sender, webhookDispatcher({ ...deps, wakeSender, workspaces })],
     async prepare() {
       await deps.documents.collection(WEBHOOKS).ensureIndex(['workspace_id', 'status']);
       const deliveries = deps.documents.collection(WEBHOOK_DELIVERIES);

@@ -59,6 +59,12 @@ export class SqliteEventStore implements EventStore {
   private pending: PendingAppend[] = [];
   private flushScheduled = false;
   private closing = false;
+  /**
+   * The last page read, keyed by what determines it: the processors of a context read the same
+   * streams from the same position after each commit, and share one read and one parse of it
+   * (events are never changed in place; deleteStream, the one change to stored events, drops it).
+   */
+  private lastPage: { readonly key: string; readonly page: LogPage } | null = null;
   /** Prepared once per SQL text: preparing is far costlier than running a cached statement. */
   private readonly statements = new Map<string, Database.Statement<unknown[], unknown>>();
 
@@ -133,6 +139,7 @@ export class SqliteEventStore implements EventStore {
     if (this.closing) throw closedError();
     // Appends queued before the delete must land first, so they are deleted with the stream.
     this.flush();
+    this.lastPage = null;
     this.db.transaction(() => {
       // secure_delete=ON zeroes the cells these rows occupied, in the table and its indexes.
       this.statement('DELETE FROM events WHERE stream_id = ?').run(streamId);
@@ -203,6 +210,14 @@ export class SqliteEventStore implements EventStore {
   /** One page for a subscription, bounded by the head read in the same snapshot. */
   private readPage(after: bigint, limit: number, prefixes: readonly string[]): LogPage {
     const head = this.head();
+    const key = `${after}:${head}:${limit}:${prefixes.join('\u0000')}`;
+    if (this.lastPage?.key === key) return this.lastPage.page;
+    const page = this.readPageAt(after, head, limit, prefixes);
+    this.lastPage = { key, page };
+    return page;
+  }
+
+  private readPageAt(after: bigint, head: bigint, limit: number, prefixes: readonly string[]): LogPage {
     const rows = this.statement<EventRow>(
       `SELECT ${EVENT_COLUMNS} FROM events WHERE position > ? AND position <= ?${prefixCondition(prefixes.length)} ORDER BY position LIMIT ?`,
     ).all(after, head, ...prefixParams(prefixes), limit);

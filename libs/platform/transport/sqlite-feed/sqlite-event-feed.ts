@@ -8,7 +8,15 @@ import { StoredFeedEntry, type EventFeed, type FeedBounds, type FeedEntry, type 
  * The standalone event feed: integration events in one SQLite table whose AUTOINCREMENT row
  * id is the position, so a client's `Last-Event-ID` stays valid across restarts and after old
  * rows expire. An event id is stored once (a reactor that republishes after a crash adds
- * nothing). Appends made in the same turn of the event loop share one transaction (one fsync).
+ * nothing). Appends made in the same turn of the event loop share one transaction.
+ *
+ * Durability rides on the event store's: every row is derived from an event already durable
+ * there, and the publishers keep their checkpoints here (`FeedCheckpoints`), each written
+ * after the rows it covers. So commits need no fsync of their own (WAL, synchronous=NORMAL:
+ * the write path's one fsync per batch is the event store's). A process crash loses nothing;
+ * a power loss may cut the log of commits short, and then cuts the rows and the checkpoints
+ * past them alike: the publishers publish those events again. Positions handed out in a lost
+ * tail are never reused: after an unclean stop the next position jumps past any it could hold.
  */
 export interface SqliteEventFeedOptions {
   /** `EVENTS_STREAM_MAX_AGE_HOURS`: rows older than this are deleted, as JetStream expires them. */
@@ -18,6 +26,11 @@ export interface SqliteEventFeedOptions {
 
 const PAGE = 512;
 const PRUNE_EVERY_MS = 60 * 60_000;
+/**
+ * How far positions jump after an unclean stop: more than a lost tail can hold (the WAL is
+ * synced at least every 1,000 pages by SQLite's auto-checkpoint, far fewer rows than this).
+ */
+export const UNCLEAN_STOP_POSITION_GAP = 1_000_000;
 
 interface Row {
   readonly position: number;
@@ -31,6 +44,9 @@ interface Pending {
 
 export class SqliteEventFeed implements EventFeed {
   private readonly insert: Database.Statement;
+  private readonly readCheckpoint: Database.Statement<[string], { value: string }>;
+  private readonly writeCheckpoint: Database.Statement<[string, string]>;
+  private readonly removeCheckpoint: Database.Statement<[string]>;
   private readonly range: Database.Statement;
   private readonly sequence: Database.Statement;
   private readonly expire: Database.Statement;
@@ -50,6 +66,9 @@ export class SqliteEventFeed implements EventFeed {
     this.range = db.prepare('SELECT min(position) AS first, max(position) AS last FROM integration_events');
     this.sequence = db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'integration_events'");
     this.expire = db.prepare('DELETE FROM integration_events WHERE recorded_at < ?');
+    this.readCheckpoint = db.prepare('SELECT value FROM feed_checkpoints WHERE name = ?');
+    this.writeCheckpoint = db.prepare('INSERT INTO feed_checkpoints (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value');
+    this.removeCheckpoint = db.prepare('DELETE FROM feed_checkpoints WHERE name = ?');
     this.prune();
     this.pruner = setInterval(() => this.prune(), PRUNE_EVERY_MS);
     this.pruner.unref();
@@ -58,8 +77,6 @@ export class SqliteEventFeed implements EventFeed {
   static open(path: string, options: SqliteEventFeedOptions): SqliteEventFeed {
     const db = openPrivateDatabase(path);
     db.pragma('journal_mode = WAL');
-    // Durable before the publisher's checkpoint moves past the event: a lost row would be a lost event.
-    db.pragma('synchronous = FULL');
     db.pragma('busy_timeout = 5000');
     db.exec(`
       CREATE TABLE IF NOT EXISTS integration_events (
@@ -73,8 +90,26 @@ export class SqliteEventFeed implements EventFeed {
       );
       CREATE INDEX IF NOT EXISTS integration_events_by_workspace ON integration_events (workspace_id, position);
       CREATE INDEX IF NOT EXISTS integration_events_by_time ON integration_events (recorded_at);
+      CREATE TABLE IF NOT EXISTS feed_checkpoints (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+      CREATE TABLE IF NOT EXISTS feed_state (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
     `);
+    markOpen(db);
+    // Rows need no fsync of their own: see the class comment.
+    db.pragma('synchronous = NORMAL');
     return new SqliteEventFeed(db, options);
+  }
+
+  async getCheckpoint(name: string): Promise<string | null> {
+    return this.readCheckpoint.get(name)?.value ?? null;
+  }
+
+  /** Written after the rows it covers (the publisher awaited their commit): never durable without them. */
+  async saveCheckpoint(name: string, value: string): Promise<void> {
+    this.writeCheckpoint.run(name, value);
+  }
+
+  async deleteCheckpoint(name: string): Promise<void> {
+    this.removeCheckpoint.run(name);
   }
 
   /** Stores the event (once per event id); resolves when it is committed. */
@@ -116,6 +151,8 @@ export class SqliteEventFeed implements EventFeed {
     this.closed = true;
     clearInterval(this.pruner);
     this.wake();
+    // A clean stop: closing the last connection checkpoints the WAL into the file, synced.
+    this.db.prepare("DELETE FROM feed_state WHERE key = 'open'").run();
     this.db.close();
   }
 
@@ -181,6 +218,23 @@ export class SqliteEventFeed implements EventFeed {
     const cutoff = (this.options.now ?? Date.now)() - this.options.maxAgeHours * 3_600_000;
     this.expire.run(cutoff);
   }
+}
+
+/**
+ * Notes the feed open, durably (synchronous=FULL for this one commit). Found still open, the
+ * last stop was unclean and the tail of the log may be lost: the next position jumps by
+ * UNCLEAN_STOP_POSITION_GAP, so none handed out before is ever given to another event.
+ */
+function markOpen(db: Database.Database): void {
+  db.pragma('synchronous = FULL');
+  db.transaction(() => {
+    const open = db.prepare("SELECT value FROM feed_state WHERE key = 'open'").get();
+    if (open !== undefined) {
+      const updated = db.prepare("UPDATE sqlite_sequence SET seq = seq + ? WHERE name = 'integration_events'").run(UNCLEAN_STOP_POSITION_GAP);
+      if (updated.changes === 0) db.prepare("INSERT INTO sqlite_sequence (name, seq) VALUES ('integration_events', ?)").run(UNCLEAN_STOP_POSITION_GAP);
+    }
+    db.prepare("INSERT INTO feed_state (key, value) VALUES ('open', 1) ON CONFLICT (key) DO NOTHING").run();
+  })();
 }
 
 const marks = (count: number): string => Array.from({ length: count }, () => '?').join(', ');
