@@ -76,10 +76,7 @@ export class HnswGraph {
     return new HnswGraph(index, dimensions, distance, parameters);
   }
 
-  /**
-   * Reads a snapshot (on a libuv thread: the event loop stays free). `isLive(rowids)` says
-   * which labels still exist in SQLite; the others are marked deleted here.
-   */
+  /** Reads a snapshot (on a libuv thread: the event loop stays free). */
   static async load(file: string, dimensions: number, distance: Distance, parameters: HnswParameters): Promise<HnswGraph> {
     const index = new HierarchicalNSW(distance === 'cosine' ? 'cosine' : 'l2', dimensions);
     await index.readIndex(file, false);
@@ -91,16 +88,9 @@ export class HnswGraph {
     return graph;
   }
 
-  /** Marks labels that the snapshot holds but SQLite no longer has (after `load`), without touching their vectors. */
-  forget(labels: Iterable<number>): void {
-    for (const label of labels) {
-      if (this.stateOf(label) !== LIVE) continue;
-      this.scrub(label);
-    }
-  }
-
-  labels(): number[] {
-    return this.index.getIdsList();
+  /** Whether the graph holds the rowid (live or deleted): a write since the build started put it there. */
+  holds(rowid: number): boolean {
+    return this.stateOf(rowid) !== ABSENT;
   }
 
   size(): number {

@@ -238,7 +238,8 @@ export class SqliteGraphs {
         .pluck(true)
         .all(state.collection, state.cursor) as number[];
       for (const rowid of rowids) {
-        if (!graph.pending.has(rowid)) {
+        // A rowid written since the build started is (or was) in the queue, which holds its newer state.
+        if (!graph.pending.has(rowid) && !graph.holds(rowid)) {
           const vector = this.vectorOf(state, rowid);
           if (vector) graph.put(rowid, vector);
         }
