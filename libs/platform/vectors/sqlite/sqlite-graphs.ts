@@ -168,10 +168,7 @@ export class SqliteGraphs {
   /** Settles, then saves every changed graph now. */
   async flush(): Promise<void> {
     await this.settled();
-    await this.saving;
-    for (const state of this.states.values()) {
-      if (state.status === 'ready' && state.changesSinceSave > 0) await this.save(state);
-    }
+    await this.saveChanged();
   }
 
   /** Forgets the graphs of these indexes (reset, drop) and deletes their files. */
@@ -182,15 +179,27 @@ export class SqliteGraphs {
     for (const name of indexes) this.tablesReady.delete(name);
   }
 
+  /**
+   * Stops the background work without waiting for it: complete graphs are saved (their queue
+   * is in the change log), graphs still being built or loaded are not (the next open starts
+   * them again).
+   */
   async close(): Promise<void> {
-    if (this.dir && !this.closed) await this.flush().catch(() => undefined);
+    if (this.closed) return;
     this.closed = true;
     if (this.scheduled && this.timer) clearTimeout(this.scheduled as NodeJS.Timeout);
     else if (this.scheduled) clearImmediate(this.scheduled as NodeJS.Immediate);
     this.scheduled = null;
-    await this.saving;
-    this.states.clear();
     for (const resolve of this.waiters.splice(0)) resolve();
+    await this.saveChanged().catch(() => undefined);
+    this.states.clear();
+  }
+
+  private async saveChanged(): Promise<void> {
+    await this.saving;
+    for (const state of [...this.states.values()]) {
+      if (state.status === 'ready' && state.changesSinceSave > 0) await this.save(state);
+    }
   }
 
   // ---- the background work ----
@@ -349,7 +358,8 @@ export class SqliteGraphs {
       if (state.status !== 'ready' || state.changesSinceSave === 0) continue;
       const due = Math.min(state.lastChangeAt, state.lastSaveAt + 10 * this.options.saveDelayMs) + this.options.saveDelayMs - now;
       if (due <= 0) {
-        this.saving = this.save(state).finally(() => {
+        // A failed save (disk full …) leaves the graph serving; the next due save tries again.
+        this.saving = this.save(state).catch(() => undefined).finally(() => {
           this.saving = null;
           this.schedule();
         });
@@ -375,7 +385,7 @@ export class SqliteGraphs {
     } finally {
       graph.saving = false;
     }
-    if (this.closed && !this.sql.db.open) return;
+    if (!this.sql.db.open) return;
     if (this.states.get(key(state.index, state.collection)) !== state || state.graph !== graph) {
       rmSync(`${file}.tmp`, { force: true });
       return;
