@@ -85,6 +85,7 @@ export class SqliteGraphs {
   /** Whether `scheduled` is a save's timer rather than an immediate. */
   private timer = false;
   private saving: Promise<void> | null = null;
+  private saveQueue: Promise<void> = Promise.resolve();
   private waiters: Array<() => void> = [];
   private closed = false;
 
@@ -370,11 +371,18 @@ export class SqliteGraphs {
     if (Number.isFinite(wait)) this.schedule(Math.ceil(wait));
   }
 
+  /** One save at a time (background, flush and close may ask at once): each writes the same temporary file. */
+  private save(state: CollectionGraph): Promise<void> {
+    const run = this.saveQueue.then(() => this.saveNow(state));
+    this.saveQueue = run.catch(() => undefined);
+    return run;
+  }
+
   /** Writes the snapshot on a libuv thread while the graph stays unchanged, then records the log position it covers. */
-  private async save(state: CollectionGraph): Promise<void> {
+  private async saveNow(state: CollectionGraph): Promise<void> {
     const graph = state.graph;
     const file = this.fileOf(state);
-    if (!graph || !file || !this.dir) return;
+    if (!graph || !file || !this.dir || state.changesSinceSave === 0 || this.states.get(key(state.index, state.collection)) !== state) return;
     mkdirSync(this.dir, { recursive: true });
     let covered = state.lastSeq;
     for (const entry of graph.pending.values()) if (entry.seq > 0) covered = Math.min(covered, entry.seq - 1);
