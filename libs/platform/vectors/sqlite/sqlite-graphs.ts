@@ -241,12 +241,18 @@ export class SqliteGraphs {
     const graph = state.graph;
     if (!graph || state.status === 'loading') return;
     const source = (rowid: number): Float32Array | null => this.vectorOf(state, rowid);
-    if (!graph.applySome(deadline, source)) return;
+    if (state.status === 'ready') {
+      graph.applySome(deadline, source);
+      return;
+    }
+    // Building or replaying: half the slice for the queue, the rest for the build, so that steady writes cannot starve it.
+    graph.applySome(performance.now() + (deadline - performance.now()) / 2, source);
     if (state.status === 'building') {
       const rowids = this.sql
         .prepare(`SELECT rowid FROM ${tablesOf(state.index).points} WHERE collection_id = ? AND rowid > ? ORDER BY rowid LIMIT ${PAGE}`)
         .pluck(true)
         .all(state.collection, state.cursor) as number[];
+      let read = 0;
       for (const rowid of rowids) {
         // A rowid written since the build started is (or was) in the queue, which holds its newer state.
         if (!graph.pending.has(rowid) && !graph.holds(rowid)) {
@@ -254,6 +260,8 @@ export class SqliteGraphs {
           if (vector) graph.put(rowid, vector);
         }
         state.cursor = rowid;
+        read++;
+        if ((read & 3) === 0 && performance.now() >= deadline) return;
       }
       if (rowids.length < PAGE && graph.pending.size === 0) this.becomeReady(state);
     } else if (state.status === 'replaying') {
