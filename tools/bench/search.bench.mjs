@@ -5,27 +5,33 @@
 // query-embedding time (its own figure, never inside a search latency); writes the figures as
 // JSON to <cache>/search-results.json and at the end of stdout.
 //
-// Data: real texts, real vectors. The chunks are passages of the BEIR-format corpora in
-// DATA_SETS_DIR (default ../shared/data beside the repository: SciFact train, CISI, Cranfield, MEDLINE; see their
-// PROVENANCE.md): first each document cut at sentence ends into chunks of at most ~100 words
-// (what an ingestion splitter makes), then, to reach 100k, windows of two consecutive sentences
-// (stride one), then single sentences; deduplicated, in a fixed pseudo-random order. The 10k set
-// is the first 10k of that list (document chunks only). Vectors: all-MiniLM-L6-v2 q8 through
-// Lore's LocalEmbeddingProvider (MODELS_DIR, default ../shared/models), cached in
-// <cache>/embeddings-<model>-<dtype>.bin keyed by the text's SHA-256, so only the first run
-// embeds (about 100k short texts: tens of minutes on 2 shared cores; resumable, it appends as it goes).
+// Data (tools/bench/search-data.mjs): real passages of the BEIR-format corpora in DATA_SETS_DIR
+// (default ../shared/data beside the repository: SciFact train, CISI, Cranfield, MEDLINE; see
+// their PROVENANCE.md) with their all-MiniLM-L6-v2 q8 vectors through Lore's
+// LocalEmbeddingProvider (MODELS_DIR, default ../shared/models), cached under the cache dir;
+// the 10k set is the first 10k of that list. Sizes beyond the ~100k real passages (the 1M
+// point) add synthetic chunks: real sentences of two neighbouring real chunks recombined, the
+// vector interpolated between theirs (method in search-data.mjs).
 // Queries: every query of those sets (1,140), a fixed sample of BENCH_QUERIES (default 300).
 //
-// Knobs: BENCH_SIZES (default "10000,100000"), BENCH_QUERIES (300), BENCH_CACHE_DIR
-// (default tmp/bench/search — tmp/ is gitignored), BENCH_SKIP_LANCE=1, BENCH_LANCE_INDEX
-// (IVF_HNSW_SQ | IVF_PQ, default IVF_HNSW_SQ), BENCH_PREPARE_ONLY=1 (embed and cache, then stop),
-// MODELS_DIR, DATA_SETS_DIR.
+// Peers live in tools/bench/peers (their own package.json and lock file), installed there with
+// `npm ci --prefix tools/bench/peers` on first use: the project's node_modules is never touched.
+//
+// Knobs: BENCH_SIZES (default "10000,100000"; add 1000000 for the 1M point), BENCH_QUERIES (300),
+// BENCH_REAL_MAX (real passages at most, default 100000; synthetic beyond), BENCH_CACHE_DIR (default tmp/bench/search — tmp/ is gitignored), BENCH_SKIP_LANCE=1,
+// BENCH_LANCE_MAX (largest size LanceDB runs at, default 100000: building its indexes at 1M takes
+// too long here), BENCH_LANCE_INDEX (IVF_HNSW_SQ | IVF_PQ, default IVF_HNSW_SQ),
+// BENCH_BASELINE=<another checkout> (also measure that checkout's Lore, e.g. a build of main, in
+// the same run) with BENCH_BASELINE_MAX (default 100000), BENCH_GRAPHS (JSON: the store's
+// `graphs` options), BENCH_PREPARE_ONLY=1 (embed and cache, then stop), MODELS_DIR, DATA_SETS_DIR.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { corpusTexts, DIMENSIONS, embedAll, readJsonl, shuffle, synthesise } from './search-data.mjs';
 
 const SIZES = (process.env.BENCH_SIZES ?? '10000,100000').split(',').map(Number).filter((n) => n > 0);
 const QUERY_COUNT = Number(process.env.BENCH_QUERIES ?? 300);
@@ -35,7 +41,12 @@ const MODELS_DIR = resolve(process.env.MODELS_DIR ?? join(import.meta.dirname, '
 const SETS = ['scifact-train', 'cisi', 'cranfield', 'medline'];
 const LANCE_INDEX = process.env.BENCH_LANCE_INDEX ?? 'IVF_HNSW_SQ';
 const DTYPE = 'q8';
-const DIMENSIONS = 384;
+// Real passages (embedded and cached) up to this many; synthetic ones beyond.
+const REAL_MAX = Number(process.env.BENCH_REAL_MAX ?? 100_000);
+const LANCE_MAX = Number(process.env.BENCH_LANCE_MAX ?? 100_000);
+const BASELINE = process.env.BENCH_BASELINE ? resolve(process.env.BENCH_BASELINE) : null;
+const BASELINE_MAX = Number(process.env.BENCH_BASELINE_MAX ?? 100_000);
+const GRAPHS = process.env.BENCH_GRAPHS ? JSON.parse(process.env.BENCH_GRAPHS) : undefined;
 const LIMIT = 10;
 const COLLECTION = 'bench-collection';
 const log = (line) => process.stderr.write(`${line}\n`);
@@ -43,118 +54,16 @@ const log = (line) => process.stderr.write(`${line}\n`);
 mkdirSync(CACHE, { recursive: true });
 
 // ---- Lore, bundled as the apps are ----
-const options = JSON.parse(readFileSync(new URL('../bundle-options.json', import.meta.url), 'utf8'));
-const bundle = join(CACHE, 'search-bench-lib.cjs');
-await build({ entryPoints: [new URL('./search.bench.lib.ts', import.meta.url).pathname], ...options, outfile: bundle, logLevel: 'warning' });
 const require = createRequire(join(process.cwd(), 'package.json'));
-const lore = require(bundle);
-
-// ---- texts ----
-function seeded(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+async function bundleLore(root, name) {
+  const options = JSON.parse(readFileSync(join(root, 'tools/bundle-options.json'), 'utf8'));
+  const outfile = join(CACHE, name);
+  await build({ entryPoints: [join(root, 'tools/bench/search.bench.lib.ts')], ...options, absWorkingDir: root, tsconfig: join(root, options.tsconfig), outfile, logLevel: 'warning' });
+  return require(outfile);
 }
-
-function shuffle(items, seed) {
-  const random = seeded(seed);
-  for (let i = items.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [items[i], items[j]] = [items[j], items[i]];
-  }
-  return items;
-}
-
-const readJsonl = (path) => readFileSync(path, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l));
-const sentencesOf = (text) => text.replace(/\s+/g, ' ').trim().split(/(?<=[.!?])\s+/).filter((s) => s.length > 0);
-const words = (text) => text.split(' ').length;
-
-function corpusTexts(max) {
-  const chunks = [];
-  const windows = [];
-  const singles = [];
-  for (const set of SETS) {
-    for (const doc of readJsonl(join(DATA_SETS_DIR, set, 'corpus.jsonl'))) {
-      const sentences = sentencesOf(`${doc.title ? `${doc.title}. ` : ''}${doc.text ?? ''}`);
-      let current = [];
-      for (const s of sentences) {
-        if (current.length > 0 && words(current.join(' ')) + words(s) > 100) {
-          chunks.push(current.join(' '));
-          current = [];
-        }
-        current.push(s);
-      }
-      if (current.length > 0) chunks.push(current.join(' '));
-      for (let i = 0; i + 1 < sentences.length; i++) windows.push(`${sentences[i]} ${sentences[i + 1]}`);
-      for (const s of sentences) if (words(s) >= 4) singles.push(s);
-    }
-  }
-  const seen = new Set();
-  const out = [];
-  for (const list of [shuffle(chunks, 1), shuffle(windows, 2), shuffle(singles, 3)]) {
-    for (const text of list) {
-      if (out.length >= max) return out;
-      if (text.length < 20 || seen.has(text)) continue;
-      seen.add(text);
-      out.push(text);
-    }
-  }
-  return out;
-}
-
-// ---- embeddings, cached by text hash ----
-const RECORD = 32 + DIMENSIONS * 4;
-const sha = (text) => createHash('sha256').update(text).digest();
-
-function loadCache(path) {
-  const map = new Map();
-  if (!existsSync(path)) return { map, whole: 0, length: 0 };
-  const buf = readFileSync(path);
-  const whole = buf.length - (buf.length % RECORD); // a run killed mid-append leaves a partial record
-  for (let o = 0; o < whole; o += RECORD) {
-    const v = new Float32Array(DIMENSIONS);
-    new Uint8Array(v.buffer).set(buf.subarray(o + 32, o + RECORD));
-    map.set(buf.toString('hex', o, o + 32), v);
-  }
-  return { map, whole, length: buf.length };
-}
-
-async function embedAll(provider, texts, model) {
-  const path = join(CACHE, `embeddings-${model.replace(/[^a-zA-Z0-9]+/g, '_')}-${DTYPE}.bin`);
-  const { map: cache, whole, length } = loadCache(path);
-  const keys = texts.map((t) => sha(t));
-  const missing = [...new Set(texts.filter((_, i) => !cache.has(keys[i].toString('hex'))))];
-  if (missing.length > 0) {
-    log(`embedding ${missing.length} texts not in ${path} (cached: ${cache.size}) …`);
-    // Only the run that appends trims a record cut short by a killed run (one writer at a time).
-    if (whole !== length) writeFileSync(path, readFileSync(path).subarray(0, whole));
-    const started = Date.now();
-    const BATCH = 256;
-    for (let i = 0; i < missing.length; i += BATCH) {
-      const part = missing.slice(i, i + BATCH);
-      const vectors = await provider.embedDocuments(part);
-      const out = Buffer.alloc(RECORD * part.length);
-      part.forEach((text, j) => {
-        const key = sha(text);
-        key.copy(out, j * RECORD);
-        Buffer.from(vectors[j].buffer, vectors[j].byteOffset, vectors[j].byteLength).copy(out, j * RECORD + 32);
-        cache.set(key.toString('hex'), vectors[j]);
-      });
-      appendFileSync(path, out);
-      const done = i + part.length;
-      if (done % 2560 < BATCH || done === missing.length) {
-        const s = (Date.now() - started) / 1000;
-        log(`  ${done}/${missing.length} in ${s.toFixed(0)} s (${(done / s).toFixed(0)} texts/s)`);
-      }
-    }
-  }
-  return keys.map((k) => cache.get(k.toString('hex')));
-}
+const lore = await bundleLore(resolve(import.meta.dirname, '../..'), 'search-bench-lib.cjs');
+const baseline = BASELINE ? await bundleLore(BASELINE, 'search-bench-baseline-lib.cjs') : null;
+const hnswlib = require('hnswlib-node');
 
 function queriesOf() {
   const all = [];
@@ -204,9 +113,10 @@ function recall(results, exact) {
 }
 
 // ---- Lore ----
-async function benchLore(texts, vectors, queries) {
+async function benchLore(lib, engine, texts, vectors, queries, options) {
   const dir = mkdtempSync(join(CACHE, 'lore-'));
-  const store = lore.openSqliteVectorStore({ path: join(dir, 'vectors.db') });
+  const rssBefore = process.memoryUsage().rss;
+  const store = lib.openSqliteVectorStore({ path: join(dir, 'vectors.db'), ...options });
   try {
     await store.ensureIndex({ name: 'bench', dimensions: DIMENSIONS, distance: 'cosine' });
     const started = Date.now();
@@ -216,16 +126,22 @@ async function benchLore(texts, vectors, queries) {
         points.push({ id: `c${i}`, collectionId: COLLECTION, vector: vectors[i], text: texts[i], payload: { content_id: `doc-${Math.floor(i / 8)}`, chunk_index: i % 8, source: null, tags: [], metadata: {} } });
       }
       await store.write([{ op: 'upsert', index: 'bench', points }], { name: 'bench', value: String(offset) });
+      if (offset % 100_000 === 0 && offset > 0) log(`  ${offset} written in ${((Date.now() - started) / 1000).toFixed(0)} s`);
     }
     await store.purgeDeleted();
     const writeSeconds = (Date.now() - started) / 1000;
+    // The graph is built in the background after the writes; searches wait for it (an older build has no `settled`).
+    const built = Date.now();
+    await store.settled?.();
+    const buildSeconds = (Date.now() - built) / 1000;
     const index = store.index('bench');
     const scope = { collections: [COLLECTION] };
     const toIdx = (hits) => hits.map((h) => Number(h.id.slice(1)));
     const vector = await timeAll(queries, async (q) => toIdx(await index.searchVector({ ...scope, vector: q.vector, limit: LIMIT })));
     const keyword = await timeAll(queries, async (q) => toIdx(await index.searchKeyword({ ...scope, text: q.text, limit: LIMIT })));
     const hybrid = await timeAll(queries, async (q) => toIdx(await index.searchHybrid({ ...scope, vector: q.vector, text: q.text, limit: LIMIT })));
-    return { engine: 'lore-sqlite', writeSeconds, fileMB: statSync(join(dir, 'vectors.db')).size / 1e6, vector, keyword, hybrid };
+    const rssMB = process.memoryUsage().rss / 1e6;
+    return { engine, writeSeconds, buildSeconds, fileMB: statSync(join(dir, 'vectors.db')).size / 1e6, rssMB, rssGrowthMB: (process.memoryUsage().rss - rssBefore) / 1e6, vector, keyword, hybrid };
   } finally {
     await store.close();
     rmSync(dir, { recursive: true, force: true });
@@ -236,6 +152,7 @@ async function benchLore(texts, vectors, queries) {
 async function benchLance(texts, vectors, queries, exact) {
   // LanceDB's Rust core logs a deprecation warning per query at the default level.
   process.env.LANCE_LOG ??= 'error';
+  process.env.RUST_LOG ??= 'error';
   const lancedb = await importLanceDb();
   const dir = mkdtempSync(join(CACHE, 'lance-'));
   try {
@@ -296,9 +213,19 @@ const results = { date: new Date().toISOString(), node: process.version, model: 
 const lines = [];
 try {
   const maxSize = Math.max(...SIZES);
-  const allTexts = corpusTexts(maxSize);
-  if (allTexts.length < maxSize) log(`only ${allTexts.length} distinct texts available`);
-  const allVectors = await embedAll(provider, allTexts, lore.DEFAULT_LOCAL_MODEL);
+  const realTexts = corpusTexts(DATA_SETS_DIR, SETS, Math.min(maxSize, REAL_MAX));
+  const realVectors = await embedAll(CACHE, provider, realTexts, lore.DEFAULT_LOCAL_MODEL, DTYPE);
+  const allTexts = [...realTexts];
+  const allVectors = [...realVectors];
+  if (realTexts.length < maxSize) {
+    log(`${realTexts.length} real passages; synthesising ${maxSize - realTexts.length} more (search-data.mjs) …`);
+    const synthetic = synthesise(CACHE, hnswlib, realTexts, realVectors, maxSize - realTexts.length);
+    for (let i = 0; i < synthetic.texts.length; i++) {
+      allTexts.push(synthetic.texts[i]);
+      allVectors.push(synthetic.vectors[i]);
+    }
+  }
+  results.realPassages = realTexts.length;
   if (process.env.BENCH_PREPARE_ONLY === '1') {
     await provider.close();
     log('vectors cached; BENCH_PREPARE_ONLY=1: stopping here');
@@ -326,18 +253,24 @@ try {
     vectors.forEach((v, i) => matrix.set(v, i * DIMENSIONS));
     log(`${size}: exact top-${LIMIT} for ${queries.length} queries …`);
     const exact = queries.map((q) => exactTopK(matrix, size, q.vector, LIMIT));
+    const load = loadavg().map((l) => l.toFixed(2)).join(' ');
     log(`${size}: Lore …`);
-    const engines = [await benchLore(texts, vectors, queries)];
-    if (process.env.BENCH_SKIP_LANCE !== '1') {
+    const engines = [await benchLore(lore, 'lore-sqlite', texts, vectors, queries, GRAPHS === undefined ? {} : { graphs: GRAPHS })];
+    if (baseline && size <= BASELINE_MAX) {
+      log(`${size}: Lore baseline (${BASELINE}) …`);
+      engines.push(await benchLore(baseline, 'lore-sqlite baseline', texts, vectors, queries, {}));
+    }
+    if (process.env.BENCH_SKIP_LANCE !== '1' && size <= LANCE_MAX) {
       log(`${size}: LanceDB …`);
       engines.push(await benchLance(texts, vectors, queries, exact));
     }
-    const entry = { size, queries: queries.length, engines: [] };
+    const entry = { size, queries: queries.length, loadavg: `${load} → ${loadavg().map((l) => l.toFixed(2)).join(' ')}`, engines: [] };
     for (const e of engines) {
       entry.engines.push({
         engine: e.engine,
         writeSeconds: e.writeSeconds,
-        ...(e.fileMB ? { fileMB: e.fileMB } : {}),
+        ...(e.buildSeconds !== undefined ? { buildSeconds: e.buildSeconds } : {}),
+        ...(e.fileMB ? { fileMB: e.fileMB, rssMB: e.rssMB, rssGrowthMB: e.rssGrowthMB } : {}),
         ...Object.fromEntries(['vector', 'keyword', 'hybrid'].map((t) => [t, { p50: e[t].p50, p95: e[t].p95, mean: e[t].mean }])),
         vectorRecallAt10: recall(e.vector.results, exact),
       });
@@ -351,16 +284,32 @@ try {
 lines.push(`Search latency, one collection, limit ${LIMIT}, ${results.queryEmbedding.queries} real queries (BEIR sets), ${results.model}; ms per query, query embedding excluded`);
 lines.push(`query embedding (local ${DTYPE}, one at a time): p50 ${fmt(results.queryEmbedding.p50)} ms  p95 ${fmt(results.queryEmbedding.p95)} ms`);
 lines.push('');
-lines.push(`${'size'.padStart(7)}  ${'engine'.padEnd(64)} ${'vector p50/p95'.padStart(16)} ${'recall@10'.padStart(9)} ${'keyword p50/p95'.padStart(16)} ${'hybrid p50/p95'.padStart(16)}`);
+lines.push(`${'size'.padStart(7)}  ${'engine'.padEnd(52)} ${'vector p50/p95'.padStart(16)} ${'recall@10'.padStart(9)} ${'keyword p50/p95'.padStart(16)} ${'hybrid p50/p95'.padStart(16)} ${'write s'.padStart(8)} ${'build s'.padStart(8)}`);
 for (const s of results.sizes) {
   for (const e of s.engines) {
-    lines.push(`${String(s.size).padStart(7)}  ${e.engine.slice(0, 64).padEnd(64)} ${`${fmt(e.vector.p50)}/${fmt(e.vector.p95)}`.padStart(16)} ${fmt(e.vectorRecallAt10, 3).padStart(9)} ${`${fmt(e.keyword.p50)}/${fmt(e.keyword.p95)}`.padStart(16)} ${`${fmt(e.hybrid.p50)}/${fmt(e.hybrid.p95)}`.padStart(16)}`);
+    lines.push(
+      `${String(s.size).padStart(7)}  ${e.engine.slice(0, 52).padEnd(52)} ${`${fmt(e.vector.p50)}/${fmt(e.vector.p95)}`.padStart(16)} ${fmt(e.vectorRecallAt10, 3).padStart(9)} ${`${fmt(e.keyword.p50)}/${fmt(e.keyword.p95)}`.padStart(16)} ${`${fmt(e.hybrid.p50)}/${fmt(e.hybrid.p95)}`.padStart(16)} ${fmt(e.writeSeconds, 1).padStart(8)} ${fmt(e.buildSeconds ?? NaN, 1).padStart(8)}`,
+    );
   }
-  const [l, d] = s.engines;
+  const l = s.engines.find((e) => e.engine === 'lore-sqlite');
+  const d = s.engines.find((e) => e.engine.startsWith('lancedb'));
   if (l && d) {
     const r = (t) => `${fmt(l[t].p50 / d[t].p50)}×`;
     s.ratios = Object.fromEntries(['vector', 'keyword', 'hybrid'].map((t) => [t, l[t].p50 / d[t].p50]));
-    lines.push(`${String(s.size).padStart(7)}  ${'Lore / LanceDB (p50)'.padEnd(64)} ${r('vector').padStart(16)} ${''.padStart(9)} ${r('keyword').padStart(16)} ${r('hybrid').padStart(16)}`);
+    lines.push(`${String(s.size).padStart(7)}  ${'Lore / LanceDB (p50)'.padEnd(52)} ${r('vector').padStart(16)} ${''.padStart(9)} ${r('keyword').padStart(16)} ${r('hybrid').padStart(16)}`);
+  }
+  const memory = s.engines.filter((e) => e.rssMB).map((e) => `${e.engine}: file ${fmt(e.fileMB, 0)} MB, RSS ${fmt(e.rssMB, 0)} MB (+${fmt(e.rssGrowthMB, 0)} MB)`);
+  lines.push(`${''.padStart(7)}  load average ${s.loadavg}; ${memory.join('; ')}`);
+}
+// How each p50 grows with the size, per engine.
+const engineNames = [...new Set(results.sizes.flatMap((s) => s.engines.map((e) => e.engine)))];
+lines.push('', 'p50 growth with size (ms, and × the previous size):');
+for (const name of engineNames) {
+  for (const t of ['vector', 'keyword', 'hybrid']) {
+    const points = results.sizes.flatMap((s) => s.engines.filter((e) => e.engine === name).map((e) => [s.size, e[t].p50]));
+    if (points.length < 2) continue;
+    const steps = points.map(([size, p50], i) => `${size}: ${fmt(p50)}${i === 0 ? '' : ` (×${fmt(p50 / points[i - 1][1])})`}`);
+    lines.push(`  ${name.slice(0, 40).padEnd(40)} ${t.padEnd(8)} ${steps.join('  →  ')}`);
   }
 }
 lines.push('', 'load: the machine is shared; repeat runs and compare before trusting a difference under ~20%.');
@@ -369,18 +318,21 @@ writeFileSync(join(CACHE, 'search-results.json'), json);
 process.stdout.write(`${lines.join('\n')}\n\n${json}\n`);
 
 /**
- * LanceDB is this benchmark's baseline only, so it is not a dependency: 0.37.1 (the last
- * release for Node 20) lists platform packages that the registry does not have for that
- * version, which makes `npm ci` refuse the lock file. Installed here on first use, without
- * touching package.json or the lock file.
+ * LanceDB is this benchmark's peer only, so it is not a dependency of Lore: it lives in
+ * tools/bench/peers with its own package.json and lock file (0.31.0: newer releases list
+ * platform packages the registry does not serve, which makes `npm ci` refuse the lock), and is
+ * installed there with `npm ci` on first use; the project's node_modules is never touched.
  */
 async function importLanceDb() {
-  const spec = '@lancedb/lancedb@0.37.1';
+  const peers = resolve(import.meta.dirname, 'peers');
+  const entry = () => createRequire(join(peers, 'package.json')).resolve('@lancedb/lancedb');
+  let path;
   try {
-    return await import('@lancedb/lancedb');
+    path = entry();
   } catch {
-    process.stdout.write(`installing ${spec} for the comparison (not saved)…\n`);
-    execFileSync('npm', ['install', '--no-save', '--no-package-lock', '--no-audit', '--no-fund', spec], { cwd: resolve(import.meta.dirname, '../..'), stdio: 'inherit' });
-    return import('@lancedb/lancedb');
+    process.stdout.write(`installing the benchmark's peers in ${peers} (npm ci --prefix tools/bench/peers)…\n`);
+    execFileSync('npm', ['ci', '--prefix', peers, '--no-audit', '--no-fund'], { stdio: 'inherit' });
+    path = entry();
   }
+  return import(pathToFileURL(path).href);
 }

@@ -1,11 +1,12 @@
 /**
  * Reads and searches of one embedded index.
  *
- * Dense k-NN always goes through sqlite-vec's KNN (`embedding MATCH ? AND k = ?`) on the
- * vec0 table, partitioned by collection, never through a distance scan of a table. In a
- * collection with IVF centroids (`sqlite-ivf.ts`: from 20k points) an unfiltered search, and the
- * over-fetch of a residual-only filter, probe the nearest lists only (approximate, recall@10
- * >= 0.95 measured); every other search scans the collection exactly:
+ * Dense k-NN goes through sqlite-vec's KNN (`embedding MATCH ? AND k = ?`) on the vec0 table,
+ * partitioned by collection, never through a distance scan of a table; except that in a
+ * collection with a complete HNSW graph (`sqlite-graphs.ts`: from 5k points) an unfiltered
+ * search, and the over-fetch of a residual-only filter, take the graph's nearest (approximate,
+ * recall@10 >= 0.95 measured), re-scored by sqlite-vec's own distance function so that a
+ * score never depends on the path that found the point. Every other search is exact:
  * - the filter's top-level conditions on `content_id`, `source` and `chunk_index` are
  *   evaluated by vec0 inside the scan (metadata columns), so such filters are exact at once;
  * - any other condition (metadata, tags, $or, $not …) is a residual that vec0 cannot see. The
@@ -35,7 +36,6 @@ import { filterSql, splitForKnn, SqlParams } from './sqlite-filter.translator';
 import type { KnnPushdown } from './sqlite-filter.translator';
 import { SqliteKeywordSearch } from './sqlite-keyword';
 import { tablesOf, vectorBlob } from './sqlite-vector-schema';
-import { nearestClusters } from './sqlite-ivf';
 import type { IndexTables, Param } from './sqlite-vector-schema';
 import type { SqliteVectorStore } from './sqlite-vector-store.adapter';
 
@@ -58,6 +58,8 @@ interface PointRow {
 interface Neighbour {
   readonly rowid: number;
   readonly distance: number;
+  /** Found by a graph: `distance` is the graph's, re-scored by sqlite-vec before it is reported. */
+  readonly approximate?: boolean;
 }
 
 const ROW_COLUMNS = 'p.rowid AS rowid, p.id AS id, p.collection_id AS collection_id, p.content_id AS content_id, p.source AS source, p.chunk_index AS chunk_index, p.tags AS tags, p.metadata AS metadata, t.text AS text';
@@ -169,10 +171,10 @@ export class SqliteVectorIndex implements VectorIndex {
         neighbours = matching.length === 0 ? [] : this.exactKnn(tables, collections, blob, k, { sql: [], params: [], residual: null }, matching);
       }
     }
-    const ids = this.idsByRowid(tables, neighbours.slice(0, k).map((n) => n.rowid));
+    const nearest = this.rescored(definition, blob, neighbours.slice(0, k));
+    const ids = this.idsByRowid(tables, nearest.map((n) => n.rowid));
     const score = definition.distance === 'cosine' ? (d: number): number => 1 - d : (d: number): number => -d;
-    return neighbours
-      .slice(0, k)
+    return nearest
       .flatMap((n) => {
         const id = ids.get(n.rowid);
         return id === undefined ? [] : [{ id, score: score(n.distance) }];
@@ -181,10 +183,9 @@ export class SqliteVectorIndex implements VectorIndex {
   }
 
   /**
-   * The k nearest: per collection with IVF centroids, vec0 KNN over the lists nearest to the
-   * query (`cluster IN (…)`: SQLite runs it once per list, k each, merged here), or the exact
-   * scan of the collection when those lists hold fewer than k matches; collections without
-   * centroids, exactly, in one vec0 KNN.
+   * The k nearest: per collection with a complete graph, the graph's k nearest (and the exact
+   * nearest among writes it has not taken in yet), or the exact scan of the collection when the
+   * graph returns fewer than k; collections without a graph, exactly, in one vec0 KNN.
    */
   private knn(definition: VectorIndexDefinition, collections: readonly string[], blob: Buffer, k: number, pushdown: KnnPushdown): Neighbour[] {
     const tables = tablesOf(this.name);
@@ -192,21 +193,35 @@ export class SqliteVectorIndex implements VectorIndex {
     const found: Neighbour[] = [];
     const query = new Float32Array(blob.buffer, blob.byteOffset, definition.dimensions);
     for (const collection of collections) {
-      const model = this.store.ivf.model(definition, collection);
-      if (!model) {
+      const graph = this.store.graphs.ready(this.name, collection);
+      const rows = graph ? graph.search(query, k) : [];
+      if (graph && rows.length >= k) {
+        // The graph's euclidean distance is squared; its root orders like vec0's until re-scored.
+        for (const row of rows) found.push({ rowid: row.rowid, distance: definition.distance === 'cosine' ? row.distance : Math.sqrt(row.distance), approximate: true });
+      } else {
         exact.push(collection);
-        continue;
       }
-      const lists = nearestClusters(model, definition.distance, query, this.store.ivf.probes(model));
-      const conditions = ['embedding MATCH ?', 'k = ?', 'collection_id = ?', `cluster IN (${lists.map(() => '?').join(', ')})`, ...pushdown.sql];
-      const params: Param[] = [blob, BigInt(k), collection, ...lists.map((c) => BigInt(c)), ...pushdown.params];
-      const rows = this.store.prepare(`SELECT rowid, distance FROM ${tables.knn} WHERE ${conditions.join(' AND ')}`).all(...params) as Neighbour[];
-      if (rows.length >= k) found.push(...rows);
-      else exact.push(collection);
     }
     if (exact.length > 0) found.push(...this.exactKnn(tables, exact, blob, k, pushdown));
     found.sort((a, b) => a.distance - b.distance || a.rowid - b.rowid);
     return found.length > k ? found.slice(0, k) : found;
+  }
+
+  /** sqlite-vec's distances for the neighbours a graph found (the completion's function: `vectorScores`), nearest first. */
+  private rescored(definition: VectorIndexDefinition, blob: Buffer, neighbours: readonly Neighbour[]): Neighbour[] {
+    if (!neighbours.some((n) => n.approximate)) return [...neighbours];
+    const lookup = this.distanceLookup(definition);
+    const out = neighbours.flatMap((n) => {
+      if (!n.approximate) return [n];
+      const distance = lookup.get(blob, BigInt(n.rowid)) as number | undefined;
+      return typeof distance === 'number' ? [{ rowid: n.rowid, distance }] : [];
+    });
+    return out.sort((a, b) => a.distance - b.distance || a.rowid - b.rowid);
+  }
+
+  private distanceLookup(definition: VectorIndexDefinition): ReturnType<SqliteVectorStore['prepare']> {
+    const fn = definition.distance === 'cosine' ? 'vec_distance_cosine' : 'vec_distance_l2';
+    return this.store.prepare(`SELECT ${fn}(embedding, ?) FROM ${tablesOf(this.name).knn} WHERE rowid = ?`).pluck(true);
   }
 
   /** vec0 KNN over every point of the collections (SQLite runs the partition `IN` once per value), merged here. */
@@ -246,7 +261,7 @@ export class SqliteVectorIndex implements VectorIndex {
     const tables = tablesOf(this.name);
     const blob = vectorBlob(vector);
     const cosine = definition.distance === 'cosine';
-    const lookup = this.store.prepare(`SELECT ${cosine ? 'vec_distance_cosine' : 'vec_distance_l2'}(embedding, ?) FROM ${tables.knn} WHERE rowid = ?`).pluck(true);
+    const lookup = this.distanceLookup(definition);
     for (const [rowid, id] of this.rowidsById(tables, ids)) {
       const distance = lookup.get(blob, BigInt(rowid)) as number | undefined;
       if (typeof distance === 'number') out.set(id, cosine ? 1 - distance : -distance);

@@ -7,12 +7,12 @@
  * - `vec_text_x`: the text, by the same rowid.
  * - `vec_knn_x`: a sqlite-vec `vec0` table: the float32 embedding with `collection_id` as the
  *   PARTITION KEY (a KNN scan reads only the searched collections' chunks) and `content_id`,
- *   `source`, `chunk_index` as metadata columns, which vec0 filters inside the scan; and
- *   `cluster`, a second partition key: the point's IVF list within its collection (0 until the
- *   collection has centroids; `sqlite-ivf.ts`). Indexes created before the IVF layer have no
- *   `cluster` column and are searched exactly, as before (`hasIvfLayout`); a rebuild
- *   (`reset`) recreates them with it.
- * - `vec_ivf_x`: the centroids of each collection that has them.
+ *   `source`, `chunk_index` as metadata columns, which vec0 filters inside the scan. It is the
+ *   exact search, and the source the HNSW graphs (`sqlite-graphs.ts`) are built from. Tables
+ *   made by the earlier IVF layer have a second partition key, `cluster` (`hasClusterColumn`):
+ *   new points get 0 there; a rebuild (`reset`) recreates the table without it.
+ * - `vec_graphs_x` / `vec_changes_x`: which collections have an HNSW graph and the change-log
+ *   position its snapshot covers; the log of writes to those collections since (`sqlite-graphs.ts`).
  * - `vec_fts_x`: an FTS5 index of the text, external content (the text is stored once, in
  *   `vec_text_x`), tokenizer `porter unicode61`, with FTS5's `secure-delete` on so that a
  *   deleted row's terms leave the index instead of lingering behind delete markers.
@@ -39,12 +39,15 @@ export interface IndexTables {
   readonly text: string;
   readonly knn: string;
   readonly fts: string;
+  /** The earlier IVF layer's centroids: only ever dropped. */
   readonly ivf: string;
+  readonly graphs: string;
+  readonly changes: string;
 }
 
 export function tablesOf(name: string): IndexTables {
   assertIndexName(name);
-  return { points: `vec_points_${name}`, text: `vec_text_${name}`, knn: `vec_knn_${name}`, fts: `vec_fts_${name}`, ivf: `vec_ivf_${name}` };
+  return { points: `vec_points_${name}`, text: `vec_text_${name}`, knn: `vec_knn_${name}`, fts: `vec_fts_${name}`, ivf: `vec_ivf_${name}`, graphs: `vec_graphs_${name}`, changes: `vec_changes_${name}` };
 }
 
 const METRIC: Record<Distance, string> = { cosine: 'cosine', euclidean: 'l2' };
@@ -54,7 +57,6 @@ export const STORE_DDL = [
   `CREATE TABLE IF NOT EXISTS ${CHECKPOINTS} (name TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT`,
 ];
 
-/** Statements creating the three tables of an index (not the registry row). */
 /**
  * vec0 rows per chunk. The default (1024) suits one big partition; IVF lists hold a few hundred
  * vectors each, and a chunk is allocated whole per partition, so smaller chunks keep the file
@@ -62,13 +64,13 @@ export const STORE_DDL = [
  */
 export const KNN_CHUNK_SIZE = 128;
 
-/** Whether the index's vec0 table has the IVF `cluster` partition key (created by this version). */
-export function hasIvfLayout(knnSql: string | undefined): boolean {
+/** Whether the index's vec0 table has the earlier IVF layer's `cluster` partition key. */
+export function hasClusterColumn(knnSql: string | undefined): boolean {
   return knnSql !== undefined && /\bcluster INTEGER PARTITION KEY\b/.test(knnSql);
 }
 
 export function createIndexSql(definition: VectorIndexDefinition): string[] {
-  const { points, text, knn, fts, ivf } = tablesOf(definition.name);
+  const { points, text, knn, fts } = tablesOf(definition.name);
   return [
     `CREATE TABLE ${points} (
       rowid INTEGER PRIMARY KEY,
@@ -84,20 +86,29 @@ export function createIndexSql(definition: VectorIndexDefinition): string[] {
     `CREATE INDEX ${points}_scope ON ${points} (collection_id, content_id)`,
     `CREATE VIRTUAL TABLE ${knn} USING vec0(
       collection_id TEXT PARTITION KEY,
-      cluster INTEGER PARTITION KEY,
       embedding float[${definition.dimensions}] distance_metric=${METRIC[definition.distance]},
       content_id TEXT,
       source TEXT,
       chunk_index INTEGER,
       chunk_size=${KNN_CHUNK_SIZE}
     )`,
-    `CREATE TABLE ${ivf} (collection_id TEXT NOT NULL, cluster INTEGER NOT NULL, centroid BLOB NOT NULL, trained_size INTEGER NOT NULL, PRIMARY KEY (collection_id, cluster)) STRICT`,
     `CREATE VIRTUAL TABLE ${fts} USING fts5(text, content='${text}', content_rowid='rowid', tokenize='porter unicode61')`,
     `INSERT INTO ${fts} (${fts}, rank) VALUES ('secure-delete', 1)`,
+    ...graphTablesSql(definition.name),
+  ];
+}
+
+/** The graphs' registry and change log (created here for new indexes, on first need for older ones). */
+export function graphTablesSql(name: string): string[] {
+  const { graphs, changes } = tablesOf(name);
+  return [
+    `CREATE TABLE IF NOT EXISTS ${graphs} (collection_id TEXT PRIMARY KEY, covered_seq INTEGER NOT NULL, file TEXT) STRICT`,
+    // AUTOINCREMENT: a position is never reused after the log is trimmed, so a snapshot's position stays a true bound.
+    `CREATE TABLE IF NOT EXISTS ${changes} (seq INTEGER PRIMARY KEY AUTOINCREMENT, collection_id TEXT NOT NULL, rowid INTEGER NOT NULL)`,
   ];
 }
 
 export function dropIndexSql(name: string): string[] {
-  const { points, text, knn, fts, ivf } = tablesOf(name);
-  return [`DROP TABLE IF EXISTS ${ivf}`, `DROP TABLE IF EXISTS ${fts}`, `DROP TABLE IF EXISTS ${knn}`, `DROP TABLE IF EXISTS ${text}`, `DROP TABLE IF EXISTS ${points}`];
+  const { points, text, knn, fts, ivf, graphs, changes } = tablesOf(name);
+  return [`DROP TABLE IF EXISTS ${changes}`, `DROP TABLE IF EXISTS ${graphs}`, `DROP TABLE IF EXISTS ${ivf}`, `DROP TABLE IF EXISTS ${fts}`, `DROP TABLE IF EXISTS ${knn}`, `DROP TABLE IF EXISTS ${text}`, `DROP TABLE IF EXISTS ${points}`];
 }

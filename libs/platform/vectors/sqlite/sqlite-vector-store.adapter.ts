@@ -23,11 +23,11 @@ import {
 } from '@lore/platform/vectors/port';
 import type { FilterNode } from '@lore/platform/vectors/port';
 import { DATETIME_FUNCTION, datetimeWithin, filterSql, SqlParams } from './sqlite-filter.translator';
-import { CHECKPOINTS, createIndexSql, dropIndexSql, REGISTRY, STORE_DDL, tablesOf, vectorBlob } from './sqlite-vector-schema';
+import { CHECKPOINTS, createIndexSql, dropIndexSql, hasClusterColumn, REGISTRY, STORE_DDL, tablesOf, vectorBlob } from './sqlite-vector-schema';
 import type { IndexTables, Param } from './sqlite-vector-schema';
 import { SqliteVectorIndex } from './sqlite-vector-index';
-import { IvfLists } from './sqlite-ivf-lists';
-import type { IvfOptions } from './sqlite-ivf';
+import { SqliteGraphs } from './sqlite-graphs';
+import type { GraphOptions, PointChange } from './sqlite-graphs';
 import type { Bm25Stats } from './sqlite-bm25';
 
 export interface SqliteVectorStoreOptions {
@@ -42,10 +42,11 @@ export interface SqliteVectorStoreOptions {
    */
   readonly mmapBytes?: number;
   /**
-   * Approximate (IVF) dense search for big collections (`sqlite-ivf.ts`); `false` keeps every
-   * search exact. Defaults: IVF_DEFAULTS, chosen by tools/bench/search.bench.mjs (see README).
+   * Approximate dense search for big collections: an HNSW graph per collection, built and kept
+   * in the background (`sqlite-graphs.ts`); `false` keeps every search exact. Defaults:
+   * GRAPH_DEFAULTS, chosen by tools/bench/search.bench.mjs (see README).
    */
-  readonly ivf?: IvfOptions | false;
+  readonly graphs?: GraphOptions | false;
 }
 
 const DEFAULT_MMAP_BYTES = 2 ** 31 - 2 ** 16;
@@ -61,23 +62,32 @@ const STATEMENT_CACHE_SIZE = 500;
 /** A write after validation, ready to apply inside the transaction. */
 type PlannedWrite =
   | { readonly op: 'upsert'; readonly tables: IndexTables; readonly points: readonly VectorPoint[]; readonly definition: VectorIndexDefinition }
-  | { readonly op: 'delete'; readonly tables: IndexTables; readonly ids: readonly string[] }
+  | { readonly op: 'delete'; readonly name: string; readonly tables: IndexTables; readonly ids: readonly string[] }
   | { readonly op: 'deleteWhere'; readonly tables: readonly IndexTables[]; readonly names: readonly string[]; readonly collections: readonly string[]; readonly filter: FilterNode }
   | { readonly op: 'setPayload'; readonly tables: IndexTables; readonly ids: readonly string[]; readonly payload: Partial<PointPayload> };
 
 interface ExistingRow {
   readonly rowid: number;
+  readonly collection_id: string;
   readonly text: string;
+}
+
+/** What one `write` changed: per point for the graphs, per index the collections whose size changed. */
+interface WriteEffects {
+  readonly changes: PointChange[];
+  readonly touched: Map<string, Set<string>>;
 }
 
 export class SqliteVectorStore implements VectorStore {
   readonly db: Database.Database;
-  readonly ivf: IvfLists;
+  readonly graphs: SqliteGraphs;
+  /** Whether an index's vec0 table has the earlier IVF layer's `cluster` column (new points get 0). */
+  private readonly clusterColumns = new Map<string, boolean>();
   /** BM25 statistics per index (`sqlite-bm25.ts`), dropped by every write. */
   readonly keywordStats = new Map<string, Bm25Stats>();
   private readonly statements = new Map<string, Statement>();
   private readonly definitions = new Map<string, VectorIndexDefinition>();
-  private readonly applyWrites: (writes: readonly PlannedWrite[], checkpoint: Checkpoint | undefined) => void;
+  private readonly applyWrites: (writes: readonly PlannedWrite[], checkpoint: Checkpoint | undefined, effects: WriteEffects) => void;
   private readonly applyReset: (names: readonly string[], checkpointName: string) => void;
 
   constructor(options: SqliteVectorStoreOptions) {
@@ -89,19 +99,16 @@ export class SqliteVectorStore implements VectorStore {
     this.db.pragma('secure_delete = ON');
     this.db.pragma('busy_timeout = 5000');
     this.db.pragma(`mmap_size = ${Math.max(0, Math.floor(options.mmapBytes ?? DEFAULT_MMAP_BYTES))}`);
-    this.ivf = new IvfLists(this, options.ivf);
+    this.graphs = new SqliteGraphs(this, options.path === ':memory:' ? null : `${options.path}-graphs`, options.graphs);
     this.db.function(DATETIME_FUNCTION, { deterministic: true }, datetimeWithin);
     for (const sql of STORE_DDL) this.db.exec(sql);
     const rows = this.db.prepare(`SELECT name, dimensions, distance FROM ${REGISTRY}`).all() as VectorIndexDefinition[];
     for (const row of rows) this.definitions.set(row.name, { name: row.name, dimensions: row.dimensions, distance: row.distance });
+    this.graphs.start([...this.definitions.keys()]);
 
-    this.applyWrites = this.db.transaction((writes: readonly PlannedWrite[], checkpoint: Checkpoint | undefined) => {
-      const touched = new Map<string, Set<string>>();
-      for (const write of writes) this.applyWrite(write, touched);
-      for (const [name, collections] of touched) {
-        const definition = this.definitions.get(name);
-        if (definition) this.ivf.maintain(definition, collections);
-      }
+    this.applyWrites = this.db.transaction((writes: readonly PlannedWrite[], checkpoint: Checkpoint | undefined, effects: WriteEffects) => {
+      for (const write of writes) this.applyWrite(write, effects);
+      this.graphs.log(effects.changes);
       if (checkpoint) {
         this.run(`INSERT INTO ${CHECKPOINTS} (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value`, [checkpoint.name, checkpoint.value]);
       }
@@ -140,7 +147,8 @@ export class SqliteVectorStore implements VectorStore {
   async dropIndex(name: string): Promise<void> {
     assertIndexName(name);
     this.statements.clear();
-    this.ivf.clear();
+    this.clusterColumns.clear();
+    this.graphs.forget([name]);
     this.keywordStats.clear();
     this.db.exec(`DROP TABLE IF EXISTS temp.${tablesOf(name).fts}_vocab`);
     this.db.transaction(() => {
@@ -159,13 +167,20 @@ export class SqliteVectorStore implements VectorStore {
     // Everything is validated and compiled before the transaction starts.
     const planned = writes.map((write) => this.plan(write));
     this.keywordStats.clear();
-    try {
-      this.applyWrites(planned, checkpoint);
-    } catch (error) {
-      // The transaction rolled back: centroids cached during it may not exist.
-      this.ivf.clear();
-      throw error;
-    }
+    const effects: WriteEffects = { changes: [], touched: new Map() };
+    this.applyWrites(planned, checkpoint, effects);
+    // Committed: the graphs take the changes in (queued; searches read the queue until applied).
+    this.graphs.afterCommit(effects.changes, effects.touched);
+  }
+
+  /** Resolves once every graph is built, loaded and up to date (tests, benchmarks). */
+  settled(): Promise<void> {
+    return this.graphs.settled();
+  }
+
+  /** Settles, then writes every changed graph's snapshot now. */
+  flushGraphs(): Promise<void> {
+    return this.graphs.flush();
   }
 
   async getCheckpoint(name: string): Promise<string | null> {
@@ -176,7 +191,8 @@ export class SqliteVectorStore implements VectorStore {
   async reset(indexes: readonly string[], checkpointName: string): Promise<void> {
     indexes.forEach(assertIndexName);
     this.statements.clear();
-    this.ivf.clear();
+    this.clusterColumns.clear();
+    this.graphs.forget(indexes);
     this.keywordStats.clear();
     for (const name of indexes) this.db.exec(`DROP TABLE IF EXISTS temp.${tablesOf(name).fts}_vocab`);
     this.applyReset(indexes, checkpointName);
@@ -191,6 +207,7 @@ export class SqliteVectorStore implements VectorStore {
   }
 
   async close(): Promise<void> {
+    if (this.db.open) await this.graphs.close();
     this.statements.clear();
     if (this.db.open) this.db.close();
   }
@@ -234,7 +251,7 @@ export class SqliteVectorStore implements VectorStore {
       case 'delete':
         this.definition(write.index);
         write.ids.forEach((id) => assertId(id));
-        return { op: 'delete', tables: tablesOf(write.index), ids: write.ids };
+        return { op: 'delete', name: write.index, tables: tablesOf(write.index), ids: write.ids };
       case 'deleteWhere': {
         assertScope(write);
         const names = write.index === undefined ? [...this.definitions.keys()] : [this.definition(write.index).name];
@@ -248,26 +265,29 @@ export class SqliteVectorStore implements VectorStore {
     }
   }
 
-  /** `touched`: per index, the collections whose size may have grown or reached 0 (IVF maintenance). */
-  private applyWrite(write: PlannedWrite, touched: Map<string, Set<string>>): void {
+  /** `effects`: every point changed, and per index the collections whose size may have grown or reached 0 (graph upkeep). */
+  private applyWrite(write: PlannedWrite, effects: WriteEffects): void {
     const touch = (name: string, collections: readonly string[]): void => {
-      const set = touched.get(name) ?? new Set<string>();
+      const set = effects.touched.get(name) ?? new Set<string>();
       for (const c of collections) set.add(c);
-      touched.set(name, set);
+      effects.touched.set(name, set);
     };
     switch (write.op) {
       case 'upsert':
-        for (const point of write.points) this.upsertPoint(write.tables, point, write.definition);
+        for (const point of write.points) this.upsertPoint(write.tables, point, write.definition, effects.changes);
         touch(write.definition.name, write.points.map((p) => p.collectionId));
         return;
       case 'delete':
         for (const id of write.ids) {
           const row = this.existing(write.tables, id);
-          if (row) this.deleteRow(write.tables, row);
+          if (row) this.deleteRow(write.name, write.tables, row, effects.changes);
         }
         return;
       case 'deleteWhere':
-        for (const tables of write.tables) this.deleteWhere(tables, write.collections, write.filter);
+        write.names.forEach((name, i) => {
+          const tables = write.tables[i];
+          if (tables) this.deleteWhere(name, tables, write.collections, write.filter, effects.changes);
+        });
         for (const name of write.names) touch(name, write.collections);
         return;
       case 'setPayload':
@@ -277,18 +297,20 @@ export class SqliteVectorStore implements VectorStore {
   }
 
   private existing(tables: IndexTables, id: string): ExistingRow | undefined {
-    return this.prepare(`SELECT p.rowid AS rowid, t.text AS text FROM ${tables.points} AS p JOIN ${tables.text} AS t ON t.rowid = p.rowid WHERE p.id = ?`).get(id) as
+    return this.prepare(`SELECT p.rowid AS rowid, p.collection_id AS collection_id, t.text AS text FROM ${tables.points} AS p JOIN ${tables.text} AS t ON t.rowid = p.rowid WHERE p.id = ?`).get(id) as
       | ExistingRow
       | undefined;
   }
 
-  private upsertPoint(tables: IndexTables, point: VectorPoint, definition: VectorIndexDefinition): void {
+  private upsertPoint(tables: IndexTables, point: VectorPoint, definition: VectorIndexDefinition, changes: PointChange[]): void {
     const { payload } = point;
     const columns: Param[] = [point.collectionId, payload.content_id, payload.source, payload.chunk_index, JSON.stringify(payload.tags), JSON.stringify(payload.metadata)];
     const row = this.existing(tables, point.id);
     let rowid: number;
     if (row) {
       rowid = row.rowid;
+      // Moved to another collection: it leaves the old collection's graph.
+      if (row.collection_id !== point.collectionId) changes.push({ index: definition.name, collection: row.collection_id, rowid, vector: null });
       this.run(`UPDATE ${tables.points} SET collection_id = ?, content_id = ?, source = ?, chunk_index = ?, tags = ?, metadata = ? WHERE rowid = ?`, [...columns, rowid]);
       if (row.text !== point.text) {
         this.ftsDelete(tables, rowid, row.text);
@@ -305,32 +327,40 @@ export class SqliteVectorStore implements VectorStore {
     }
     const vector = storedVector(point.vector, definition.distance);
     const values: Param[] = [BigInt(rowid), point.collectionId, vectorBlob(vector), payload.content_id, payload.source ?? '', BigInt(payload.chunk_index)];
-    if (this.ivf.layout(definition.name)) {
-      this.run(`INSERT INTO ${tables.knn} (rowid, collection_id, embedding, content_id, source, chunk_index, cluster) VALUES (?, ?, ?, ?, ?, ?, ?)`, [
-        ...values,
-        BigInt(this.ivf.clusterOf(definition, point.collectionId, vector)),
-      ]);
+    if (this.hasClusterColumn(definition.name)) {
+      this.run(`INSERT INTO ${tables.knn} (rowid, collection_id, embedding, content_id, source, chunk_index, cluster) VALUES (?, ?, ?, ?, ?, ?, 0)`, values);
     } else {
       this.run(`INSERT INTO ${tables.knn} (rowid, collection_id, embedding, content_id, source, chunk_index) VALUES (?, ?, ?, ?, ?, ?)`, values);
     }
+    changes.push({ index: definition.name, collection: point.collectionId, rowid, vector });
   }
 
-  private deleteRow(tables: IndexTables, row: ExistingRow): void {
+  private hasClusterColumn(name: string): boolean {
+    let found = this.clusterColumns.get(name);
+    if (found === undefined) {
+      found = hasClusterColumn(this.prepare(`SELECT sql FROM sqlite_master WHERE name = ?`).pluck(true).get(tablesOf(name).knn) as string | undefined);
+      this.clusterColumns.set(name, found);
+    }
+    return found;
+  }
+
+  private deleteRow(name: string, tables: IndexTables, row: ExistingRow, changes: PointChange[]): void {
+    changes.push({ index: name, collection: row.collection_id, rowid: row.rowid, vector: null });
     this.ftsDelete(tables, row.rowid, row.text);
     this.run(`DELETE FROM ${tables.knn} WHERE rowid = ?`, [BigInt(row.rowid)]);
     this.run(`DELETE FROM ${tables.text} WHERE rowid = ?`, [row.rowid]);
     this.run(`DELETE FROM ${tables.points} WHERE rowid = ?`, [row.rowid]);
   }
 
-  private deleteWhere(tables: IndexTables, collections: readonly string[], filter: FilterNode): void {
+  private deleteWhere(name: string, tables: IndexTables, collections: readonly string[], filter: FilterNode, changes: PointChange[]): void {
     if (filter.kind === 'none') return;
     const params = new SqlParams();
     const scope = `p.collection_id IN (${params.list(collections)})`;
     const where = filter.kind === 'all' ? scope : `${scope} AND ${filterSql(filter, params)}`;
-    const rows = this.prepare(`SELECT p.rowid AS rowid, t.text AS text FROM ${tables.points} AS p JOIN ${tables.text} AS t ON t.rowid = p.rowid WHERE ${where}`).all(
-      ...params.values,
-    ) as ExistingRow[];
-    for (const row of rows) this.deleteRow(tables, row);
+    const rows = this.prepare(
+      `SELECT p.rowid AS rowid, p.collection_id AS collection_id, t.text AS text FROM ${tables.points} AS p JOIN ${tables.text} AS t ON t.rowid = p.rowid WHERE ${where}`,
+    ).all(...params.values) as ExistingRow[];
+    for (const row of rows) this.deleteRow(name, tables, row, changes);
   }
 
   private setPayload(tables: IndexTables, id: string, payload: Partial<PointPayload>): void {

@@ -1,0 +1,222 @@
+/**
+ * One collection's HNSW graph (hnswlib through `hnswlib-node`), with the writes it has not
+ * taken in yet. The SQLite tables stay the source of truth; the graph only proposes the
+ * nearest rowids, and the index re-scores them with sqlite-vec (`sqlite-vector-index.ts`).
+ *
+ * - Labels are the points' SQLite rowids (hnswlib-node takes 32-bit labels).
+ * - A write never waits for the graph: `stale()` marks the rowid deleted in the graph at once
+ *   (so an old vector is never proposed) and queues the new state in `pending`; `search()`
+ *   scans `pending` exactly beside the graph, so a point is found as soon as the write
+ *   returns (read-your-writes). `applySome()` moves pending entries into the graph in slices.
+ * - Deleting a point overwrites its vector in the graph with a seeded random unit vector
+ *   before marking it deleted, so the graph (and its file) keeps no deleted point's vector;
+ *   deleted slots stay in the graph as routing nodes until the graph is rebuilt
+ *   (`deletedShare()`).
+ * - Slot reuse (hnswlib's `replaceDeleted`) stays off: reusing a slot can drop another label
+ *   from hnswlib's lookup when the same label is re-added, and keeping it off keeps every
+ *   label's state (absent / live / deleted) known here.
+ */
+import { HierarchicalNSW } from 'hnswlib-node';
+import type { Distance } from '@lore/platform/vectors/port';
+import { seeded } from '@lore/platform/vectors/port';
+
+export interface HnswParameters {
+  /** hnswlib's M: links per node (default GRAPH_DEFAULTS.m). */
+  readonly m: number;
+  readonly efConstruction: number;
+  /** Candidate list size while searching: max(efSearch, k). */
+  readonly efSearch: number;
+}
+
+/**
+ * A pending write: the point's new stored vector, null once deleted, or undefined to read it
+ * from SQLite when applied (while the graph is built or caught up, when nothing searches
+ * `pending`); `seq` is its position in the change log (0 when not logged).
+ */
+export interface PendingEntry {
+  readonly vector: Float32Array | null | undefined;
+  readonly seq: number;
+}
+
+/** The point's current stored vector in this collection, or null when it is gone. */
+export type VectorSource = (rowid: number) => Float32Array | null;
+
+export interface Candidate {
+  readonly rowid: number;
+  /** The graph's distance (cosine: 1 − dot of unit vectors; euclidean: squared L2): for ordering only. */
+  readonly distance: number;
+}
+
+const ABSENT = 0;
+const LIVE = 1;
+const DELETED = 2;
+const MAX_LABEL = 0xffff_ffff;
+
+export class HnswGraph {
+  readonly pending = new Map<number, PendingEntry>();
+  /** Per rowid: ABSENT, LIVE or DELETED in the graph. */
+  private states = new Uint8Array(1024);
+  private live = 0;
+  private deleted = 0;
+  /** Set while a snapshot is being written: the graph must not change under the writer thread. */
+  saving = false;
+  /** Change-log position every change up to which the graph reflects (pending excluded). */
+  appliedSeq = 0;
+
+  private constructor(
+    private readonly index: HierarchicalNSW,
+    readonly dimensions: number,
+    private readonly distance: Distance,
+    private readonly parameters: HnswParameters,
+  ) {}
+
+  static create(dimensions: number, distance: Distance, parameters: HnswParameters, capacity: number): HnswGraph {
+    const index = new HierarchicalNSW(distance === 'cosine' ? 'cosine' : 'l2', dimensions);
+    index.initIndex({ maxElements: Math.max(1024, capacity), m: parameters.m, efConstruction: parameters.efConstruction, randomSeed: 100, allowReplaceDeleted: false });
+    return new HnswGraph(index, dimensions, distance, parameters);
+  }
+
+  /** Reads a snapshot (on a libuv thread: the event loop stays free). */
+  static async load(file: string, dimensions: number, distance: Distance, parameters: HnswParameters): Promise<HnswGraph> {
+    const index = new HierarchicalNSW(distance === 'cosine' ? 'cosine' : 'l2', dimensions);
+    await index.readIndex(file, false);
+    const graph = new HnswGraph(index, dimensions, distance, parameters);
+    // Labels deleted in the snapshot are counted live here until `forget` scrubs them again.
+    const labels = index.getIdsList();
+    for (const label of labels) graph.setState(label, LIVE);
+    graph.live = labels.length;
+    return graph;
+  }
+
+  /** Whether the graph holds the rowid (live or deleted): a write since the build started put it there. */
+  holds(rowid: number): boolean {
+    return this.stateOf(rowid) !== ABSENT;
+  }
+
+  size(): number {
+    return this.live;
+  }
+
+  /** Share of the graph's slots held by deleted points. */
+  deletedShare(): number {
+    const total = this.live + this.deleted;
+    return total === 0 ? 0 : this.deleted / total;
+  }
+
+  /** A write changed this rowid: never propose its old vector again (`search` skips pending rowids while a snapshot is written), and queue its new state. */
+  stale(rowid: number, entry: PendingEntry): void {
+    if (this.stateOf(rowid) === LIVE && !this.saving) this.markDeleted(rowid);
+    this.pending.set(rowid, entry);
+  }
+
+  /** Moves pending entries into the graph until `deadline` (performance.now() ms); false when some remain. */
+  applySome(deadline: number, source: VectorSource): boolean {
+    if (this.saving) return this.pending.size === 0;
+    let done = 0;
+    for (const [rowid, entry] of this.pending) {
+      const vector = entry.vector === undefined ? source(rowid) : entry.vector;
+      if (vector) this.put(rowid, vector);
+      else if (this.stateOf(rowid) !== ABSENT) this.scrub(rowid);
+      this.pending.delete(rowid);
+      if (entry.seq > this.appliedSeq) this.appliedSeq = entry.seq;
+      if ((++done & 3) === 0 && performance.now() >= deadline) break;
+    }
+    return this.pending.size === 0;
+  }
+
+  /** Adds or replaces a point's vector (stored form: unit length for cosine). */
+  put(rowid: number, vector: Float32Array): void {
+    if (rowid > MAX_LABEL) throw new Error(`rowid ${rowid} exceeds the graph's 32-bit labels`);
+    const state = this.stateOf(rowid);
+    const count = this.index.getCurrentCount();
+    // Doubling keeps resizes rare: each copies the graph's memory on the event loop (~1.7 KB per 384-dimension point).
+    if (state === ABSENT && count >= this.index.getMaxElements()) this.index.resizeIndex(count * 2 + 1024);
+    // On an existing label (live or deleted) hnswlib updates the vector in place and unmarks it.
+    this.index.addPoint(Array.from(vector), rowid);
+    if (state === DELETED) this.deleted--;
+    if (state !== LIVE) this.live++;
+    this.setState(rowid, LIVE);
+  }
+
+  /**
+   * The graph's nearest `k` beside the exact nearest among pending points, merged, nearest
+   * first. `query` in stored form.
+   */
+  search(query: Float32Array, k: number): Candidate[] {
+    const found: Candidate[] = [];
+    // Pending rowids still live in the graph (queued while a snapshot was written) hold an old vector there: skipped below.
+    let overlap = 0;
+    for (const [rowid, entry] of this.pending) {
+      if (this.stateOf(rowid) === LIVE) overlap++;
+      if (entry.vector) found.push({ rowid, distance: this.distanceTo(query, entry.vector) });
+    }
+    if (this.live > 0) {
+      const wanted = Math.min(k + overlap, this.live);
+      this.index.setEf(Math.max(this.parameters.efSearch, wanted));
+      const result = this.index.searchKnn(Array.from(query), wanted);
+      result.neighbors.forEach((rowid, i) => {
+        if (overlap === 0 || !this.pending.has(rowid)) found.push({ rowid, distance: result.distances[i] ?? Infinity });
+      });
+    }
+    found.sort((a, b) => a.distance - b.distance || a.rowid - b.rowid);
+    return found.length > k ? found.slice(0, k) : found;
+  }
+
+  /** Writes a snapshot (on a libuv thread); the caller keeps the graph unchanged meanwhile (`saving`). */
+  async save(file: string): Promise<void> {
+    await this.index.writeIndex(file);
+  }
+
+  private distanceTo(query: Float32Array, vector: Float32Array): number {
+    let s = 0;
+    if (this.distance === 'cosine') {
+      for (let d = 0; d < this.dimensions; d++) s += (query[d] ?? 0) * (vector[d] ?? 0);
+      return 1 - s;
+    }
+    for (let d = 0; d < this.dimensions; d++) {
+      const x = (query[d] ?? 0) - (vector[d] ?? 0);
+      s += x * x;
+    }
+    return s;
+  }
+
+  /** Overwrites a label's vector with a seeded random one, then marks it deleted. */
+  private scrub(rowid: number): void {
+    const random = seeded(rowid);
+    const noise = Array.from({ length: this.dimensions }, () => random() * 2 - 1);
+    this.index.addPoint(noise, rowid);
+    if (this.stateOf(rowid) === DELETED) {
+      this.deleted--;
+      this.live++;
+    }
+    this.setState(rowid, LIVE);
+    this.markDeleted(rowid);
+  }
+
+  private markDeleted(rowid: number): void {
+    try {
+      this.index.markDelete(rowid);
+    } catch (error) {
+      // A label a snapshot already held deleted (`load` counts every label live): it is deleted either way.
+      if (!/already deleted/i.test(error instanceof Error ? error.message : String(error))) throw error;
+    }
+    this.live--;
+    this.deleted++;
+    this.setState(rowid, DELETED);
+  }
+
+  private stateOf(rowid: number): number {
+    return rowid < this.states.length ? (this.states[rowid] ?? ABSENT) : ABSENT;
+  }
+
+  private setState(rowid: number, state: number): void {
+    if (rowid >= this.states.length) {
+      let length = this.states.length;
+      while (length <= rowid) length *= 2;
+      const grown = new Uint8Array(length);
+      grown.set(this.states);
+      this.states = grown;
+    }
+    this.states[rowid] = state;
+  }
+}

@@ -1,0 +1,296 @@
+/** The SQLite adapter's HNSW graphs: built in the background, read-your-writes, filters, deletions, snapshots, rollback. */
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import type { VectorIndexDefinition, VectorPoint } from '@lore/platform/vectors/port';
+import { spawn } from 'node:child_process';
+import { build } from 'esbuild';
+import { bundleOptions, REPO_ROOT } from '@lore/platform/testing';
+import { SqliteVectorStore } from './sqlite-vector-store.adapter';
+import type { GraphOptions } from './sqlite-graphs';
+import { clustered, exactTop, DIMENSIONS } from './graph-test-points';
+
+const DEFINITION: VectorIndexDefinition = { name: 'ix', dimensions: DIMENSIONS, distance: 'cosine' };
+const GRAPHS: GraphOptions = { minPoints: 1000, saveDelayMs: 60_000 };
+/** Most points each concurrent writer writes (in batches of 10); they stop once the build, started at 600 points, has completed. */
+const PER_WRITER = 5000;
+
+describe('SQLite vector store: HNSW graphs', () => {
+  let dir: string;
+  const open: SqliteVectorStore[] = [];
+
+  function openStore(graphs: GraphOptions | false = GRAPHS): SqliteVectorStore {
+    const store = new SqliteVectorStore({ path: join(dir, 'vectors.db'), graphs });
+    open.push(store);
+    return store;
+  }
+
+  async function filled(points: readonly VectorPoint[], graphs: GraphOptions | false = GRAPHS): Promise<SqliteVectorStore> {
+    const store = openStore(graphs);
+    await store.ensureIndex(DEFINITION);
+    for (let i = 0; i < points.length; i += 500) await store.write([{ op: 'upsert', index: 'ix', points: points.slice(i, i + 500) }]);
+    await store.settled();
+    return store;
+  }
+
+  /** Records the SQL the store prepares, to tell an exact vec0 KNN (`MATCH`) from a graph search. */
+  function statementsOf(store: SqliteVectorStore): string[] {
+    const statements: string[] = [];
+    const prepare = store.prepare.bind(store);
+    store.prepare = (sql: string) => {
+      statements.push(sql);
+      return prepare(sql);
+    };
+    return statements;
+  }
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'lore-graphs-'));
+  });
+  afterEach(async () => {
+    for (const store of open.splice(0)) await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('builds a collection’s graph after the write that reaches minPoints returns, and searches it with recall@10 >= 0.95', async () => {
+    const points = clustered(3000, 1);
+    const store = openStore();
+    await store.ensureIndex(DEFINITION);
+    await store.write([{ op: 'upsert', index: 'ix', points: points.slice(0, 999) }]);
+    expect(store.graphs.status('ix', 'c')).toBe('none');
+    await store.write([{ op: 'upsert', index: 'ix', points: points.slice(999, 1000) }]);
+    // The write returned before any graph work: the build runs later, in slices.
+    expect(store.graphs.status('ix', 'c')).toBe('building');
+    const q = clustered(1, 90, 'q')[0] as VectorPoint;
+    const during = await store.index('ix').searchVector({ collections: ['c'], vector: q.vector, limit: 10 });
+    expect(during.map((h) => h.id)).toEqual(exactTop(points.slice(0, 1000), q.vector, 10));
+    for (let i = 1000; i < points.length; i += 500) await store.write([{ op: 'upsert', index: 'ix', points: points.slice(i, i + 500) }]);
+    await store.settled();
+    expect(store.graphs.status('ix', 'c')).toBe('ready');
+
+    const statements = statementsOf(store);
+    let recall = 0;
+    const queries = clustered(50, 99, 'q');
+    for (const query of queries) {
+      const want = new Set(exactTop(points, query.vector, 10));
+      const got = await store.index('ix').searchVector({ collections: ['c'], vector: query.vector, limit: 10 });
+      expect(got).toHaveLength(10);
+      recall += got.filter((h) => want.has(h.id)).length / 10;
+    }
+    expect(recall / queries.length).toBeGreaterThanOrEqual(0.95);
+    expect(statements.some((sql) => sql.includes('MATCH'))).toBe(false);
+  });
+
+  it('crosses minPoints under concurrent writers: every write resolves, each finds its points at once, results stay right through the build', async () => {
+    const store = openStore({ minPoints: 600, saveDelayMs: 60_000 });
+    await store.ensureIndex(DEFINITION);
+    const index = store.index('ix');
+    const statuses = new Set<string>();
+    const writer = async (w: number): Promise<number> => {
+      const points = clustered(PER_WRITER, 10 + w, `w${w}-`);
+      let checked = 0;
+      // Until the graph is complete (however loaded the machine), then stop.
+      for (let i = 0; i < points.length && !statuses.has('ready'); i += 10) {
+        const batch = points.slice(i, i + 10);
+        await store.write([{ op: 'upsert', index: 'ix', points: batch }]);
+        statuses.add(store.graphs.status('ix', 'c'));
+        // Read-your-writes whatever the graph's state: the point just written is its own nearest.
+        const own = batch[batch.length - 1] as VectorPoint;
+        const hits = await index.searchVector({ collections: ['c'], vector: own.vector, limit: 1 });
+        expect(hits[0]?.id).toBe(own.id);
+        checked++;
+        await new Promise((resolve) => setImmediate(resolve)); // other writers and the graph's slices run here
+      }
+      return checked;
+    };
+    const done = await Promise.all([0, 1, 2, 3].map((w) => writer(w)));
+    const written = done.reduce((a, b) => a + b, 0) * 10;
+    expect(written).toBeGreaterThan(600);
+    // The build ran between the writes (interleaved), not inside one of them.
+    expect(statuses.has('building')).toBe(true);
+    expect(statuses.has('ready')).toBe(true);
+    await store.settled();
+    const all = [0, 1, 2, 3].flatMap((w) => clustered(PER_WRITER, 10 + w, `w${w}-`).slice(0, (done[w] ?? 0) * 10));
+    expect(await index.count({ collections: ['c'] })).toBe(all.length);
+    for (const point of all.filter((_, i) => i % 40 === 0)) {
+      const hits = await index.searchVector({ collections: ['c'], vector: point.vector, limit: 1 });
+      expect(hits[0]?.id).toBe(point.id);
+    }
+  });
+
+  it('reads its writes in a ready graph: a new or moved vector is found at once and scored as the completion scores it', async () => {
+    const points = clustered(1500, 2);
+    const store = await filled(points);
+    const index = store.index('ix');
+    const fresh = { ...(clustered(1, 77, 'fresh')[0] as VectorPoint) };
+    await store.write([{ op: 'upsert', index: 'ix', points: [fresh] }]);
+    expect((await index.searchVector({ collections: ['c'], vector: fresh.vector, limit: 1 }))[0]?.id).toBe('fresh0');
+    // p0 moves to where p1 is: searching its old place must not find it with its old vector.
+    const [p0, p1] = points as [VectorPoint, VectorPoint];
+    await store.write([{ op: 'upsert', index: 'ix', points: [{ ...p0, vector: p1.vector }] }]);
+    const old = await index.searchVector({ collections: ['c'], vector: p0.vector, limit: 3 });
+    const hit = old.find((h) => h.id === 'p0');
+    if (hit) expect(hit.score).toBeCloseTo((await index.searchVector({ collections: ['c'], vector: p1.vector, limit: 1 }))[0]?.score ?? 0, 5);
+    const near = await index.searchVector({ collections: ['c'], vector: p1.vector, limit: 2 });
+    expect(near.map((h) => h.id).sort()).toEqual(['p0', 'p1']);
+    const hybrid = await index.searchHybrid({ collections: ['c'], vector: p1.vector, text: 'text 5', limit: 10 });
+    const vectorScores = new Map((await index.searchVector({ collections: ['c'], vector: p1.vector, limit: 100 })).map((h) => [h.id, h.score]));
+    for (const h of hybrid) if (h.legs.vector && vectorScores.has(h.id)) expect(h.legs.vector.score).toBe(vectorScores.get(h.id));
+  });
+
+  it('applies filters: vec0-evaluated ones and selective residuals exactly, others on the graph', async () => {
+    const points = clustered(3000, 3);
+    const store = await filled(points);
+    const index = store.index('ix');
+    for (const q of clustered(10, 98, 'q')) {
+      const group = await index.searchVector({ collections: ['c'], vector: q.vector, limit: 10, filter: { 'metadata.group': 7 } });
+      expect(group.map((h) => h.id)).toEqual(exactTop(points.filter((p) => p.payload.metadata['group'] === 7), q.vector, 10));
+      const content = await index.searchVector({ collections: ['c'], vector: q.vector, limit: 10, filter: { content_id: 'content-3' } });
+      expect(content.map((h) => h.id)).toEqual(exactTop(points.filter((p) => p.payload.content_id === 'content-3'), q.vector, 10));
+      const chunk = await index.searchVector({ collections: ['c'], vector: q.vector, limit: 10, filter: { chunk_index: { $lt: 3 } } });
+      expect(chunk.map((h) => h.id)).toEqual(exactTop(points.filter((p) => p.payload.chunk_index < 3), q.vector, 10));
+      const half = await index.searchVector({ collections: ['c'], vector: q.vector, limit: 10, filter: { 'metadata.group': { $lt: 50 } } });
+      expect(half).toHaveLength(10);
+      for (const hit of half) expect(hit.payload.metadata['group']).toBeLessThan(50);
+    }
+  });
+
+  it('never returns deleted points or another collection’s, and drops an emptied collection’s graph and file', async () => {
+    const points = clustered(3000, 4);
+    const store = await filled(points);
+    const other = clustered(1500, 5, 'o').map((p) => ({ ...p, collectionId: 'other' }));
+    await store.write([{ op: 'upsert', index: 'ix', points: other }]);
+    await store.flushGraphs();
+    expect(readdirSync(join(dir, 'vectors.db-graphs')).filter((f) => f.endsWith('.hnsw'))).toHaveLength(2);
+    const index = store.index('ix');
+    const queries = clustered(20, 97, 'q');
+    const deleted = new Set(queries.flatMap((q) => exactTop(points, q.vector, 5)));
+    await store.write([{ op: 'delete', index: 'ix', ids: [...deleted] }]);
+    for (const settle of [false, true]) {
+      if (settle) await store.settled();
+      for (const q of queries) {
+        const hits = await index.searchVector({ collections: ['c'], vector: q.vector, limit: 10 });
+        expect(hits).toHaveLength(10);
+        for (const hit of hits) {
+          expect(deleted.has(hit.id)).toBe(false);
+          expect(hit.collectionId).toBe('c');
+        }
+        const hybrid = await index.searchHybrid({ collections: ['c'], vector: q.vector, text: 'text', limit: 10 });
+        for (const hit of hybrid) expect(deleted.has(hit.id)).toBe(false);
+      }
+    }
+    await store.write([{ op: 'deleteWhere', index: 'ix', collections: ['c'] }]);
+    expect(store.graphs.status('ix', 'c')).toBe('none');
+    expect(await index.searchVector({ collections: ['c'], vector: queries[0]?.vector ?? [], limit: 10 })).toEqual([]);
+    expect(store.graphs.status('ix', 'other')).toBe('ready');
+    expect(readdirSync(join(dir, 'vectors.db-graphs')).filter((f) => f.endsWith('.hnsw'))).toHaveLength(1);
+  });
+
+  it('saves the graph and loads it on open without a rebuild', async () => {
+    const points = clustered(2000, 6);
+    const first = await filled(points);
+    await first.close();
+    open.splice(open.indexOf(first), 1);
+    const store = openStore();
+    expect(store.graphs.status('ix', 'c')).toBe('loading');
+    await store.settled();
+    expect(store.graphs.status('ix', 'c')).toBe('ready');
+    const statements = statementsOf(store);
+    for (const point of points.filter((_, i) => i % 50 === 0)) {
+      expect((await store.index('ix').searchVector({ collections: ['c'], vector: point.vector, limit: 1 }))[0]?.id).toBe(point.id);
+    }
+    expect(statements.some((sql) => sql.includes('MATCH'))).toBe(false);
+  });
+
+  it('after kill -9 mid-write, reopens consistent: the snapshot plus the replayed log find every stored point and no deleted one', async () => {
+    const outdir = join(REPO_ROOT, 'node_modules', '.cache', `lore-graphs-crash-${process.pid}`);
+    await build({ ...bundleOptions(), entryPoints: { fixture: 'libs/platform/vectors/sqlite/sqlite-graphs.crash-fixture.ts' }, outdir, logLevel: 'silent' });
+    const path = join(dir, 'vectors.db');
+    const child = spawn(process.execPath, [join(outdir, 'fixture.js'), path], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let output = '';
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        // Well after the snapshot, mid-way through the batches (some saved again, some only logged).
+        if (/batch 40\n/.test(output) && !child.killed) child.kill('SIGKILL');
+      });
+      child.on('exit', () => resolve());
+      child.on('error', reject);
+    });
+    rmSync(outdir, { recursive: true, force: true });
+    expect(output).toContain('snapshot');
+
+    const store = openStore();
+    expect(store.graphs.status('ix', 'c')).toBe('loading');
+    await store.settled();
+    expect(store.graphs.status('ix', 'c')).toBe('ready');
+    const ids = store.db.prepare('SELECT id FROM vec_points_ix').pluck(true).all() as string[];
+    const stored = await store.index('ix').get(ids, { withVector: true });
+    // Batches 0..40 committed (printed after commit): each deleted p(3b) and p(3b + 1).
+    const deleted = new Set(Array.from({ length: 41 }, (_, b) => [`p${3 * b}`, `p${3 * b + 1}`]).flat());
+    for (const id of deleted) expect(ids).not.toContain(id);
+    expect(ids).toContain('b40-0');
+    const statements = statementsOf(store);
+    for (const point of stored) {
+      const hits = await store.index('ix').searchVector({ collections: ['c'], vector: point.vector ?? [], limit: 3 });
+      expect(hits[0]?.id).toBe(point.id);
+      for (const hit of hits) expect(deleted.has(hit.id)).toBe(false);
+    }
+    expect(statements.some((sql) => sql.includes('MATCH'))).toBe(false);
+  });
+
+  it('rebuilds a graph whose snapshot is missing, searching exactly meanwhile', async () => {
+    const points = clustered(1500, 7);
+    const first = await filled(points);
+    await first.close();
+    open.splice(open.indexOf(first), 1);
+    for (const file of readdirSync(join(dir, 'vectors.db-graphs'))) rmSync(join(dir, 'vectors.db-graphs', file));
+    const store = openStore();
+    expect(store.graphs.status('ix', 'c')).toBe('building');
+    const q = clustered(1, 95, 'q')[0] as VectorPoint;
+    const hits = await store.index('ix').searchVector({ collections: ['c'], vector: q.vector, limit: 10 });
+    expect(hits.map((h) => h.id)).toEqual(exactTop(points, q.vector, 10));
+    await store.settled();
+    expect(store.graphs.status('ix', 'c')).toBe('ready');
+  });
+
+  it('starts no graph for a batch that rolls back', async () => {
+    const store = await filled(clustered(900, 8));
+    const raw = new Database(join(dir, 'vectors.db'));
+    raw.exec(`CREATE TRIGGER fail_boom BEFORE INSERT ON vec_points_ix WHEN NEW.id = 'boom' BEGIN SELECT RAISE(ABORT, 'injected failure'); END`);
+    raw.close();
+    const more = clustered(200, 9, 'm');
+    const batch = store.write([
+      { op: 'upsert', index: 'ix', points: more },
+      { op: 'upsert', index: 'ix', points: [{ ...(more[0] as VectorPoint), id: 'boom' }] },
+    ]);
+    await expect(batch).rejects.toHaveProperty('message', expect.stringContaining('injected failure'));
+    expect(store.graphs.status('ix', 'c')).toBe('none');
+    expect(await store.index('ix').count({ collections: ['c'] })).toBe(900);
+    await store.write([{ op: 'upsert', index: 'ix', points: more }]);
+    expect(store.graphs.status('ix', 'c')).toBe('building');
+  });
+
+  it('keeps an index made by the IVF layer (cluster column) working', async () => {
+    const first = openStore(false);
+    await first.ensureIndex(DEFINITION);
+    first.db.exec('DROP TABLE vec_knn_ix');
+    first.db.exec(`CREATE VIRTUAL TABLE vec_knn_ix USING vec0(collection_id TEXT PARTITION KEY, cluster INTEGER PARTITION KEY, embedding float[${DIMENSIONS}] distance_metric=cosine, content_id TEXT, source TEXT, chunk_index INTEGER)`);
+    first.db.exec('DROP TABLE vec_graphs_ix');
+    first.db.exec('DROP TABLE vec_changes_ix');
+    await first.close();
+    const points = clustered(1500, 10);
+    const store = await filled(points);
+    expect(store.graphs.status('ix', 'c')).toBe('ready');
+    const q = clustered(1, 96, 'q')[0] as VectorPoint;
+    const hits = await store.index('ix').searchVector({ collections: ['c'], vector: q.vector, limit: 10 });
+    expect(hits).toHaveLength(10);
+  });
+
+  it('with graphs: false, never builds one', async () => {
+    const store = await filled(clustered(1500, 11), false);
+    expect(store.graphs.status('ix', 'c')).toBe('none');
+    expect(existsSync(join(dir, 'vectors.db-graphs'))).toBe(false);
+  });
+});
