@@ -1,6 +1,6 @@
 /**
  * Embedded vector index: SQLite with sqlite-vec (dense KNN on `vec0` tables partitioned by
- * collection) and FTS5 (BM25), one set of tables per index (`sqlite-vector-schema.ts`), in
+ * collection) and a keyword index of our own (BM25 with block-max MaxScore, `keyword-index.ts`), one set of tables per index (`sqlite-vector-schema.ts`), in
  * one file beside a checkpoint table, so that a projection's batch and its checkpoint
  * commit in one transaction. Synchronous better-sqlite3 calls behind the async port, as
  * in the document store: short in-process work, one connection, trivial write ordering.
@@ -23,12 +23,12 @@ import {
 } from '@lore/platform/vectors/port';
 import type { FilterNode } from '@lore/platform/vectors/port';
 import { DATETIME_FUNCTION, datetimeWithin, filterSql, SqlParams } from './sqlite-filter.translator';
-import { CHECKPOINTS, createIndexSql, dropIndexSql, REGISTRY, STORE_DDL, tablesOf, vectorBlob } from './sqlite-vector-schema';
+import { CHECKPOINTS, createIndexSql, createKeywordSql, dropIndexSql, REGISTRY, STORE_DDL, tablesOf, vectorBlob } from './sqlite-vector-schema';
 import type { IndexTables, Param } from './sqlite-vector-schema';
 import { SqliteVectorIndex } from './sqlite-vector-index';
 import { IvfLists } from './sqlite-ivf-lists';
 import type { IvfOptions } from './sqlite-ivf';
-import type { Bm25Stats } from './sqlite-bm25';
+import { KeywordIndex } from './keyword-index';
 
 export interface SqliteVectorStoreOptions {
   /** File path, or ':memory:' for a private in-memory database. */
@@ -61,20 +61,21 @@ const STATEMENT_CACHE_SIZE = 500;
 /** A write after validation, ready to apply inside the transaction. */
 type PlannedWrite =
   | { readonly op: 'upsert'; readonly tables: IndexTables; readonly points: readonly VectorPoint[]; readonly definition: VectorIndexDefinition }
-  | { readonly op: 'delete'; readonly tables: IndexTables; readonly ids: readonly string[] }
+  | { readonly op: 'delete'; readonly name: string; readonly tables: IndexTables; readonly ids: readonly string[] }
   | { readonly op: 'deleteWhere'; readonly tables: readonly IndexTables[]; readonly names: readonly string[]; readonly collections: readonly string[]; readonly filter: FilterNode }
-  | { readonly op: 'setPayload'; readonly tables: IndexTables; readonly ids: readonly string[]; readonly payload: Partial<PointPayload> };
+  | { readonly op: 'setPayload'; readonly name: string; readonly tables: IndexTables; readonly ids: readonly string[]; readonly payload: Partial<PointPayload> };
 
 interface ExistingRow {
   readonly rowid: number;
+  readonly collection_id: string;
   readonly text: string;
 }
 
 export class SqliteVectorStore implements VectorStore {
   readonly db: Database.Database;
   readonly ivf: IvfLists;
-  /** BM25 statistics per index (`sqlite-bm25.ts`), dropped by every write. */
-  readonly keywordStats = new Map<string, Bm25Stats>();
+  /** The keyword indexes' in-memory side, by index name, loaded on first use (`keywords`). */
+  private readonly keywordIndexes = new Map<string, KeywordIndex>();
   private readonly statements = new Map<string, Statement>();
   private readonly definitions = new Map<string, VectorIndexDefinition>();
   private readonly applyWrites: (writes: readonly PlannedWrite[], checkpoint: Checkpoint | undefined) => void;
@@ -94,6 +95,7 @@ export class SqliteVectorStore implements VectorStore {
     for (const sql of STORE_DDL) this.db.exec(sql);
     const rows = this.db.prepare(`SELECT name, dimensions, distance FROM ${REGISTRY}`).all() as VectorIndexDefinition[];
     for (const row of rows) this.definitions.set(row.name, { name: row.name, dimensions: row.dimensions, distance: row.distance });
+    for (const name of this.definitions.keys()) this.migrateKeywords(name);
 
     this.applyWrites = this.db.transaction((writes: readonly PlannedWrite[], checkpoint: Checkpoint | undefined) => {
       const touched = new Map<string, Set<string>>();
@@ -141,8 +143,7 @@ export class SqliteVectorStore implements VectorStore {
     assertIndexName(name);
     this.statements.clear();
     this.ivf.clear();
-    this.keywordStats.clear();
-    this.db.exec(`DROP TABLE IF EXISTS temp.${tablesOf(name).fts}_vocab`);
+    this.keywordIndexes.delete(name);
     this.db.transaction(() => {
       for (const sql of dropIndexSql(name)) this.db.exec(sql);
       this.run(`DELETE FROM ${REGISTRY} WHERE name = ?`, [name]);
@@ -158,12 +159,13 @@ export class SqliteVectorStore implements VectorStore {
   async write(writes: readonly VectorWrite[], checkpoint?: Checkpoint): Promise<void> {
     // Everything is validated and compiled before the transaction starts.
     const planned = writes.map((write) => this.plan(write));
-    this.keywordStats.clear();
     try {
       this.applyWrites(planned, checkpoint);
     } catch (error) {
-      // The transaction rolled back: centroids cached during it may not exist.
+      // The transaction rolled back: centroids cached during it may not exist, and the keyword
+      // postings changed in memory are reloaded from the committed tables on next use.
       this.ivf.clear();
+      this.keywordIndexes.clear();
       throw error;
     }
   }
@@ -177,13 +179,12 @@ export class SqliteVectorStore implements VectorStore {
     indexes.forEach(assertIndexName);
     this.statements.clear();
     this.ivf.clear();
-    this.keywordStats.clear();
-    for (const name of indexes) this.db.exec(`DROP TABLE IF EXISTS temp.${tablesOf(name).fts}_vocab`);
+    for (const name of indexes) this.keywordIndexes.delete(name);
     this.applyReset(indexes, checkpointName);
   }
 
   async purgeDeleted(): Promise<void> {
-    // FTS5 secure-delete already removed deleted rows' terms from the index, and secure_delete
+    // The keyword index deleted the rows' term records and unused vocabulary, and secure_delete
     // zeroed freed cells; TRUNCATE copies every WAL frame into the main file and cuts the WAL
     // to zero bytes, so no old page image survives there either.
     const result = this.db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
@@ -196,6 +197,16 @@ export class SqliteVectorStore implements VectorStore {
   }
 
   // ---- shared with SqliteVectorIndex ----
+
+  /** The keyword index of `name`, loaded from its tables on first use. */
+  keywords(name: string): KeywordIndex {
+    let index = this.keywordIndexes.get(name);
+    if (!index) {
+      index = KeywordIndex.load(this, tablesOf(name));
+      this.keywordIndexes.set(name, index);
+    }
+    return index;
+  }
 
   definition(name: string): VectorIndexDefinition {
     const definition = this.definitions.get(name);
@@ -234,7 +245,7 @@ export class SqliteVectorStore implements VectorStore {
       case 'delete':
         this.definition(write.index);
         write.ids.forEach((id) => assertId(id));
-        return { op: 'delete', tables: tablesOf(write.index), ids: write.ids };
+        return { op: 'delete', name: write.index, tables: tablesOf(write.index), ids: write.ids };
       case 'deleteWhere': {
         assertScope(write);
         const names = write.index === undefined ? [...this.definitions.keys()] : [this.definition(write.index).name];
@@ -244,7 +255,7 @@ export class SqliteVectorStore implements VectorStore {
         this.definition(write.index);
         write.ids.forEach((id) => assertId(id));
         assertPayload(write.payload, true);
-        return { op: 'setPayload', tables: tablesOf(write.index), ids: write.ids, payload: write.payload };
+        return { op: 'setPayload', name: write.index, tables: tablesOf(write.index), ids: write.ids, payload: write.payload };
     }
   }
 
@@ -263,11 +274,14 @@ export class SqliteVectorStore implements VectorStore {
       case 'delete':
         for (const id of write.ids) {
           const row = this.existing(write.tables, id);
-          if (row) this.deleteRow(write.tables, row);
+          if (row) this.deleteRow(write.name, write.tables, row);
         }
         return;
       case 'deleteWhere':
-        for (const tables of write.tables) this.deleteWhere(tables, write.collections, write.filter);
+        write.names.forEach((name, i) => {
+          const tables = write.tables[i];
+          if (tables) this.deleteWhere(name, tables, write.collections, write.filter);
+        });
         for (const name of write.names) touch(name, write.collections);
         return;
       case 'setPayload':
@@ -277,7 +291,7 @@ export class SqliteVectorStore implements VectorStore {
   }
 
   private existing(tables: IndexTables, id: string): ExistingRow | undefined {
-    return this.prepare(`SELECT p.rowid AS rowid, t.text AS text FROM ${tables.points} AS p JOIN ${tables.text} AS t ON t.rowid = p.rowid WHERE p.id = ?`).get(id) as
+    return this.prepare(`SELECT p.rowid AS rowid, p.collection_id AS collection_id, t.text AS text FROM ${tables.points} AS p JOIN ${tables.text} AS t ON t.rowid = p.rowid WHERE p.id = ?`).get(id) as
       | ExistingRow
       | undefined;
   }
@@ -290,10 +304,11 @@ export class SqliteVectorStore implements VectorStore {
     if (row) {
       rowid = row.rowid;
       this.run(`UPDATE ${tables.points} SET collection_id = ?, content_id = ?, source = ?, chunk_index = ?, tags = ?, metadata = ? WHERE rowid = ?`, [...columns, rowid]);
-      if (row.text !== point.text) {
-        this.ftsDelete(tables, rowid, row.text);
-        this.run(`UPDATE ${tables.text} SET text = ? WHERE rowid = ?`, [point.text, rowid]);
-        this.ftsInsert(tables, rowid, point.text);
+      if (row.text !== point.text) this.run(`UPDATE ${tables.text} SET text = ? WHERE rowid = ?`, [point.text, rowid]);
+      if (row.text !== point.text || row.collection_id !== point.collectionId) {
+        const keywords = this.keywords(definition.name);
+        keywords.remove(rowid, row.collection_id);
+        keywords.add(rowid, point.collectionId, point.text);
       }
       // vec0 cannot move a row to another partition, and the vector changes anyway: replace the row.
       this.run(`DELETE FROM ${tables.knn} WHERE rowid = ?`, [BigInt(rowid)]);
@@ -301,7 +316,7 @@ export class SqliteVectorStore implements VectorStore {
       const inserted = this.run(`INSERT INTO ${tables.points} (collection_id, content_id, source, chunk_index, tags, metadata, id) VALUES (?, ?, ?, ?, ?, ?, ?)`, [...columns, point.id]);
       rowid = Number(inserted.lastInsertRowid);
       this.run(`INSERT INTO ${tables.text} (rowid, text) VALUES (?, ?)`, [rowid, point.text]);
-      this.ftsInsert(tables, rowid, point.text);
+      this.keywords(definition.name).add(rowid, point.collectionId, point.text);
     }
     const vector = storedVector(point.vector, definition.distance);
     const values: Param[] = [BigInt(rowid), point.collectionId, vectorBlob(vector), payload.content_id, payload.source ?? '', BigInt(payload.chunk_index)];
@@ -315,22 +330,20 @@ export class SqliteVectorStore implements VectorStore {
     }
   }
 
-  private deleteRow(tables: IndexTables, row: ExistingRow): void {
-    this.ftsDelete(tables, row.rowid, row.text);
+  private deleteRow(name: string, tables: IndexTables, row: ExistingRow): void {
+    this.keywords(name).remove(row.rowid, row.collection_id);
     this.run(`DELETE FROM ${tables.knn} WHERE rowid = ?`, [BigInt(row.rowid)]);
     this.run(`DELETE FROM ${tables.text} WHERE rowid = ?`, [row.rowid]);
     this.run(`DELETE FROM ${tables.points} WHERE rowid = ?`, [row.rowid]);
   }
 
-  private deleteWhere(tables: IndexTables, collections: readonly string[], filter: FilterNode): void {
+  private deleteWhere(name: string, tables: IndexTables, collections: readonly string[], filter: FilterNode): void {
     if (filter.kind === 'none') return;
     const params = new SqlParams();
     const scope = `p.collection_id IN (${params.list(collections)})`;
     const where = filter.kind === 'all' ? scope : `${scope} AND ${filterSql(filter, params)}`;
-    const rows = this.prepare(`SELECT p.rowid AS rowid, t.text AS text FROM ${tables.points} AS p JOIN ${tables.text} AS t ON t.rowid = p.rowid WHERE ${where}`).all(
-      ...params.values,
-    ) as ExistingRow[];
-    for (const row of rows) this.deleteRow(tables, row);
+    const rows = this.prepare(`SELECT p.rowid AS rowid, p.collection_id AS collection_id FROM ${tables.points} AS p WHERE ${where}`).all(...params.values) as ExistingRow[];
+    for (const row of rows) this.deleteRow(name, tables, row);
   }
 
   private setPayload(tables: IndexTables, id: string, payload: Partial<PointPayload>): void {
@@ -357,12 +370,22 @@ export class SqliteVectorStore implements VectorStore {
     if (knnAssignments.length > 0) this.run(`UPDATE ${tables.knn} SET ${knnAssignments.join(', ')} WHERE rowid = ?`, [...knnValues, BigInt(row.rowid)]);
   }
 
-  private ftsInsert(tables: IndexTables, rowid: number, text: string): void {
-    this.run(`INSERT INTO ${tables.fts} (rowid, text) VALUES (?, ?)`, [rowid, text]);
-  }
-
-  /** External content: FTS5 needs the indexed text back to remove its terms. */
-  private ftsDelete(tables: IndexTables, rowid: number, text: string): void {
-    this.run(`INSERT INTO ${tables.fts} (${tables.fts}, rowid, text) VALUES ('delete', ?, ?)`, [rowid, text]);
+  /**
+   * Files written before the keyword index hold an FTS5 table instead: build the keyword tables
+   * from the stored texts (tokenising each once), then drop the FTS5 table (secure_delete zeroes
+   * its pages), in one transaction, so an interrupted upgrade simply runs again on next open.
+   */
+  private migrateKeywords(name: string): void {
+    const tables = tablesOf(name);
+    const exists = (table: string): boolean => this.db.prepare(`SELECT 1 FROM sqlite_master WHERE name = ?`).pluck(true).get(table) !== undefined;
+    if (exists(tables.kwDocs)) return;
+    this.db.transaction(() => {
+      for (const sql of createKeywordSql(name)) this.db.exec(sql);
+      const index = KeywordIndex.empty(this, tables);
+      const rows = this.db.prepare(`SELECT p.rowid, p.collection_id, t.text FROM ${tables.points} AS p JOIN ${tables.text} AS t ON t.rowid = p.rowid ORDER BY p.rowid`).raw(true).all() as Array<[number, string, string]>;
+      for (const [rowid, collection, text] of rows) index.add(rowid, collection, text);
+      this.db.exec(`DROP TABLE IF EXISTS ${tables.legacyFts}`);
+      this.keywordIndexes.set(name, index);
+    })();
   }
 }
