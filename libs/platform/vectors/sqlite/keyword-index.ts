@@ -15,8 +15,8 @@
  * it rolls back (the store then reloads it from the committed tables).
  */
 import type Database from 'better-sqlite3';
-import { CollectionKeywords } from './keyword-collection';
-import { decodeTerms, encodeTerms, termCounts } from './keyword-document';
+import { CollectionBuilder, CollectionKeywords } from './keyword-collection';
+import { decodeTerms, emptyDocTerms, encodeTerms, termCounts } from './keyword-document';
 import type { IndexTables, Param } from './sqlite-vector-schema';
 
 export interface KeywordSql {
@@ -30,6 +30,8 @@ export class KeywordIndex {
   private readonly terms: Array<string | undefined> = [];
   private readonly refs: number[] = [];
   private nextId = 1;
+  /** Scratch record for decoding. */
+  private readonly scratch = emptyDocTerms();
 
   private constructor(
     private readonly sql: KeywordSql,
@@ -55,11 +57,29 @@ export class KeywordIndex {
       .prepare(`SELECT p.rowid, p.collection_id, k.terms FROM ${tables.points} AS p JOIN ${tables.kwDocs} AS k ON k.rowid = p.rowid ORDER BY p.rowid`)
       .raw(true)
       .iterate() as IterableIterator<[number, string, Buffer]>;
+    const builders = new Map<string, CollectionBuilder>();
+    let last: CollectionBuilder | undefined;
+    let lastId = '';
+    const refs = new Int32Array(index.nextId);
     for (const [rowid, collection, blob] of docs) {
-      const doc = decodeTerms(blob);
-      for (const id of doc.ids) index.refs[id] = (index.refs[id] ?? 0) + 1;
-      index.collection(collection).add(rowid, doc);
+      const doc = decodeTerms(blob, index.scratch);
+      for (let i = 0; i < doc.count; i++) {
+        const id = doc.ids[i] ?? 0;
+        refs[id] = (refs[id] ?? 0) + 1;
+      }
+      if (!last || collection !== lastId) {
+        last = builders.get(collection);
+        if (!last) {
+          last = new CollectionBuilder();
+          builders.set(collection, last);
+        }
+        lastId = collection;
+      }
+      last.add(rowid, doc);
     }
+    for (const id of index.vocab.values()) index.refs[id] = refs[id] ?? 0;
+    const counts = new Int32Array(index.nextId);
+    for (const [collection, builder] of builders) index.collections.set(collection, builder.finish(counts));
     return index;
   }
 
@@ -71,7 +91,9 @@ export class KeywordIndex {
   /** Indexes a point's text (a rowid not indexed yet). */
   add(rowid: number, collection: string, text: string): void {
     const { counts, length } = termCounts(text);
-    const entries: Array<[number, number]> = [];
+    // (id, tf) packed in one double so that a typed-array sort orders them by id.
+    const packed = new Float64Array(counts.size);
+    let n = 0;
     for (const [term, tf] of counts) {
       let id = this.vocab.get(term);
       if (id === undefined) {
@@ -82,10 +104,15 @@ export class KeywordIndex {
         this.refs[id] = 0;
       }
       this.refs[id] = (this.refs[id] ?? 0) + 1;
-      entries.push([id, tf]);
+      packed[n++] = id * 65536 + Math.min(tf, 0xffff);
     }
-    entries.sort((a, b) => a[0] - b[0]);
-    const doc = { ids: entries.map((e) => e[0]), tfs: entries.map((e) => e[1]), length };
+    packed.sort();
+    const doc = { ids: new Int32Array(n), tfs: new Int32Array(n), count: n, length };
+    for (let i = 0; i < n; i++) {
+      const value = packed[i] ?? 0;
+      doc.ids[i] = Math.floor(value / 65536);
+      doc.tfs[i] = value % 65536;
+    }
     this.sql.run(`INSERT INTO ${this.tables.kwDocs} (rowid, terms) VALUES (?, ?)`, [rowid, encodeTerms(doc)]);
     this.collection(collection).add(rowid, doc);
   }
@@ -94,13 +121,14 @@ export class KeywordIndex {
   remove(rowid: number, collection: string): void {
     const blob = this.sql.prepare(`SELECT terms FROM ${this.tables.kwDocs} WHERE rowid = ?`).pluck(true).get(rowid) as Buffer | undefined;
     if (!blob) return;
-    const { ids } = decodeTerms(blob);
+    const doc = decodeTerms(blob, this.scratch);
     const keywords = this.collections.get(collection);
     if (keywords) {
-      keywords.remove(rowid, ids);
+      keywords.remove(rowid, doc);
       if (keywords.live === 0) this.collections.delete(collection);
     }
-    for (const id of ids) {
+    for (let i = 0; i < doc.count; i++) {
+      const id = doc.ids[i] ?? 0;
       const refs = (this.refs[id] ?? 0) - 1;
       this.refs[id] = refs;
       if (refs > 0) continue;

@@ -28,15 +28,39 @@ export function impact(termIdf: number, tf: number, length: number, avgdl: numbe
 }
 
 export class Postings {
-  docs = new Int32Array(4);
-  tfs = new Uint16Array(4);
+  docs: Int32Array = new Int32Array(4);
+  tfs: Uint16Array = new Uint16Array(4);
   size = 0;
   /** Live documents holding the term (deleted ones stay in the arrays until compaction). */
   df = 0;
-  blockMaxTf = new Uint16Array(1);
-  blockMinLength = new Uint32Array(1);
+  blockMaxTf: Uint16Array = new Uint16Array(1);
+  blockMinLength: Uint32Array = new Uint32Array(1);
   maxTf = 0;
   minLength = 0xffffffff;
+
+  /**
+   * A list built whole at load (`keyword-collection.ts`): `docs` and `tfs` hold exactly its
+   * entries (views into one buffer per collection, copied on the first append).
+   */
+  static of(docs: Int32Array, tfs: Uint16Array, lengths: readonly number[], blockMaxTf: Uint16Array, blockMinLength: Uint32Array): Postings {
+    const list = new Postings();
+    list.docs = docs;
+    list.tfs = tfs;
+    list.size = docs.length;
+    list.df = docs.length;
+    list.blockMaxTf = blockMaxTf;
+    list.blockMinLength = blockMinLength.fill(0xffffffff);
+    for (let i = 0; i < docs.length; i++) {
+      const block = i >> BLOCK_SHIFT;
+      const tf = tfs[i] ?? 0;
+      const length = lengths[docs[i] ?? 0] ?? 0;
+      if (tf > (blockMaxTf[block] ?? 0)) blockMaxTf[block] = tf;
+      if (length < (list.blockMinLength[block] ?? 0)) list.blockMinLength[block] = length;
+      if (tf > list.maxTf) list.maxTf = tf;
+      if (length < list.minLength) list.minLength = length;
+    }
+    return list;
+  }
 
   append(ordinal: number, tf: number, length: number): void {
     if (this.size === this.docs.length) {
@@ -44,7 +68,7 @@ export class Postings {
       this.tfs = grow(this.tfs, new Uint16Array(this.size * 2));
     }
     const block = this.size >> BLOCK_SHIFT;
-    if (block === this.blockMaxTf.length) {
+    if (block >= this.blockMaxTf.length) {
       this.blockMaxTf = grow(this.blockMaxTf, new Uint16Array(block * 2));
       this.blockMinLength = grow(this.blockMinLength, new Uint32Array(block * 2).fill(0xffffffff));
     }
