@@ -1,7 +1,7 @@
 /**
- * A document's keyword terms: the port's analysis (`keywordTerms`: `porter unicode61`), computed
- * faster (ASCII tokens skip Unicode normalisation, stems are memoised), counted per distinct
- * term; and the compact record of them stored per point (`vec_kwdocs_x.terms`), from which the
+ * A document's keyword tokens: the port's analysis (`keywordTokens`, then `porterStem`: FTS5's
+ * `porter unicode61`), computed faster (ASCII texts skip the Unicode regex and normalisation,
+ * stems are memoised); and the compact record of them stored per point (`vec_kwdocs_x.terms`), from which the
  * in-memory index is rebuilt at start without tokenising any text again:
  * varints (LEB128) of [length, count, (term id delta, tf) × count], term ids ascending.
  */
@@ -13,7 +13,7 @@ const ASCII = /^[\x20-\x7e]*$/;
 const ASCII_TEXT = /^[\x00-\x7f]*$/;
 const stems = new Map<string, string>();
 
-function stemOf(folded: string): string {
+export function stemOf(folded: string): string {
   let stem = stems.get(folded);
   if (stem === undefined) {
     stem = porterStem(folded);
@@ -24,10 +24,11 @@ function stemOf(folded: string): string {
 }
 
 /**
- * `keywordTerms(text)`, term by term, in text order. An ASCII text takes a scan of its own: in
- * ASCII, the port's token characters are exactly [A-Za-z0-9] and folding is lower-casing.
+ * `keywordTokens(text)`, token by token (folded, before stemming), in text order. An ASCII text
+ * takes a scan of its own: in ASCII, the port's token characters are exactly [A-Za-z0-9] and
+ * folding is lower-casing.
  */
-export function forEachTerm(text: string, visit: (term: string) => void): void {
+export function forEachToken(text: string, visit: (folded: string) => void): void {
   if (ASCII_TEXT.test(text)) {
     const lower = text.toLowerCase();
     let start = -1;
@@ -36,7 +37,7 @@ export function forEachTerm(text: string, visit: (term: string) => void): void {
       if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57)) {
         if (start < 0) start = i;
       } else if (start >= 0) {
-        visit(stemOf(lower.slice(start, i)));
+        visit(lower.slice(start, i));
         start = -1;
       }
     }
@@ -45,19 +46,8 @@ export function forEachTerm(text: string, visit: (term: string) => void): void {
   for (const match of text.matchAll(TOKEN)) {
     const lower = match[0].toLowerCase();
     const folded = ASCII.test(lower) ? lower : lower.normalize('NFD').replace(MARKS, '').normalize('NFC');
-    if (folded.length > 0) visit(stemOf(folded));
+    if (folded.length > 0) visit(folded);
   }
-}
-
-/** Term frequencies of a text and its length in tokens (what BM25 counts). */
-export function termCounts(text: string): { readonly counts: Map<string, number>; readonly length: number } {
-  const counts = new Map<string, number>();
-  let length = 0;
-  forEachTerm(text, (term) => {
-    length++;
-    counts.set(term, (counts.get(term) ?? 0) + 1);
-  });
-  return { counts, length };
 }
 
 /** One document's terms: `count` term ids (ascending) with their frequencies, and its length in tokens. */

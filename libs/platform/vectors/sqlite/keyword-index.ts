@@ -16,8 +16,10 @@
  */
 import type Database from 'better-sqlite3';
 import { CollectionBuilder, CollectionKeywords } from './keyword-collection';
-import { decodeTerms, emptyDocTerms, encodeTerms, termCounts } from './keyword-document';
+import { decodeTerms, emptyDocTerms, encodeTerms, forEachToken, stemOf } from './keyword-document';
 import type { IndexTables, Param } from './sqlite-vector-schema';
+
+const MAX_CACHED_TOKENS = 500_000;
 
 export interface KeywordSql {
   prepare(sql: string): Database.Statement<Param[]>;
@@ -32,6 +34,10 @@ export class KeywordIndex {
   private nextId = 1;
   /** Scratch record for decoding. */
   private readonly scratch = emptyDocTerms();
+  /** Folded token → term id, so that indexing a known word costs one lookup (ids are never reused: a deleted term's entry is recomputed). */
+  private readonly idOfToken = new Map<string, number>();
+  /** Term frequencies of the document being added, by term id; zero outside `add`. */
+  private counts = new Int32Array(1024);
 
   private constructor(
     private readonly sql: KeywordSql,
@@ -90,31 +96,45 @@ export class KeywordIndex {
 
   /** Indexes a point's text (a rowid not indexed yet). */
   add(rowid: number, collection: string, text: string): void {
-    const { counts, length } = termCounts(text);
-    // (id, tf) packed in one double so that a typed-array sort orders them by id.
-    const packed = new Float64Array(counts.size);
-    let n = 0;
-    for (const [term, tf] of counts) {
-      let id = this.vocab.get(term);
-      if (id === undefined) {
-        id = this.nextId++;
-        this.sql.run(`INSERT INTO ${this.tables.kwTerms} (id, term) VALUES (?, ?)`, [id, term]);
-        this.vocab.set(term, id);
-        this.terms[id] = term;
-        this.refs[id] = 0;
+    const touched: number[] = [];
+    let length = 0;
+    forEachToken(text, (folded) => {
+      length++;
+      let id = this.idOfToken.get(folded);
+      if (id === undefined || this.terms[id] === undefined) {
+        id = this.termIdOrNew(stemOf(folded));
+        if (this.idOfToken.size >= MAX_CACHED_TOKENS) this.idOfToken.clear();
+        this.idOfToken.set(folded, id);
       }
+      if (id >= this.counts.length) {
+        const counts = new Int32Array(Math.max(id + 1, this.counts.length * 2));
+        counts.set(this.counts);
+        this.counts = counts;
+      }
+      if (this.counts[id] === 0) touched.push(id);
+      this.counts[id] = (this.counts[id] ?? 0) + 1;
+    });
+    const ids = Int32Array.from(touched).sort();
+    const doc = { ids, tfs: new Int32Array(ids.length), count: ids.length, length };
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i] ?? 0;
+      doc.tfs[i] = Math.min(this.counts[id] ?? 0, 0xffff);
+      this.counts[id] = 0;
       this.refs[id] = (this.refs[id] ?? 0) + 1;
-      packed[n++] = id * 65536 + Math.min(tf, 0xffff);
-    }
-    packed.sort();
-    const doc = { ids: new Int32Array(n), tfs: new Int32Array(n), count: n, length };
-    for (let i = 0; i < n; i++) {
-      const value = packed[i] ?? 0;
-      doc.ids[i] = Math.floor(value / 65536);
-      doc.tfs[i] = value % 65536;
     }
     this.sql.run(`INSERT INTO ${this.tables.kwDocs} (rowid, terms) VALUES (?, ?)`, [rowid, encodeTerms(doc)]);
     this.collection(collection).add(rowid, doc);
+  }
+
+  private termIdOrNew(term: string): number {
+    const known = this.vocab.get(term);
+    if (known !== undefined) return known;
+    const id = this.nextId++;
+    this.sql.run(`INSERT INTO ${this.tables.kwTerms} (id, term) VALUES (?, ?)`, [id, term]);
+    this.vocab.set(term, id);
+    this.terms[id] = term;
+    this.refs[id] = 0;
+    return id;
   }
 
   /** Removes a point's terms (nothing when it has none indexed); a term no other point holds leaves the vocabulary. */
