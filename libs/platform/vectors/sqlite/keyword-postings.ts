@@ -9,6 +9,8 @@
  * New documents always take the next ordinal (`keyword-collection.ts`), so adding is an append.
  */
 export const BLOCK = 128;
+/** Term frequencies up to this get their own shortest length in a list's bound; higher ones share one. */
+const EXACT_TF = 32;
 const BLOCK_SHIFT = 7;
 
 export const BM25_K1 = 1.2;
@@ -37,6 +39,13 @@ export class Postings {
   blockMinLength: Uint32Array = new Uint32Array(1);
   maxTf = 0;
   minLength = 0xffffffff;
+  /**
+   * Per term frequency t (1..EXACT_TF; the last slot for every higher one), the shortest
+   * document with that frequency: the list's most a document can score is the best of these
+   * pairs at the query's avgdl (Lucene's "competitive impacts"), much tighter than pairing
+   * the highest tf with the shortest length, which come from different documents.
+   */
+  private shortestByTf: number[] = [];
 
   /**
    * A list built whole at load (`keyword-collection.ts`): `docs` and `tfs` hold exactly its
@@ -58,6 +67,7 @@ export class Postings {
       if (length < (list.blockMinLength[block] ?? 0)) list.blockMinLength[block] = length;
       if (tf > list.maxTf) list.maxTf = tf;
       if (length < list.minLength) list.minLength = length;
+      list.noteImpact(tf, length);
     }
     return list;
   }
@@ -82,6 +92,13 @@ export class Postings {
     if (length < (this.blockMinLength[block] ?? 0)) this.blockMinLength[block] = length;
     if (clamped > this.maxTf) this.maxTf = clamped;
     if (length < this.minLength) this.minLength = length;
+    this.noteImpact(clamped, length);
+  }
+
+  private noteImpact(tf: number, length: number): void {
+    const slot = Math.min(tf, EXACT_TF + 1);
+    while (this.shortestByTf.length <= slot) this.shortestByTf.push(0xffffffff);
+    if (length < (this.shortestByTf[slot] ?? 0)) this.shortestByTf[slot] = length;
   }
 
   /** The first position >= `from` whose ordinal is >= `target` (galloping, then binary search); `size` when none. */
@@ -125,9 +142,17 @@ export class Postings {
     return this.docs[end - 1] ?? 0;
   }
 
-  /** Upper bound of the impact of any document in the list. */
+  /** Upper bound of the impact of any document in the list (exact while no document was deleted). */
   bound(termIdf: number, avgdl: number): number {
-    return impact(termIdf, this.maxTf, this.minLength, avgdl);
+    let best = 0;
+    for (let tf = 1; tf < this.shortestByTf.length; tf++) {
+      const length = this.shortestByTf[tf] ?? 0xffffffff;
+      if (length === 0xffffffff) continue;
+      // The overflow slot holds documents with tf above EXACT_TF: bounded by the highest tf.
+      const value = impact(termIdf, tf > EXACT_TF ? this.maxTf : tf, length, avgdl);
+      if (value > best) best = value;
+    }
+    return best;
   }
 }
 
