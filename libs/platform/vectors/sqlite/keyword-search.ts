@@ -150,6 +150,8 @@ export function searchCollection(keywords: CollectionKeywords, query: readonly Q
   const avgdl = keywords.avgdl;
   let theta = top.threshold();
   let first = essentialStart(prefix, theta);
+  // Documents up to this one were cleared by the block check below (checked once per window).
+  let checkedUpTo = -1;
   for (;;) {
     let doc = 0x7fffffff;
     for (let i = first; i < m; i++) {
@@ -161,6 +163,26 @@ export function searchCollection(keywords: CollectionKeywords, query: readonly Q
       }
     }
     if (doc === 0x7fffffff) return;
+    if (doc > checkedUpTo && theta > -Infinity) {
+      // Block-max skip: up to the first end of an essential term's current block, every
+      // essential posting lies in that term's current block; if those blocks' maxima plus the
+      // non-essential bounds cannot reach θ, no document of the window can: skip it whole.
+      let windowEnd = 0x7fffffff;
+      let upper = prefix[first] ?? 0;
+      for (let i = first; i < m; i++) {
+        const term = terms[i] as QueryTerm;
+        const p = positions[i] ?? 0;
+        if (p >= term.postings.size) continue;
+        const last = term.postings.blockLast(p);
+        if (last < windowEnd) windowEnd = last;
+        upper += term.postings.blockBound(p, term.idf, avgdl);
+      }
+      if (upper < theta - EPSILON) {
+        for (let i = first; i < m; i++) positions[i] = (terms[i] as QueryTerm).postings.advance(positions[i] ?? 0, windowEnd + 1);
+        continue;
+      }
+      checkedUpTo = windowEnd;
+    }
     contributions.fill(0);
     const length = lengths[doc] ?? 0;
     let score = 0;
