@@ -3,7 +3,11 @@
 // every document is uploaded as a content (title + text), chunked and embedded by Lore, and
 // every query searched with each search type and fusion setting. A result list of chunks is
 // mapped to documents by content, keeping each document's first (best) position.
-// Knobs: BENCH_SETS=scifact-train,cisi,... BENCH_DATA (default ../shared/data), MODELS_DIR.
+// BM25 statistics are per collection, so a set's ranking must not depend on what else the Lore
+// holds: BENCH_LORE=both (default) runs every set in a Lore of its own, then all sets in ONE
+// Lore (all ingested before any is queried), and prints both nDCG@10 tables and the difference
+// (expected within .005 on each set and setting); `separate` or `shared` runs one of the two.
+// Knobs: BENCH_SETS=scifact-train,cisi,... BENCH_LORE, BENCH_DATA (default ../shared/data), MODELS_DIR.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DATA_DIR, inParallel, startLore, untilProcessed } from './lore-under-bench.mjs';
@@ -49,7 +53,8 @@ function recall(ranked, judged, k) {
   return [...judged.keys()].filter((d) => top.has(d)).length / judged.size;
 }
 
-async function benchSet(lore, set) {
+/** Uploads a set into a collection of its own and waits for its ingestion. */
+async function ingestSet(lore, set) {
   const dir = join(DATA_DIR, set);
   // A few documents (Cranfield) have neither title nor text: nothing to upload or to find.
   const corpus = jsonl(join(dir, 'corpus.jsonl')).filter((doc) => `${doc.title ?? ''}${doc.text ?? ''}`.trim() !== '');
@@ -64,6 +69,12 @@ async function benchSet(lore, set) {
   await untilProcessed(lore, collection.id);
   const { stats } = await lore.call('GET', `/api/v1/collections/${collection.id}`);
   process.stdout.write(`${set}: ${corpus.length} documents → ${stats.chunk_count} chunks, ingested in ${((Date.now() - started) / 1000).toFixed(0)} s; ${judgedQueries.length} judged queries\n`);
+  return { set, collection, judgedQueries, qrels };
+}
+
+/** Every judged query of the set with every setting: nDCG@10 and recall@100. */
+async function querySet(lore, { set, collection, judgedQueries, qrels }) {
+  process.stdout.write(`${set}:\n`);
   const rows = [];
   for (const setting of SETTINGS) {
     let ndcg = 0;
@@ -82,33 +93,74 @@ async function benchSet(lore, set) {
   return rows;
 }
 
-// One Lore per set: BM25 statistics are those of the whole vector index, which every
-// collection of a model shares (see the README), so sets ingested side by side would move
-// each other's keyword scores.
-const all = [];
-for (const set of SETS) {
+const MODE = process.env.BENCH_LORE ?? 'both';
+
+/** One Lore per set. */
+async function separate() {
+  const rows = [];
+  for (const set of SETS) {
+    const lore = await startLore();
+    try {
+      rows.push(...(await querySet(lore, await ingestSet(lore, set))));
+    } finally {
+      await lore.stop();
+    }
+  }
+  return rows;
+}
+
+/** All sets in one Lore, every set ingested before any is queried. */
+async function shared() {
   const lore = await startLore();
   try {
-    all.push(...(await benchSet(lore, set)));
+    const ingested = [];
+    for (const set of SETS) ingested.push(await ingestSet(lore, set));
+    const rows = [];
+    for (const one of ingested) rows.push(...(await querySet(lore, one)));
+    return rows;
   } finally {
     await lore.stop();
   }
 }
-{
-  process.stdout.write('\nnDCG@10 (recall@100 over the top 100 chunks, as documents)\n');
+
+function table(title, rows) {
+  process.stdout.write(`\n${title}: nDCG@10 (recall@100 over the top 100 chunks, as documents)\n`);
   process.stdout.write(`${'setting'.padEnd(28)}${SETS.map((s) => s.padStart(22)).join('')}\n`);
   for (const setting of SETTINGS) {
     const cells = SETS.map((set) => {
-      const row = all.find((r) => r.set === set && r.setting === setting.label);
+      const row = rows.find((r) => r.set === set && r.setting === setting.label);
       return `${row.ndcg10.toFixed(3)} (${row.recall100.toFixed(3)})`.padStart(22);
     });
     process.stdout.write(`${setting.label.padEnd(28)}${cells.join('')}\n`);
   }
+}
+
+const perSet = MODE === 'shared' ? null : await separate();
+const oneLore = MODE === 'separate' ? null : await shared();
+const all = perSet ?? oneLore;
+if (perSet) table('One Lore per set', perSet);
+if (oneLore) table('All sets in one Lore', oneLore);
+if (perSet && oneLore) {
+  process.stdout.write('\nnDCG@10, all sets in one Lore minus one Lore per set (BM25 statistics per collection: expected within ±.005)\n');
+  process.stdout.write(`${'setting'.padEnd(28)}${SETS.map((s) => s.padStart(22)).join('')}\n`);
+  let worst = 0;
+  for (const setting of SETTINGS) {
+    const cells = SETS.map((set) => {
+      const of = (rows) => rows.find((r) => r.set === set && r.setting === setting.label).ndcg10;
+      const diff = of(oneLore) - of(perSet);
+      worst = Math.max(worst, Math.abs(diff));
+      return `${diff >= 0 ? '+' : ''}${diff.toFixed(4)}`.padStart(22);
+    });
+    process.stdout.write(`${setting.label.padEnd(28)}${cells.join('')}\n`);
+  }
+  process.stdout.write(`largest |difference|: ${worst.toFixed(4)} → ${worst <= 0.005 ? 'within .005' : 'NOT within .005'}\n`);
+}
+{
   const verdicts = SETS.map((set) => {
     const of = (label) => all.find((r) => r.set === set && r.setting === label).ndcg10;
     const hybrid = of('hybrid (default)');
     return `${set}: hybrid ${hybrid.toFixed(3)} vs vector ${of('vector').toFixed(3)} / keyword ${of('keyword').toFixed(3)} → ${hybrid > of('vector') && hybrid > of('keyword') ? 'beats both' : 'DOES NOT beat both'}`;
   });
   process.stdout.write(`\n${verdicts.join('\n')}\n`);
-  process.stdout.write(`\n${JSON.stringify({ retrieval: all })}\n`);
+  process.stdout.write(`\n${JSON.stringify({ retrieval: all, ...(perSet && oneLore ? { separate: perSet, shared: oneLore } : {}) })}\n`);
 }

@@ -186,7 +186,7 @@ export interface VectorStore {
   reset(indexes: readonly string[], checkpointName: string): Promise<void>;
   /**
    * Makes deletions physical: after it returns, no deleted point's text, payload or vector
-   * remains in files the adapter controls (SQLite: secure_delete, FTS5 secure-delete, WAL
+   * remains in files the adapter controls (SQLite: secure_delete, the keyword index's records and unused vocabulary deleted, WAL
    * truncation). Engines whose files are not the adapter's document what they do instead.
    */
   purgeDeleted(): Promise<void>;

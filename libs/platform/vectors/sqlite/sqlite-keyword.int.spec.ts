@@ -1,111 +1,168 @@
-/** The keyword leg's MaxScore pruning and its BM25 here: the same top k and scores as FTS5 ranking every match. */
+/**
+ * The keyword index: block-max MaxScore returns exactly the brute-force BM25 top k with each
+ * collection's own statistics; scores stay put when another collection changes; the index
+ * survives reopening and upgrades a file written with FTS5.
+ */
+import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { VectorPoint } from '@lore/platform/vectors/port';
+import { keywordTerms } from '@lore/platform/vectors/port';
 import { randomVector, seeded } from '@lore/platform/vectors/contract';
-import { ftsQuery } from './sqlite-fts-query';
+import { queryStems } from './sqlite-keyword';
 import { SqliteVectorStore } from './sqlite-vector-store.adapter';
 
 const COMMON = ['the', 'of', 'and', 'in', 'a', 'to', 'is', 'with'];
 const RARE = Array.from({ length: 400 }, (_, i) => `term${i}x`);
 const STEMMED = ['running', 'runs', 'studies', 'studied', 'cells', 'cellular', 'généralisation', 'Über'];
 
-describe('SQLite keyword search: pruned BM25 equals FTS5', () => {
+interface Hit {
+  readonly id: string;
+  readonly score: number;
+}
+
+const analysed = new Map<string, string[]>();
+function termsOf(text: string): string[] {
+  let terms = analysed.get(text);
+  if (!terms) {
+    terms = keywordTerms(text);
+    analysed.set(text, terms);
+  }
+  return terms;
+}
+
+/** BM25 by the book (FTS5's IDF floor, k1 1.2, b 0.75) over the live points of one collection: the reference. */
+function bruteForce(points: ReadonlyMap<string, VectorPoint>, collection: string, text: string, k: number, accept: (p: VectorPoint) => boolean = () => true): Hit[] {
+  const docs = [...points.values()].filter((p) => p.collectionId === collection).map((p) => ({ point: p, terms: termsOf(p.text) }));
+  const avgdl = docs.reduce((sum, d) => sum + d.terms.length, 0) / docs.length;
+  const stems = queryStems(text);
+  const idfs = stems.map((stem) => {
+    const df = docs.filter((d) => d.terms.includes(stem)).length;
+    const value = Math.log((docs.length - df + 0.5) / (df + 0.5));
+    return value <= 0 ? 1e-6 : value;
+  });
+  const hits: Hit[] = [];
+  for (const { point, terms } of docs) {
+    if (!accept(point)) continue;
+    let score = 0;
+    stems.forEach((stem, i) => {
+      const tf = terms.filter((t) => t === stem).length;
+      if (tf > 0) score += (idfs[i] ?? 0) * ((tf * 2.2) / (tf + 1.2 * (0.25 + (0.75 * terms.length) / avgdl)));
+    });
+    if (score > 0) hits.push({ id: point.id, score });
+  }
+  return hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1)).slice(0, k);
+}
+
+describe('SQLite keyword index: exact BM25 top k per collection', () => {
   let dir: string;
+  let path: string;
   let store: SqliteVectorStore;
   const random = seeded(11);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)] as T;
-  const texts: string[] = [];
+  const live = new Map<string, VectorPoint>();
+
+  const textOf = (): string =>
+    Array.from({ length: 8 + Math.floor(random() * 40) }, () => (random() < 0.6 ? pick(COMMON) : random() < 0.3 ? pick(STEMMED) : pick(RARE.slice(0, 1 + Math.floor(random() * RARE.length))))).join(' ');
+  const pointOf = (id: string, collection: string, n: number, text = textOf()): VectorPoint => ({
+    id,
+    collectionId: collection,
+    vector: randomVector(random, 4),
+    text,
+    payload: { content_id: `content-${n % 20}`, chunk_index: n % 5, source: null, tags: [], metadata: { n: n % 10 } },
+  });
+  const queries = (count: number): string[] =>
+    Array.from({ length: count }, () => Array.from({ length: 2 + Math.floor(random() * 8) }, () => (random() < 0.5 ? pick(COMMON) : random() < 0.4 ? pick(STEMMED) : pick(RARE))).join(' '));
+
+  async function upsert(points: readonly VectorPoint[]): Promise<void> {
+    for (let i = 0; i < points.length; i += 1000) await store.write([{ op: 'upsert', index: 'ix', points: points.slice(i, i + 1000) }]);
+    for (const p of points) live.set(p.id, p);
+  }
+  async function remove(ids: readonly string[]): Promise<void> {
+    await store.write([{ op: 'delete', index: 'ix', ids }]);
+    for (const id of ids) live.delete(id);
+  }
+  function expectExact(got: readonly Hit[], want: readonly Hit[]): void {
+    expect(got.map((h) => h.id)).toEqual(want.map((w) => w.id));
+    got.forEach((hit, i) => expect(hit.score).toBeCloseTo(want[i]?.score ?? NaN, 9));
+  }
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'lore-keyword-'));
-    store = new SqliteVectorStore({ path: join(dir, 'vectors.db') });
+    path = join(dir, 'vectors.db');
+    store = new SqliteVectorStore({ path });
     await store.ensureIndex({ name: 'ix', dimensions: 4, distance: 'cosine' });
-    const points: VectorPoint[] = [];
-    for (let i = 0; i < 3000; i++) {
-      // Zipf-like: common words in most texts, rare ones in few, stemmable forms in between.
-      const words = Array.from({ length: 8 + Math.floor(random() * 40) }, () => (random() < 0.6 ? pick(COMMON) : random() < 0.3 ? pick(STEMMED) : pick(RARE.slice(0, 1 + Math.floor(random() * RARE.length)))));
-      const text = words.join(' ');
-      texts.push(text);
-      points.push({ id: `p${i}`, collectionId: i % 3 === 0 ? 'other' : 'c', vector: randomVector(random, 4), text, payload: { content_id: `content-${i % 20}`, chunk_index: i % 5, source: null, tags: [], metadata: { n: i % 10 } } });
-    }
-    for (let i = 0; i < points.length; i += 1000) await store.write([{ op: 'upsert', index: 'ix', points: points.slice(i, i + 1000) }]);
-    await store.write([{ op: 'delete', index: 'ix', ids: ['p1', 'p2', 'p4'] }]);
+    await upsert(Array.from({ length: 3000 }, (_, i) => pointOf(`p${i}`, i % 3 === 0 ? 'other' : 'c', i)));
+    // Half of collection c deleted (tombstones, then compaction), some texts replaced, one point moved to another collection.
+    await remove(Array.from({ length: 3000 }, (_, i) => `p${i}`).filter((_, i) => i % 3 === 1));
+    await upsert([pointOf('p2', 'c', 2), pointOf('p5', 'other', 5)]);
   });
   afterAll(async () => {
     await store.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  /** FTS5 ranking every match: the reference. */
-  function reference(text: string, collection: string, k: number, n?: number): Array<{ id: string; score: number }> {
-    const match = ftsQuery(text);
-    if (match === null) return [];
-    const filter = n === undefined ? '' : ` AND json_extract(p.metadata, '$.n') = ${n}`;
-    const rows = store.db
-      .prepare(`SELECT p.id AS id, bm25(vec_fts_ix) AS s FROM vec_fts_ix JOIN vec_points_ix AS p ON p.rowid = vec_fts_ix.rowid WHERE vec_fts_ix MATCH ? AND p.collection_id = ?${filter} ORDER BY s, p.id LIMIT ?`)
-      .all(match, collection, k) as Array<{ id: string; s: number }>;
-    return rows.map((r) => ({ id: r.id, score: -r.s }));
-  }
-
-  const queries = (): string[] =>
-    Array.from({ length: 60 }, () => Array.from({ length: 2 + Math.floor(random() * 8) }, () => (random() < 0.5 ? pick(COMMON) : random() < 0.4 ? pick(STEMMED) : pick(RARE))).join(' '));
-
-  it('finds the same top k with the same scores, pruned or not, and prunes common terms', async () => {
-    const matches: unknown[] = [];
-    const prepare = store.prepare.bind(store);
-    store.prepare = (sql: string) => {
-      const statement = prepare(sql);
-      if (!sql.includes('MATCH')) return statement;
-      return new Proxy(statement, {
-        get: (target, property: keyof typeof statement) => {
-          if (property === 'all') return (...args: Parameters<typeof statement.all>) => (matches.push(args[0]), target.all(...args));
-          const value: unknown = Reflect.get(target, property);
-          return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-        },
-      });
-    };
+  it('finds the brute-force top k with the same scores, for any k, with and without filters', async () => {
     const index = store.index('ix');
-    let pruned = 0;
-    for (const text of [...queries(), 'the of and', 'Running STUDIES in the cells', 'généralisation über the']) {
-      for (const k of [1, 10, 100]) {
-        matches.length = 0;
-        const got = await index.searchKeyword({ collections: ['c'], text, limit: k });
-        const want = reference(text, 'c', k);
-        expect(got.map((h) => h.id)).toEqual(want.map((w) => w.id));
-        got.forEach((hit, i) => expect(hit.score).toBeCloseTo(want[i]?.score ?? NaN, 9));
-        if (matches.length === 1 && matches[0] !== ftsQuery(text)) pruned++;
-      }
+    for (const text of [...queries(40), 'the of and', 'Running STUDIES in the cells', 'généralisation über the']) {
+      for (const k of [1, 10, 100]) expectExact(await index.searchKeyword({ collections: ['c'], text, limit: k }), bruteForce(live, 'c', text, k));
+      // A selective filter (scored point by point) and a broad one (skipped during the search).
+      expectExact(await index.searchKeyword({ collections: ['c'], text, limit: 10, filter: { 'metadata.n': 3 } }), bruteForce(live, 'c', text, 10, (p) => p.payload.metadata['n'] === 3));
+      expectExact(
+        await index.searchKeyword({ collections: ['c'], text, limit: 10, filter: { 'metadata.n': { $ne: 3 } } }),
+        bruteForce(live, 'c', text, 10, (p) => p.payload.metadata['n'] !== 3),
+      );
     }
-    // Most of these queries hold common words whose bound is below the k-th score.
-    expect(pruned).toBeGreaterThan(60);
-    store.prepare = prepare;
   });
 
-  it('applies filters and scope on the pruned path, and hybrid completion scores equal the leg’s', async () => {
+  it('scores each collection with its own statistics when several are searched, and completes hybrid legs with the same scores', async () => {
     const index = store.index('ix');
-    for (const text of queries().slice(0, 20)) {
-      const got = await index.searchKeyword({ collections: ['c'], text, limit: 10, filter: { 'metadata.n': 3 } });
-      const want = reference(text, 'c', 10, 3);
-      expect(got.map((h) => h.id)).toEqual(want.map((w) => w.id));
-      for (const hit of got) {
-        expect(hit.collectionId).toBe('c');
-        expect(hit.payload.metadata['n']).toBe(3);
-      }
-      const hybrid = await index.searchHybrid({ collections: ['c'], vector: [1, 0, 0, 0], text, limit: 20, candidates: 20 });
-      const all = new Map(reference(text, 'c', 3000).map((r) => [r.id, r.score]));
+    for (const text of queries(15)) {
+      const both = [...bruteForce(live, 'c', text, 3000), ...bruteForce(live, 'other', text, 3000)].sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+      expectExact(await index.searchKeyword({ collections: ['c', 'other'], text, limit: 20 }), both.slice(0, 20));
+      const hybrid = await index.searchHybrid({ collections: ['c', 'other'], vector: [1, 0, 0, 0], text, limit: 30, candidates: 30 });
+      const all = new Map(both.map((h) => [h.id, h.score]));
       for (const hit of hybrid) expect(hit.legs.keyword?.score ?? NaN).toBeCloseTo(all.get(hit.id) ?? 0, 9);
     }
   });
 
-  it('drops cached statistics on writes: a new rare term is found and scored with fresh IDFs', async () => {
+  it('keeps a collection’s ranking and scores when another collection grows or shrinks', async () => {
     const index = store.index('ix');
-    await index.searchKeyword({ collections: ['c'], text: 'zzzfresh the of', limit: 5 });
-    await store.write([{ op: 'upsert', index: 'ix', points: [{ id: 'fresh', collectionId: 'c', vector: [0, 1, 0, 0], text: 'zzzfresh of the', payload: { content_id: 'x', chunk_index: 0, source: null, tags: [], metadata: {} } }] }]);
-    const got = await index.searchKeyword({ collections: ['c'], text: 'zzzfresh the of', limit: 5 });
-    expect(got[0]?.id).toBe('fresh');
-    expect(got.map((h) => h.id)).toEqual(reference('zzzfresh the of', 'c', 5).map((w) => w.id));
-    expect(got[0]?.score).toBeCloseTo(reference('zzzfresh the of', 'c', 5)[0]?.score ?? NaN, 9);
+    const texts = queries(10);
+    const before = await Promise.all(texts.map((text) => index.searchKeyword({ collections: ['c'], text, limit: 10 })));
+    const upload = Array.from({ length: 2000 }, (_, i) => pointOf(`b${i}`, 'big', i, `${pick(RARE)} ${pick(RARE)} the`));
+    await upsert(upload);
+    await remove(['p0', 'p3']);
+    const after = await Promise.all(texts.map((text) => index.searchKeyword({ collections: ['c'], text, limit: 10 })));
+    expect(after.map((hits) => hits.map((h) => [h.id, h.score]))).toEqual(before.map((hits) => hits.map((h) => [h.id, h.score])));
+    await remove(upload.map((p) => p.id));
+  });
+
+  it('finds a new term at once (read-your-writes) and answers the same after reopening', async () => {
+    const index = store.index('ix');
+    await upsert([pointOf('fresh', 'c', 1, 'zzzfresh of the')]);
+    expect((await index.searchKeyword({ collections: ['c'], text: 'zzzfresh the of', limit: 5 }))[0]?.id).toBe('fresh');
+    const texts = queries(10);
+    const before = await Promise.all(texts.map((text) => index.searchKeyword({ collections: ['c', 'other'], text, limit: 10 })));
+    await store.close();
+    store = new SqliteVectorStore({ path });
+    const reopened = store.index('ix');
+    expect(await Promise.all(texts.map((text) => reopened.searchKeyword({ collections: ['c', 'other'], text, limit: 10 })))).toEqual(before);
+  });
+
+  it('upgrades a file written with FTS5: builds the keyword tables from the texts and drops the FTS5 table', async () => {
+    const texts = queries(10);
+    const before = await Promise.all(texts.map((text) => store.index('ix').searchKeyword({ collections: ['c'], text, limit: 10 })));
+    await store.close();
+    const raw = new Database(path);
+    raw.exec(`DROP TABLE vec_kwdocs_ix; DROP TABLE vec_kwterms_ix`);
+    raw.exec(`CREATE VIRTUAL TABLE vec_fts_ix USING fts5(text, content='vec_text_ix', content_rowid='rowid', tokenize='porter unicode61')`);
+    raw.exec(`INSERT INTO vec_fts_ix (vec_fts_ix) VALUES ('rebuild')`);
+    raw.close();
+    store = new SqliteVectorStore({ path });
+    expect(await Promise.all(texts.map((text) => store.index('ix').searchKeyword({ collections: ['c'], text, limit: 10 })))).toEqual(before);
+    const tables = store.db.prepare(`SELECT name FROM sqlite_master WHERE name LIKE 'vec_fts_ix%'`).pluck(true).all();
+    expect(tables).toEqual([]);
   });
 });

@@ -17,18 +17,16 @@
  *   the matching rowids are computed on the points table and vec0 runs the KNN restricted to
  *   them (`rowid IN (…)`), which is exact whatever the selectivity. At most two KNN scans.
  *
- * Keyword search is FTS5 `MATCH` on the stemmed index, joined to the points table for scope
- * and filter, ranked by `bm25()`: exact BM25 top k among matching points, with the query's most
- * common terms pruned when a bound proves they cannot change the top k (`sqlite-keyword.ts`).
+ * Keyword search is the adapter's own inverted index (`sqlite-keyword.ts`): exact BM25 top k
+ * among matching points by block-max MaxScore, each collection with its own statistics.
  *
  * Hybrid search runs both legs, then, for a completing fusion (`weighted_score`), scores the
  * candidates each leg did not list on that leg, by the same engine functions as the legs:
  * the vector score of keyword-only candidates by vec0 point lookups (`rowid = ?`, at most
  * `candidates` of them) with sqlite-vec's `vec_distance_cosine` / `vec_distance_l2` (the KNN's
  * own distance function, so a completed score equals the one the vector leg would report),
- * and the BM25 of vector-only candidates by FTS5's formula over their texts with the index's
- * statistics (`sqlite-bm25.ts`; the whole table's, as in the leg); a candidate holding no
- * query term scores 0.
+ * and the BM25 of vector-only candidates from the same postings and per-collection statistics
+ * as the leg (`SqliteKeywordSearch.scores`); a candidate holding no query term scores 0.
  */
 import type { FilterNode, HybridHit, LegCompletion, HybridQuery, KeywordQuery, LegCandidate, PointHit, PointPayload, SearchScope, StoredPoint, Vector, VectorIndex, VectorIndexDefinition, VectorQuery } from '@lore/platform/vectors/port';
 import { assertId, assertLimit, assertScope, assertVector, byScoreThenId, compileFilter, completionNeeded, distinct, fuse, MAX_CANDIDATES, planHybrid } from '@lore/platform/vectors/port';

@@ -13,9 +13,9 @@
  *   new points get 0 there; a rebuild (`reset`) recreates the table without it.
  * - `vec_graphs_x` / `vec_changes_x`: which collections have an HNSW graph and the change-log
  *   position its snapshot covers; the log of writes to those collections since (`sqlite-graphs.ts`).
- * - `vec_fts_x`: an FTS5 index of the text, external content (the text is stored once, in
- *   `vec_text_x`), tokenizer `porter unicode61`, with FTS5's `secure-delete` on so that a
- *   deleted row's terms leave the index instead of lingering behind delete markers.
+ * - `vec_kwdocs_x`, `vec_kwterms_x`: the keyword index's durable side (`keyword-index.ts`):
+ *   per point its term ids and frequencies, and the vocabulary. Files written before it held
+ *   an FTS5 table `vec_fts_x` instead, which the store replaces on open (`migrateKeywords`).
  *
  * Index names are validated by the port (`[a-z0-9][a-z0-9_]*`) before they reach this text.
  */
@@ -38,16 +38,29 @@ export interface IndexTables {
   readonly points: string;
   readonly text: string;
   readonly knn: string;
-  readonly fts: string;
   /** The earlier IVF layer's centroids: only ever dropped. */
   readonly ivf: string;
   readonly graphs: string;
   readonly changes: string;
+  readonly kwDocs: string;
+  readonly kwTerms: string;
+  /** The FTS5 table of files written before the keyword index (dropped on open). */
+  readonly legacyFts: string;
 }
 
 export function tablesOf(name: string): IndexTables {
   assertIndexName(name);
-  return { points: `vec_points_${name}`, text: `vec_text_${name}`, knn: `vec_knn_${name}`, fts: `vec_fts_${name}`, ivf: `vec_ivf_${name}`, graphs: `vec_graphs_${name}`, changes: `vec_changes_${name}` };
+  return {
+    points: `vec_points_${name}`,
+    text: `vec_text_${name}`,
+    knn: `vec_knn_${name}`,
+    ivf: `vec_ivf_${name}`,
+    graphs: `vec_graphs_${name}`,
+    changes: `vec_changes_${name}`,
+    kwDocs: `vec_kwdocs_${name}`,
+    kwTerms: `vec_kwterms_${name}`,
+    legacyFts: `vec_fts_${name}`,
+  };
 }
 
 const METRIC: Record<Distance, string> = { cosine: 'cosine', euclidean: 'l2' };
@@ -70,7 +83,7 @@ export function hasClusterColumn(knnSql: string | undefined): boolean {
 }
 
 export function createIndexSql(definition: VectorIndexDefinition): string[] {
-  const { points, text, knn, fts } = tablesOf(definition.name);
+  const { points, text, knn } = tablesOf(definition.name);
   return [
     `CREATE TABLE ${points} (
       rowid INTEGER PRIMARY KEY,
@@ -92,10 +105,15 @@ export function createIndexSql(definition: VectorIndexDefinition): string[] {
       chunk_index INTEGER,
       chunk_size=${KNN_CHUNK_SIZE}
     )`,
-    `CREATE VIRTUAL TABLE ${fts} USING fts5(text, content='${text}', content_rowid='rowid', tokenize='porter unicode61')`,
-    `INSERT INTO ${fts} (${fts}, rank) VALUES ('secure-delete', 1)`,
+    ...createKeywordSql(definition.name),
     ...graphTablesSql(definition.name),
   ];
+}
+
+/** The keyword index's tables (also created on open for files written before them). */
+export function createKeywordSql(name: string): string[] {
+  const { kwDocs, kwTerms } = tablesOf(name);
+  return [`CREATE TABLE ${kwDocs} (rowid INTEGER PRIMARY KEY, terms BLOB NOT NULL) STRICT`, `CREATE TABLE ${kwTerms} (id INTEGER PRIMARY KEY, term TEXT NOT NULL) STRICT`];
 }
 
 /** The graphs' registry and change log (created here for new indexes, on first need for older ones). */
@@ -109,6 +127,6 @@ export function graphTablesSql(name: string): string[] {
 }
 
 export function dropIndexSql(name: string): string[] {
-  const { points, text, knn, fts, ivf, graphs, changes } = tablesOf(name);
-  return [`DROP TABLE IF EXISTS ${changes}`, `DROP TABLE IF EXISTS ${graphs}`, `DROP TABLE IF EXISTS ${ivf}`, `DROP TABLE IF EXISTS ${fts}`, `DROP TABLE IF EXISTS ${knn}`, `DROP TABLE IF EXISTS ${text}`, `DROP TABLE IF EXISTS ${points}`];
+  const { points, text, knn, ivf, graphs, changes, kwDocs, kwTerms, legacyFts } = tablesOf(name);
+  return [changes, graphs, ivf, kwDocs, kwTerms, legacyFts, knn, text, points].map((table) => `DROP TABLE IF EXISTS ${table}`);
 }

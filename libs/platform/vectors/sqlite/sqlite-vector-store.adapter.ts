@@ -1,6 +1,6 @@
 /**
  * Embedded vector index: SQLite with sqlite-vec (dense KNN on `vec0` tables partitioned by
- * collection) and FTS5 (BM25), one set of tables per index (`sqlite-vector-schema.ts`), in
+ * collection) and a keyword index of our own (BM25 with block-max MaxScore, `keyword-index.ts`), one set of tables per index (`sqlite-vector-schema.ts`), in
  * one file beside a checkpoint table, so that a projection's batch and its checkpoint
  * commit in one transaction. Synchronous better-sqlite3 calls behind the async port, as
  * in the document store: short in-process work, one connection, trivial write ordering.
@@ -23,12 +23,12 @@ import {
 } from '@lore/platform/vectors/port';
 import type { FilterNode } from '@lore/platform/vectors/port';
 import { DATETIME_FUNCTION, datetimeWithin, filterSql, SqlParams } from './sqlite-filter.translator';
-import { CHECKPOINTS, createIndexSql, dropIndexSql, hasClusterColumn, REGISTRY, STORE_DDL, tablesOf, vectorBlob } from './sqlite-vector-schema';
+import { CHECKPOINTS, createIndexSql, createKeywordSql, dropIndexSql, hasClusterColumn, REGISTRY, STORE_DDL, tablesOf, vectorBlob } from './sqlite-vector-schema';
 import type { IndexTables, Param } from './sqlite-vector-schema';
 import { SqliteVectorIndex } from './sqlite-vector-index';
 import { SqliteGraphs } from './sqlite-graphs';
 import type { GraphOptions, PointChange } from './sqlite-graphs';
-import type { Bm25Stats } from './sqlite-bm25';
+import { KeywordIndex } from './keyword-index';
 
 export interface SqliteVectorStoreOptions {
   /** File path, or ':memory:' for a private in-memory database. */
@@ -64,7 +64,7 @@ type PlannedWrite =
   | { readonly op: 'upsert'; readonly tables: IndexTables; readonly points: readonly VectorPoint[]; readonly definition: VectorIndexDefinition }
   | { readonly op: 'delete'; readonly name: string; readonly tables: IndexTables; readonly ids: readonly string[] }
   | { readonly op: 'deleteWhere'; readonly tables: readonly IndexTables[]; readonly names: readonly string[]; readonly collections: readonly string[]; readonly filter: FilterNode }
-  | { readonly op: 'setPayload'; readonly tables: IndexTables; readonly ids: readonly string[]; readonly payload: Partial<PointPayload> };
+  | { readonly op: 'setPayload'; readonly name: string; readonly tables: IndexTables; readonly ids: readonly string[]; readonly payload: Partial<PointPayload> };
 
 interface ExistingRow {
   readonly rowid: number;
@@ -83,8 +83,8 @@ export class SqliteVectorStore implements VectorStore {
   readonly graphs: SqliteGraphs;
   /** Whether an index's vec0 table has the earlier IVF layer's `cluster` column (new points get 0). */
   private readonly clusterColumns = new Map<string, boolean>();
-  /** BM25 statistics per index (`sqlite-bm25.ts`), dropped by every write. */
-  readonly keywordStats = new Map<string, Bm25Stats>();
+  /** The keyword indexes' in-memory side, by index name, loaded on first use (`keywords`). */
+  private readonly keywordIndexes = new Map<string, KeywordIndex>();
   private readonly statements = new Map<string, Statement>();
   private readonly definitions = new Map<string, VectorIndexDefinition>();
   private readonly applyWrites: (writes: readonly PlannedWrite[], checkpoint: Checkpoint | undefined, effects: WriteEffects) => void;
@@ -104,6 +104,7 @@ export class SqliteVectorStore implements VectorStore {
     for (const sql of STORE_DDL) this.db.exec(sql);
     const rows = this.db.prepare(`SELECT name, dimensions, distance FROM ${REGISTRY}`).all() as VectorIndexDefinition[];
     for (const row of rows) this.definitions.set(row.name, { name: row.name, dimensions: row.dimensions, distance: row.distance });
+    for (const name of this.definitions.keys()) this.migrateKeywords(name);
     this.graphs.start([...this.definitions.keys()]);
 
     this.applyWrites = this.db.transaction((writes: readonly PlannedWrite[], checkpoint: Checkpoint | undefined, effects: WriteEffects) => {
@@ -149,8 +150,7 @@ export class SqliteVectorStore implements VectorStore {
     this.statements.clear();
     this.clusterColumns.clear();
     this.graphs.forget([name]);
-    this.keywordStats.clear();
-    this.db.exec(`DROP TABLE IF EXISTS temp.${tablesOf(name).fts}_vocab`);
+    this.keywordIndexes.delete(name);
     this.db.transaction(() => {
       for (const sql of dropIndexSql(name)) this.db.exec(sql);
       this.run(`DELETE FROM ${REGISTRY} WHERE name = ?`, [name]);
@@ -166,9 +166,15 @@ export class SqliteVectorStore implements VectorStore {
   async write(writes: readonly VectorWrite[], checkpoint?: Checkpoint): Promise<void> {
     // Everything is validated and compiled before the transaction starts.
     const planned = writes.map((write) => this.plan(write));
-    this.keywordStats.clear();
     const effects: WriteEffects = { changes: [], touched: new Map() };
-    this.applyWrites(planned, checkpoint, effects);
+    try {
+      this.applyWrites(planned, checkpoint, effects);
+    } catch (error) {
+      // The transaction rolled back: the keyword postings changed in memory are reloaded from
+      // the committed tables on next use (the graphs take changes only after a commit).
+      this.keywordIndexes.clear();
+      throw error;
+    }
     // Committed: the graphs take the changes in (queued; searches read the queue until applied).
     this.graphs.afterCommit(effects.changes, effects.touched);
   }
@@ -193,13 +199,12 @@ export class SqliteVectorStore implements VectorStore {
     this.statements.clear();
     this.clusterColumns.clear();
     this.graphs.forget(indexes);
-    this.keywordStats.clear();
-    for (const name of indexes) this.db.exec(`DROP TABLE IF EXISTS temp.${tablesOf(name).fts}_vocab`);
+    for (const name of indexes) this.keywordIndexes.delete(name);
     this.applyReset(indexes, checkpointName);
   }
 
   async purgeDeleted(): Promise<void> {
-    // FTS5 secure-delete already removed deleted rows' terms from the index, and secure_delete
+    // The keyword index deleted the rows' term records and unused vocabulary, and secure_delete
     // zeroed freed cells; TRUNCATE copies every WAL frame into the main file and cuts the WAL
     // to zero bytes, so no old page image survives there either.
     const result = this.db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
@@ -213,6 +218,16 @@ export class SqliteVectorStore implements VectorStore {
   }
 
   // ---- shared with SqliteVectorIndex ----
+
+  /** The keyword index of `name`, loaded from its tables on first use. */
+  keywords(name: string): KeywordIndex {
+    let index = this.keywordIndexes.get(name);
+    if (!index) {
+      index = KeywordIndex.load(this, tablesOf(name));
+      this.keywordIndexes.set(name, index);
+    }
+    return index;
+  }
 
   definition(name: string): VectorIndexDefinition {
     const definition = this.definitions.get(name);
@@ -261,7 +276,7 @@ export class SqliteVectorStore implements VectorStore {
         this.definition(write.index);
         write.ids.forEach((id) => assertId(id));
         assertPayload(write.payload, true);
-        return { op: 'setPayload', tables: tablesOf(write.index), ids: write.ids, payload: write.payload };
+        return { op: 'setPayload', name: write.index, tables: tablesOf(write.index), ids: write.ids, payload: write.payload };
     }
   }
 
@@ -312,10 +327,11 @@ export class SqliteVectorStore implements VectorStore {
       // Moved to another collection: it leaves the old collection's graph.
       if (row.collection_id !== point.collectionId) changes.push({ index: definition.name, collection: row.collection_id, rowid, vector: null });
       this.run(`UPDATE ${tables.points} SET collection_id = ?, content_id = ?, source = ?, chunk_index = ?, tags = ?, metadata = ? WHERE rowid = ?`, [...columns, rowid]);
-      if (row.text !== point.text) {
-        this.ftsDelete(tables, rowid, row.text);
-        this.run(`UPDATE ${tables.text} SET text = ? WHERE rowid = ?`, [point.text, rowid]);
-        this.ftsInsert(tables, rowid, point.text);
+      if (row.text !== point.text) this.run(`UPDATE ${tables.text} SET text = ? WHERE rowid = ?`, [point.text, rowid]);
+      if (row.text !== point.text || row.collection_id !== point.collectionId) {
+        const keywords = this.keywords(definition.name);
+        keywords.remove(rowid, row.collection_id);
+        keywords.add(rowid, point.collectionId, point.text);
       }
       // vec0 cannot move a row to another partition, and the vector changes anyway: replace the row.
       this.run(`DELETE FROM ${tables.knn} WHERE rowid = ?`, [BigInt(rowid)]);
@@ -323,7 +339,7 @@ export class SqliteVectorStore implements VectorStore {
       const inserted = this.run(`INSERT INTO ${tables.points} (collection_id, content_id, source, chunk_index, tags, metadata, id) VALUES (?, ?, ?, ?, ?, ?, ?)`, [...columns, point.id]);
       rowid = Number(inserted.lastInsertRowid);
       this.run(`INSERT INTO ${tables.text} (rowid, text) VALUES (?, ?)`, [rowid, point.text]);
-      this.ftsInsert(tables, rowid, point.text);
+      this.keywords(definition.name).add(rowid, point.collectionId, point.text);
     }
     const vector = storedVector(point.vector, definition.distance);
     const values: Param[] = [BigInt(rowid), point.collectionId, vectorBlob(vector), payload.content_id, payload.source ?? '', BigInt(payload.chunk_index)];
@@ -346,7 +362,7 @@ export class SqliteVectorStore implements VectorStore {
 
   private deleteRow(name: string, tables: IndexTables, row: ExistingRow, changes: PointChange[]): void {
     changes.push({ index: name, collection: row.collection_id, rowid: row.rowid, vector: null });
-    this.ftsDelete(tables, row.rowid, row.text);
+    this.keywords(name).remove(row.rowid, row.collection_id);
     this.run(`DELETE FROM ${tables.knn} WHERE rowid = ?`, [BigInt(row.rowid)]);
     this.run(`DELETE FROM ${tables.text} WHERE rowid = ?`, [row.rowid]);
     this.run(`DELETE FROM ${tables.points} WHERE rowid = ?`, [row.rowid]);
@@ -357,9 +373,7 @@ export class SqliteVectorStore implements VectorStore {
     const params = new SqlParams();
     const scope = `p.collection_id IN (${params.list(collections)})`;
     const where = filter.kind === 'all' ? scope : `${scope} AND ${filterSql(filter, params)}`;
-    const rows = this.prepare(
-      `SELECT p.rowid AS rowid, p.collection_id AS collection_id, t.text AS text FROM ${tables.points} AS p JOIN ${tables.text} AS t ON t.rowid = p.rowid WHERE ${where}`,
-    ).all(...params.values) as ExistingRow[];
+    const rows = this.prepare(`SELECT p.rowid AS rowid, p.collection_id AS collection_id FROM ${tables.points} AS p WHERE ${where}`).all(...params.values) as ExistingRow[];
     for (const row of rows) this.deleteRow(name, tables, row, changes);
   }
 
@@ -387,12 +401,22 @@ export class SqliteVectorStore implements VectorStore {
     if (knnAssignments.length > 0) this.run(`UPDATE ${tables.knn} SET ${knnAssignments.join(', ')} WHERE rowid = ?`, [...knnValues, BigInt(row.rowid)]);
   }
 
-  private ftsInsert(tables: IndexTables, rowid: number, text: string): void {
-    this.run(`INSERT INTO ${tables.fts} (rowid, text) VALUES (?, ?)`, [rowid, text]);
-  }
-
-  /** External content: FTS5 needs the indexed text back to remove its terms. */
-  private ftsDelete(tables: IndexTables, rowid: number, text: string): void {
-    this.run(`INSERT INTO ${tables.fts} (${tables.fts}, rowid, text) VALUES ('delete', ?, ?)`, [rowid, text]);
+  /**
+   * Files written before the keyword index hold an FTS5 table instead: build the keyword tables
+   * from the stored texts (tokenising each once), then drop the FTS5 table (secure_delete zeroes
+   * its pages), in one transaction, so an interrupted upgrade simply runs again on next open.
+   */
+  private migrateKeywords(name: string): void {
+    const tables = tablesOf(name);
+    const exists = (table: string): boolean => this.db.prepare(`SELECT 1 FROM sqlite_master WHERE name = ?`).pluck(true).get(table) !== undefined;
+    if (exists(tables.kwDocs)) return;
+    this.db.transaction(() => {
+      for (const sql of createKeywordSql(name)) this.db.exec(sql);
+      const index = KeywordIndex.empty(this, tables);
+      const rows = this.db.prepare(`SELECT p.rowid, p.collection_id, t.text FROM ${tables.points} AS p JOIN ${tables.text} AS t ON t.rowid = p.rowid ORDER BY p.rowid`).raw(true).all() as Array<[number, string, string]>;
+      for (const [rowid, collection, text] of rows) index.add(rowid, collection, text);
+      this.db.exec(`DROP TABLE IF EXISTS ${tables.legacyFts}`);
+      this.keywordIndexes.set(name, index);
+    })();
   }
 }
