@@ -6,11 +6,11 @@
  * from the path the main thread resolved (`workerData.transformersPath`), so it finds the
  * package wherever the app's node_modules are.
  *
- * Protocol (main → worker): `{ type: 'embed' | 'tokenize', id, texts }`, `{ type: 'crash' }`
+ * Protocol (main → worker): `{ type: 'embed' | 'tokenize' | 'count', id, texts }`, `{ type: 'crash' }`
  * (tests). Worker → main: `{ type: 'ready' }` or `{ type: 'load-failed', message }` once,
  * then `{ type: 'result', id, result }` or `{ type: 'error', id, message }` per request.
  * Embedding requests run one at a time (the model uses every core it is given); tokenization
- * runs as soon as it arrives.
+ * and counting run as soon as they arrive.
  *
  * What it computes:
  * - embed: sentence-transformers semantics — tokens truncated to `maxSequenceLength` (256 for
@@ -23,6 +23,8 @@
  *   text: the text is normalised char by char with the tokenizer's own normalizer (keeping a
  *   map back to the original offsets) and each WordPiece token is found in it; see
  *   `Tokenization` in the port for the guarantee and the fallback.
+ * - count: each text's number of tokens, as tokenize counts them (the same WordPiece tokens),
+ *   without placing them in the text.
  */
 export const EMBEDDING_WORKER_SOURCE = String.raw`
 'use strict';
@@ -306,6 +308,16 @@ parentPort.on('message', (message) => {
           return message.texts.map(tokenizeWithOffsets);
         },
         (results) => results.flatMap((r) => [r.starts.buffer, r.ends.buffer]),
+      );
+      break;
+    case 'count':
+      respond(
+        message.id,
+        async () => {
+          await loading;
+          return message.texts.map((text) => state.tokenizer.tokenize(text).length);
+        },
+        () => [],
       );
       break;
     case 'crash':

@@ -161,6 +161,11 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
     }));
   }
 
+  async countTokens(texts: readonly string[]): Promise<number[]> {
+    if (texts.length === 0) return [];
+    return (await this.request('count', texts)) as number[];
+  }
+
   /** Starts the worker and loads the model now rather than on the first call (rejects like `embed*` would). */
   async warmUp(): Promise<void> {
     await this.tokenize(['']);
@@ -197,7 +202,7 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
     });
   }
 
-  private request(type: 'embed' | 'tokenize', texts: readonly string[]): Promise<unknown> {
+  private request(type: 'embed' | 'tokenize' | 'count', texts: readonly string[]): Promise<unknown> {
     if (this.closed) return Promise.reject(new EmbeddingUnavailableError('closed', 'The local embedding provider is closed.'));
     let worker: Worker;
     try {
