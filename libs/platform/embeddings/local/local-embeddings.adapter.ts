@@ -16,6 +16,9 @@ const KNOWN_MODELS: Readonly<Record<string, { readonly dimensions: number; reado
   'Xenova/all-MiniLM-L6-v2': { dimensions: 384, maxSequenceLength: 256 },
 };
 
+/** The workers' nice value on Linux: requests on the main thread go first (see the worker source). */
+const WORKER_NICE = 5;
+
 /** [CLS] and [SEP]: the worker refuses a tokenizer that adds any other number. */
 const SPECIAL_TOKENS = 2;
 
@@ -290,6 +293,7 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
         maxSequenceLength: this.maxSequenceLength,
         inferenceBatchSize: this.options.inferenceBatchSize ?? 1,
         threads: this.options.threads ?? (this.maxWorkers > 1 ? 1 : undefined),
+        nice: WORKER_NICE,
       },
     });
     this.counters.workerStarts++;

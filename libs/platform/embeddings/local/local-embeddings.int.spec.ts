@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { createReadStream, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { createReadStream, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -181,6 +181,15 @@ describeWithModels('local embeddings adapter', (modelsDir) => {
       expect(pool.stats().workerStarts).toBe(2);
       const alone = await open({ modelsDir, workers: 1, threads: 1 }).embedDocuments(texts);
       spread.forEach((vector, i) => expect(Array.from(vector)).toEqual(Array.from(alone[i]!)));
+    });
+
+    (process.platform === 'linux' ? it : it.skip)('runs the model below the priority of the main thread (nice 5 on Linux)', async () => {
+      const niceOf = (task: string): number => Number(readFileSync(`/proc/self/task/${task}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]);
+      const before = new Set(readdirSync('/proc/self/task'));
+      await open({ modelsDir, workers: 1 }).warmUp();
+      const started = readdirSync('/proc/self/task').filter((task) => !before.has(task));
+      expect(started.map(niceOf)).toContain(5);
+      expect(niceOf(String(process.pid))).toBe(0);
     });
 
     it('serves a query ahead of documents queued before it', async () => {
