@@ -20,7 +20,7 @@ export function mintToken({ workspace = 'bench', sub = 'bench-user' } = {}) {
 export async function startLore(env = {}) {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'lore-bench-knowledge-'));
-  const child = spawn(process.execPath, [join(import.meta.dirname, '../../dist/standalone.js')], {
+  const child = spawn(process.execPath, [...(process.env.LORE_NODE_ARGS?.split(' ').filter(Boolean) ?? []), join(import.meta.dirname, '../..', process.env.LORE_DIST ?? 'dist', 'standalone.js')], {
     env: { ...process.env, ...BENCH_RATE_LIMITS, MODELS_DIR, ...env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, AUTH_JWT_SECRET: SECRET, LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

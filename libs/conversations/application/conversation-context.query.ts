@@ -7,6 +7,7 @@ import { memoryMessages, type MemorySearchHit } from '@lore/memory/contracts';
 import type { ConversationsServiceConfig } from './conversations-service.config';
 import { pathTo, type ConversationQueries } from './conversation.queries';
 import { fitToBudget } from './context-budget';
+import { ContextTokenizers } from './context-tokenizer';
 import type { KnowledgeCollections } from './knowledge-collections';
 
 type Request = ValidRequestOf<ConversationMessages['context']>;
@@ -24,7 +25,7 @@ const HEADINGS = { memories: '## What you remember about the user', chunks: '## 
 export class ConversationContextQuery {
   /** Built once: a message set's schemas are not free to construct. */
   private readonly memorySearch;
-  private tokenizerWorks = false;
+  private readonly tokenizers: ContextTokenizers;
 
   constructor(
     private readonly deps: {
@@ -36,6 +37,7 @@ export class ConversationContextQuery {
     },
   ) {
     this.memorySearch = memoryMessages(deps.config.memory.limits).search;
+    this.tokenizers = new ContextTokenizers(deps.embeddings);
   }
 
   async context(request: Request): Promise<Reply> {
@@ -65,7 +67,7 @@ export class ConversationContextQuery {
       memories: memories.map((m) => `- ${m.memory.memory}`),
       chunks: chunks.map((c, i) => `[${i + 1}] ${c.content_name ?? c.source ?? c.content_id} (score ${c.score.toFixed(3)})\n${c.content}`),
     };
-    const tokenizer = await this.tokenizer();
+    const tokenizer = await this.tokenizers.tokenizer();
     // One batch for every candidate: each call is a round trip to the model's thread.
     const counts = await tokenizer.count([...lines.messages, ...lines.memories, ...lines.chunks, ...Object.values(HEADINGS)]);
     const messageTokens = counts.slice(0, lines.messages.length);
@@ -151,27 +153,6 @@ export class ConversationContextQuery {
       }),
     );
     return found.flat().sort((a, b) => b.score - a.score).slice(0, limit);
-  }
-
-  /** The default embedding model's tokenizer; without a model, an over-counting estimate (4 characters a token at most). */
-  private async tokenizer(): Promise<{ model: string; exact: boolean; count: (texts: readonly string[]) => Promise<number[]> }> {
-    const provider = this.deps.embeddings.get(this.deps.embeddings.defaultModel);
-    const estimate = { model: 'estimate', exact: false, count: async (texts: readonly string[]) => Promise.resolve(texts.map((t) => Math.ceil(t.length / 3))) };
-    if (provider === null) return estimate;
-    // Checked until it has worked once (a model can be installed while Lore runs), then trusted.
-    if (!this.tokenizerWorks) {
-      try {
-        await provider.tokenize(['probe']);
-        this.tokenizerWorks = true;
-      } catch {
-        return estimate;
-      }
-    }
-    return {
-      model: provider.info.model,
-      exact: provider.info.tokenizer === 'exact',
-      count: async (texts) => (await provider.tokenize(texts)).map((t) => t.count),
-    };
   }
 }
 

@@ -152,6 +152,13 @@ export function describeEmbeddingProviderContract(name: string, factory: Embeddi
       expect(closeness(first!, firstButOne!)).toBeGreaterThan(1e-6);
     });
 
+    it('counts tokens as tokenize does, without offsets', async () => {
+      const texts = [...TRICKY_TEXTS, '', longText(40)];
+      const counts = await provider().countTokens(texts);
+      expect(counts).toEqual((await provider().tokenize(texts)).map((t) => t.count));
+      expect(await provider().countTokens([])).toEqual([]);
+    });
+
     it('tokenizes with offsets: ordered spans inside the text, and every token-end prefix within its count', async () => {
       const texts = [...TRICKY_TEXTS, '', longText(40)];
       const results = await provider().tokenize(texts);
@@ -199,6 +206,7 @@ export function describeEmbeddingProviderContract(name: string, factory: Embeddi
         info: inner.info,
         embedDocuments: (texts) => inner.embedDocuments(texts),
         tokenize: (texts) => inner.tokenize(texts),
+        countTokens: (texts) => inner.countTokens(texts),
         close: () => inner.close(),
         embedQuery: (text) => {
           calls++;

@@ -6,11 +6,11 @@
  * from the path the main thread resolved (`workerData.transformersPath`), so it finds the
  * package wherever the app's node_modules are.
  *
- * Protocol (main → worker): `{ type: 'embed' | 'tokenize', id, texts }`, `{ type: 'crash' }`
+ * Protocol (main → worker): `{ type: 'embed' | 'tokenize' | 'count', id, texts }`, `{ type: 'crash' }`
  * (tests). Worker → main: `{ type: 'ready' }` or `{ type: 'load-failed', message }` once,
  * then `{ type: 'result', id, result }` or `{ type: 'error', id, message }` per request.
  * Embedding requests run one at a time (the model uses every core it is given); tokenization
- * runs as soon as it arrives.
+ * and counting run as soon as they arrive.
  *
  * What it computes:
  * - embed: sentence-transformers semantics — tokens truncated to `maxSequenceLength` (256 for
@@ -23,11 +23,22 @@
  *   text: the text is normalised char by char with the tokenizer's own normalizer (keeping a
  *   map back to the original offsets) and each WordPiece token is found in it; see
  *   `Tokenization` in the port for the guarantee and the fallback.
+ * - count: each text's number of tokens, as tokenize counts them (the same WordPiece tokens),
+ *   without placing them in the text.
  */
 export const EMBEDDING_WORKER_SOURCE = String.raw`
 'use strict';
 const { parentPort, workerData } = require('node:worker_threads');
 const config = workerData;
+// Below the event loop's priority (Linux: a thread's own nice value, set through its id): the
+// model's runs are background work that would otherwise take the cores from the requests and
+// projections of the main thread as often as they get them (several workers keep every core busy).
+try {
+  const tid = Number(require('node:fs').readlinkSync('/proc/thread-self').split('/').pop());
+  if (config.nice > 0 && Number.isInteger(tid)) require('node:os').setPriority(tid, config.nice);
+} catch {
+  // Not Linux, or not allowed: the same priority as the rest of the process.
+}
 const state = { tokenizer: null, model: null, trailingId: 0, normalizer: null, prefix: '##', unk: '[UNK]', added: new Set(), normCache: new Map() };
 
 const messageOf = (error) => (error && error.message ? String(error.message) : String(error));
@@ -314,6 +325,16 @@ parentPort.on('message', (message) => {
           return message.texts.map(tokenizeWithOffsets);
         },
         (results) => results.flatMap((r) => [r.starts.buffer, r.ends.buffer]),
+      );
+      break;
+    case 'count':
+      respond(
+        message.id,
+        async () => {
+          await loading;
+          return message.texts.map((text) => state.tokenizer.tokenize(text).length);
+        },
+        () => [],
       );
       break;
     case 'crash':

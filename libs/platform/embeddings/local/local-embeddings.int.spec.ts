@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { createReadStream, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { createReadStream, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -159,7 +159,7 @@ describeWithModels('local embeddings adapter', (modelsDir) => {
     });
 
     it("serves one caller's document behind at most the two messages in flight of another's large call (fair across ingestion attempts)", async () => {
-      const provider = open({ modelsDir });
+      const provider = open({ modelsDir, workers: 1 });
       await provider.warmUp();
       const large = provider.embedDocuments(Array.from({ length: 64 }, (_, i) => longText(30) + String(i)));
       while (provider.stats().batches === 0) await new Promise((resolve) => setImmediate(resolve));
@@ -170,6 +170,26 @@ describeWithModels('local embeddings adapter', (modelsDir) => {
       // the one sent when a slot freed; not the large call's 64 (nor batches of 16 of them).
       expect(sentWhenDone - sentBefore).toBeLessThanOrEqual(4);
       await large;
+    });
+
+    it('runs texts side by side in several single-threaded workers, each text the same bits as one worker gives', async () => {
+      const texts = Array.from({ length: 12 }, (_, i) => `${longText(20)} ${i}`);
+      const pool = open({ modelsDir, workers: 2 });
+      await pool.warmUp();
+      const spread = await pool.embedDocuments(texts);
+      // The second worker starts once the first has the model and is busy.
+      expect(pool.stats().workerStarts).toBe(2);
+      const alone = await open({ modelsDir, workers: 1, threads: 1 }).embedDocuments(texts);
+      spread.forEach((vector, i) => expect(Array.from(vector)).toEqual(Array.from(alone[i]!)));
+    });
+
+    (process.platform === 'linux' ? it : it.skip)('runs the model below the priority of the main thread (nice 5 on Linux)', async () => {
+      const niceOf = (task: string): number => Number(readFileSync(`/proc/self/task/${task}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]);
+      const before = new Set(readdirSync('/proc/self/task'));
+      await open({ modelsDir, workers: 1 }).warmUp();
+      const started = readdirSync('/proc/self/task').filter((task) => !before.has(task));
+      expect(started.map(niceOf)).toContain(5);
+      expect(niceOf(String(process.pid))).toBe(0);
     });
 
     it('serves a query ahead of documents queued before it', async () => {
@@ -245,7 +265,7 @@ describeWithModels('local embeddings adapter', (modelsDir) => {
 
   describe('worker lifecycle', () => {
     it('fails the calls in flight with unavailable when the worker crashes, and restarts it on the next call', async () => {
-      const provider = open({ modelsDir, batchSize: 4 });
+      const provider = open({ modelsDir, batchSize: 4, workers: 1 });
       await provider.warmUp();
       const inFlight = provider.embedDocuments(Array.from({ length: 40 }, (_, i) => longText(30) + String(i)));
       while (provider.stats().batches === 0) await new Promise((resolve) => setImmediate(resolve));

@@ -115,6 +115,10 @@ export class OpenAICompatibleEmbeddingProvider implements EmbeddingProvider {
     return texts.map((text) => approximateTokenize(text, this.options.charsPerToken));
   }
 
+  async countTokens(texts: readonly string[]): Promise<number[]> {
+    return texts.map((text) => approximateTokenize(text, this.options.charsPerToken).count);
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

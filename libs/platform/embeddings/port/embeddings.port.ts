@@ -76,6 +76,11 @@ export interface EmbeddingProvider {
   embedQuery(text: string): Promise<Float32Array>;
   /** The tokens of each text (see `Tokenization`), in input order; `[]` for `[]`. */
   tokenize(texts: readonly string[]): Promise<Tokenization[]>;
+  /**
+   * Each text's token count, the same as `tokenize`'s, without the offsets: what a token budget
+   * needs (placing every token back in the text costs the local model a third of the work).
+   */
+  countTokens(texts: readonly string[]): Promise<number[]>;
   /** Stops the provider: pending and later calls fail with `unavailable`. Idempotent. */
   close(): Promise<void>;
 }

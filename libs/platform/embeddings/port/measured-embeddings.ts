@@ -30,6 +30,7 @@ export function measuredEmbeddings(provider: EmbeddingProvider): EmbeddingProvid
     embedDocuments: (texts) => (texts.length === 0 ? provider.embedDocuments(texts) : measure('document', texts, () => provider.embedDocuments(texts))),
     embedQuery: (text) => measure('query', [text], () => provider.embedQuery(text)),
     tokenize: (texts) => provider.tokenize(texts),
+    countTokens: (texts) => provider.countTokens(texts),
     close: () => provider.close(),
   };
 }

@@ -69,6 +69,7 @@ export function cachedQueries(provider: EmbeddingProvider, options: { readonly s
     info: provider.info,
     embedDocuments: (texts) => provider.embedDocuments(texts),
     tokenize: (texts) => provider.tokenize(texts),
+    countTokens: (texts) => provider.countTokens(texts),
     close: () => provider.close(),
     cacheStats: () => ({ hits, misses, size: cache.size }),
     async embedQuery(text) {
