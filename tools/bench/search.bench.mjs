@@ -153,6 +153,9 @@ async function benchLance(texts, vectors, queries, exact) {
   // LanceDB's Rust core logs a deprecation warning per query at the default level.
   process.env.LANCE_LOG ??= 'error';
   process.env.RUST_LOG ??= 'error';
+  // Lance sizes its CPU pool from the core count; with 2 cores its FTS build deadlocks (every thread
+  // parked, lancedb/lancedb#3568, lance-format/lance#7350): at least 2 free pool threads avoid it.
+  process.env.LANCE_CPU_THREADS ??= '4';
   const lancedb = await importLanceDb();
   const dir = mkdtempSync(join(CACHE, 'lance-'));
   try {
