@@ -51,7 +51,8 @@ describe('SQLite event feed', () => {
     expect(await restarted.bounds()).toEqual({ first: 1, last: 1 });
     const later = feedEvent('memory.deleted', 'acme');
     await restarted.append(later);
-    expect(await take(restarted, { after: 1, selector: { workspaceId: 'acme' } }, 1)).toEqual([{ position: 2 + UNCLEAN_STOP_POSITION_GAP, event: later }]);
+    const entries = await take(restarted, { after: 1, selector: { workspaceId: 'acme' } }, 1);
+    expect(entries.map((e) => ({ position: e.position, event: e.event }))).toEqual([{ position: 2 + UNCLEAN_STOP_POSITION_GAP, event: later }]);
     await restarted.close();
     await crashed.close();
 
