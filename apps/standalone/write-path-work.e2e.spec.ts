@@ -9,35 +9,37 @@ import { bundleOptions, REPO_ROOT } from '@lore/platform/testing';
 
 /**
  * Issue 17: the write path lost a third of its speed in small steps nobody measured. This
- * measures the WORK a standalone server does per memory create and per conversation append —
- * its CPU time (every thread) and its write syscalls (each SQLite commit writes its WAL pages:
- * a store round trip added per event shows here) — never wall time. CPU time is set against a
- * reference measured the same way right before and right after each round: the bare baseline
- * of `bench:write` (Fastify and one durable SQLite insert per request, the same sequential
- * load), so a slower or busier machine, whose wake-ups and cold caches cost a server more than
- * a tight loop, moves both alike. The CPU bounds sit 14–16% above the highest medians measured
- * today (README, "The write path: measured"), so a 30% regression fails; each figure is the
- * median of a few rounds.
+ * measures the WORK a standalone server does per memory create and per conversation append,
+ * never wall time:
+ * - its SQLite commits (`lore_sqlite_commits_total`, every store): a store round trip added per
+ *   event shows here exactly. Requests go one at a time and each event is usually processed
+ *   alone, the most commits it can cost; a busier machine only merges batches (fewer commits).
+ * - its CPU time (every thread), against a reference measured the same way right before and
+ *   right after each round: the bare baseline of `bench:write` (Fastify and one durable SQLite
+ *   insert per request, the same sequential load), so a slower or busier machine moves both
+ *   alike. Interference only adds CPU, so each figure is the lowest of a few rounds. The bounds
+ *   sit well above the highest ratios seen on a busy CI host (README, "The write path:
+ *   measured"): they catch a regression of the size issue 17 found (+46 %), and leave finer
+ *   ones to `bench:write`.
  */
 const SECRET = 'write-path-work-secret';
 const WARM_UP = 200;
 const COUNT = 600;
-const ROUNDS = 3;
+const ROUNDS = 4;
 /** Inserts into the baseline per reference measurement (before and after each round). */
 const REFERENCE_COUNT = 600;
-// One at a time: each write is its own commit, so the writes per operation do not depend on how busy the machine is (group commits would share them).
+// One at a time: the processors see each event alone, so the commits per operation are their most.
 const CONCURRENCY = 1;
-/** CPU per create, as a multiple of the baseline's CPU per insert (measured 4.4–5.0; +0.85 ms per event, +27%, gave 6.0). */
-const MAX_CREATE_CPU_RATIO = 5.7;
-/** CPU per append, likewise (measured 5.4–6.3; +0.85 ms per event gave 9.2). */
-const MAX_APPEND_CPU_RATIO = 7.3;
+/** CPU per create, as a multiple of the baseline's CPU per insert (medians ×4.4–5.0 here, ×4.8 on a CI host). */
+const MAX_CREATE_CPU_RATIO = 7;
+/** CPU per append, likewise (medians ×5.4–6.3 here, ×7.5 on a CI host). */
+const MAX_APPEND_CPU_RATIO = 9.5;
 /**
- * Write syscalls per create / append, one at a time (measured 60.5–61.3 / 70.8–73.9: the pages
- * each commit writes to a WAL, the response, the thread pool's wake-ups, which vary a little
- * with timing). A commit of a few pages more per event exceeds them.
+ * SQLite commits per create / append, all stores: measured 7.01 (event store 1, feed 1, the
+ * documents of five processors 5) and 4.01 (1, 1, 2). One more per event fails.
  */
-const MAX_WRITES_PER_CREATE = 64;
-const MAX_WRITES_PER_APPEND = 77;
+const MAX_COMMITS_PER_CREATE = 7.5;
+const MAX_COMMITS_PER_APPEND = 4.5;
 
 /** The bare baseline of `bench:write` (Fastify + one durable better-sqlite3 insert per request): the reference. */
 const BASELINE = join(REPO_ROOT, 'tools', 'bench', 'baseline-server.mjs');
@@ -71,13 +73,20 @@ async function stop(child: ChildProcess | undefined): Promise<void> {
   await exited;
 }
 
-/** utime + stime of a process (all threads), ms; and its write syscalls (/proc/<pid>/io). */
-function work(pid: number): { cpuMs: number; writes: number } {
+/** utime + stime of a process (all threads), ms. */
+function cpuMs(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const tick = 10; // USER_HZ is 100 on Linux
-  const io = readFileSync(`/proc/${pid}/io`, 'utf8');
-  return { cpuMs: (Number(fields[11]) + Number(fields[12])) * tick, writes: Number(/^syscw: (\d+)$/m.exec(io)?.[1]) };
+  return (Number(fields[11]) + Number(fields[12])) * tick;
+}
+
+/** The server's SQLite commits so far, per store, from its `/metrics`. */
+async function commits(url: string): Promise<Map<string, number>> {
+  const text = await fetch(`${url}/metrics`).then((r) => r.text());
+  const counts = new Map<string, number>();
+  for (const match of text.matchAll(/^lore_sqlite_commits_total\{store="([^"]+)"\} (\d+)$/gm)) counts.set(match[1] ?? '', Number(match[2]));
+  return counts;
 }
 
 async function inParallel(count: number, send: (i: number) => Promise<void>): Promise<void> {
@@ -86,8 +95,6 @@ async function inParallel(count: number, send: (i: number) => Promise<void>): Pr
     while (next < count) await send(next++);
   }));
 }
-
-const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
 
 (process.platform === 'linux' ? describe : describe.skip)('the write path: work per create and per append (issue 17)', () => {
   const outdir = join(REPO_ROOT, 'dist', `work-${process.pid}`);
@@ -121,12 +128,12 @@ const median = (values: readonly number[]): number => [...values].sort((a, b) =>
   async function referenceCpuMs(): Promise<number> {
     const reference = baseline;
     if (reference === undefined) throw new Error('no baseline');
-    const start = work(reference.child.pid ?? 0);
+    const start = cpuMs(reference.child.pid ?? 0);
     await inParallel(REFERENCE_COUNT, async (i) => {
       const res = await fetch(`${reference.url}/items`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ memory: `User ${i % 97} prefers tea number ${i}`, topics: ['drinks'] }) });
       await res.text();
     });
-    return (work(reference.child.pid ?? 0).cpuMs - start.cpuMs) / REFERENCE_COUNT;
+    return (cpuMs(reference.child.pid ?? 0) - start) / REFERENCE_COUNT;
   }
 
   async function post(path: string, body: unknown): Promise<{ id?: string }> {
@@ -136,48 +143,58 @@ const median = (values: readonly number[]): number => [...values].sort((a, b) =>
     return JSON.parse(text) as { id?: string };
   }
 
-  /** Per operation: server CPU over the reference's CPU (medians of ROUNDS), and write syscalls. */
-  async function measure(send: (i: number) => Promise<void>): Promise<{ cpuRatio: number; writes: number; cpuMs: number; referenceMs: number }> {
+  interface Work { cpuRatio: number; cpuMs: number; referenceMs: number; commits: number; perStore: string }
+
+  /** Per operation: server CPU over the reference's CPU, and SQLite commits; the lowest of ROUNDS rounds. */
+  async function measure(send: (i: number) => Promise<void>): Promise<Work> {
     await inParallel(WARM_UP, send);
-    const ratios: number[] = [];
-    const writes: number[] = [];
-    const cpus: number[] = [];
-    const references: number[] = [];
+    let best: Work | undefined;
     for (let round = 0; round < ROUNDS; round++) {
       const before = await referenceCpuMs();
-      const start = work(server?.pid ?? 0);
+      const startCommits = await commits(url);
+      const startCpu = cpuMs(server?.pid ?? 0);
       await inParallel(COUNT, send);
       // The processors finish the round's events (their work is part of each write's cost).
       await new Promise((resolve) => setTimeout(resolve, 300));
-      const end = work(server?.pid ?? 0);
+      const endCpu = cpuMs(server?.pid ?? 0);
+      const endCommits = await commits(url);
       const after = await referenceCpuMs();
-      const cpuMs = (end.cpuMs - start.cpuMs) / COUNT;
-      const reference = (before + after) / 2;
-      cpus.push(cpuMs);
-      references.push(reference);
-      ratios.push(cpuMs / reference);
-      writes.push((end.writes - start.writes) / COUNT);
+      const referenceMs = (before + after) / 2;
+      const perOperation = (endCpu - startCpu) / COUNT;
+      const stores = [...endCommits].map(([store, n]) => [store, (n - (startCommits.get(store) ?? 0)) / COUNT] as const);
+      const measured: Work = {
+        cpuRatio: perOperation / referenceMs, cpuMs: perOperation, referenceMs,
+        commits: stores.reduce((sum, [, n]) => sum + n, 0),
+        perStore: stores.map(([store, n]) => `${store} ${n.toFixed(2)}`).join(', '),
+      };
+      // Commits: the round with the most (each event alone); CPU: the round least disturbed.
+      best = best === undefined ? measured : { ...(measured.cpuRatio < best.cpuRatio ? measured : best), commits: Math.max(best.commits, measured.commits), perStore: measured.commits > best.commits ? measured.perStore : best.perStore };
     }
-    return { cpuRatio: median(ratios), writes: median(writes), cpuMs: median(cpus), referenceMs: median(references) };
+    if (best === undefined) throw new Error('no rounds');
+    return best;
   }
 
-  it('a memory create costs the server no more than its bound in CPU and write syscalls', async () => {
+  const report = (what: string, result: Work): void => {
+    process.stdout.write(`${what}: ${result.cpuMs.toFixed(3)} ms CPU (×${result.cpuRatio.toFixed(4)} of the baseline's ${result.referenceMs.toFixed(3)} ms per insert), ${result.commits.toFixed(2)} SQLite commits (${result.perStore})\n`);
+  };
+
+  it('a memory create costs the server no more than its bound in CPU and SQLite commits', async () => {
     const result = await measure(async (i) => {
       await post('/api/v1/memories', { memory: `User ${i % 97} prefers tea number ${i} in the afternoon`, topics: ['drinks', `t${i % 7}`], metadata: { source: 'work', i } });
     });
-    process.stdout.write(`memory create: ${result.cpuMs.toFixed(3)} ms CPU (×${result.cpuRatio.toFixed(4)} of the baseline's ${result.referenceMs.toFixed(3)} ms per insert), ${result.writes.toFixed(2)} write syscalls\n`);
-    expect(result.writes).toBeLessThanOrEqual(MAX_WRITES_PER_CREATE);
+    report('memory create', result);
+    expect(result.commits).toBeLessThanOrEqual(MAX_COMMITS_PER_CREATE);
     expect(result.cpuRatio).toBeLessThanOrEqual(MAX_CREATE_CPU_RATIO);
   }, 180_000);
 
-  it('a conversation append costs the server no more than its bound in CPU and write syscalls', async () => {
+  it('a conversation append costs the server no more than its bound in CPU and SQLite commits', async () => {
     const conversations: string[] = [];
     for (let i = 0; i < 50; i++) conversations.push((await post('/api/v1/conversations', { title: `chat ${i}` })).id ?? '');
     const result = await measure(async (i) => {
       await post(`/api/v1/conversations/${conversations[i % conversations.length]}/messages`, { content: `message ${i} about tea in the afternoon`, role: i % 2 === 0 ? 'user' : 'assistant' });
     });
-    process.stdout.write(`conversation append: ${result.cpuMs.toFixed(3)} ms CPU (×${result.cpuRatio.toFixed(4)} of the baseline's ${result.referenceMs.toFixed(3)} ms per insert), ${result.writes.toFixed(2)} write syscalls\n`);
-    expect(result.writes).toBeLessThanOrEqual(MAX_WRITES_PER_APPEND);
+    report('conversation append', result);
+    expect(result.commits).toBeLessThanOrEqual(MAX_COMMITS_PER_APPEND);
     expect(result.cpuRatio).toBeLessThanOrEqual(MAX_APPEND_CPU_RATIO);
   }, 180_000);
 });

@@ -1,18 +1,47 @@
 import { chmodSync, closeSync, openSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
+import { storeCommitCounter } from '@lore/platform/telemetry';
+
+/** The embedded stores, as named in `lore_sqlite_commits_total`. */
+export type EmbeddedStore = 'event-store' | 'documents' | 'vectors' | 'feed';
 
 /**
  * Opens a SQLite file readable and writable by its owner only (0600): created with that mode
  * before SQLite opens it (better-sqlite3 has no mode option), tightened if an older version
  * left it wider. SQLite creates `-wal` and `-shm` with the main file's mode. Shared by the
- * embedded event store and document store, whose files hold sealed data and wrapped keys.
+ * embedded stores, whose files hold sealed data and wrapped keys. Every outermost transaction
+ * it commits is counted (`lore_sqlite_commits_total{store}`).
  */
-export function openPrivateDatabase(path: string): Database.Database {
+export function openPrivateDatabase(path: string, store: EmbeddedStore): Database.Database {
   if (path !== '' && path !== ':memory:' && !path.startsWith('file:')) {
     closeSync(openSync(path, 'a', 0o600));
     for (const file of [path, `${path}-wal`, `${path}-shm`]) tightenFileMode(file);
   }
-  return new Database(path);
+  const db = new Database(path);
+  countCommits(db, storeCommitCounter(store));
+  return db;
+}
+
+/** One variant of a transaction function (the default, deferred, immediate or exclusive). */
+type Variant = (...args: never[]) => unknown;
+
+/**
+ * Wraps `db.transaction` so that each transaction function, in each of its variants, counts a
+ * commit when it returns (a throw rolls back: not counted). A transaction run inside another
+ * is a savepoint, part of the outer commit, and is not counted.
+ */
+function countCommits(db: Database.Database, count: () => void): void {
+  const begin = db.transaction.bind(db);
+  const counted = (variant: Variant): Variant => function (this: unknown, ...args: never[]): unknown {
+    const outermost = !db.inTransaction;
+    const result = variant.apply(this, args);
+    if (outermost) count();
+    return result;
+  };
+  db.transaction = ((fn: (...args: never[]) => unknown) => {
+    const tx = begin(fn);
+    return Object.assign(counted(tx), { default: counted(tx.default), deferred: counted(tx.deferred), immediate: counted(tx.immediate), exclusive: counted(tx.exclusive) });
+  }) as Database.Database['transaction'];
 }
 
 function tightenFileMode(file: string): void {

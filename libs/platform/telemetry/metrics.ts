@@ -94,6 +94,19 @@ export function countWebhookDispatchSkipped(): void {
   webhookDispatchSkipped.inc();
 }
 
+const storeCommits = new Counter({
+  name: 'lore_sqlite_commits_total',
+  help: 'Transactions committed to the embedded SQLite stores, by store (event-store, documents, vectors, feed): the durable round trips behind each write, which a change adding one per event shows here.',
+  labelNames: ['store'] as const,
+  registers: [metricsRegistry],
+});
+
+/** The commit counter of one embedded store, bound once so that counting a commit hashes no labels. */
+export function storeCommitCounter(store: string): () => void {
+  const child = storeCommits.labels({ store });
+  return () => child.inc();
+}
+
 /** Seconds since `startNs` (a `process.hrtime.bigint()` reading). */
 export function secondsSince(startNs: bigint): number {
   return Number(process.hrtime.bigint() - startNs) / 1e9;

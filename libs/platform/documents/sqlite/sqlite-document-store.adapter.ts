@@ -52,7 +52,7 @@ class SqliteDocumentStore implements DocumentStore {
   private readonly applyReset: (tables: readonly string[], checkpointName: string) => void;
 
   constructor(options: SqliteDocumentStoreOptions) {
-    this.db = openPrivateDatabase(options.path);
+    this.db = openPrivateDatabase(options.path, 'documents');
     this.db.pragma('journal_mode = WAL');
     this.db.pragma(`synchronous = ${options.durability === 'full' ? 'FULL' : 'NORMAL'}`);
     // Deleted rows are overwritten with zeros in the main file; purgeDeleted() handles the WAL.

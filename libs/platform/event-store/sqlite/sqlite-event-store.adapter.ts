@@ -69,7 +69,7 @@ export class SqliteEventStore implements EventStore {
   private readonly statements = new Map<string, Database.Statement<unknown[], unknown>>();
 
   constructor(options: SqliteEventStoreOptions) {
-    this.db = openPrivateDatabase(options.path);
+    this.db = openPrivateDatabase(options.path, 'event-store');
     configureConnection(this.db);
     createSchema(this.db);
     this.writer = new SqliteAppendWriter(this.db);

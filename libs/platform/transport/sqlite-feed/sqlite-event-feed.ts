@@ -75,7 +75,7 @@ export class SqliteEventFeed implements EventFeed {
   }
 
   static open(path: string, options: SqliteEventFeedOptions): SqliteEventFeed {
-    const db = openPrivateDatabase(path);
+    const db = openPrivateDatabase(path, 'feed');
     db.pragma('journal_mode = WAL');
     db.pragma('busy_timeout = 5000');
     db.exec(`

@@ -91,7 +91,7 @@ export class SqliteVectorStore implements VectorStore {
   private readonly applyReset: (names: readonly string[], checkpointName: string) => void;
 
   constructor(options: SqliteVectorStoreOptions) {
-    this.db = openPrivateDatabase(options.path);
+    this.db = openPrivateDatabase(options.path, 'vectors');
     sqliteVec.load(this.db);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma(`synchronous = ${options.durability === 'full' ? 'FULL' : 'NORMAL'}`);
