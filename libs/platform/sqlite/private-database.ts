@@ -32,15 +32,17 @@ type Variant = (...args: never[]) => unknown;
  */
 function countCommits(db: Database.Database, count: () => void): void {
   const begin = db.transaction.bind(db);
-  const counted = (variant: Variant): Variant => function (this: unknown, ...args: never[]): unknown {
+  const counted = (variant: Variant): Variant => (...args: never[]): unknown => {
     const outermost = !db.inTransaction;
-    const result = variant.apply(this, args);
+    const result = variant(...args);
     if (outermost) count();
     return result;
   };
   db.transaction = ((fn: (...args: never[]) => unknown) => {
     const tx = begin(fn);
-    return Object.assign(counted(tx), { default: counted(tx.default), deferred: counted(tx.deferred), immediate: counted(tx.immediate), exclusive: counted(tx.exclusive) });
+    return Object.assign(counted(tx), {
+      default: counted(tx.default.bind(tx)), deferred: counted(tx.deferred.bind(tx)), immediate: counted(tx.immediate.bind(tx)), exclusive: counted(tx.exclusive.bind(tx)),
+    });
   }) as Database.Database['transaction'];
 }
 
