@@ -23,7 +23,9 @@ export function tagsOf(metadata: Record<string, unknown>): string[] {
   return Array.isArray(tags) ? tags.filter((t): t is string => typeof t === 'string') : [];
 }
 
-export function chunkPoint(input: { id: string; collectionId: string; contentId: string; chunkIndex: number; text: string; source: string | null; metadata: Record<string, unknown>; vector: Float32Array }): VectorPoint {
+export interface ChunkPointInput { id: string; collectionId: string; contentId: string; chunkIndex: number; text: string; source: string | null; metadata: Record<string, unknown>; vector: Float32Array }
+
+export function chunkPoint(input: ChunkPointInput): VectorPoint {
   const payload: PointPayload = {
     content_id: input.contentId,
     chunk_index: input.chunkIndex,

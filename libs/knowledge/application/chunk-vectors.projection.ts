@@ -1,7 +1,8 @@
 import type { VectorProjection } from '@lore/platform/projections';
 import type { JsonObject } from '@lore/platform/vectors/port';
 import { COLLECTION_STREAM_PREFIX, CONTENT_STREAM_PREFIX, upcastCollectionEvent, upcastContentEvent } from '@lore/knowledge/domain';
-import { chunkMetadata, chunkPoint, decodeVector, tagsOf } from './chunk-shape';
+import { chunkMetadata, chunkPoint, decodeVector, tagsOf, type ChunkPointInput } from './chunk-shape';
+import type { ContentTexts } from './content-texts';
 
 export const CHUNK_VECTORS = 'knowledge.chunk-vectors.v1';
 
@@ -11,7 +12,7 @@ export const CHUNK_VECTORS = 'knowledge.chunk-vectors.v1';
  * returns. Deletions reach every index (`deleteWhere` without an index): a collection being
  * re-indexed has points in two.
  */
-export const chunkVectorsProjection: VectorProjection = {
+export const chunkVectorsProjection = (texts: ContentTexts): VectorProjection => ({
   name: CHUNK_VECTORS,
   target: 'vectors',
   streamPrefixes: [COLLECTION_STREAM_PREFIX, CONTENT_STREAM_PREFIX],
@@ -25,10 +26,13 @@ export const chunkVectorsProjection: VectorProjection = {
         case 'knowledge.CollectionChunksReindexed': {
           const d = event.data;
           await context.ensureIndex(d.index);
-          const points = d.chunks.map((c) =>
-            chunkPoint({ id: c.chunkId, collectionId: d.collectionId, contentId: c.contentId, chunkIndex: c.chunkIndex, text: c.text, source: c.source, metadata: c.metadata, vector: decodeVector(c.vector) }),
-          );
-          context.write({ op: 'upsert', index: d.index.name, points });
+          const points: ChunkPointInput[] = [];
+          for (const c of d.chunks) {
+            // A content erased since the batch was recorded has no key left: its chunks are gone.
+            const text = await texts.openIfKept(c.contentId, c.text);
+            if (text !== null) points.push({ id: c.chunkId, collectionId: d.collectionId, contentId: c.contentId, chunkIndex: c.chunkIndex, text, source: c.source, metadata: c.metadata, vector: decodeVector(c.vector) });
+          }
+          context.write({ op: 'upsert', index: d.index.name, points: points.map(chunkPoint) });
           return;
         }
         case 'knowledge.CollectionReindexCompleted':
@@ -51,18 +55,11 @@ export const chunkVectorsProjection: VectorProjection = {
       case 'knowledge.ContentChunksAdded': {
         const d = event.data;
         await context.ensureIndex(d.index);
-        const points = d.chunks.map((c) =>
-          chunkPoint({
-            id: c.chunkId,
-            collectionId: d.collectionId,
-            contentId: d.contentId,
-            chunkIndex: c.chunkIndex,
-            text: c.text,
-            source: d.source,
-            metadata: chunkMetadata(d.metadata, c),
-            vector: decodeVector(c.vector),
-          }),
-        );
+        const points = [];
+        for (const c of d.chunks) {
+          const text = await texts.open(d.contentId, c.text);
+          points.push(chunkPoint({ id: c.chunkId, collectionId: d.collectionId, contentId: d.contentId, chunkIndex: c.chunkIndex, text, source: d.source, metadata: chunkMetadata(d.metadata, c), vector: decodeVector(c.vector) }));
+        }
         context.write({ op: 'upsert', index: d.index.name, points });
         return;
       }
@@ -71,7 +68,8 @@ export const chunkVectorsProjection: VectorProjection = {
         if (d.vector === null) {
           context.write({ op: 'setPayload', index: d.index, ids: [d.chunkId], payload: { metadata: d.metadata as JsonObject, tags: tagsOf(d.metadata) } });
         } else {
-          const point = chunkPoint({ id: d.chunkId, collectionId: d.collectionId, contentId: d.contentId, chunkIndex: d.chunkIndex, text: d.text, source: d.source, metadata: d.metadata, vector: decodeVector(d.vector) });
+          const text = await texts.open(d.contentId, d.text);
+          const point = chunkPoint({ id: d.chunkId, collectionId: d.collectionId, contentId: d.contentId, chunkIndex: d.chunkIndex, text, source: d.source, metadata: d.metadata, vector: decodeVector(d.vector) });
           context.write({ op: 'upsert', index: d.index, points: [point] });
         }
         return;
@@ -83,4 +81,4 @@ export const chunkVectorsProjection: VectorProjection = {
         return;
     }
   },
-};
+});

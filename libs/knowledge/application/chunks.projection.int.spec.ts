@@ -1,8 +1,17 @@
-import { projectionSpec, recordedEvent } from '@lore/platform/testing';
+import { randomBytes } from 'node:crypto';
+import { projectionSpec, recordedEvent, type ProjectionSpec } from '@lore/platform/testing';
+import { openSqliteDocumentStore } from '@lore/platform/documents/sqlite';
+import { Keyring } from '@lore/platform/crypto';
 import { chunksProjection } from './chunks.projection';
+import { ContentTexts } from './content-texts';
 
 /** Chunk records follow the attempts of their content; delivered at least once. */
-const chunks = projectionSpec(chunksProjection);
+let chunks: ProjectionSpec;
+let texts: ContentTexts;
+beforeAll(async () => {
+  texts = new ContentTexts(await Keyring.open(openSqliteDocumentStore({ path: ':memory:' }), randomBytes(32)));
+  chunks = projectionSpec(chunksProjection(texts));
+});
 
 const at = (second: number): string => `2026-01-01T00:00:${String(second).padStart(2, '0')}.000Z`;
 const stream = 'knowledge-content-cnt_1';
@@ -10,7 +19,7 @@ const ids = { contentId: 'cnt_1', collectionId: 'col_1' };
 const model = { provider: 'local', model: 'm', dimensions: 2, distance: 'cosine' as const, maxInputTokens: 254, index: 'local_m_2' };
 const started = (attempt: number) =>
   recordedEvent(stream, 'knowledge.ContentProcessingStarted', { ...ids, attempt, leaseId: `l${attempt}`, leaseUntil: at(59), chunkSize: 254, chunkOverlap: 0, embedding: model, startedAt: at(attempt) }, at(attempt));
-const added = (attempt: number, texts: string[]) =>
+const added = (attempt: number, words: readonly (string | { sealed: string })[]) =>
   recordedEvent(
     stream,
     'knowledge.ContentChunksAdded',
@@ -22,7 +31,7 @@ const added = (attempt: number, texts: string[]) =>
       contentName: 'doc',
       source: null,
       metadata: { lang: 'en' },
-      chunks: texts.map((text, i) => ({ chunkId: `cnt_1_c${i}`, chunkIndex: i, text, start: 0, end: text.length, tokens: 1, vector: 'AACAPwAAAAA=' })),
+      chunks: words.map((text, i) => ({ chunkId: `cnt_1_c${i}`, chunkIndex: i, text, start: 0, end: typeof text === 'string' ? text.length : 5, tokens: 1, vector: 'AACAPwAAAAA=' })),
       addedAt: at(attempt + 1),
     },
     at(attempt + 1),
@@ -49,6 +58,12 @@ describe('chunks projection', () => {
   it('records the chunks of an attempt, idempotently', async () => {
     await chunks.given([started(1), added(1, ['alpha', 'beta'])]).thenDocuments({ chunks: [chunk(0, 'alpha', 2), chunk(1, 'beta', 2)] });
     await chunks.given([started(1), added(1, ['alpha', 'beta'])]).whenReplayed().thenUnchanged();
+  });
+
+  it('opens texts sealed under the content\'s key, and refuses one sealed for another content', async () => {
+    const key = await texts.newKey();
+    await chunks.given([started(1), added(1, [texts.seal('cnt_1', 'alpha', key), texts.seal('cnt_1', 'gamma', key)])]).thenDocuments({ chunks: [chunk(0, 'alpha', 2), chunk(1, 'gamma', 2)] });
+    await expect(chunks.given([started(1), added(1, [texts.seal('cnt_2', 'alpha', key)])]).thenDocuments({ chunks: [] })).rejects.toThrow();
   });
 
   it.each([

@@ -2,9 +2,10 @@ import type { Projection } from '@lore/platform/projections';
 import { COLLECTION_STREAM_PREFIX, CONTENT_STREAM_PREFIX, upcastCollectionEvent, upcastContentEvent } from '@lore/knowledge/domain';
 import { CHUNKS, type ChunkDoc } from './knowledge.read-models';
 import { chunkMetadata } from './chunk-shape';
+import type { ContentTexts } from './content-texts';
 
-/** Chunk records for listing and reading (their vectors live in the vector index). */
-export const chunksProjection: Projection = {
+/** Chunk records for listing and reading (their vectors live in the vector index), with their texts opened. */
+export const chunksProjection = (texts: ContentTexts): Projection => ({
   name: 'knowledge.chunks.v1',
   streamPrefixes: [COLLECTION_STREAM_PREFIX, CONTENT_STREAM_PREFIX],
   collections: [CHUNKS],
@@ -27,6 +28,7 @@ export const chunksProjection: Projection = {
       case 'knowledge.ContentChunksAdded': {
         const d = event.data;
         for (const chunk of d.chunks) {
+          const text = await texts.open(d.contentId, chunk.text);
           const doc: ChunkDoc = {
             id: chunk.chunkId,
             content_id: d.contentId,
@@ -34,10 +36,10 @@ export const chunksProjection: Projection = {
             workspace_id: d.workspaceId,
             content_name: d.contentName,
             source: d.source,
-            content: chunk.text,
+            content: text,
             metadata: chunkMetadata(d.metadata, chunk),
             chunk_index: chunk.chunkIndex,
-            size_bytes: Buffer.byteLength(chunk.text),
+            size_bytes: Buffer.byteLength(text),
             created_at: d.addedAt,
             updated_at: d.addedAt,
           };
@@ -48,7 +50,7 @@ export const chunksProjection: Projection = {
       case 'knowledge.ChunkEdited': {
         const current = await context.get<ChunkDoc>(CHUNKS, event.data.chunkId);
         if (current === null) return;
-        const text = event.data.text;
+        const text = await texts.open(event.data.contentId, event.data.text);
         context.upsert(CHUNKS, {
           ...current,
           content: text,
@@ -65,4 +67,4 @@ export const chunksProjection: Projection = {
         return;
     }
   },
-};
+});

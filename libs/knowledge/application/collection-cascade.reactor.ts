@@ -1,4 +1,4 @@
-import { reactingTo, type Clock, type Position } from '@lore/platform/kernel';
+import { comparePositions, reactingTo, type Clock, type Position } from '@lore/platform/kernel';
 import type { EventStore } from '@lore/platform/event-store/port';
 import type { DocumentStore } from '@lore/platform/documents/port';
 import type { Reactor } from '@lore/platform/projections';
@@ -6,15 +6,48 @@ import { handleCommand } from '@lore/platform/cqrs';
 import { COLLECTION_STREAM_PREFIX, contentDecider, contentStreamId, upcastCollectionEvent, upcastContentEvent } from '@lore/knowledge/domain';
 import { COLLECTION_MEMBERS } from './collection-members.projection';
 
+export const COLLECTION_CASCADE = 'knowledge.collection-cascade.v1';
+
+interface CascadeDeps {
+  readonly events: EventStore;
+  readonly documents: DocumentStore;
+  readonly clock: Clock;
+}
+
 /**
- * A deleted collection's contents are deleted too, each in its own stream, so that their
- * histories end with a deletion and no worker goes on processing them. The read models
- * already dropped them with the collection; this makes the log say so. Idempotent: a content
- * already deleted is left as it is.
+ * Deletes each content of a deleted collection in its own stream (so that its history ends
+ * with a deletion, no worker goes on processing it, and erasure shreds it). Run by the
+ * collection's DELETE, which then waits for the erasure, and again by the reactor below,
+ * which finishes the job after a crash. Idempotent: a content already deleted is left as it
+ * is. The members must be projected up to the deletion first. Returns the position of the
+ * last deletion appended (null: none).
  */
-export function collectionCascadeReactor(deps: { readonly events: EventStore; readonly documents: DocumentStore; readonly clock: Clock; readonly membersSettled: (position: Position) => Promise<void> }): Reactor {
+export async function deleteCollectionContents(deps: CascadeDeps, collection: { readonly collectionId: string; readonly workspaceId: string }, actor?: string): Promise<Position | null> {
+  let last: Position | null = null;
+  let cursor: string | null = null;
+  do {
+    const page: { items: readonly { id: string }[]; nextCursor: string | null } = await deps.documents
+      .collection(COLLECTION_MEMBERS)
+      .find({ filter: { collection_id: collection.collectionId }, limit: 500, ...(cursor === null ? {} : { cursor }) });
+    for (const member of page.items) {
+      const result = await handleCommand(
+        deps.events,
+        { name: 'content', decider: contentDecider, upcast: upcastContentEvent },
+        contentStreamId(member.id),
+        { kind: 'delete', access: null, cause: 'collection', at: deps.clock.now().toISOString() },
+        { retries: 10, metadata: { workspaceId: collection.workspaceId, ...(actor === undefined ? {} : { actor }) } },
+      );
+      if (result.position !== null && (last === null || comparePositions(result.position, last) > 0)) last = result.position;
+    }
+    cursor = page.nextCursor;
+  } while (cursor !== null);
+  return last;
+}
+
+/** Finishes the cascade of a collection deletion that its request did not (a crash in between). */
+export function collectionCascadeReactor(deps: CascadeDeps & { readonly membersSettled: (position: Position) => Promise<void> }): Reactor {
   return {
-    name: 'knowledge.collection-cascade.v1',
+    name: COLLECTION_CASCADE,
     streamPrefixes: [COLLECTION_STREAM_PREFIX],
     async react(events) {
       for (const recorded of events) {
@@ -22,18 +55,7 @@ export function collectionCascadeReactor(deps: { readonly events: EventStore; re
         if (event.type !== 'knowledge.CollectionDeleted') continue;
         // Contents added just before the deletion must be in the member list first.
         await deps.membersSettled(recorded.position);
-        const members = await deps.documents.collection(COLLECTION_MEMBERS).find({ filter: { collection_id: event.data.collectionId } });
-        await reactingTo(recorded, 'collection-cascade', async () => {
-          for (const member of members.items) {
-            await handleCommand(
-              deps.events,
-              { name: 'content', decider: contentDecider, upcast: upcastContentEvent },
-              contentStreamId(member.id),
-              { kind: 'delete', access: null, cause: 'collection', at: deps.clock.now().toISOString() },
-              { retries: 10, metadata: { workspaceId: event.data.workspaceId } },
-            );
-          }
-        });
+        await reactingTo(recorded, 'collection-cascade', () => deleteCollectionContents(deps, event.data));
       }
     },
   };

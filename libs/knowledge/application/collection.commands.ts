@@ -9,6 +9,8 @@ import { collectionDecider, collectionStreamId, mayAccess, upcastCollectionEvent
 import { COLLECTIONS, type CollectionDoc } from './knowledge.read-models';
 import { toCollectionRecord } from './collection-docs';
 import { chooseModel, chunkingSettings } from './embedding-choice';
+import { deleteCollectionContents } from './collection-cascade.reactor';
+import { COLLECTION_ERASURE, KNOWLEDGE_ERASURE } from './knowledge-erasure.reactor';
 
 const collectionAggregate = { name: 'collection', decider: collectionDecider, upcast: upcastCollectionEvent };
 /** Updates are "make it so": safe to decide again on top of a concurrent write. */
@@ -108,6 +110,10 @@ export class CollectionCommands {
     );
     // The read models drop the collection, its contents, chunks and points in this position's batch.
     await this.deps.readYourWrites.settle(result.position);
+    // Answered once erased: each content's key shredded and stream deleted, then the collection's own stream.
+    const lastContent = await deleteCollectionContents(this.deps, command, command.actor);
+    await this.deps.readYourWrites.settleReactor(KNOWLEDGE_ERASURE, lastContent);
+    await this.deps.readYourWrites.settleReactor(COLLECTION_ERASURE, result.position);
     return { collectionId: command.collectionId };
   }
 

@@ -8,6 +8,8 @@ import { accessOf, type KnowledgeCommandDeps } from './collection.commands';
 import { providerOf } from './embedding-choice';
 import { encodeVector } from './chunk-shape';
 import { toChunkRecord, toContentRecord } from './content-records';
+import type { ContentTexts } from './content-texts';
+import { KNOWLEDGE_ERASURE } from './knowledge-erasure.reactor';
 
 /**
  * Nesting a vector point's payload metadata may have (the vector stores refuse deeper). The
@@ -32,6 +34,7 @@ type Reply<K extends keyof KnowledgeMessages> = ReplyOf<KnowledgeMessages[K]>;
 export class ContentCommands {
   constructor(
     private readonly deps: KnowledgeCommandDeps,
+    private readonly texts: ContentTexts,
     private readonly maxUploadBytes: number,
     /** QUOTA_CONTENT_BYTES and QUOTA_CHUNKS, checked when a content is created (its chunks come later, from its text). */
     private readonly quotas: { readonly contentBytes: WorkspaceQuota; readonly chunks: WorkspaceQuota },
@@ -56,6 +59,8 @@ export class ContentCommands {
     await this.quotas.contentBytes.enforce(command.workspaceId, () => totalSize(this.deps.documents.collection<ContentDoc>(CONTENTS), command.workspaceId), sizeBytes);
     const now = this.deps.clock.now();
     const contentId = newId('cnt', now.getTime());
+    // The key is durable before any event sealed with it is appended.
+    const key = await this.texts.newKey();
     const event = {
       contentId,
       collectionId: command.collectionId,
@@ -64,7 +69,8 @@ export class ContentCommands {
       source: command.source ?? null,
       mimeType: command.mimeType,
       metadata: command.metadata ?? {},
-      text: command.text,
+      text: this.texts.seal(contentId, command.text, key),
+      textBytes: firstBytes,
       sizeBytes,
       ...(command.parts > 1 ? { parts: command.parts } : {}),
       createdBy: command.actor,
@@ -83,7 +89,14 @@ export class ContentCommands {
       this.deps.events,
       contentAggregate,
       contentStreamId(command.contentId),
-      { kind: 'append-text', access: accessOf(command), part: command.part, text: command.text },
+      async (state) => ({
+        kind: 'append-text' as const,
+        access: accessOf(command),
+        part: command.part,
+        // Sealed like the first part (the decider refuses the part if the content is not the caller's).
+        text: state.status === 'active' ? this.texts.seal(command.contentId, command.text, await this.texts.keyOf(state)) : command.text,
+        bytes: Buffer.byteLength(command.text),
+      }),
       { metadata: { actor: command.actor, workspaceId: command.workspaceId } },
     );
     await this.deps.readYourWrites.settle(result.position);
@@ -98,7 +111,8 @@ export class ContentCommands {
       { kind: 'delete', access: accessOf(command), cause: 'request', at: this.deps.clock.now().toISOString() },
       { retries: RETRIES, metadata: { actor: command.actor, workspaceId: command.workspaceId } },
     );
-    await this.deps.readYourWrites.settle(result.position);
+    // Answered once erased: its key shredded, its stream and every copy of its words gone.
+    await this.deps.readYourWrites.settleReactor(KNOWLEDGE_ERASURE, result.position);
     return { contentId: command.contentId };
   }
 
@@ -136,19 +150,19 @@ export class ContentCommands {
       this.deps.events,
       contentAggregate,
       contentStreamId(chunk.content_id),
-      {
-        kind: 'edit-chunk',
+      async (state) => ({
+        kind: 'edit-chunk' as const,
         access: accessOf(command),
         chunkId: chunk.id,
         chunkIndex: chunk.chunk_index,
         index: collection.model.index,
         source: chunk.source,
-        text,
+        text: state.status === 'active' ? this.texts.seal(chunk.content_id, text, await this.texts.keyOf(state)) : text,
         metadata,
         vector,
         editedBy: command.actor,
         at: this.deps.clock.now().toISOString(),
-      },
+      }),
       { metadata: { actor: command.actor, workspaceId: command.workspaceId } },
     );
     await this.deps.readYourWrites.settle(result.position);

@@ -1,3 +1,4 @@
+import type { Position } from '@lore/platform/kernel';
 import { defineContext } from '@lore/platform/cqrs';
 import { handle } from '@lore/platform/transport/port';
 import { knowledgeConfig, knowledgeMessages } from '@lore/knowledge/contracts';
@@ -13,23 +14,30 @@ import { collectionCascadeReactor } from './collection-cascade.reactor';
 import { IngestionWorkers } from './ingestion/ingestion-workers';
 import { ingestionReactor } from './ingestion/ingestion.reactor';
 import { reindexReactor } from './reindex.reactor';
+import { ContentTexts } from './content-texts';
+import { collectionErasureReactor, contentErasureReactor } from './knowledge-erasure.reactor';
 import { CHUNKS, COLLECTIONS, CONTENTS } from './knowledge.read-models';
 import { COLLECTION_MEMBERS } from './collection-members.projection';
 
 /** How long a reactor may wait for the read models to pass its events (they may be catching up at start-up). */
 const READ_MODELS_WAIT_MS = 10 * 60_000;
 
-/** The knowledge context: collections, contents, chunks, and search over them. */
+/** How long erasure may wait for the other processors to pass a deletion. */
+const ERASURE_WAIT_MS = 10 * 60_000;
+
+/** The knowledge context: collections, contents, chunks, and search over them; texts sealed at rest, permanently deletable. */
 export const knowledgeContext = defineContext({
   name: 'knowledge',
   config: knowledgeConfig,
   build(deps) {
     const messages = knowledgeMessages(deps.config);
+    const texts = new ContentTexts(deps.keyring);
     const collections = new CollectionCommands(deps);
-    const contents = new ContentCommands(deps, deps.config.maxUploadBytes, deps.config.quotas);
+    const contents = new ContentCommands(deps, texts, deps.config.maxUploadBytes, deps.config.quotas);
     const queries = new KnowledgeQueries(deps.documents, deps.vectors);
     const search = new KnowledgeSearch({ ...deps, queries });
-    const workers = new IngestionWorkers({ ...deps, config: deps.config.processing });
+    const workers = new IngestionWorkers({ ...deps, texts, config: deps.config.processing });
+    const erasureWaits = (name: string, position: Position, erased: readonly string[]) => deps.readYourWrites.settleAllBut(name, position, ERASURE_WAIT_MS, erased);
     return {
       handlers: [
         handle(messages.createCollection, (c) => collections.create(c)),
@@ -49,11 +57,13 @@ export const knowledgeContext = defineContext({
         handle(messages.deleteChunk, (c) => contents.deleteChunk(c)),
         handle(messages.search, (q) => search.search(q)),
       ],
-      projections: [catalogProjection, chunksProjection, chunkVectorsProjection, collectionMembersProjection],
+      projections: [catalogProjection, chunksProjection(texts), chunkVectorsProjection(texts), collectionMembersProjection],
       reactors: [
         ingestionReactor(workers, (position) => deps.readYourWrites.settle(position, READ_MODELS_WAIT_MS)),
         collectionCascadeReactor({ ...deps, membersSettled: (position) => deps.readYourWrites.settle(position, READ_MODELS_WAIT_MS) }),
-        reindexReactor(deps),
+        reindexReactor({ ...deps, texts }),
+        contentErasureReactor({ ...deps, processedByOthers: erasureWaits }),
+        collectionErasureReactor({ ...deps, processedByOthers: erasureWaits }),
       ],
       workers: [workers],
       async prepare() {

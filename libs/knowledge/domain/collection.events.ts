@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ContentText } from './content-text';
 
 /** The embedding model a collection's vectors come from, and the vector index holding them. */
 export const EmbeddingModel = z.object({
@@ -69,7 +70,8 @@ export const CollectionChunksReindexed = z.object({
         chunkId: z.string(),
         contentId: z.string(),
         chunkIndex: z.number().int(),
-        text: z.string(),
+        /** Sealed under its content's key, as in the content's own events. */
+        text: ContentText,
         source: z.string().nullable(),
         tags: z.array(z.string()),
         metadata: Json,

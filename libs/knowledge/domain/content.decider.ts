@@ -2,6 +2,7 @@ import { conflict, notFound, type Decider } from '@lore/platform/kernel';
 import { assertAccess, type Access } from './access';
 import type { EmbeddingModel } from './collection.events';
 import type { ChunkPosition, ContentEvent } from './content.events';
+import type { ContentText } from './content-text';
 
 /** Where processing stands; `waiting` is a transient failure waiting for its retry (shown as `processing`). */
 export type Phase = 'uploading' | 'new' | 'processing' | 'waiting' | 'completed' | 'failed';
@@ -14,7 +15,10 @@ export interface LiveContent {
   readonly name: string;
   readonly source: string | null;
   readonly metadata: Record<string, unknown>;
-  readonly text: string;
+  /** The text's parts so far, sealed (or plain, in contents added before sealing). */
+  readonly textParts: readonly ContentText[];
+  /** UTF-8 bytes of the parts so far. */
+  readonly receivedBytes: number;
   /** Parts of the text still to come (`uploading` until 0), of `partsTotal`; `sizeBytes` is the whole text's. */
   readonly partsMissing: number;
   readonly partsTotal: number;
@@ -37,7 +41,8 @@ interface Lease {
 
 export type ContentCommand =
   | { readonly kind: 'add'; readonly event: Extract<ContentEvent, { type: 'knowledge.ContentAdded' }>['data'] }
-  | { readonly kind: 'append-text'; readonly access: Access; readonly part: number; readonly text: string }
+  /** `bytes`: the part's UTF-8 length, measured before it was sealed. */
+  | { readonly kind: 'append-text'; readonly access: Access; readonly part: number; readonly text: ContentText; readonly bytes: number }
   /** A worker's claim. Taken when new, when a retry is due, or when the holder's lease lapsed. */
   | { readonly kind: 'start'; readonly leaseId: string; readonly leaseUntil: string; readonly chunkSize: number; readonly chunkOverlap: number; readonly embedding: EmbeddingModel; readonly maxAttempts: number; readonly at: string }
   | (Lease & { readonly kind: 'renew'; readonly leaseUntil: string })
@@ -52,7 +57,7 @@ export type ContentCommand =
       readonly chunkIndex: number;
       readonly index: string;
       readonly source: string | null;
-      readonly text: string;
+      readonly text: ContentText;
       readonly metadata: Record<string, unknown>;
       readonly vector: string | null;
       readonly editedBy: string;
@@ -124,10 +129,10 @@ export const contentDecider: Decider<ContentCommand, ContentState, ContentEvent>
         const content = visibleContent(state, command.access);
         const expected = content.partsTotal - content.partsMissing;
         if (content.phase !== 'uploading' || command.part !== expected) throw conflict(`expected part ${expected} of the content's text, got part ${command.part}`);
-        const bytes = utf8Length(content.text) + utf8Length(command.text);
+        const bytes = content.receivedBytes + command.bytes;
         const last = content.partsMissing === 1;
         if (bytes > content.sizeBytes || (last && bytes !== content.sizeBytes)) throw conflict(`the parts hold ${bytes} bytes, not the ${content.sizeBytes} announced`);
-        return [{ type: 'knowledge.ContentTextAppended', data: { contentId: content.contentId, part: command.part, text: command.text } }];
+        return [{ type: 'knowledge.ContentTextAppended', data: { contentId: content.contentId, part: command.part, text: command.text, bytes: command.bytes } }];
       }
       case 'start': {
         if (state.status !== 'active' || !startable(state, command.at)) return [];
@@ -239,7 +244,8 @@ export const contentDecider: Decider<ContentCommand, ContentState, ContentEvent>
         name: d.name,
         source: d.source,
         metadata: d.metadata,
-        text: d.text,
+        textParts: [d.text],
+        receivedBytes: d.textBytes ?? plainBytes(d.text),
         partsMissing: (d.parts ?? 1) - 1,
         partsTotal: d.parts ?? 1,
         sizeBytes: d.sizeBytes,
@@ -256,7 +262,8 @@ export const contentDecider: Decider<ContentCommand, ContentState, ContentEvent>
     switch (event.type) {
       case 'knowledge.ContentTextAppended': {
         const partsMissing = state.partsMissing - 1;
-        return { ...state, text: state.text + event.data.text, partsMissing, phase: partsMissing === 0 ? 'new' : 'uploading' };
+        const d = event.data;
+        return { ...state, textParts: [...state.textParts, d.text], receivedBytes: state.receivedBytes + (d.bytes ?? plainBytes(d.text)), partsMissing, phase: partsMissing === 0 ? 'new' : 'uploading' };
       }
       case 'knowledge.ContentProcessingStarted':
         return {
@@ -292,7 +299,10 @@ export const contentDecider: Decider<ContentCommand, ContentState, ContentEvent>
   },
 };
 
-/** UTF-8 length without Node's Buffer (the domain uses no Node built-ins). */
-function utf8Length(text: string): number {
-  return new TextEncoder().encode(text).length;
+/**
+ * UTF-8 length of a plain text, without Node's Buffer (the domain uses no Node built-ins).
+ * Sealed texts come with their length in the event; one without it counts as 0.
+ */
+function plainBytes(text: ContentText): number {
+  return typeof text === 'string' ? new TextEncoder().encode(text).length : 0;
 }

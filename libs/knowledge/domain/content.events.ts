@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { EmbeddingModel } from './collection.events';
+import { ContentText } from './content-text';
 
 const Json = z.record(z.string(), z.unknown());
 
 /**
- * The text is extracted at upload; the original file is not kept (README: decisions). A long
- * text arrives in `parts` events (this one holds the first), so that no event or message
- * exceeds what EventStoreDB appends (1 MiB) and NATS carries (1 MiB) by default.
+ * The text is extracted at upload. A long text arrives in `parts` events (this one holds the
+ * first), so that no event or message exceeds what EventStoreDB appends (1 MiB) and NATS
+ * carries (1 MiB) by default.
  */
 export const ContentAdded = z.object({
   type: z.literal('knowledge.ContentAdded'),
@@ -18,7 +19,9 @@ export const ContentAdded = z.object({
     source: z.string().nullable(),
     mimeType: z.string(),
     metadata: Json,
-    text: z.string(),
+    text: ContentText,
+    /** UTF-8 bytes of this first part (a sealed text does not tell; absent in plain events). */
+    textBytes: z.number().int().optional(),
     /** UTF-8 bytes of the whole text. */
     sizeBytes: z.number().int(),
     /** How many parts the text comes in (absent in events written before parts existed: 1). */
@@ -31,7 +34,7 @@ export const ContentAdded = z.object({
 /** The next part of a long text; processing starts once the last one is in. */
 export const ContentTextAppended = z.object({
   type: z.literal('knowledge.ContentTextAppended'),
-  data: z.object({ contentId: z.string(), part: z.number().int().min(1), text: z.string() }),
+  data: z.object({ contentId: z.string(), part: z.number().int().min(1), text: ContentText, /** UTF-8 bytes of the part (absent in plain events). */ bytes: z.number().int().optional() }),
 });
 
 /**
@@ -61,7 +64,7 @@ export const ContentLeaseRenewed = z.object({
 export const ChunkPosition = z.object({
   chunkId: z.string(),
   chunkIndex: z.number().int(),
-  text: z.string(),
+  text: ContentText,
   /** UTF-16 offsets in the content's text, and tokens as the model counts them. */
   start: z.number().int(),
   end: z.number().int(),
@@ -125,7 +128,7 @@ export const ChunkEdited = z.object({
     /** The collection's vector index at the time: where the point is updated. */
     index: z.string(),
     source: z.string().nullable(),
-    text: z.string(),
+    text: ContentText,
     metadata: Json,
     /** Little-endian float32, base64. */
     vector: z.string().nullable(),

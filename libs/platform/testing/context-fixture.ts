@@ -14,6 +14,8 @@ export interface RunningContext {
   readonly transport: Transport;
   /** The integration events the context published, as the standalone app keeps them. */
   readonly feed: EventFeed;
+  /** Its DATA_DIR (a temporary directory, removed on stop): what a thief with the disk would read. */
+  readonly dataDir: string;
   /** Opens the context's stores beside the running context (to write what a crash would leave, say). */
   openStores(): Promise<ContextStores>;
   stop(): Promise<void>;
@@ -31,6 +33,7 @@ export async function startContext<C>(definition: ContextDefinition<C>, env: Nod
   return {
     transport,
     feed,
+    dataDir,
     openStores: () => openContextStores(loadConfig(fullEnv), definition.name),
     async stop() {
       await host.stop();

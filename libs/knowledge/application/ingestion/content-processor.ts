@@ -5,6 +5,7 @@ import { handleCommand } from '@lore/platform/cqrs';
 import { chunkIdOf, contentDecider, contentStreamId, upcastContentEvent, type ContentCommand, type EmbeddingModel, type LiveContent } from '@lore/knowledge/domain';
 import { chunkText } from '../chunking';
 import { encodeVector } from '../chunk-shape';
+import type { ContentTexts } from '../content-texts';
 
 const contentAggregate = { name: 'content', decider: contentDecider, upcast: upcastContentEvent };
 /** Chunks embedded and recorded together: one event of ~64 × (text + 2 KB of vector). */
@@ -36,7 +37,7 @@ export interface Attempt {
  * the event that asked for it): the actor is the one who added or reprocessed the content.
  */
 export class ContentProcessor {
-  constructor(private readonly deps: { readonly events: EventStore; readonly clock: Clock; readonly leaseMs: number; readonly maxAttempts: number }) {}
+  constructor(private readonly deps: { readonly events: EventStore; readonly texts: ContentTexts; readonly clock: Clock; readonly leaseMs: number; readonly maxAttempts: number }) {}
 
   /** Null when the content is not startable now (someone holds it, it is done, or gone). */
   async claim(contentId: string, settings: { readonly model: EmbeddingModel; readonly chunkSize: number; readonly chunkOverlap: number }): Promise<Attempt | null> {
@@ -68,7 +69,9 @@ export class ContentProcessor {
   /** `progressed` is called after each step that moved the attempt forward (the caller's stall timeout). */
   async run(attempt: Attempt, provider: EmbeddingProvider, signal: AbortSignal, progressed: () => void = () => undefined): Promise<void> {
     const { content, leaseId } = attempt;
-    const chunks = await chunkText(content.text, { chunkSize: attempt.chunkSize, chunkOverlap: attempt.chunkOverlap }, (texts) => provider.tokenize(texts));
+    const { texts } = this.deps;
+    const key = await texts.keyOf(content);
+    const chunks = await chunkText(await texts.openParts(content), { chunkSize: attempt.chunkSize, chunkOverlap: attempt.chunkOverlap }, (texts) => provider.tokenize(texts));
     throwIfAborted(signal);
     progressed();
     const index = { name: attempt.model.index, dimensions: attempt.model.dimensions, distance: attempt.model.distance };
@@ -79,7 +82,7 @@ export class ContentProcessor {
       const positions = batch.map((chunk, i) => {
         const vector = vectors[i];
         if (vector === undefined) throw new Error('the embedding provider returned fewer vectors than texts');
-        return { chunkId: chunkIdOf(content.contentId, chunk.index), chunkIndex: chunk.index, text: chunk.text, start: chunk.start, end: chunk.end, tokens: chunk.tokens, vector: encodeVector(vector) };
+        return { chunkId: chunkIdOf(content.contentId, chunk.index), chunkIndex: chunk.index, text: texts.seal(content.contentId, chunk.text, key), start: chunk.start, end: chunk.end, tokens: chunk.tokens, vector: encodeVector(vector) };
       });
       await this.append(content.contentId, { kind: 'add-chunks', leaseId, index, chunks: positions, at: this.now() });
       progressed();

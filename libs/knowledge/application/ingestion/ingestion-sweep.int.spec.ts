@@ -5,6 +5,9 @@ import type { DocumentStore } from '@lore/platform/documents/port';
 import type { EventStore } from '@lore/platform/event-store/port';
 import type { EmbeddingModels } from '@lore/platform/embeddings/port';
 import { CONTENTS, type ContentDoc } from '../knowledge.read-models';
+import { randomBytes } from 'node:crypto';
+import { Keyring } from '@lore/platform/crypto';
+import { ContentTexts } from '../content-texts';
 import { IngestionWorkers } from './ingestion-workers';
 
 /**
@@ -68,6 +71,7 @@ describe('ingestion sweep after a restart', () => {
       events,
       documents,
       embeddings: noModels,
+      texts: new ContentTexts(await Keyring.open(documents, randomBytes(32))),
       clock: systemClock,
       config: { timeoutMs: 60_000, maxAttempts: 3, leaseMs: 60_000, workers: 0, retryBaseMs: 2_000 },
       sweepBatch: PAGE,

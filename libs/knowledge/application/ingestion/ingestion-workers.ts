@@ -8,6 +8,7 @@ import { LeaseLostError } from '@lore/knowledge/domain';
 import type { KnowledgeConfig } from '@lore/knowledge/contracts';
 import { COLLECTIONS, CONTENTS, type CollectionDoc, type ContentDoc } from '../knowledge.read-models';
 import { providerOf } from '../embedding-choice';
+import type { ContentTexts } from '../content-texts';
 import { AttemptAborted, ContentProcessor, type Attempt } from './content-processor';
 import { FairQueue, type Tenant } from './fair-queue';
 
@@ -62,6 +63,7 @@ export class IngestionWorkers {
       readonly events: EventStore;
       readonly documents: DocumentStore;
       readonly embeddings: EmbeddingModels;
+      readonly texts: ContentTexts;
       readonly clock: Clock;
       readonly config: KnowledgeConfig['processing'];
       readonly log?: ContextLog;
@@ -69,7 +71,7 @@ export class IngestionWorkers {
       readonly sweepBatch?: number;
     },
   ) {
-    this.processor = new ContentProcessor({ events: deps.events, clock: deps.clock, leaseMs: deps.config.leaseMs, maxAttempts: deps.config.maxAttempts });
+    this.processor = new ContentProcessor({ events: deps.events, texts: deps.texts, clock: deps.clock, leaseMs: deps.config.leaseMs, maxAttempts: deps.config.maxAttempts });
   }
 
   async start(): Promise<void> {
