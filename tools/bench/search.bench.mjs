@@ -1,5 +1,5 @@
 // npm run bench:search — vector, keyword and hybrid search latency of Lore's embedded vector
-// store (SQLite + sqlite-vec + FTS5, through the VectorIndex port) beside LanceDB on the same
+// store (SQLite + sqlite-vec, HNSW graphs and its own keyword index, through the VectorIndex port) beside LanceDB on the same
 // vectors and texts, at 10k and 100k chunks in one collection. Prints p50/p95 per search type,
 // recall@10 of each vector search against exact brute force, the Lore/LanceDB ratios and the
 // query-embedding time (its own figure, never inside a search latency); writes the figures as
@@ -209,6 +209,35 @@ async function benchLance(texts, vectors, queries, exact) {
   }
 }
 
+function header() {
+  return [
+    `Search latency, one collection, limit ${LIMIT}, ${results.queryEmbedding.queries} real queries (BEIR sets), ${results.model}; ms per query, query embedding excluded`,
+    `query embedding (local ${DTYPE}, one at a time): p50 ${fmt(results.queryEmbedding.p50)} ms  p95 ${fmt(results.queryEmbedding.p95)} ms`,
+    '',
+    `${'size'.padStart(7)}  ${'engine'.padEnd(52)} ${'vector p50/p95'.padStart(16)} ${'recall@10'.padStart(9)} ${'keyword p50/p95'.padStart(16)} ${'hybrid p50/p95'.padStart(16)} ${'write s'.padStart(8)} ${'build s'.padStart(8)}`,
+  ];
+}
+
+/** One size's rows: each engine, Lore / LanceDB ratios, load and memory. */
+function sizeLines(s) {
+  const out = [];
+  for (const e of s.engines) {
+    out.push(
+      `${String(s.size).padStart(7)}  ${e.engine.slice(0, 52).padEnd(52)} ${`${fmt(e.vector.p50)}/${fmt(e.vector.p95)}`.padStart(16)} ${fmt(e.vectorRecallAt10, 3).padStart(9)} ${`${fmt(e.keyword.p50)}/${fmt(e.keyword.p95)}`.padStart(16)} ${`${fmt(e.hybrid.p50)}/${fmt(e.hybrid.p95)}`.padStart(16)} ${fmt(e.writeSeconds, 1).padStart(8)} ${fmt(e.buildSeconds ?? NaN, 1).padStart(8)}`,
+    );
+  }
+  const l = s.engines.find((e) => e.engine === 'lore-sqlite');
+  const d = s.engines.find((e) => e.engine.startsWith('lancedb'));
+  if (l && d) {
+    const r = (t) => `${fmt(l[t].p50 / d[t].p50)}×`;
+    s.ratios = Object.fromEntries(['vector', 'keyword', 'hybrid'].map((t) => [t, l[t].p50 / d[t].p50]));
+    out.push(`${String(s.size).padStart(7)}  ${'Lore / LanceDB (p50)'.padEnd(52)} ${r('vector').padStart(16)} ${''.padStart(9)} ${r('keyword').padStart(16)} ${r('hybrid').padStart(16)}`);
+  }
+  const memory = s.engines.filter((e) => e.rssMB).map((e) => `${e.engine}: file ${fmt(e.fileMB, 0)} MB, RSS ${fmt(e.rssMB, 0)} MB (+${fmt(e.rssGrowthMB, 0)} MB)`);
+  out.push(`${''.padStart(7)}  load average ${s.loadavg}; ${memory.join('; ')}`);
+  return out;
+}
+
 // ---- main ----
 const fmt = (n, d = 2) => (Number.isFinite(n) ? n.toFixed(d) : '—');
 const provider = new lore.LocalEmbeddingProvider({ modelsDir: MODELS_DIR, dtype: DTYPE, download: false });
@@ -279,31 +308,15 @@ try {
       });
     }
     results.sizes.push(entry);
+    // Printed (and saved) as each size finishes: a long run stopped at the next size keeps these.
+    if (results.sizes.length === 1) process.stdout.write(`${header().join('\n')}\n`);
+    process.stdout.write(`${sizeLines(entry).join('\n')}\n`);
+    writeFileSync(join(CACHE, 'search-results.json'), JSON.stringify(results, null, 2));
   }
 } finally {
   await provider.close();
 }
 
-lines.push(`Search latency, one collection, limit ${LIMIT}, ${results.queryEmbedding.queries} real queries (BEIR sets), ${results.model}; ms per query, query embedding excluded`);
-lines.push(`query embedding (local ${DTYPE}, one at a time): p50 ${fmt(results.queryEmbedding.p50)} ms  p95 ${fmt(results.queryEmbedding.p95)} ms`);
-lines.push('');
-lines.push(`${'size'.padStart(7)}  ${'engine'.padEnd(52)} ${'vector p50/p95'.padStart(16)} ${'recall@10'.padStart(9)} ${'keyword p50/p95'.padStart(16)} ${'hybrid p50/p95'.padStart(16)} ${'write s'.padStart(8)} ${'build s'.padStart(8)}`);
-for (const s of results.sizes) {
-  for (const e of s.engines) {
-    lines.push(
-      `${String(s.size).padStart(7)}  ${e.engine.slice(0, 52).padEnd(52)} ${`${fmt(e.vector.p50)}/${fmt(e.vector.p95)}`.padStart(16)} ${fmt(e.vectorRecallAt10, 3).padStart(9)} ${`${fmt(e.keyword.p50)}/${fmt(e.keyword.p95)}`.padStart(16)} ${`${fmt(e.hybrid.p50)}/${fmt(e.hybrid.p95)}`.padStart(16)} ${fmt(e.writeSeconds, 1).padStart(8)} ${fmt(e.buildSeconds ?? NaN, 1).padStart(8)}`,
-    );
-  }
-  const l = s.engines.find((e) => e.engine === 'lore-sqlite');
-  const d = s.engines.find((e) => e.engine.startsWith('lancedb'));
-  if (l && d) {
-    const r = (t) => `${fmt(l[t].p50 / d[t].p50)}×`;
-    s.ratios = Object.fromEntries(['vector', 'keyword', 'hybrid'].map((t) => [t, l[t].p50 / d[t].p50]));
-    lines.push(`${String(s.size).padStart(7)}  ${'Lore / LanceDB (p50)'.padEnd(52)} ${r('vector').padStart(16)} ${''.padStart(9)} ${r('keyword').padStart(16)} ${r('hybrid').padStart(16)}`);
-  }
-  const memory = s.engines.filter((e) => e.rssMB).map((e) => `${e.engine}: file ${fmt(e.fileMB, 0)} MB, RSS ${fmt(e.rssMB, 0)} MB (+${fmt(e.rssGrowthMB, 0)} MB)`);
-  lines.push(`${''.padStart(7)}  load average ${s.loadavg}; ${memory.join('; ')}`);
-}
 // How each p50 grows with the size, per engine.
 const engineNames = [...new Set(results.sizes.flatMap((s) => s.engines.map((e) => e.engine)))];
 lines.push('', 'p50 growth with size (ms, and × the previous size):');
