@@ -1,12 +1,11 @@
 import { reactingTo, type Clock, type RecordedEvent } from '@lore/platform/kernel';
 import type { EventStore } from '@lore/platform/event-store/port';
 import type { DocumentStore } from '@lore/platform/documents/port';
-import { readAggregateState, type ContextLog } from '@lore/platform/cqrs';
+import { periodicTask, readAggregateState, type ContextLog } from '@lore/platform/cqrs';
 import { connectionStreamId, credentialStreamId, upcastCredentialEvent } from '@lore/connections/domain';
 import { CREDENTIALS, type CredentialDoc } from './connection.read-models';
 import type { CredentialVault } from './credential-vault';
 import { connectionAggregate } from './connection.commands';
-import { periodicTask } from './periodic-task';
 
 const EVERY_MS = 10 * 60_000;
 const FIRST_AFTER_MS = 30_000;

@@ -1,11 +1,10 @@
 import { AppError, reactingTo, type Clock, type RecordedEvent } from '@lore/platform/kernel';
 import type { EventStore } from '@lore/platform/event-store/port';
 import type { DocumentStore } from '@lore/platform/documents/port';
-import { handleCommand, type ContextLog } from '@lore/platform/cqrs';
+import { handleCommand, periodicTask, type ContextLog } from '@lore/platform/cqrs';
 import { connectionStreamId, upcastConnectionEvent } from '@lore/connections/domain';
 import { CONNECTIONS, type ConnectionDoc } from './connection.read-models';
 import { connectionAggregate } from './connection.commands';
-import { periodicTask } from './periodic-task';
 
 export const INTERRUPTED_TEST_REASON = 'the test was interrupted (the service stopped while it ran); test again';
 

@@ -36,8 +36,10 @@ export const catalogProjection: Projection = {
           updated_at: event.data.createdAt,
           processed_at: null,
           created_by: event.data.createdBy,
+          original: null,
           lease_until: null,
           retry_at: null,
+          original_kept_at: null,
         };
         context.upsert(CONTENTS, doc);
         await adjustStats(context, event.data.collectionId, { contents: 1, bytes: event.data.sizeBytes });
@@ -95,8 +97,20 @@ export const catalogProjection: Projection = {
           updated_at: event.data.failedAt,
         });
         return;
-      case 'knowledge.ContentReprocessRequested':
-        context.upsert(CONTENTS, { ...content, status: 'new', error: null, lease_until: null, retry_at: null, updated_at: event.data.requestedAt });
+      case 'knowledge.ContentReprocessRequested': {
+        // Extracted again from the original: the text's size may have changed.
+        const size = event.data.text?.sizeBytes ?? content.size;
+        if (size !== content.size) await adjustStats(context, content.collection_id, { bytes: size - content.size });
+        context.upsert(CONTENTS, { ...content, size, status: 'new', error: null, lease_until: null, retry_at: null, updated_at: event.data.requestedAt });
+        return;
+      }
+      case 'knowledge.ContentOriginalKept': {
+        const { file } = event.data;
+        context.upsert(CONTENTS, { ...content, original: { file_name: file.name, content_type: file.contentType, size: file.sizeBytes }, original_kept_at: event.data.keptAt });
+        return;
+      }
+      case 'knowledge.ContentOriginalDiscarded':
+        context.upsert(CONTENTS, { ...content, original: null, original_kept_at: null });
         return;
       case 'knowledge.ChunkEdited':
         context.upsert(CONTENTS, { ...content, updated_at: event.data.editedAt });

@@ -2,8 +2,9 @@ import type { ChunkRecord, ContentRecord } from '@lore/knowledge/contracts';
 import type { ChunkDoc, ContentDoc } from './knowledge.read-models';
 
 export function toContentRecord(doc: ContentDoc): ContentRecord {
-  const { lease_until: _lease, retry_at: _retry, ...record } = doc;
-  return record;
+  const { lease_until: _lease, retry_at: _retry, original_kept_at: _kept, ...record } = doc;
+  // Documents written before originals were kept have no `original`.
+  return { ...record, original: record.original ?? null };
 }
 
 export function toChunkRecord(doc: ChunkDoc, embedding?: readonly number[]): ChunkRecord {

@@ -1,14 +1,18 @@
 import { AppError, invalid, jsonDepth, newId, notFound, type ReplyOf, type ValidRequestOf, type WorkspaceQuota } from '@lore/platform/kernel';
 import type { DocumentCollection } from '@lore/platform/documents/port';
-import { handleCommand } from '@lore/platform/cqrs';
-import type { KnowledgeMessages } from '@lore/knowledge/contracts';
-import { contentDecider, contentIdOfChunk, contentStreamId, mayAccess, upcastContentEvent } from '@lore/knowledge/domain';
+import { handleCommand, readAggregateState } from '@lore/platform/cqrs';
+import { CONTENT_PART_CHARS, ORIGINAL_PART_BYTES, textParts, type KnowledgeMessages } from '@lore/knowledge/contracts';
+import { contentDecider, contentIdOfChunk, contentStreamId, mayAccess, upcastContentEvent, visibleContent } from '@lore/knowledge/domain';
 import { CHUNKS, COLLECTIONS, CONTENTS, type ChunkDoc, type CollectionDoc, type ContentDoc } from './knowledge.read-models';
 import { accessOf, type KnowledgeCommandDeps } from './collection.commands';
 import { providerOf } from './embedding-choice';
 import { encodeVector } from './chunk-shape';
 import { toChunkRecord, toContentRecord } from './content-records';
 import type { ContentTexts } from './content-texts';
+import type { ContentOriginals } from './content-originals';
+
+/** Extracts a file's text (in worker threads, with limits); errors name the limit a file exceeded. */
+export type ExtractText = (file: { readonly filename: string; readonly mimeType: string; readonly bytes: Buffer }, workspaceId: string) => Promise<{ readonly text: string }>;
 import { KNOWLEDGE_ERASURE } from './knowledge-erasure.reactor';
 
 /**
@@ -35,6 +39,9 @@ export class ContentCommands {
   constructor(
     private readonly deps: KnowledgeCommandDeps,
     private readonly texts: ContentTexts,
+    private readonly originals: ContentOriginals,
+    /** Text extraction of files (libs/knowledge/extraction), for reprocessing from a kept original. */
+    private readonly extract: ExtractText,
     private readonly maxUploadBytes: number,
     /** QUOTA_CONTENT_BYTES and QUOTA_CHUNKS, checked when a content is created (its chunks come later, from its text). */
     private readonly quotas: { readonly contentBytes: WorkspaceQuota; readonly chunks: WorkspaceQuota },
@@ -54,6 +61,10 @@ export class ContentCommands {
       throw invalid(['message', 'sizeBytes'], command.parts === 1 ? 'sizeBytes must be the text\'s UTF-8 length' : 'sizeBytes must exceed the first part\'s length');
     }
     if (sizeBytes > this.maxUploadBytes) throw new AppError('too_large', `The text is larger than ${this.maxUploadBytes} bytes`);
+    const original = command.original;
+    if (original !== undefined && original.parts !== Math.ceil(original.sizeBytes / ORIGINAL_PART_BYTES)) {
+      throw invalid(['message', 'original', 'parts'], `An original of ${original.sizeBytes} bytes comes in ${Math.ceil(original.sizeBytes / ORIGINAL_PART_BYTES)} parts`);
+    }
     const inWorkspace = { workspace_id: command.workspaceId };
     await this.quotas.chunks.enforce(command.workspaceId, () => this.deps.documents.collection(CHUNKS).count(inWorkspace));
     await this.quotas.contentBytes.enforce(command.workspaceId, () => totalSize(this.deps.documents.collection<ContentDoc>(CONTENTS), command.workspaceId), sizeBytes);
@@ -73,6 +84,7 @@ export class ContentCommands {
       textBytes: firstBytes,
       sizeBytes,
       ...(command.parts > 1 ? { parts: command.parts } : {}),
+      ...(original === undefined ? {} : { original }),
       createdBy: command.actor,
       createdAt: now.toISOString(),
     };
@@ -116,16 +128,46 @@ export class ContentCommands {
     return { contentId: command.contentId };
   }
 
+  /**
+   * Processing starts over. With a kept original, from a text extracted from it again (an
+   * extractor may have improved since): it replaces the stored text, in parts like an upload's.
+   */
   async reprocess(command: Request<'reprocessContent'>): Promise<Reply<'reprocessContent'>> {
+    const access = accessOf(command);
+    const current = visibleContent(await readAggregateState(this.deps.events, contentAggregate, contentStreamId(command.contentId)), access);
+    const original = await this.originals.readAll(current);
+    const parts = original === null ? null : textParts((await this.extract({ filename: original.file.name, mimeType: original.file.contentType, bytes: original.bytes }, command.workspaceId)).text, CONTENT_PART_CHARS);
+    if (parts !== null && parts.length === 0) throw invalid(['path', 'content_id'], 'The original file holds no text any more', 'string_too_short');
+    const metadata = { actor: command.actor, workspaceId: command.workspaceId };
     const result = await handleCommand(
       this.deps.events,
       contentAggregate,
       contentStreamId(command.contentId),
-      { kind: 'reprocess', access: accessOf(command), requestedBy: command.actor, at: this.deps.clock.now().toISOString() },
-      { retries: RETRIES, metadata: { actor: command.actor, workspaceId: command.workspaceId } },
+      async (state) => {
+        const base = { kind: 'reprocess' as const, access, requestedBy: command.actor, at: this.deps.clock.now().toISOString() };
+        const first = parts?.[0];
+        if (parts === null || first === undefined || state.status !== 'active') return base;
+        const text = { first: this.texts.seal(command.contentId, first, await this.texts.keyOf(state)), firstBytes: Buffer.byteLength(first), sizeBytes: parts.reduce((n, p) => n + Buffer.byteLength(p), 0), parts: parts.length };
+        return { ...base, text };
+      },
+      { retries: RETRIES, metadata },
     );
+    for (const [i, text] of (parts ?? []).slice(1).entries()) {
+      await this.appendText({ ...command, part: i + 1, text });
+    }
     await this.deps.readYourWrites.settle(result.position);
     return this.contentRecord(command.contentId);
+  }
+
+  async putOriginalPart(command: Request<'putContentOriginalPart'>): Promise<Reply<'putContentOriginalPart'>> {
+    const position = await this.originals.storePart({ contentId: command.contentId, access: accessOf(command), part: command.part, bytes: Buffer.from(command.data, 'base64') });
+    await this.deps.readYourWrites.settle(position);
+    return { contentId: command.contentId, kept: position !== null };
+  }
+
+  async getOriginalPart(query: Request<'getContentOriginalPart'>): Promise<Reply<'getContentOriginalPart'>> {
+    const { file, bytes } = await this.originals.readPart(query.contentId, accessOf(query), query.part);
+    return { name: file.name, contentType: file.contentType, sizeBytes: file.sizeBytes, parts: file.parts, data: bytes.toString('base64') };
   }
 
   /** A text change is embedded before it is recorded; the response waits until the new vector is searchable. */

@@ -6,6 +6,7 @@ import type { VectorStore } from '@lore/platform/vectors/port';
 import { streamErasureReactor, type Keyring } from '@lore/platform/crypto';
 import { COLLECTION_STREAM_PREFIX, CONTENT_STREAM_PREFIX, collectionStreamId, contentStreamId, upcastCollectionEvent, upcastContentEvent, type ContentText } from '@lore/knowledge/domain';
 import { keyIdOfText } from './content-texts';
+import type { ContentOriginals } from './content-originals';
 
 export const KNOWLEDGE_ERASURE = 'knowledge.erasure.v1';
 export const COLLECTION_ERASURE = 'knowledge.collection-erasure.v1';
@@ -27,12 +28,20 @@ interface ErasureDeps {
  * document and vector stores purge what they deleted (SQLite secure_delete, WAL truncated,
  * the keyword index's records and vocabulary).
  */
-export function contentErasureReactor(deps: ErasureDeps): Reactor {
+export function contentErasureReactor(deps: ErasureDeps & { readonly originals: ContentOriginals }): Reactor {
   return streamErasureReactor({ ...deps, processedByOthers: (position, erased) => deps.processedByOthers(KNOWLEDGE_ERASURE, position, erased) }, {
     name: KNOWLEDGE_ERASURE,
     streamPrefix: CONTENT_STREAM_PREFIX,
     erasedStream: (event) => (event.type === 'knowledge.ContentDeleted' ? contentStreamId(upcastContentEvent(event).data.contentId) : null),
     keyIdsOf: contentKeyIds,
+    // The original file's parts (sealed under the key about to be shredded) go first.
+    alsoErase: async (events) => {
+      for (const event of events) {
+        if (event.type !== 'knowledge.ContentAdded') continue;
+        const added = upcastContentEvent(event);
+        if (added.type === 'knowledge.ContentAdded' && added.data.original !== undefined) await deps.originals.delete(added.data.contentId, added.data.original);
+      }
+    },
     afterwards: () => deps.vectors.purgeDeleted(),
   });
 }

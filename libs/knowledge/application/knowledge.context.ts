@@ -15,6 +15,8 @@ import { IngestionWorkers } from './ingestion/ingestion-workers';
 import { ingestionReactor } from './ingestion/ingestion.reactor';
 import { reindexReactor } from './reindex.reactor';
 import { ContentTexts } from './content-texts';
+import { ContentOriginals } from './content-originals';
+import { originalsRetention } from './originals-retention.worker';
 import { collectionErasureReactor, contentErasureReactor } from './knowledge-erasure.reactor';
 import { CHUNKS, COLLECTIONS, CONTENTS } from './knowledge.read-models';
 import { COLLECTION_MEMBERS } from './collection-members.projection';
@@ -32,8 +34,9 @@ export const knowledgeContext = defineContext({
   build(deps) {
     const messages = knowledgeMessages(deps.config);
     const texts = new ContentTexts(deps.keyring);
+    const originals = new ContentOriginals({ ...deps, texts });
     const collections = new CollectionCommands(deps);
-    const contents = new ContentCommands(deps, texts, deps.config.maxUploadBytes, deps.config.quotas);
+    const contents = new ContentCommands(deps, texts, originals, deps.config.maxUploadBytes, deps.config.quotas);
     const queries = new KnowledgeQueries(deps.documents, deps.vectors);
     const search = new KnowledgeSearch({ ...deps, queries });
     const workers = new IngestionWorkers({ ...deps, texts, config: deps.config.processing });
@@ -49,6 +52,8 @@ export const knowledgeContext = defineContext({
         handle(messages.appendContentText, (c) => contents.appendText(c)),
         handle(messages.deleteContent, (c) => contents.delete(c)),
         handle(messages.reprocessContent, (c) => contents.reprocess(c)),
+        handle(messages.putContentOriginalPart, (c) => contents.putOriginalPart(c)),
+        handle(messages.getContentOriginalPart, (q) => contents.getOriginalPart(q)),
         handle(messages.getContent, (q) => queries.getContent(q)),
         handle(messages.listContents, (q) => queries.listContents(q)),
         handle(messages.getChunk, (q) => queries.getChunk(q)),
@@ -62,10 +67,10 @@ export const knowledgeContext = defineContext({
         ingestionReactor(workers, (position) => deps.readYourWrites.settle(position, READ_MODELS_WAIT_MS)),
         collectionCascadeReactor({ ...deps, membersSettled: (position) => deps.readYourWrites.settle(position, READ_MODELS_WAIT_MS) }),
         reindexReactor({ ...deps, texts }),
-        contentErasureReactor({ ...deps, processedByOthers: erasureWaits }),
+        contentErasureReactor({ ...deps, originals, processedByOthers: erasureWaits }),
         collectionErasureReactor({ ...deps, processedByOthers: erasureWaits }),
       ],
-      workers: [workers],
+      workers: [workers, originalsRetention({ ...deps, originals, retentionDays: deps.config.originals.retentionDays })],
       async prepare() {
         const { documents } = deps;
         await documents.collection(COLLECTIONS).ensureIndex(['workspace_id', 'created_at']);
@@ -73,6 +78,7 @@ export const knowledgeContext = defineContext({
         await documents.collection(CONTENTS).ensureIndex(['status', 'updated_at']);
         // The ingestion sweep: the workspaces with pending contents, then each one's oldest.
         await documents.collection(CONTENTS).ensureIndex(['status', 'workspace_id', 'updated_at']);
+        await documents.collection(CONTENTS).ensureIndex(['original_kept_at']);
         await documents.collection(CHUNKS).ensureIndex(['workspace_id', 'collection_id', 'content_id', 'chunk_index']);
         await documents.collection(CHUNKS).ensureIndex(['content_id', 'chunk_index']);
         await documents.collection(COLLECTION_MEMBERS).ensureIndex(['collection_id']);

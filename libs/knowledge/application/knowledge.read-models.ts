@@ -9,11 +9,15 @@ export type CollectionDoc = Omit<CollectionRecord, 'embedding' | 'pending_embedd
 };
 
 /** A content's document: its record, plus the processing clock the sweeper reads. */
-export type ContentDoc = ContentRecord & {
+export type ContentDoc = Omit<ContentRecord, 'original'> & {
+  /** Absent in documents written before originals were kept. */
+  readonly original?: ContentRecord['original'];
   /** While processing: until when its worker holds it. */
   readonly lease_until: string | null;
   /** After a transient failure: when it is tried again. */
   readonly retry_at: string | null;
+  /** When the original was kept in full (the retention sweep reads it); null without one. */
+  readonly original_kept_at?: string | null;
   readonly [field: string]: unknown;
 };
 

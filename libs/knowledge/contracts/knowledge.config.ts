@@ -62,9 +62,14 @@ export const knowledgeConfig = z
     KNOWLEDGE_EXTRACT_MAX_PDF_PAGES: envInt(5_000),
     /** Characters of extracted text (CSV and JSON repeat headers and paths, so text can outgrow the file). */
     KNOWLEDGE_EXTRACT_MAX_TEXT_CHARS: envInt(32_000_000),
+    /** Uploaded files up to this size are kept (sealed) beside their text, downloadable and re-extractable; 0 keeps none. */
+    KNOWLEDGE_ORIGINALS_MAX_BYTES: envInt(20 * 1024 * 1024),
+    /** Days an original is kept after its upload (then deleted; its text stays); 0: as long as its content. */
+    KNOWLEDGE_ORIGINALS_RETENTION_DAYS: envInt(0),
   })
   .transform((e) => ({
     maxUploadBytes: e.KNOWLEDGE_MAX_UPLOAD_BYTES,
+    originals: { maxBytes: e.KNOWLEDGE_ORIGINALS_MAX_BYTES, retentionDays: e.KNOWLEDGE_ORIGINALS_RETENTION_DAYS },
     quotas: {
       contentBytes: new WorkspaceQuota('content_bytes', 'QUOTA_CONTENT_BYTES', e.QUOTA_CONTENT_BYTES, e.LORE_WORKSPACE_LIMITS),
       chunks: new WorkspaceQuota('chunks', 'QUOTA_CHUNKS', e.QUOTA_CHUNKS, e.LORE_WORKSPACE_LIMITS),

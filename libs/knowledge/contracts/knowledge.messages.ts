@@ -48,6 +48,9 @@ const chunkRef = Ref.extend({ chunkId: ChunkId });
  */
 export const CONTENT_PART_CHARS = 200_000;
 
+/** Bytes of an original file per message: one part, well below NATS's 1 MiB once in base64. */
+export const ORIGINAL_PART_BYTES = 512 * 1024;
+
 export function knowledgeMessages(limits: { readonly maxUploadBytes: number }) {
   return {
     createCollection: defineMessage('knowledge.command.create-collection', Ref.extend(collectionFields), CollectionRecord),
@@ -82,8 +85,24 @@ export function knowledgeMessages(limits: { readonly maxUploadBytes: number }) {
         parts: z.number().int().min(1).max(10_000).default(1),
         /** UTF-8 bytes of the whole text; required with parts (default: the text's). */
         sizeBytes: z.number().int().min(1).max(limits.maxUploadBytes, { message: `Text must be at most ${limits.maxUploadBytes} bytes` }).optional(),
+        /** The uploaded file to keep, sent next in `parts` pieces of ORIGINAL_PART_BYTES (`putContentOriginalPart`). */
+        original: z
+          .object({ name: z.string().max(1000), contentType: z.string().min(1).max(255), sizeBytes: z.number().int().min(1).max(limits.maxUploadBytes), parts: z.number().int().min(1).max(10_000) })
+          .optional(),
       }),
       ContentRecord,
+    ),
+    /** Part `part` (0-based) of a content's declared original file, base64; the last one marks it kept. */
+    putContentOriginalPart: defineMessage(
+      'knowledge.command.put-content-original-part',
+      contentRef.extend({ part: z.number().int().min(0).max(9_999), data: z.base64().max(Math.ceil(ORIGINAL_PART_BYTES / 3) * 4) }),
+      z.object({ contentId: z.string(), kept: z.boolean() }),
+    ),
+    /** Part `part` (0-based) of a kept original, base64, with the file's description. */
+    getContentOriginalPart: defineMessage(
+      'knowledge.query.get-content-original-part',
+      contentRef.extend({ part: z.number().int().min(0).max(9_999) }),
+      z.object({ name: z.string(), contentType: z.string(), sizeBytes: z.number().int(), parts: z.number().int(), data: z.string() }),
     ),
     /** Part `part` (1-based after the first) of a long text; the last one makes the content ready to process. */
     appendContentText: defineMessage(

@@ -76,6 +76,10 @@ export const ContentRecord = z
     updated_at: z.string(),
     processed_at: z.string().nullable(),
     created_by: z.string(),
+    original: z
+      .object({ file_name: z.string(), content_type: z.string(), size: z.number().int().describe('Bytes of the file') })
+      .nullable()
+      .describe('The uploaded file, kept and downloadable at /api/v1/contents/{id}/file; null for a JSON text, a file over KNOWLEDGE_ORIGINALS_MAX_BYTES, or once its retention ended'),
   })
   .meta({ id: 'ContentRecord' });
 export type ContentRecord = z.infer<typeof ContentRecord>;

@@ -1,7 +1,7 @@
 import { conflict, notFound, type Decider } from '@lore/platform/kernel';
 import { assertAccess, type Access } from './access';
 import type { EmbeddingModel } from './collection.events';
-import type { ChunkPosition, ContentEvent } from './content.events';
+import type { ChunkPosition, ContentEvent, OriginalFile } from './content.events';
 import type { ContentText } from './content-text';
 
 /** Where processing stands; `waiting` is a transient failure waiting for its retry (shown as `processing`). */
@@ -31,6 +31,8 @@ export interface LiveContent {
   readonly retryAt: string | null;
   /** Chunk ids of the current attempt → their index. */
   readonly chunks: ReadonlyMap<string, number>;
+  /** The uploaded file: `arriving` until all its parts are stored; null when none is kept. */
+  readonly original: { readonly file: OriginalFile; readonly state: 'arriving' | 'kept' } | null;
 }
 
 export type ContentState = { readonly status: 'absent' } | LiveContent | { readonly status: 'deleted'; readonly contentId: string };
@@ -49,7 +51,16 @@ export type ContentCommand =
   | (Lease & { readonly kind: 'add-chunks'; readonly index: { readonly name: string; readonly dimensions: number; readonly distance: 'cosine' }; readonly chunks: readonly ChunkPosition[]; readonly at: string })
   | (Lease & { readonly kind: 'complete'; readonly at: string })
   | (Lease & { readonly kind: 'fail'; readonly error: string; readonly retryAt: string | null; readonly at: string })
-  | { readonly kind: 'reprocess'; readonly access: Access; readonly requestedBy: string; readonly at: string }
+  | {
+      readonly kind: 'reprocess';
+      readonly access: Access;
+      readonly requestedBy: string;
+      readonly at: string;
+      /** A text extracted again from the original, replacing the stored one (its first part; the rest follows as `append-text`). */
+      readonly text?: { readonly first: ContentText; readonly firstBytes: number; readonly sizeBytes: number; readonly parts: number };
+    }
+  | { readonly kind: 'keep-original'; readonly access: Access; readonly at: string }
+  | { readonly kind: 'discard-original'; readonly at: string }
   | {
       readonly kind: 'edit-chunk';
       readonly access: Access;
@@ -203,8 +214,20 @@ export const contentDecider: Decider<ContentCommand, ContentState, ContentEvent>
       }
       case 'reprocess': {
         const content = visibleContent(state, command.access);
-        if (content.phase === 'new') return [];
-        return [{ type: 'knowledge.ContentReprocessRequested', data: { contentId: content.contentId, collectionId: content.collectionId, requestedBy: command.requestedBy, requestedAt: command.at } }];
+        if (content.phase === 'uploading') throw conflict('The content\'s text is still arriving; reprocess it once it is complete');
+        if (content.phase === 'new' && command.text === undefined) return [];
+        const data = { contentId: content.contentId, collectionId: content.collectionId, requestedBy: command.requestedBy, requestedAt: command.at };
+        return [{ type: 'knowledge.ContentReprocessRequested', data: command.text === undefined ? data : { ...data, text: command.text } }];
+      }
+      case 'keep-original': {
+        const content = visibleContent(state, command.access);
+        if (content.original === null) throw conflict('The content has no original file to keep');
+        if (content.original.state === 'kept') return [];
+        return [{ type: 'knowledge.ContentOriginalKept', data: { contentId: content.contentId, file: content.original.file, keptAt: command.at } }];
+      }
+      case 'discard-original': {
+        if (state.status !== 'active' || state.original === null) return [];
+        return [{ type: 'knowledge.ContentOriginalDiscarded', data: { contentId: state.contentId, reason: 'retention', discardedAt: command.at } }];
       }
       case 'edit-chunk': {
         const content = visibleContent(state, command.access, 'Chunk');
@@ -255,6 +278,7 @@ export const contentDecider: Decider<ContentCommand, ContentState, ContentEvent>
         lease: null,
         retryAt: null,
         chunks: new Map(),
+        original: d.original === undefined ? null : { file: d.original, state: 'arriving' },
       };
     }
     if (event.type === 'knowledge.ContentDeleted') return { status: 'deleted', contentId: event.data.contentId };
@@ -286,8 +310,16 @@ export const contentDecider: Decider<ContentCommand, ContentState, ContentEvent>
         return { ...state, phase: 'completed', lease: null };
       case 'knowledge.ContentProcessingFailed':
         return { ...state, phase: event.data.retryAt === null ? 'failed' : 'waiting', lease: null, retryAt: event.data.retryAt };
-      case 'knowledge.ContentReprocessRequested':
-        return { ...state, phase: 'new', lease: null, retryAt: null, attemptsSinceRequest: 0 };
+      case 'knowledge.ContentReprocessRequested': {
+        const reset = { ...state, phase: 'new' as const, lease: null, retryAt: null, attemptsSinceRequest: 0 };
+        const text = event.data.text;
+        if (text === undefined) return reset;
+        return { ...reset, textParts: [text.first], receivedBytes: text.firstBytes, sizeBytes: text.sizeBytes, partsTotal: text.parts, partsMissing: text.parts - 1, phase: text.parts > 1 ? 'uploading' : 'new' };
+      }
+      case 'knowledge.ContentOriginalKept':
+        return state.original === null ? state : { ...state, original: { ...state.original, state: 'kept' } };
+      case 'knowledge.ContentOriginalDiscarded':
+        return { ...state, original: null };
       case 'knowledge.ChunkEdited':
         return state;
       case 'knowledge.ChunkDeleted': {

@@ -5,6 +5,14 @@ import { ContentText } from './content-text';
 const Json = z.record(z.string(), z.unknown());
 
 /**
+ * An uploaded file as it came, kept beside its text (README: "Original files"): it arrives in
+ * `parts` pieces after the content is added, each sealed under the content's key in the blob
+ * store; `knowledge.ContentOriginalKept` says they are all in.
+ */
+export const OriginalFile = z.object({ name: z.string(), contentType: z.string(), sizeBytes: z.number().int(), parts: z.number().int().min(1) });
+export type OriginalFile = z.infer<typeof OriginalFile>;
+
+/**
  * The text is extracted at upload. A long text arrives in `parts` events (this one holds the
  * first), so that no event or message exceeds what EventStoreDB appends (1 MiB) and NATS
  * carries (1 MiB) by default.
@@ -26,6 +34,8 @@ export const ContentAdded = z.object({
     sizeBytes: z.number().int(),
     /** How many parts the text comes in (absent in events written before parts existed: 1). */
     parts: z.number().int().min(1).optional(),
+    /** The uploaded file, when it is to be kept (absent for a JSON text, or a file over the limit). */
+    original: OriginalFile.optional(),
     createdBy: z.string(),
     createdAt: z.string(),
   }),
@@ -109,9 +119,31 @@ export const ContentProcessingFailed = z.object({
   }),
 });
 
+/**
+ * Processing starts over. With `text`, from a text extracted again from the kept original (it
+ * replaces the content's text, in `parts` like an upload's); without, from the stored text.
+ */
 export const ContentReprocessRequested = z.object({
   type: z.literal('knowledge.ContentReprocessRequested'),
-  data: z.object({ contentId: z.string(), collectionId: z.string(), requestedBy: z.string(), requestedAt: z.string() }),
+  data: z.object({
+    contentId: z.string(),
+    collectionId: z.string(),
+    requestedBy: z.string(),
+    requestedAt: z.string(),
+    text: z.object({ first: ContentText, firstBytes: z.number().int(), sizeBytes: z.number().int(), parts: z.number().int().min(1) }).optional(),
+  }),
+});
+
+/** Every part of the uploaded file is stored: it can be downloaded, and reprocessing reads it. */
+export const ContentOriginalKept = z.object({
+  type: z.literal('knowledge.ContentOriginalKept'),
+  data: z.object({ contentId: z.string(), file: OriginalFile, keptAt: z.string() }),
+});
+
+/** The original's parts are deleted: its retention ended (KNOWLEDGE_ORIGINALS_RETENTION_DAYS). The text stays. */
+export const ContentOriginalDiscarded = z.object({
+  type: z.literal('knowledge.ContentOriginalDiscarded'),
+  data: z.object({ contentId: z.string(), reason: z.literal('retention'), discardedAt: z.string() }),
 });
 
 /**
@@ -163,6 +195,8 @@ export const ContentEvent = z.discriminatedUnion('type', [
   ContentProcessingCompleted,
   ContentProcessingFailed,
   ContentReprocessRequested,
+  ContentOriginalKept,
+  ContentOriginalDiscarded,
   ChunkEdited,
   ChunkDeleted,
   ContentDeleted,

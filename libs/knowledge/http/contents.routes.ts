@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { AppError, invalid, type RequestOf } from '@lore/platform/kernel';
 import { route, skipLimitQuery, unkeepableJsonIssue, type HttpRoute, type Send } from '@lore/platform/http';
-import { CollectionId, CONTENT_PART_CHARS, CONTENT_STATUSES, contentFields, ContentId, ContentRecord, jsonObject, type KnowledgeConfig, type KnowledgeMessages } from '@lore/knowledge/contracts';
+import { CollectionId, CONTENT_PART_CHARS, CONTENT_STATUSES, contentFields, ContentId, ContentRecord, jsonObject, textParts, type KnowledgeConfig, type KnowledgeMessages } from '@lore/knowledge/contracts';
 import { ExtractionPool } from './extraction/extraction-pool';
 import { knowledgeScope } from './knowledge-scope';
-import { textParts } from './text-parts';
+
 
 const ContentParams = z.object({ content_id: ContentId });
 const CreateContentBody = z.object({

@@ -1,3 +1,4 @@
 export * from './aggregate-handler';
 export * from './context-definition';
 export * from './aggregate-state-cache';
+export * from './periodic-task';

@@ -13,6 +13,12 @@ export interface StreamErasure {
   readonly erasedStream: (event: RecordedEvent) => string | null;
   /** The data keys an event of such a stream sealed something with. */
   readonly keyIdsOf: (event: RecordedEvent) => readonly string[];
+  /**
+   * What else the erased streams' events point to, deleted before their keys and streams go
+   * (while the events still say where it is: a content's original file in the blob store).
+   * Idempotent, like every step: a crash before the streams are deleted runs it again.
+   */
+  readonly alsoErase?: (events: readonly RecordedEvent[]) => Promise<void>;
   /** Further forgetting once the keys and streams are gone (a search index's deleted points). */
   readonly afterwards?: () => Promise<void>;
 }
@@ -48,9 +54,14 @@ export function streamErasureReactor(
       const streamIds = deletions.map((d) => d.streamId);
       await deps.processedByOthers(last.event.position, streamIds);
       const keyIds: string[] = [];
+      const erased: RecordedEvent[] = [];
       for (const streamId of streamIds) {
-        for (const event of await deps.events.readStream(streamId)) keyIds.push(...erasure.keyIdsOf(event));
+        for (const event of await deps.events.readStream(streamId)) {
+          keyIds.push(...erasure.keyIdsOf(event));
+          erased.push(event);
+        }
       }
+      await erasure.alsoErase?.(erased);
       await eraseAggregates(deps, { keyIds, streamIds });
       await erasure.afterwards?.();
     },

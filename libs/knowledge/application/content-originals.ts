@@ -1,0 +1,85 @@
+import { conflict, invalid, notFound, type Clock, type Position } from '@lore/platform/kernel';
+import type { EventStore } from '@lore/platform/event-store/port';
+import { handleCommand, readAggregateState } from '@lore/platform/cqrs';
+import { seal, unseal } from '@lore/platform/crypto';
+import { contentDecider, contentStreamId, upcastContentEvent, visibleContent, type Access, type LiveContent, type OriginalFile } from '@lore/knowledge/domain';
+import type { ContentTexts } from './content-texts';
+
+/** What the knowledge context needs of the platform's blob store. */
+export interface OriginalBlobs {
+  put(id: string, bytes: Buffer, meta: { readonly contentType: string; readonly name: string; readonly workspaceId: string; readonly createdAt: string }): Promise<void>;
+  get(id: string): Promise<{ readonly bytes: Buffer } | null>;
+  delete(id: string): Promise<void>;
+}
+
+const contentAggregate = { name: 'content', decider: contentDecider, upcast: upcastContentEvent };
+const partId = (contentId: string, part: number): string => `${contentId}/${part}`;
+/** Associated data of a part: a part cannot be moved to another content or position. */
+const partAad = (contentId: string, part: number): string => `${contentId}:original:${part}`;
+
+/**
+ * Original files of uploads (README: "Original files"), in the blob store as parts, each
+ * sealed under the content's data key, so erasing the content makes every copy noise before
+ * the parts themselves are deleted. Declared with the content (`original` in
+ * `knowledge.ContentAdded`), stored part by part after it, kept once the last part is in.
+ */
+export class ContentOriginals {
+  constructor(private readonly deps: { readonly events: EventStore; readonly blobs: OriginalBlobs; readonly texts: ContentTexts; readonly clock: Clock }) {}
+
+  /** Stores part `part` (0-based) of the content's declared original; the last one marks it kept. Returns the position to wait for, if any. */
+  async storePart(command: { readonly contentId: string; readonly access: Access; readonly part: number; readonly bytes: Buffer }): Promise<Position | null> {
+    const content = await this.content(command.contentId, command.access);
+    const original = content.original;
+    if (original === null) throw conflict('The content has no original file to store');
+    if (original.state === 'kept') return null;
+    if (command.part >= original.file.parts) throw invalid(['message', 'part'], `The original has ${original.file.parts} parts`);
+    const key = await this.deps.texts.keyOf(content);
+    if (key === null) throw conflict('The content was added before originals were kept');
+    const sealed = Buffer.from(seal(key.key, command.bytes, partAad(content.contentId, command.part)));
+    await this.deps.blobs.put(partId(content.contentId, command.part), sealed, {
+      contentType: original.file.contentType,
+      name: original.file.name,
+      workspaceId: content.workspaceId,
+      createdAt: this.deps.clock.now().toISOString(),
+    });
+    if (command.part !== original.file.parts - 1) return null;
+    for (let part = 0; part < original.file.parts - 1; part++) {
+      if ((await this.deps.blobs.get(partId(content.contentId, part))) === null) throw conflict(`Part ${part} of the original is missing`);
+    }
+    const result = await handleCommand(this.deps.events, contentAggregate, contentStreamId(content.contentId), { kind: 'keep-original', access: command.access, at: this.deps.clock.now().toISOString() }, { retries: 10 });
+    return result.position;
+  }
+
+  /** One part of a kept original, opened, with the file's description. */
+  async readPart(contentId: string, access: Access, part: number): Promise<{ readonly file: OriginalFile; readonly bytes: Buffer }> {
+    const content = await this.content(contentId, access);
+    if (content.original?.state !== 'kept') throw notFound('Original file');
+    const { file } = content.original;
+    if (part >= file.parts) throw invalid(['message', 'part'], `The original has ${file.parts} parts`);
+    return { file, bytes: await this.openPart(content, part) };
+  }
+
+  /** The whole kept original (for extracting its text again), or null when none is kept. */
+  async readAll(content: LiveContent): Promise<{ readonly file: OriginalFile; readonly bytes: Buffer } | null> {
+    if (content.original?.state !== 'kept') return null;
+    const parts: Buffer[] = [];
+    for (let part = 0; part < content.original.file.parts; part++) parts.push(await this.openPart(content, part));
+    return { file: content.original.file, bytes: Buffer.concat(parts) };
+  }
+
+  /** Deletes every part of a content's original (idempotent). */
+  async delete(contentId: string, file: OriginalFile): Promise<void> {
+    for (let part = 0; part < file.parts; part++) await this.deps.blobs.delete(partId(contentId, part));
+  }
+
+  private async openPart(content: LiveContent, part: number): Promise<Buffer> {
+    const key = await this.deps.texts.keyOf(content);
+    const blob = await this.deps.blobs.get(partId(content.contentId, part));
+    if (key === null || blob === null) throw notFound('Original file');
+    return unseal(key.key, blob.bytes.toString('utf8'), partAad(content.contentId, part));
+  }
+
+  private async content(contentId: string, access: Access): Promise<LiveContent> {
+    return visibleContent(await readAggregateState(this.deps.events, contentAggregate, contentStreamId(contentId)), access);
+  }
+}
