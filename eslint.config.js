@@ -305,7 +305,7 @@ module.exports = defineConfig(
         {
           patterns: [
             {
-              regex: '^(@lore/platform/[a-z-]+/(sqlite|mongo|esdb|qdrant|nats|in-process)|@lore/platform/(host|sqlite)|better-sqlite3|mongodb|@eventstore/.*|@qdrant/.*|sqlite-vec)$',
+              regex: '^(@lore/platform/[a-z-]+/(sqlite|mongo|esdb|qdrant|files|nats|in-process)|@lore/platform/(host|sqlite)|better-sqlite3|mongodb|@eventstore/.*|@qdrant/.*|sqlite-vec)$',
               message: 'The registry is read by the gateway process: it names context definitions and edges only, never a store, a host or a driver.',
             },
           ],
