@@ -53,12 +53,13 @@ export function registerRoutes(
           const body = multipart ? undefined : parsePart(r.body, request.body ?? {}, 'body', issues);
           if (issues.length > 0) throw new AppError('validation', 'Request validation failed', issues);
           const timeoutMs = Math.max(requestTimeoutMs, r.timeoutMs ?? 0);
-          const sendForRequest: Send = (message, payload) =>
-            send(transport, message, payload, { requestId: request.id, timeoutMs }).catch((error: unknown) => {
-              throw inApiTerms(error, r, multipart);
-            });
+          const sendForRequest: Send = (message, payload) => send(transport, message, payload, { requestId: request.id, timeoutMs });
+          // What the handler or a service refuses in its own terms (a message's field, the file
+          // being read) is answered in the API's terms.
           // An open route (auth: false) never reads its scope.
-          const result = await r.handle({ params, query, body, upload, scope: scope as RequestScope, send: sendForRequest });
+          const result = await r.handle({ params, query, body, upload, scope: scope as RequestScope, send: sendForRequest }).catch((error: unknown) => {
+            throw inApiTerms(error, r, multipart);
+          });
           if (result instanceof EventStreamReply) {
             if (scope === null) throw new Error(`${r.path} streams events without authentication`);
             return await eventStreams.send(reply, result, headerValue(request.headers['last-event-id']), scope);

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { AppError, invalid, type RequestOf } from '@lore/platform/kernel';
 import { route, skipLimitQuery, unkeepableJsonIssue, type HttpRoute, type Send } from '@lore/platform/http';
 import { CollectionId, CONTENT_PART_CHARS, CONTENT_STATUSES, contentFields, ContentId, ContentRecord, jsonObject, type KnowledgeConfig, type KnowledgeMessages } from '@lore/knowledge/contracts';
-import { ExtractionPool } from './extraction/extraction-pool';
+import { ExtractionPool, FILE_FIELD } from '@lore/knowledge/extraction';
 import { knowledgeScope } from './knowledge-scope';
 import { textParts } from './text-parts';
 
@@ -78,7 +78,7 @@ const knowledgeRef = (r: { workspaceId: string; actor: string; collections: stri
 /** Contents (SPEC §4.4): JSON or file upload, list (also at `/contents`), get, delete, reprocess. */
 export function contentRoutes(messages: KnowledgeMessages, config: KnowledgeConfig): HttpRoute[] {
   const common = { tags: ['Contents'], auth: true } as const;
-  // Uploaded files are read in worker threads with limits, never on the event loop (extraction-pool.ts).
+  // Uploaded files are read in worker threads with limits, never on the event loop (libs/knowledge/extraction).
   const extraction = ExtractionPool.shared(config.extraction);
   const list = (path: string, operationId: string): HttpRoute =>
     route({
@@ -116,16 +116,16 @@ export function contentRoutes(messages: KnowledgeMessages, config: KnowledgeConf
       body: CreateContentBody,
       // JSON escapes can double a text's bytes; the text itself is checked against the limit.
       bodyLimit: config.maxUploadBytes * 2 + 1024 * 1024,
-      upload: { fields: UploadFields, maxBytes: config.maxUploadBytes, issueLocations: { sizeBytes: ['body', 'file'], parts: ['body', 'file'], text: ['body', 'file'], mimeType: ['body', 'file'] } },
+      // The extraction's errors name the file (FILE_FIELD); the service's name the message's fields.
+      upload: { fields: UploadFields, maxBytes: config.maxUploadBytes, issueLocations: { [FILE_FIELD[0]]: ['body', 'file'], sizeBytes: ['body', 'file'], parts: ['body', 'file'], text: ['body', 'file'], mimeType: ['body', 'file'] } },
       issueLocations: { sizeBytes: ['body', 'text'], parts: ['body', 'text'] },
       status: 201,
       response: ContentRecord,
       errors: [404, 413, 503],
       handle: async ({ body, upload, scope, send }) => {
         if (upload !== null) {
-          const file = { filename: upload.file.filename, mimeType: upload.file.mimeType, bytes: upload.file.bytes };
           // Files are read in turns across workspaces, a few of each at once (FairSlots).
-          const extracted = await extraction.extract(file, scope.workspaceId);
+          const extracted = await extraction.extract(upload.file.bytes, { fileName: upload.file.filename, mimeType: upload.file.mimeType, workspaceId: scope.workspaceId });
           const fields = upload.fields;
           return createInParts(send, messages, {
             ...knowledgeScope(scope),
