@@ -68,6 +68,7 @@ const ALL_TYPES = [
   'type:port',
   'type:adapter',
   'type:application',
+  'type:compute',
   'type:http',
   'type:gateway',
   'type:host',
@@ -108,14 +109,19 @@ function layerConstraints({ inTests }) {
     only('type:port', ['type:kernel'], { banned: DRIVERS }),
     // kind:sqlite is the embedded adapters' shared SQLite opening (libs/platform/sqlite).
     only('type:adapter', ['type:port', 'type:kernel', 'kind:sqlite']),
-    only('type:application', ['type:domain', 'type:contracts', 'type:port', 'type:application', 'type:kernel'], {
+    only('type:application', ['type:domain', 'type:contracts', 'type:port', 'type:application', 'type:compute', 'type:kernel'], {
       banned: DRIVERS,
     }),
+    // Computation over inputs that holds no state and opens no store (libs/knowledge/extraction:
+    // files to text, in worker threads): both a context's application and its HTTP edge may call it;
+    // it sees contracts (its configuration) and the kernel.
+    only('type:compute', ['type:contracts', 'type:kernel'], { banned: DRIVERS }),
 
     // HTTP: a context's routes (libs/<context>/http) see contracts, the shared edge pieces
-    // (libs/platform/http) and the kernel; which contracts is narrowed by scope below.
+    // (libs/platform/http), their context's computations and the kernel; which contracts and
+    // computations is narrowed by scope below.
     // libs/platform/http itself sees the kernel only.
-    only('type:http', ['type:contracts', 'type:http', 'type:kernel'], { banned: STORAGE_DRIVERS }),
+    only('type:http', ['type:contracts', 'type:http', 'type:compute', 'type:kernel'], { banned: STORAGE_DRIVERS }),
     only(['type:http', 'scope:platform'], ['type:kernel']),
 
     // The HTTP edge (libs/gateway): contracts of any context, the http libraries, the kernel and
@@ -299,7 +305,7 @@ module.exports = defineConfig(
         {
           patterns: [
             {
-              regex: '^(@lore/platform/[a-z-]+/(sqlite|mongo|esdb|qdrant|nats|in-process)|@lore/platform/(host|sqlite)|better-sqlite3|mongodb|@eventstore/.*|@qdrant/.*|sqlite-vec)$',
+              regex: '^(@lore/platform/[a-z-]+/(sqlite|mongo|esdb|qdrant|files|nats|in-process)|@lore/platform/(host|sqlite)|better-sqlite3|mongodb|@eventstore/.*|@qdrant/.*|sqlite-vec)$',
               message: 'The registry is read by the gateway process: it names context definitions and edges only, never a store, a host or a driver.',
             },
           ],

@@ -4,7 +4,7 @@ import { bundleOptions, REPO_ROOT as ROOT } from '@lore/platform/testing';
 
 const STORAGE_DRIVERS = ['better-sqlite3', 'mongodb', '@eventstore/db-client', '@qdrant/js-client-rest', 'sqlite-vec'];
 /** Sources of the store adapters and of the host that opens them. */
-const STORE_CODE = /libs\/platform\/(?:[a-z-]+\/(?:sqlite|mongo|esdb|qdrant)|host|sqlite)\//;
+const STORE_CODE = /libs\/platform\/(?:[a-z-]+\/(?:sqlite|mongo|esdb|qdrant|files)|host|sqlite)\//;
 
 /**
  * The gateway process opens no store, so its bundle must not even load a storage driver:

@@ -12,7 +12,7 @@ import { bundleOptions, REPO_ROOT } from '@lore/platform/testing';
 export async function runKillProbe(script: string, env: Record<string, string>, timeoutMs: number): Promise<string> {
   const outdir = join(REPO_ROOT, 'dist', `probe-${process.pid}-${script.replace(/\W+/g, '-')}`);
   try {
-    await build({ ...bundleOptions(), entryPoints: { standalone: join(REPO_ROOT, 'apps/standalone/main.ts'), 'extraction-worker': join(REPO_ROOT, 'libs/knowledge/http/extraction/extraction.worker.ts') }, outdir, logLevel: 'silent' });
+    await build({ ...bundleOptions(), entryPoints: { standalone: join(REPO_ROOT, 'apps/standalone/main.ts'), 'extraction-worker': join(REPO_ROOT, 'libs/knowledge/extraction/extraction.worker.ts') }, outdir, logLevel: 'silent' });
     return await new Promise<string>((resolve, reject) => {
       execFile(
         process.execPath,

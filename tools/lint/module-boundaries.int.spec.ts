@@ -79,6 +79,18 @@ const PROBES: readonly Probe[] = [
     source: typeOf({ App: '@lore/keys/application' }),
     expect: { ruleId: BOUNDARIES, message: /"type:app" and "scope:gateway" can only depend on/ },
   },
+  {
+    title: "the knowledge extraction importing the context's application fails",
+    dir: 'libs/knowledge/extraction',
+    source: typeOf({ App: '@lore/knowledge/application' }),
+    expect: { ruleId: BOUNDARIES, message: /"type:compute" can only depend on/ },
+  },
+  {
+    title: "memory application importing knowledge's extraction fails",
+    dir: 'libs/memory/application',
+    source: typeOf({ Extraction: '@lore/knowledge/extraction' }),
+    expect: { ruleId: BOUNDARIES, message: /"scope:memory" can only depend on/ },
+  },
   // (e) the same places, importing what they may
   {
     title: 'a domain importing the kernel and zod passes',
@@ -108,6 +120,18 @@ const PROBES: readonly Probe[] = [
       Transport: '@lore/platform/transport/port',
       Fastify: 'fastify',
     }),
+    expect: 'clean',
+  },
+  {
+    title: 'knowledge application importing the knowledge extraction passes',
+    dir: 'libs/knowledge/application',
+    source: typeOf({ Extraction: '@lore/knowledge/extraction' }),
+    expect: 'clean',
+  },
+  {
+    title: 'knowledge http importing the knowledge extraction passes',
+    dir: 'libs/knowledge/http',
+    source: typeOf({ Extraction: '@lore/knowledge/extraction', Contracts: '@lore/knowledge/contracts' }),
     expect: 'clean',
   },
   {

@@ -198,6 +198,36 @@ export function describeKnowledgeContents(lore: () => LoreUnderTest): void {
       expect((await call(lore(), 'DELETE', `/api/v1/contents/${doomed.id}`, { token: me.token })).status).toBe(404);
     });
 
+    it('keeps an uploaded file as it came: downloadable by its owner only, reprocessed from it, gone with its content', async () => {
+      // Over 1 MiB of markup around a short text: the file travels in parts, its text is small.
+      const html = `<html><head><title>Kept</title></head><body><!-- ${'x'.repeat(1_200_000)} --><p>Bioluminescent plankton glow in the bay — café.</p></body></html>`;
+      const uploaded = await upload(lore(), '/api/v1/contents', { token: me.token, file: { name: 'glow été.html', type: 'text/html', content: html }, fields: { collection_id: col.id } });
+      expect(uploaded.status).toBe(201);
+      expect(uploaded.body.original).toEqual({ file_name: 'glow été.html', content_type: 'text/html', size: Buffer.byteLength(html) });
+      const download = await fetch(`${lore().url}/api/v1/contents/${uploaded.body.id}/file`, { headers: { authorization: `Bearer ${me.token}` } });
+      expect(download.status).toBe(200);
+      expect(download.headers.get('content-type')).toBe('text/html');
+      expect(download.headers.get('content-disposition')).toBe(`attachment; filename="glow _t_.html"; filename*=UTF-8''${encodeURIComponent('glow été.html')}`);
+      expect(download.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(Buffer.from(await download.arrayBuffer()).equals(Buffer.from(html))).toBe(true);
+
+      const stranger = await owner(lore());
+      expect((await call(lore(), 'GET', `/api/v1/contents/${uploaded.body.id}/file`, { token: stranger.token })).status).toBe(404);
+      const json = await addContent(lore(), me.token, { collection_id: col.id, name: 'plain', text: 'No file behind this one.' });
+      expect(json.original).toBeNull();
+      expect((await call(lore(), 'GET', `/api/v1/contents/${json.id}/file`, { token: me.token })).status).toBe(404);
+
+      await waitCompleted(lore(), me.token, uploaded.body.id);
+      expect((await call(lore(), 'POST', `/api/v1/contents/${uploaded.body.id}/reprocess`, { token: me.token })).status).toBe(200);
+      const again = await waitCompleted(lore(), me.token, uploaded.body.id);
+      expect(again.original).toEqual(uploaded.body.original);
+      const hits = await search(lore(), me.token, { collection_id: col.id, query: 'bioluminescent plankton', search_type: 'keyword' });
+      expect(ids(hits.body.results)).toContain(uploaded.body.id);
+
+      expect((await call(lore(), 'DELETE', `/api/v1/contents/${uploaded.body.id}`, { token: me.token })).status).toBe(200);
+      expect((await call(lore(), 'GET', `/api/v1/contents/${uploaded.body.id}/file`, { token: me.token })).status).toBe(404);
+    });
+
     it('reprocesses a content: back to new, then completed again', async () => {
       const content = await addContent(lore(), me.token, { collection_id: col.id, name: 'again', text: 'Sourdough starters need regular feeding with flour and water.' });
       const first = await waitCompleted(lore(), me.token, content.id);

@@ -7,8 +7,9 @@ const API_PARTS = new Set(['body', 'query', 'path', 'header']);
 
 /**
  * A service validates the message it receives and locates what it refuses in the message's own
- * terms (`["message","sizeBytes"]`, `["message","expiresAt"]`): names a caller of the HTTP API
- * never sent. The gateway re-locates such issues before answering: the route's own table first
+ * terms (`["message","sizeBytes"]`, `["message","expiresAt"]`), and code a handler calls does
+ * likewise (the file extraction: `["file"]`): names a caller of the HTTP API never sent. The
+ * gateway re-locates such issues before answering: the route's own table first
  * (`issueLocations`, e.g. sizeBytes → the uploaded file), else the field's snake_case name
  * where the route takes it (path, query, body, upload fields), else the body as a whole.
  * Issues already located in the API's terms pass unchanged.

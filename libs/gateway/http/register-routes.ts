@@ -1,7 +1,8 @@
+import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { AppError, type ValidationIssue } from '@lore/platform/kernel';
-import { EventStreamReply, TextReply, zodIssuesToValidationIssues, type HttpRoute, type RequestScope, type Send } from '@lore/platform/http';
+import { EventStreamReply, FileReply, TextReply, zodIssuesToValidationIssues, type HttpRoute, type RequestScope, type Send } from '@lore/platform/http';
 import { send, type Transport } from '@lore/platform/transport/port';
 import { authorize } from '../auth/access';
 import type { Authenticator } from '../auth/authenticator';
@@ -53,17 +54,29 @@ export function registerRoutes(
           const body = multipart ? undefined : parsePart(r.body, request.body ?? {}, 'body', issues);
           if (issues.length > 0) throw new AppError('validation', 'Request validation failed', issues);
           const timeoutMs = Math.max(requestTimeoutMs, r.timeoutMs ?? 0);
-          const sendForRequest: Send = (message, payload) =>
-            send(transport, message, payload, { requestId: request.id, timeoutMs }).catch((error: unknown) => {
-              throw inApiTerms(error, r, multipart);
-            });
+          const sendForRequest: Send = (message, payload) => send(transport, message, payload, { requestId: request.id, timeoutMs });
+          // What the handler or a service refuses in its own terms (a message's field, the file
+          // being read) is answered in the API's terms.
           // An open route (auth: false) never reads its scope.
-          const result = await r.handle({ params, query, body, upload, scope: scope as RequestScope, send: sendForRequest });
+          const result = await r.handle({ params, query, body, upload, scope: scope as RequestScope, send: sendForRequest }).catch((error: unknown) => {
+            throw inApiTerms(error, r, multipart);
+          });
           if (result instanceof EventStreamReply) {
             if (scope === null) throw new Error(`${r.path} streams events without authentication`);
             return await eventStreams.send(reply, result, headerValue(request.headers['last-event-id']), scope);
           }
           if (result instanceof TextReply) return reply.code(r.status).type(`${result.contentType}; charset=utf-8`).send(result.text);
+          if (result instanceof FileReply) {
+            return reply
+              .code(r.status)
+              .type(result.contentType)
+              .header('content-length', result.sizeBytes)
+              .header('content-disposition', contentDisposition(result.fileName))
+              // A kept upload is served as data, never rendered as a page of this origin.
+              .header('x-content-type-options', 'nosniff')
+              .header('content-security-policy', "default-src 'none'; sandbox")
+              .send(Readable.from(result.pieces()));
+          }
           return reply.code(r.status).send(result);
         } catch (error) {
           return sendError(error, request, reply);
@@ -83,4 +96,10 @@ function parsePart(schema: z.ZodType | undefined, input: unknown, location: 'pat
 
 function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
+}
+
+/** `attachment` with the name as an ASCII fallback and as RFC 5987 UTF-8 (RFC 6266): quotes, controls and non-ASCII never reach the header raw. */
+function contentDisposition(fileName: string): string {
+  const ascii = fileName.replace(/[^\x20-\x7e]|["\\]/g, '_') || 'download';
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
 }

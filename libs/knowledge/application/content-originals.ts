@@ -1,19 +1,13 @@
 import { conflict, invalid, notFound, type Clock, type Position } from '@lore/platform/kernel';
 import type { EventStore } from '@lore/platform/event-store/port';
 import { handleCommand, readAggregateState } from '@lore/platform/cqrs';
-import { seal, unseal } from '@lore/platform/crypto';
+import { openBytes, sealBytes } from '@lore/platform/crypto';
+import type { BlobStore } from '@lore/platform/blobs/port';
 import { contentDecider, contentStreamId, upcastContentEvent, visibleContent, type Access, type LiveContent, type OriginalFile } from '@lore/knowledge/domain';
 import type { ContentTexts } from './content-texts';
 
-/** What the knowledge context needs of the platform's blob store. */
-export interface OriginalBlobs {
-  put(id: string, bytes: Buffer, meta: { readonly contentType: string; readonly name: string; readonly workspaceId: string; readonly createdAt: string }): Promise<void>;
-  get(id: string): Promise<{ readonly bytes: Buffer } | null>;
-  delete(id: string): Promise<void>;
-}
-
 const contentAggregate = { name: 'content', decider: contentDecider, upcast: upcastContentEvent };
-const partId = (contentId: string, part: number): string => `${contentId}/${part}`;
+const partId = (contentId: string, part: number): string => `${contentId}_p${part}`;
 /** Associated data of a part: a part cannot be moved to another content or position. */
 const partAad = (contentId: string, part: number): string => `${contentId}:original:${part}`;
 
@@ -24,7 +18,7 @@ const partAad = (contentId: string, part: number): string => `${contentId}:origi
  * `knowledge.ContentAdded`), stored part by part after it, kept once the last part is in.
  */
 export class ContentOriginals {
-  constructor(private readonly deps: { readonly events: EventStore; readonly blobs: OriginalBlobs; readonly texts: ContentTexts; readonly clock: Clock }) {}
+  constructor(private readonly deps: { readonly events: EventStore; readonly blobs: BlobStore; readonly texts: ContentTexts; readonly clock: Clock }) {}
 
   /** Stores part `part` (0-based) of the content's declared original; the last one marks it kept. Returns the position to wait for, if any. */
   async storePart(command: { readonly contentId: string; readonly access: Access; readonly part: number; readonly bytes: Buffer }): Promise<Position | null> {
@@ -35,12 +29,12 @@ export class ContentOriginals {
     if (command.part >= original.file.parts) throw invalid(['message', 'part'], `The original has ${original.file.parts} parts`);
     const key = await this.deps.texts.keyOf(content);
     if (key === null) throw conflict('The content was added before originals were kept');
-    const sealed = Buffer.from(seal(key.key, command.bytes, partAad(content.contentId, command.part)));
+    const sealed = sealBytes(key, command.bytes, partAad(content.contentId, command.part));
     await this.deps.blobs.put(partId(content.contentId, command.part), sealed, {
       contentType: original.file.contentType,
       name: original.file.name,
       workspaceId: content.workspaceId,
-      createdAt: this.deps.clock.now().toISOString(),
+      createdAt: this.deps.clock.now(),
     });
     if (command.part !== original.file.parts - 1) return null;
     for (let part = 0; part < original.file.parts - 1; part++) {
@@ -76,7 +70,7 @@ export class ContentOriginals {
     const key = await this.deps.texts.keyOf(content);
     const blob = await this.deps.blobs.get(partId(content.contentId, part));
     if (key === null || blob === null) throw notFound('Original file');
-    return unseal(key.key, blob.bytes.toString('utf8'), partAad(content.contentId, part));
+    return openBytes(key.key, blob.bytes, partAad(content.contentId, part));
   }
 
   private async content(contentId: string, access: Access): Promise<LiveContent> {

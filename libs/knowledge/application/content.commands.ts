@@ -10,10 +10,10 @@ import { encodeVector } from './chunk-shape';
 import { toChunkRecord, toContentRecord } from './content-records';
 import type { ContentTexts } from './content-texts';
 import type { ContentOriginals } from './content-originals';
+import { KNOWLEDGE_ERASURE } from './knowledge-erasure.reactor';
 
 /** Extracts a file's text (in worker threads, with limits); errors name the limit a file exceeded. */
 export type ExtractText = (file: { readonly filename: string; readonly mimeType: string; readonly bytes: Buffer }, workspaceId: string) => Promise<{ readonly text: string }>;
-import { KNOWLEDGE_ERASURE } from './knowledge-erasure.reactor';
 
 /**
  * Nesting a vector point's payload metadata may have (the vector stores refuse deeper). The

@@ -14,6 +14,7 @@ import { collectionCascadeReactor } from './collection-cascade.reactor';
 import { IngestionWorkers } from './ingestion/ingestion-workers';
 import { ingestionReactor } from './ingestion/ingestion.reactor';
 import { reindexReactor } from './reindex.reactor';
+import { ExtractionPool } from '@lore/knowledge/extraction';
 import { ContentTexts } from './content-texts';
 import { ContentOriginals } from './content-originals';
 import { originalsRetention } from './originals-retention.worker';
@@ -36,7 +37,9 @@ export const knowledgeContext = defineContext({
     const texts = new ContentTexts(deps.keyring);
     const originals = new ContentOriginals({ ...deps, texts });
     const collections = new CollectionCommands(deps);
-    const contents = new ContentCommands(deps, texts, originals, deps.config.maxUploadBytes, deps.config.quotas);
+    // Re-extraction of kept originals, in this process's worker threads (the gateway has its own for uploads).
+    const extraction = ExtractionPool.shared(deps.config.extraction);
+    const contents = new ContentCommands(deps, texts, originals, (file, workspaceId) => extraction.extract(file.bytes, { fileName: file.filename, mimeType: file.mimeType, workspaceId }), deps.config.maxUploadBytes, deps.config.quotas);
     const queries = new KnowledgeQueries(deps.documents, deps.vectors);
     const search = new KnowledgeSearch({ ...deps, queries });
     const workers = new IngestionWorkers({ ...deps, texts, config: deps.config.processing });

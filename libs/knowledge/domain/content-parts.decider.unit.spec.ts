@@ -21,7 +21,7 @@ describe('content decider: text in parts', () => {
     spec.given([addedInParts(3, 'aa', 6)]).when({ kind: 'append-text', access, part: 1, text: 'bb', bytes: 2 }).then([appended(1, 'bb')]);
     expect(live([addedInParts(3, 'aa', 6), appended(1, 'bb')]).phase).toBe('uploading');
     const whole = live([addedInParts(3, 'aa', 6), appended(1, 'bb'), appended(2, 'cc')]);
-    expect({ phase: whole.phase, text: whole.textParts.join('') }).toEqual({ phase: 'new', text: 'aabbcc' });
+    expect({ phase: whole.phase, parts: whole.textParts }).toEqual({ phase: 'new', parts: ['aa', 'bb', 'cc'] });
   });
 
   it('refuses a part out of order, a part too many, and parts that do not add up to the size announced', () => {

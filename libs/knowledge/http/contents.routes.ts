@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { AppError, invalid, type RequestOf } from '@lore/platform/kernel';
-import { route, skipLimitQuery, unkeepableJsonIssue, type HttpRoute, type Send } from '@lore/platform/http';
-import { CollectionId, CONTENT_PART_CHARS, CONTENT_STATUSES, contentFields, ContentId, ContentRecord, jsonObject, textParts, type KnowledgeConfig, type KnowledgeMessages } from '@lore/knowledge/contracts';
-import { ExtractionPool } from './extraction/extraction-pool';
+import { FileReply, route, skipLimitQuery, unkeepableJsonIssue, type HttpRoute, type Send } from '@lore/platform/http';
+import { CollectionId, CONTENT_PART_CHARS, CONTENT_STATUSES, contentFields, ContentId, ContentRecord, jsonObject, ORIGINAL_PART_BYTES, textParts, type KnowledgeConfig, type KnowledgeMessages } from '@lore/knowledge/contracts';
+import { ExtractionPool, FILE_FIELD } from '@lore/knowledge/extraction';
 import { knowledgeScope } from './knowledge-scope';
 
 
@@ -56,16 +56,31 @@ function parseMetadata(text: string | undefined): Record<string, unknown> | null
 
 /**
  * Creates a content, sending a long text in parts (each message below the transport's and
- * the event store's limits). A failure half-way deletes the incomplete content.
+ * the event store's limits), then the uploaded file to keep, in parts too. A failure half-way
+ * deletes the incomplete content (which erases what of it was stored).
  */
-async function createInParts(send: Send, messages: KnowledgeMessages, request: Omit<RequestOf<KnowledgeMessages['createContent']>, 'parts' | 'sizeBytes'>): Promise<ContentRecord> {
+async function createInParts(
+  send: Send,
+  messages: KnowledgeMessages,
+  request: Omit<RequestOf<KnowledgeMessages['createContent']>, 'parts' | 'sizeBytes' | 'original'>,
+  file?: { readonly name: string; readonly contentType: string; readonly bytes: Buffer },
+): Promise<ContentRecord> {
   const parts = textParts(request.text, CONTENT_PART_CHARS);
   const [first, ...rest] = parts;
   if (first === undefined) throw invalid(['body', 'text'], 'The text is empty');
-  const created = await send(messages.createContent, { ...request, text: first, parts: parts.length, sizeBytes: Buffer.byteLength(request.text) });
+  const original = file === undefined ? undefined : { name: file.name, contentType: file.contentType, sizeBytes: file.bytes.length, parts: Math.ceil(file.bytes.length / ORIGINAL_PART_BYTES) };
+  const created = await send(messages.createContent, { ...request, text: first, parts: parts.length, sizeBytes: Buffer.byteLength(request.text), ...(original === undefined ? {} : { original }) });
   let record = created;
   try {
     for (const [i, text] of rest.entries()) record = await send(messages.appendContentText, { ...knowledgeRef(request), contentId: created.id, part: i + 1, text });
+    if (file !== undefined && original !== undefined) {
+      for (let part = 0; part < original.parts; part++) {
+        const data = file.bytes.subarray(part * ORIGINAL_PART_BYTES, (part + 1) * ORIGINAL_PART_BYTES).toString('base64');
+        await send(messages.putContentOriginalPart, { ...knowledgeRef(request), contentId: created.id, part, data });
+      }
+      // The record as created (processing may have gone on meanwhile), showing its original kept.
+      record = { ...record, original: (await send(messages.getContent, { ...knowledgeRef(request), contentId: created.id })).original };
+    }
   } catch (error) {
     await send(messages.deleteContent, { ...knowledgeRef(request), contentId: created.id }).catch(() => undefined);
     throw error;
@@ -73,12 +88,18 @@ async function createInParts(send: Send, messages: KnowledgeMessages, request: O
   return record;
 }
 
+/** A copy of the uploaded file to keep beside its text, unless over KNOWLEDGE_ORIGINALS_MAX_BYTES. */
+function keptOriginal(file: { readonly filename: string; readonly bytes: Buffer }, maxBytes: number): { name: string; bytes: Buffer } | undefined {
+  if (file.bytes.length === 0 || file.bytes.length > maxBytes) return undefined;
+  return { name: file.filename || 'upload', bytes: Buffer.from(file.bytes) };
+}
+
 const knowledgeRef = (r: { workspaceId: string; actor: string; collections: string[] | null }) => ({ workspaceId: r.workspaceId, actor: r.actor, collections: r.collections });
 
 /** Contents (SPEC §4.4): JSON or file upload, list (also at `/contents`), get, delete, reprocess. */
 export function contentRoutes(messages: KnowledgeMessages, config: KnowledgeConfig): HttpRoute[] {
   const common = { tags: ['Contents'], auth: true } as const;
-  // Uploaded files are read in worker threads with limits, never on the event loop (extraction-pool.ts).
+  // Uploaded files are read in worker threads with limits, never on the event loop (libs/knowledge/extraction).
   const extraction = ExtractionPool.shared(config.extraction);
   const list = (path: string, operationId: string): HttpRoute =>
     route({
@@ -116,16 +137,18 @@ export function contentRoutes(messages: KnowledgeMessages, config: KnowledgeConf
       body: CreateContentBody,
       // JSON escapes can double a text's bytes; the text itself is checked against the limit.
       bodyLimit: config.maxUploadBytes * 2 + 1024 * 1024,
-      upload: { fields: UploadFields, maxBytes: config.maxUploadBytes, issueLocations: { sizeBytes: ['body', 'file'], parts: ['body', 'file'], text: ['body', 'file'], mimeType: ['body', 'file'] } },
+      // The extraction's errors name the file (FILE_FIELD); the service's name the message's fields.
+      upload: { fields: UploadFields, maxBytes: config.maxUploadBytes, issueLocations: { [FILE_FIELD[0]]: ['body', 'file'], sizeBytes: ['body', 'file'], parts: ['body', 'file'], text: ['body', 'file'], mimeType: ['body', 'file'] } },
       issueLocations: { sizeBytes: ['body', 'text'], parts: ['body', 'text'] },
       status: 201,
       response: ContentRecord,
       errors: [404, 413, 503],
       handle: async ({ body, upload, scope, send }) => {
         if (upload !== null) {
-          const file = { filename: upload.file.filename, mimeType: upload.file.mimeType, bytes: upload.file.bytes };
+          // Copied first: the extraction hands the upload's memory to its worker thread.
+          const original = keptOriginal(upload.file, config.originals.maxBytes);
           // Files are read in turns across workspaces, a few of each at once (FairSlots).
-          const extracted = await extraction.extract(file, scope.workspaceId);
+          const extracted = await extraction.extract(upload.file.bytes, { fileName: upload.file.filename, mimeType: upload.file.mimeType, workspaceId: scope.workspaceId });
           const fields = upload.fields;
           return createInParts(send, messages, {
             ...knowledgeScope(scope),
@@ -135,7 +158,7 @@ export function contentRoutes(messages: KnowledgeMessages, config: KnowledgeConf
             metadata: parseMetadata(fields.metadata),
             text: extracted.text,
             mimeType: extracted.mimeType,
-          });
+          }, original === undefined ? undefined : { ...original, contentType: extracted.mimeType });
         }
         if (body === undefined) throw invalid(['body'], 'Field required', 'missing');
         if (Buffer.byteLength(body.text) > config.maxUploadBytes) throw new AppError('too_large', `The text is larger than ${config.maxUploadBytes} bytes`);
@@ -167,6 +190,28 @@ export function contentRoutes(messages: KnowledgeMessages, config: KnowledgeConf
     }),
     route({
       ...common,
+      method: 'GET',
+      path: '/api/v1/contents/:content_id/file',
+      operationId: 'download_content_file',
+      summary: 'Download the uploaded file as it came (while it is kept: README, "Original files")',
+      permission: ['collections', 'read'],
+      params: ContentParams,
+      status: 200,
+      response: z.string().describe('The file\'s bytes'),
+      textResponses: ['application/octet-stream'],
+      errors: [404],
+      handle: async ({ params, scope, send }) => {
+        const ref = { ...knowledgeScope(scope), contentId: params.content_id };
+        // The first part says what the file is; each later one is fetched as the client reads.
+        const first = await send(messages.getContentOriginalPart, { ...ref, part: 0 });
+        return new FileReply(first.contentType, first.name, first.sizeBytes, async function* pieces() {
+          yield Buffer.from(first.data, 'base64');
+          for (let part = 1; part < first.parts; part++) yield Buffer.from((await send(messages.getContentOriginalPart, { ...ref, part })).data, 'base64');
+        });
+      },
+    }),
+    route({
+      ...common,
       method: 'DELETE',
       path: '/api/v1/contents/:content_id',
       operationId: 'delete_content',
@@ -186,7 +231,7 @@ export function contentRoutes(messages: KnowledgeMessages, config: KnowledgeConf
       method: 'POST',
       path: '/api/v1/contents/:content_id/reprocess',
       operationId: 'reprocess_content',
-      summary: 'Process a content again from its text (after a failure, or with new settings)',
+      summary: 'Process a content again (after a failure, or with new settings): from its kept original file, extracted again, else from its text',
       permission: ['collections', 'write'],
       params: ContentParams,
       status: 200,

@@ -8,6 +8,7 @@ import type { ReadModelProjection, Reactor } from '@lore/platform/projections';
 import type { VectorStore } from '@lore/platform/vectors/port';
 import type { EmbeddingModels } from '@lore/platform/embeddings/port';
 import type { Egress } from '@lore/platform/egress/port';
+import type { BlobStore } from '@lore/platform/blobs/port';
 
 /**
  * Read-your-writes for a context's commands (ARCHITECTURE §3.6): `settle` waits until the
@@ -33,6 +34,8 @@ export interface ContextDeps<Config> {
   readonly keyring: Keyring;
   /** The context's own vector store, opened on first use. */
   readonly vectors: VectorStore;
+  /** The context's own files (originals of uploads), opened on first use; callers seal what they put. */
+  readonly blobs: BlobStore;
   /** The process's embedding models (shared by its contexts: one local model in memory). */
   readonly embeddings: EmbeddingModels;
   readonly transport: Transport;

@@ -10,6 +10,10 @@ import type { VectorStore } from '@lore/platform/vectors/port';
 import { openSqliteVectorStore } from '@lore/platform/vectors/sqlite';
 import { openQdrantVectorStore } from '@lore/platform/vectors/qdrant';
 import { Keyring, loadMasterKey, masterKeyGeneratedMessage } from '@lore/platform/crypto';
+import type { BlobStore } from '@lore/platform/blobs/port';
+import { openFileBlobStore } from '@lore/platform/blobs/files';
+import { openGridFsBlobStore } from '@lore/platform/blobs/mongo';
+import { lazyBlobStore } from './lazy-blob-store';
 import { lazyVectorStore } from './lazy-vector-store';
 import type { Logger } from 'pino';
 import type { LoreConfig } from '@lore/platform/runtime';
@@ -20,6 +24,8 @@ export interface ContextStores {
   readonly keyring: Keyring;
   /** Opened on first use: Qdrant when QDRANT_URL is set, else DATA_DIR/<context>/vectors.db. */
   readonly vectors: VectorStore;
+  /** Opened on first use: GridFS bucket `originals` in <prefix>_<context>_blobs when MONGODB_URL is set, else DATA_DIR/<context>/originals/. */
+  readonly blobs: BlobStore;
   close(): Promise<void>;
 }
 
@@ -58,12 +64,18 @@ export async function openContextStores(config: LoreConfig, context: string, log
       ? openQdrantVectorStore({ url: config.qdrantUrl, prefix: `${config.qdrantCollectionPrefix}_${context}`, ...(config.qdrantApiKey === undefined ? {} : { apiKey: config.qdrantApiKey }) })
       : openSqliteVectorStore({ path: join(dir, 'vectors.db') }),
   );
+  // Kept files are not rebuildable either: a database of their own, like the keys, never a read model's.
+  const blobs = lazyBlobStore(async () =>
+    config.mongoUrl ? openGridFsBlobStore({ url: config.mongoUrl, database: `${database}_blobs`, bucket: 'originals' }) : openFileBlobStore({ dir: join(dir, 'originals') }),
+  );
   return {
     events,
     documents,
     keyring,
     vectors,
+    blobs,
     async close() {
+      await blobs.close();
       await vectors.close();
       await events.close();
       await documents.close();

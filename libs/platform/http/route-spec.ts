@@ -59,6 +59,20 @@ export class TextReply {
   ) {}
 }
 
+/**
+ * A success body that is a file (a kept upload): its bytes as they come (one piece at a time,
+ * so a large file is never whole in the gateway's memory), with its media type, length and the
+ * name offered for saving. Routes returning one list its possible types in `textResponses`.
+ */
+export class FileReply {
+  constructor(
+    readonly contentType: string,
+    readonly fileName: string,
+    readonly sizeBytes: number,
+    readonly pieces: () => AsyncIterable<Buffer>,
+  ) {}
+}
+
 /** One Server-Sent Event: `id` is what a client resumes from (`Last-Event-ID`). */
 export interface ServerSentEvent {
   readonly id?: string;

@@ -25,7 +25,7 @@ async function locate(): Promise<string> {
   if (!existsSync(source)) {
     throw new AppError('internal', `${bundled} is missing: build Lore with tools/build.mjs, which bundles the extraction worker beside the app`);
   }
-  const root = join(__dirname, '..', '..', '..', '..');
+  const root = join(__dirname, '..', '..', '..');
   const { build } = await import('esbuild');
   const result = await build({
     entryPoints: [source],

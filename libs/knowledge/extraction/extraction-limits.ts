@@ -1,6 +1,6 @@
 import { invalid, type AppError } from '@lore/platform/kernel';
 
-import { FILE_LOC } from './file-format';
+import { FILE_FIELD } from './file-format';
 
 /**
  * What one uploaded file may cost to read, checked inside the extraction worker before or
@@ -55,7 +55,7 @@ export const LIMIT_EXCEEDED = 'limit_exceeded';
  * `"page.html" nests its HTML deeper than 512 levels (KNOWLEDGE_EXTRACT_MAX_DEPTH)`.
  */
 export function limitExceeded(filename: string, what: string, limit: keyof typeof LIMIT_VARIABLES): AppError {
-  return invalid(FILE_LOC, `"${filename}" ${what} (${LIMIT_VARIABLES[limit]})`, LIMIT_EXCEEDED);
+  return invalid(FILE_FIELD, `"${filename}" ${what} (${LIMIT_VARIABLES[limit]})`, LIMIT_EXCEEDED);
 }
 
 /** Throws once extracted text outgrows `maxTextChars`; readers call it as their output grows. */

@@ -70,7 +70,7 @@ beforeAll(loadPdfjsForJest);
 describe('extractText: pdf', () => {
   it('extracts the text of each page, separated by a blank line, with page count and title', async () => {
     const bytes = buildPdf(['Hello PDF world', 'Second page'], { title: 'Fixture Title' });
-    await expect(extractText({ filename: 'hello.pdf', bytes })).resolves.toEqual({
+    await expect(extractText({ fileName: 'hello.pdf', bytes })).resolves.toEqual({
       text: 'Hello PDF world\n\nSecond page',
       format: 'pdf',
       mimeType: 'application/pdf',
@@ -84,32 +84,32 @@ describe('extractText: pdf', () => {
     const pdf = buildPdf(['Hello PDF world']);
     const bytes = Buffer.alloc(pdf.length);
     bytes.set(pdf);
-    await extractText({ filename: 'hello.pdf', bytes });
+    await extractText({ fileName: 'hello.pdf', bytes });
     expect(bytes.byteLength).toBe(pdf.length);
   });
 
   it('recognises a PDF by its bytes when neither name nor type says so', async () => {
-    const result = await extractText({ filename: 'upload', mimeType: 'application/octet-stream', bytes: buildPdf(['Hello PDF world']) });
+    const result = await extractText({ fileName: 'upload', mimeType: 'application/octet-stream', bytes: buildPdf(['Hello PDF world']) });
     expect(result).toMatchObject({ format: 'pdf', title: null, pages: 1, text: 'Hello PDF world' });
   });
 
   it('rejects a PDF without extractable text (a scan) and says there is no OCR', async () => {
-    const error = await rejection(extractText({ filename: 'scan.pdf', bytes: buildPdf(['', '']) }));
+    const error = await rejection(extractText({ fileName: 'scan.pdf', bytes: buildPdf(['', '']) }));
     expect(error.message).toMatch(/no extractable text.*OCR/);
   });
 
   it('rejects a password-protected PDF with a clear message', async () => {
-    const error = await rejection(extractText({ filename: 'secret.pdf', bytes: buildPdf(['Hello PDF world'], { encrypted: true }) }));
+    const error = await rejection(extractText({ fileName: 'secret.pdf', bytes: buildPdf(['Hello PDF world'], { encrypted: true }) }));
     expect(error.message).toMatch(/encrypted \(password-protected\)/);
   });
 
   it('rejects a corrupt PDF', async () => {
-    const error = await rejection(extractText({ filename: 'bad.pdf', bytes: utf8('%PDF-1.7\nthis is not a pdf body') }));
+    const error = await rejection(extractText({ fileName: 'bad.pdf', bytes: utf8('%PDF-1.7\nthis is not a pdf body') }));
     expect(error.message).toMatch(/could not be read as a PDF/);
   });
 
   it('rejects a .pdf that is not a PDF at all', async () => {
-    const error = await rejection(extractText({ filename: 'fake.pdf', bytes: utf8('just some text') }));
+    const error = await rejection(extractText({ fileName: 'fake.pdf', bytes: utf8('just some text') }));
     expect(error.message).toMatch(/"fake.pdf" is not a PDF file/);
   });
 });
@@ -117,7 +117,7 @@ describe('extractText: pdf', () => {
 describe('extractText: docx', () => {
   it('extracts paragraphs separated by a blank line', async () => {
     const bytes = await buildDocx(['First paragraph', 'Second paragraph']);
-    await expect(extractText({ filename: 'letter.docx', bytes })).resolves.toEqual({
+    await expect(extractText({ fileName: 'letter.docx', bytes })).resolves.toEqual({
       text: 'First paragraph\n\nSecond paragraph',
       format: 'docx',
       mimeType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
@@ -128,7 +128,7 @@ describe('extractText: docx', () => {
 
   it('rejects a corrupt DOCX (a truncated ZIP)', async () => {
     const bytes = await buildDocx(['First paragraph', 'Second paragraph']);
-    const error = await rejection(extractText({ filename: 'letter.docx', bytes: bytes.slice(0, Math.floor(bytes.length * 0.6)) }));
+    const error = await rejection(extractText({ fileName: 'letter.docx', bytes: bytes.slice(0, Math.floor(bytes.length * 0.6)) }));
     expect(error.message).toMatch(/could not be read as a DOCX document/);
   });
 });

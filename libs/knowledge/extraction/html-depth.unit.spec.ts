@@ -18,7 +18,7 @@ describe('checkHtmlDepth', () => {
     expect(depthError(`${'<div>'.repeat(10)}x${'</div>'.repeat(10)}`)).toBeUndefined();
     const error = depthError(`${'<div>'.repeat(11)}x`);
     expect(error).toBeInstanceOf(AppError);
-    expect(error?.issues).toEqual([{ loc: ['body', 'file'], msg: '"page.html" nests its HTML deeper than 10 levels (KNOWLEDGE_EXTRACT_MAX_DEPTH)', type: 'limit_exceeded' }]);
+    expect(error?.issues).toEqual([{ loc: ['file'], msg: '"page.html" nests its HTML deeper than 10 levels (KNOWLEDGE_EXTRACT_MAX_DEPTH)', type: 'limit_exceeded' }]);
   });
 
   it('counts depth as the DOM has it: closed, implicitly closed and void elements do not nest', () => {

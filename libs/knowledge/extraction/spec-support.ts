@@ -35,6 +35,6 @@ export async function rejection(promise: Promise<unknown>): Promise<AppError> {
   expect(error).toBeInstanceOf(AppError);
   const appError = error as AppError;
   expect(appError.code).toBe('validation');
-  expect(appError.issues[0]?.loc).toEqual(['body', 'file']);
+  expect(appError.issues[0]?.loc).toEqual(['file']);
   return appError;
 }

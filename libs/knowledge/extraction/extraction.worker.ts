@@ -14,7 +14,7 @@ import type { ExtractionLimits } from './extraction-limits';
 export interface ExtractionTask {
   /** Names the task in the `started` message. */
   readonly id: number;
-  readonly filename: string;
+  readonly fileName: string;
   readonly mimeType: string | null;
   readonly bytes: Uint8Array;
   readonly limits: ExtractionLimits;

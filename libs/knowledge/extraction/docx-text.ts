@@ -1,7 +1,7 @@
 import { invalid } from '@lore/platform/kernel';
 import mammoth from 'mammoth';
 
-import { FILE_LOC } from './file-format';
+import { FILE_FIELD } from './file-format';
 import { normaliseNewlines, tidyBlocks } from './utf8-text';
 
 /**
@@ -20,7 +20,7 @@ export async function docxText(bytes: Uint8Array, filename: string): Promise<str
     // word/document.xml. mammoth's messages ("Can't find end of central directory") are kept
     // as detail after a reason the uploader can act on.
     const detail = error instanceof Error ? `: ${error.message}` : '';
-    throw invalid(FILE_LOC, `"${filename}" could not be read as a DOCX document (it is corrupt or not a Word file)${detail}`);
+    throw invalid(FILE_FIELD, `"${filename}" could not be read as a DOCX document (it is corrupt or not a Word file)${detail}`);
   }
   return tidyBlocks(normaliseNewlines(raw));
 }

@@ -29,42 +29,42 @@ describe('detectFormat', () => {
     ['a.json', 'json'],
     ['a.csv', 'csv'],
   ])('maps %s to %s by extension', (filename, format) => {
-    expect(detectFormat({ filename, bytes: text('x') })).toBe(format);
+    expect(detectFormat({ fileName: filename, bytes: text('x') })).toBe(format);
   });
 
   it('prefers the extension to a declared MIME type', () => {
-    expect(detectFormat({ filename: 'notes.md', mimeType: 'text/plain', bytes: text('# x') })).toBe('markdown');
+    expect(detectFormat({ fileName: 'notes.md', mimeType: 'text/plain', bytes: text('# x') })).toBe('markdown');
   });
 
   it('falls back to the MIME type, ignoring parameters and case, and reads +json', () => {
-    expect(detectFormat({ filename: 'upload', mimeType: 'Text/CSV; charset=utf-8', bytes: text('a,b') })).toBe('csv');
-    expect(detectFormat({ filename: 'blob.bin', mimeType: 'application/ld+json', bytes: text('{}') })).toBe('json');
+    expect(detectFormat({ fileName: 'upload', mimeType: 'Text/CSV; charset=utf-8', bytes: text('a,b') })).toBe('csv');
+    expect(detectFormat({ fileName: 'blob.bin', mimeType: 'application/ld+json', bytes: text('{}') })).toBe('json');
   });
 
   it('sniffs PDF and DOCX when name and type say nothing', () => {
-    expect(detectFormat({ filename: 'upload', mimeType: 'application/octet-stream', bytes: PDF })).toBe('pdf');
-    expect(detectFormat({ filename: 'upload', bytes: zipWith('word/document.xml') })).toBe('docx');
+    expect(detectFormat({ fileName: 'upload', mimeType: 'application/octet-stream', bytes: PDF })).toBe('pdf');
+    expect(detectFormat({ fileName: 'upload', bytes: zipWith('word/document.xml') })).toBe('docx');
   });
 
   it('rejects an unsupported extension, listing what is supported', () => {
-    const error = failure({ filename: 'archive.tar.xyz', bytes: text('x') });
+    const error = failure({ fileName: 'archive.tar.xyz', bytes: text('x') });
     expect(error.code).toBe('validation');
     expect(error.issues).toEqual([
-      { loc: ['body', 'file'], msg: 'Unsupported file type ".xyz"; supported: txt, md, html, json, csv, pdf, docx', type: 'value_error' },
+      { loc: ['file'], msg: 'Unsupported file type ".xyz"; supported: txt, md, html, json, csv, pdf, docx', type: 'value_error' },
     ]);
   });
 
   it('rejects a ZIP that is not a Word document (e.g. a spreadsheet)', () => {
-    expect(failure({ filename: 'upload', bytes: zipWith('xl/workbook.xml') }).message).toMatch(/^Unsupported file type "upload"/);
+    expect(failure({ fileName: 'upload', bytes: zipWith('xl/workbook.xml') }).message).toMatch(/^Unsupported file type "upload"/);
   });
 
   it('rejects a .pdf or application/pdf whose bytes are not a PDF', () => {
-    expect(failure({ filename: 'report.pdf', bytes: text('hello') }).message).toMatch(/"report.pdf" is not a PDF file/);
-    expect(failure({ filename: 'upload', mimeType: 'application/pdf', bytes: text('hello') }).message).toMatch(/is not a PDF/);
+    expect(failure({ fileName: 'report.pdf', bytes: text('hello') }).message).toMatch(/"report.pdf" is not a PDF file/);
+    expect(failure({ fileName: 'upload', mimeType: 'application/pdf', bytes: text('hello') }).message).toMatch(/is not a PDF/);
   });
 
   it('rejects a .docx that is not a ZIP with word/document.xml', () => {
-    expect(failure({ filename: 'a.docx', bytes: text('hello') }).message).toMatch(/"a.docx" is not a DOCX file/);
-    expect(failure({ filename: 'a.docx', bytes: zipWith('xl/workbook.xml') }).message).toMatch(/is not a DOCX file/);
+    expect(failure({ fileName: 'a.docx', bytes: text('hello') }).message).toMatch(/"a.docx" is not a DOCX file/);
+    expect(failure({ fileName: 'a.docx', bytes: zipWith('xl/workbook.xml') }).message).toMatch(/is not a DOCX file/);
   });
 });

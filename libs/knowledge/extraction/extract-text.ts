@@ -3,7 +3,7 @@ import { invalid } from '@lore/platform/kernel';
 import { csvText } from './csv-text';
 import { docxText } from './docx-text';
 import { checkTextSize, DEFAULT_EXTRACTION_LIMITS, type ExtractionLimits } from './extraction-limits';
-import { detectFormat, FILE_LOC, MIME_OF } from './file-format';
+import { detectFormat, FILE_FIELD, MIME_OF } from './file-format';
 import type { FileFormat, UploadedFile } from './file-format';
 import { checkHtmlDepth } from './html-depth';
 import { htmlText } from './html-text';
@@ -16,12 +16,12 @@ export { detectFormat } from './file-format';
 export type { FileFormat, UploadedFile } from './file-format';
 
 /**
- * Plain text of an uploaded file, ready for chunking: the one entry point of this folder.
- * Every failure the uploader can fix (unsupported type, a file that is not what its name says,
- * invalid UTF-8 or JSON, a corrupt or encrypted PDF, a DOCX that does not unpack, no text at
- * all, a file over one of `limits`) is an AppError with code 'validation' located at
- * ['body', 'file']. This runs the readers in the calling thread: the gateway calls it through
- * the extraction pool (extraction-pool.ts), which adds the limits on time and memory.
+ * Plain text of a file, ready for chunking. Every failure the uploader can fix (unsupported
+ * type, a file that is not what its name says, invalid UTF-8 or JSON, a corrupt or encrypted
+ * PDF, a DOCX that does not unpack, no text at all, a file over one of `limits`) is an AppError
+ * with code 'validation' located at the file (FILE_FIELD, `["file"]`). This runs the readers in
+ * the calling thread: production code calls it through the extraction pool
+ * (extraction-pool.ts), which adds the limits on time and memory.
  */
 export interface ExtractedText {
   readonly text: string;
@@ -37,15 +37,15 @@ export interface ExtractedText {
 export async function extractText(file: UploadedFile, limits: ExtractionLimits = DEFAULT_EXTRACTION_LIMITS): Promise<ExtractedText> {
   const format = detectFormat(file);
   const { text, title = null, pages = null } = await read(format, file, limits);
-  checkTextSize(text.length, limits, file.filename);
+  checkTextSize(text.length, limits, file.fileName);
   if (text.trim() === '') {
     // An empty result would be indexed as nothing; say why instead. For a PDF that almost
     // always means a scan: its pages are images, and we do no OCR.
     throw invalid(
-      FILE_LOC,
+      FILE_FIELD,
       format === 'pdf'
-        ? `"${file.filename}" has no extractable text (it is probably scanned images; OCR is not supported)`
-        : `"${file.filename}" contains no text`,
+        ? `"${file.fileName}" has no extractable text (it is probably scanned images; OCR is not supported)`
+        : `"${file.fileName}" contains no text`,
     );
   }
   return { text, format, mimeType: MIME_OF[format], title, pages };
@@ -57,7 +57,7 @@ interface Read {
   readonly pages?: number;
 }
 
-async function read(format: FileFormat, { filename, bytes }: UploadedFile, limits: ExtractionLimits): Promise<Read> {
+async function read(format: FileFormat, { fileName: filename, bytes }: UploadedFile, limits: ExtractionLimits): Promise<Read> {
   switch (format) {
     case 'text':
     case 'markdown':

@@ -10,13 +10,17 @@ import { invalid } from '@lore/platform/kernel';
 export type FileFormat = 'text' | 'markdown' | 'html' | 'json' | 'csv' | 'pdf' | 'docx';
 
 export interface UploadedFile {
-  readonly filename: string;
+  readonly fileName: string;
   readonly mimeType?: string | null;
   readonly bytes: Uint8Array;
 }
 
-/** Where errors point: the multipart field the file came in. */
-export const FILE_LOC = ['body', 'file'] as const;
+/**
+ * Where errors point: the file being read, in the extraction's own terms. A caller that got
+ * the file from a request maps it to where the file came in (the gateway: the multipart field,
+ * `["body","file"]`, through the route's `issueLocations`).
+ */
+export const FILE_FIELD = ['file'] as const;
 
 const SUPPORTED = 'txt, md, html, json, csv, pdf, docx';
 
@@ -60,19 +64,19 @@ export const MIME_OF: Readonly<Record<FileFormat, string>> = {
 };
 
 export function detectFormat(file: UploadedFile): FileFormat {
-  const extension = extensionOf(file.filename);
+  const extension = extensionOf(file.fileName);
   const format =
     (extension === null ? undefined : BY_EXTENSION[extension]) ?? fromMime(file.mimeType) ?? sniff(file.bytes);
   if (format === undefined) {
-    const what = extension === null ? `"${file.filename}" (no known extension or type)` : `".${extension}"`;
-    throw invalid(FILE_LOC, `Unsupported file type ${what}; supported: ${SUPPORTED}`, 'value_error');
+    const what = extension === null ? `"${file.fileName}" (no known extension or type)` : `".${extension}"`;
+    throw invalid(FILE_FIELD, `Unsupported file type ${what}; supported: ${SUPPORTED}`, 'value_error');
   }
   // Cross-check the binary formats: their readers would otherwise fail with an obscure error.
   if (format === 'pdf' && !isPdf(file.bytes)) {
-    throw invalid(FILE_LOC, `"${file.filename}" is not a PDF file (it does not start with %PDF-)`);
+    throw invalid(FILE_FIELD, `"${file.fileName}" is not a PDF file (it does not start with %PDF-)`);
   }
   if (format === 'docx' && !isDocx(file.bytes)) {
-    throw invalid(FILE_LOC, `"${file.filename}" is not a DOCX file (not a ZIP archive with word/document.xml)`);
+    throw invalid(FILE_FIELD, `"${file.fileName}" is not a DOCX file (not a ZIP archive with word/document.xml)`);
   }
   return format;
 }

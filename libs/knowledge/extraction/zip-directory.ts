@@ -2,7 +2,7 @@ import { inflateRawSync } from 'node:zlib';
 
 import { invalid } from '@lore/platform/kernel';
 
-import { FILE_LOC } from './file-format';
+import { FILE_FIELD } from './file-format';
 import { limitExceeded, type ExtractionLimits } from './extraction-limits';
 
 /** Entries at most this large are not held to the ratio: tiny files of repeated bytes compress absurdly and harmlessly. */
@@ -101,10 +101,10 @@ function verifySize(buffer: Buffer, entry: ZipEntry, filename: string): void {
     else throw corrupt(filename, `${entry.name} does not inflate`);
   }
   if (inflated !== entry.uncompressedSize) {
-    throw invalid(FILE_LOC, `"${filename}" could not be read as a DOCX document: ${entry.name} expands to a size other than its ZIP directory declares`);
+    throw invalid(FILE_FIELD, `"${filename}" could not be read as a DOCX document: ${entry.name} expands to a size other than its ZIP directory declares`);
   }
 }
 
 function corrupt(filename: string, what: string): ReturnType<typeof invalid> {
-  return invalid(FILE_LOC, `"${filename}" could not be read as a DOCX document (it is corrupt or not a Word file): ${what}`);
+  return invalid(FILE_FIELD, `"${filename}" could not be read as a DOCX document (it is corrupt or not a Word file): ${what}`);
 }

@@ -1,6 +1,6 @@
 import { invalid } from '@lore/platform/kernel';
 
-import { FILE_LOC } from './file-format';
+import { FILE_FIELD } from './file-format';
 import { checkTextSize, DEFAULT_EXTRACTION_LIMITS, limitExceeded, type ExtractionLimits } from './extraction-limits';
 
 /**
@@ -57,7 +57,7 @@ export function parseCsv(text: string, filename = 'file', limits: ExtractionLimi
     }
   }
   if (quoted) {
-    throw invalid(FILE_LOC, `"${filename}" is not valid CSV: the quoted field opened on line ${quoteLine} is never closed`);
+    throw invalid(FILE_FIELD, `"${filename}" is not valid CSV: the quoted field opened on line ${quoteLine} is never closed`);
   }
   // The last record may or may not end with a line break.
   if (field !== '' || row.length > 0) {

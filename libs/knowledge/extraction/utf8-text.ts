@@ -1,6 +1,6 @@
 import { invalid } from '@lore/platform/kernel';
 
-import { FILE_LOC } from './file-format';
+import { FILE_FIELD } from './file-format';
 
 /**
  * Decodes a text upload. We accept UTF-8 only and say so, rather than guess a legacy encoding
@@ -15,11 +15,11 @@ export function decodeUtf8(bytes: Uint8Array, filename: string): string {
   try {
     text = decoder.decode(bytes);
   } catch {
-    throw invalid(FILE_LOC, `"${filename}" is not valid UTF-8 text; save it as UTF-8 and upload it again`);
+    throw invalid(FILE_FIELD, `"${filename}" is not valid UTF-8 text; save it as UTF-8 and upload it again`);
   }
   // NUL is valid UTF-8 but never occurs in real text: this is a binary file with a text name.
   if (text.includes('\u0000')) {
-    throw invalid(FILE_LOC, `"${filename}" looks like a binary file (it contains NUL bytes), not text`);
+    throw invalid(FILE_FIELD, `"${filename}" looks like a binary file (it contains NUL bytes), not text`);
   }
   return normaliseNewlines(text);
 }

@@ -6,7 +6,7 @@ import { rejection, utf8 } from './spec-support';
 describe('extractText: text and markdown', () => {
   it('strips a UTF-8 BOM and turns CRLF into LF, keeping the text as written', async () => {
     const bytes = new Uint8Array([0xef, 0xbb, 0xbf, ...utf8('Line one\r\nLine  two\r\n')]);
-    await expect(extractText({ filename: 'notes.txt', bytes })).resolves.toEqual({
+    await expect(extractText({ fileName: 'notes.txt', bytes })).resolves.toEqual({
       text: 'Line one\nLine  two\n',
       format: 'text',
       mimeType: 'text/plain',
@@ -16,22 +16,22 @@ describe('extractText: text and markdown', () => {
   });
 
   it('keeps markdown syntax', async () => {
-    const result = await extractText({ filename: 'README.md', bytes: utf8('# Title\r\n\r\n* item `code`\r\n') });
+    const result = await extractText({ fileName: 'README.md', bytes: utf8('# Title\r\n\r\n* item `code`\r\n') });
     expect(result).toMatchObject({ text: '# Title\n\n* item `code`\n', format: 'markdown', mimeType: 'text/markdown' });
   });
 
   it('rejects bytes that are not valid UTF-8', async () => {
-    const error = await rejection(extractText({ filename: 'latin1.txt', bytes: new Uint8Array([0x63, 0x61, 0x66, 0xe9]) }));
+    const error = await rejection(extractText({ fileName: 'latin1.txt', bytes: new Uint8Array([0x63, 0x61, 0x66, 0xe9]) }));
     expect(error.message).toMatch(/not valid UTF-8/);
   });
 
   it('rejects a text file that contains NUL bytes (a binary file with a text name)', async () => {
-    const error = await rejection(extractText({ filename: 'data.log', bytes: new Uint8Array([0x61, 0x00, 0x62]) }));
+    const error = await rejection(extractText({ fileName: 'data.log', bytes: new Uint8Array([0x61, 0x00, 0x62]) }));
     expect(error.message).toMatch(/looks like a binary file/);
   });
 
   it('rejects a file with no text', async () => {
-    const error = await rejection(extractText({ filename: 'empty.txt', bytes: utf8(' \n\n') }));
+    const error = await rejection(extractText({ fileName: 'empty.txt', bytes: utf8(' \n\n') }));
     expect(error.message).toMatch(/contains no text/);
   });
 });
@@ -45,7 +45,7 @@ describe('extractText: html', () => {
     <script>document.write("MORE_SCRIPT")</script></body></html>`;
 
   it('keeps headings and paragraphs as blocks, links as text, and the <title>', async () => {
-    const result = await extractText({ filename: 'tea.html', bytes: utf8(page) });
+    const result = await extractText({ fileName: 'tea.html', bytes: utf8(page) });
     expect(result).toEqual({
       // At most one blank line between blocks (html-to-text puts two before an <h1>).
       text: 'Intro\n\nGreen Tea\n\nBrew at 80 degrees.\n\nSteep three minutes.\n\n* Cup\n* Pot',
@@ -57,7 +57,7 @@ describe('extractText: html', () => {
   });
 
   it('drops scripts, styles, navigation, URLs and image placeholders', async () => {
-    const { text } = await extractText({ filename: 'tea.htm', bytes: utf8(page) });
+    const { text } = await extractText({ fileName: 'tea.htm', bytes: utf8(page) });
     for (const absent of ['SCRIPT_TEXT', 'MORE_SCRIPT', 'secret', 'NAV_LINK', 'https://', 'IMAGE_ALT', '[']) {
       expect(text).not.toContain(absent);
     }
@@ -67,7 +67,7 @@ describe('extractText: html', () => {
 describe('extractText: json and csv', () => {
   it('renders nested JSON as path: value lines', async () => {
     const json = JSON.stringify({ order: { id: 42, items: [{ name: 'Green tea' }, { name: 'Oolong', qty: 2 }] }, ok: true });
-    const result = await extractText({ filename: 'order.json', bytes: utf8(json) });
+    const result = await extractText({ fileName: 'order.json', bytes: utf8(json) });
     expect(result).toMatchObject({ format: 'json', mimeType: 'application/json', title: null });
     expect(result.text).toBe(
       ['order.id: 42', 'order.items[0].name: Green tea', 'order.items[1].name: Oolong', 'order.items[1].qty: 2', 'ok: true'].join('\n'),
@@ -75,13 +75,13 @@ describe('extractText: json and csv', () => {
   });
 
   it('rejects invalid JSON', async () => {
-    const error = await rejection(extractText({ filename: 'broken.json', bytes: utf8('{"a": 1,}') }));
+    const error = await rejection(extractText({ fileName: 'broken.json', bytes: utf8('{"a": 1,}') }));
     expect(error.message).toMatch(/"broken.json" is not valid JSON/);
   });
 
   it('parses quoted commas, line breaks and quotes, one line per row', async () => {
     const csv = 'name,notes,city\r\n"Smith, Jane","said ""hi""\r\ntwice",Lyon\r\nBob,,Paris\r\n';
-    const result = await extractText({ filename: 'people.csv', bytes: utf8(csv) });
+    const result = await extractText({ fileName: 'people.csv', bytes: utf8(csv) });
     expect(result).toMatchObject({ format: 'csv', mimeType: 'text/csv' });
     expect(result.text).toBe('name: Smith, Jane; notes: said "hi" twice; city: Lyon\nname: Bob; city: Paris');
   });
@@ -89,7 +89,7 @@ describe('extractText: json and csv', () => {
 
 describe('extractText: unsupported', () => {
   it('names the extension and the supported types', async () => {
-    const error = await rejection(extractText({ filename: 'photo.xyz', bytes: utf8('whatever') }));
+    const error = await rejection(extractText({ fileName: 'photo.xyz', bytes: utf8('whatever') }));
     expect(error.message).toBe('Unsupported file type ".xyz"; supported: txt, md, html, json, csv, pdf, docx');
   });
 });

@@ -8,6 +8,16 @@ import type { ExtractionOutcome, ExtractionTask, TaskStarted } from './extractio
 import { extractionWorkerScript } from './extraction-worker-script';
 import { FairSlots } from './fair-slots';
 
+/** What the pool needs to know of a file besides its bytes. */
+export interface FileToExtract {
+  /** The name the user gave it: its extension chooses the reader, and errors quote it. */
+  readonly fileName: string;
+  /** As declared by whoever supplied the file; consulted when the name has no known extension. */
+  readonly mimeType?: string | null;
+  /** Whose turn it takes in FairSlots. */
+  readonly workspaceId: string;
+}
+
 export interface ExtractionPoolOptions {
   /** Worker threads (KNOWLEDGE_EXTRACT_WORKERS). */
   readonly workers: number;
@@ -54,9 +64,10 @@ export class ExtractionPool {
   }
 
   /**
-   * One pool per process for a configuration: the gateway's routes take theirs from here, so a
-   * process that builds its routes more than once (tests; a restarted app) does not keep a set
-   * of idle threads per build. Routes have no shutdown hook; the threads end with the process.
+   * One pool per process for a configuration: the gateway's routes (and any caller in the
+   * knowledge service) take theirs from here, so a process that builds its routes more than once
+   * (tests; a restarted app) does not keep a set of idle threads per build. Routes have no
+   * shutdown hook; the threads end with the process.
    */
   static shared(options: ExtractionPoolOptions): ExtractionPool {
     const key = JSON.stringify(options);
@@ -69,13 +80,16 @@ export class ExtractionPool {
   }
 
   /**
-   * Reads `file`, uploaded to `workspaceId`, in a thread once it is that workspace's turn. Its
-   * bytes are moved there when it owns them (see `movable`): the caller must not use them after.
+   * The text of `bytes`, a file of `workspaceId` named `fileName`, read in a thread once it is
+   * that workspace's turn. The bytes are moved there when the array owns its memory (see
+   * `movable`): the caller must not use them after. Rejects with a validation AppError located
+   * at FILE_FIELD for a file that cannot be read or is over a limit, and with 429 or 503
+   * (FairSlots) when the workspace or the pool is at capacity.
    */
-  async extract(file: UploadedFile, workspaceId: string): Promise<ExtractedText> {
-    const release = await this.slots.acquire(workspaceId);
+  async extract(bytes: Uint8Array, file: FileToExtract): Promise<ExtractedText> {
+    const release = await this.slots.acquire(file.workspaceId);
     try {
-      return await this.read(file);
+      return await this.read({ fileName: file.fileName, mimeType: file.mimeType ?? null, bytes });
     } finally {
       release();
     }
@@ -90,14 +104,14 @@ export class ExtractionPool {
     this.onStart.set(id, () => {
       deadline = setTimeout(() => abort.abort(), timeoutMs);
     });
-    const task: ExtractionTask = { id, filename: file.filename, mimeType: file.mimeType ?? null, bytes: file.bytes, limits: this.options.limits };
+    const task: ExtractionTask = { id, fileName: file.fileName, mimeType: file.mimeType ?? null, bytes: file.bytes, limits: this.options.limits };
     let outcome: ExtractionOutcome;
     try {
       outcome = await pool.run(task, { signal: abort.signal, transferList: movable(file.bytes) });
     } catch (error) {
-      if (abort.signal.aborted) throw limitExceeded(file.filename, `took longer than ${timeoutMs} ms to read`, 'timeoutMs');
+      if (abort.signal.aborted) throw limitExceeded(file.fileName, `took longer than ${timeoutMs} ms to read`, 'timeoutMs');
       if ((error as { code?: unknown }).code === 'ERR_WORKER_OUT_OF_MEMORY') {
-        throw limitExceeded(file.filename, `needs more than ${maxMemoryMb} MB of memory to read`, 'maxMemoryMb');
+        throw limitExceeded(file.fileName, `needs more than ${maxMemoryMb} MB of memory to read`, 'maxMemoryMb');
       }
       throw error;
     } finally {

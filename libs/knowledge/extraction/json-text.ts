@@ -1,6 +1,6 @@
 import { invalid, nestingOverflowPosition } from '@lore/platform/kernel';
 
-import { FILE_LOC } from './file-format';
+import { FILE_FIELD } from './file-format';
 import { checkTextSize, DEFAULT_EXTRACTION_LIMITS, limitExceeded, type ExtractionLimits } from './extraction-limits';
 
 /**
@@ -25,7 +25,7 @@ export function jsonText(text: string, filename: string, limits: ExtractionLimit
     value = JSON.parse(text) as unknown;
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw invalid(FILE_LOC, `"${filename}" is not valid JSON: ${reason}`);
+    throw invalid(FILE_FIELD, `"${filename}" is not valid JSON: ${reason}`);
   }
   return flatten(value, (chars) => checkTextSize(chars, limits, filename)).join('\n');
 }

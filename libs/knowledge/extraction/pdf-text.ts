@@ -1,7 +1,7 @@
 import { AppError, invalid } from '@lore/platform/kernel';
 import { extractText, getDocumentProxy, getMeta } from 'unpdf';
 
-import { FILE_LOC } from './file-format';
+import { FILE_FIELD } from './file-format';
 import { checkTextSize, DEFAULT_EXTRACTION_LIMITS, limitExceeded, type ExtractionLimits } from './extraction-limits';
 import { tidyBlocks } from './utf8-text';
 
@@ -65,11 +65,11 @@ function readError(error: unknown, filename: string): unknown {
   const { name, message } = error as { name?: unknown; message?: unknown };
   switch (name) {
     case 'PasswordException':
-      return invalid(FILE_LOC, `"${filename}" is an encrypted (password-protected) PDF; upload an unprotected copy`);
+      return invalid(FILE_FIELD, `"${filename}" is an encrypted (password-protected) PDF; upload an unprotected copy`);
     case 'InvalidPDFException':
     case 'FormatError':
     case 'UnknownErrorException':
-      return invalid(FILE_LOC, `"${filename}" could not be read as a PDF (it is corrupt or truncated): ${String(message)}`);
+      return invalid(FILE_FIELD, `"${filename}" could not be read as a PDF (it is corrupt or truncated): ${String(message)}`);
     default:
       return error;
   }

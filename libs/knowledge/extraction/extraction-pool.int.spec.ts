@@ -18,7 +18,7 @@ const OPTIONS: ExtractionPoolOptions = { workers: 2, queue: 4, perWorkspace: 2, 
 
 async function refusal(pool: ExtractionPool, filename: string, bytes: Uint8Array): Promise<{ msg: string; type: string; ms: number }> {
   const started = performance.now();
-  const error: unknown = await pool.extract({ filename, bytes }, WS).then(
+  const error: unknown = await pool.extract(bytes, { fileName: filename, workspaceId: WS }).then(
     () => new Error(`${filename} was read`),
     (e: unknown) => e,
   );
@@ -26,7 +26,7 @@ async function refusal(pool: ExtractionPool, filename: string, bytes: Uint8Array
   expect(error).toBeInstanceOf(AppError);
   const issue = (error as AppError).issues[0];
   expect((error as AppError).code).toBe('validation');
-  expect(issue?.loc).toEqual(['body', 'file']);
+  expect(issue?.loc).toEqual(['file']);
   return { msg: issue?.msg ?? '', type: issue?.type ?? '', ms };
 }
 
@@ -34,20 +34,20 @@ describe('ExtractionPool', () => {
   let pool: ExtractionPool;
   beforeAll(async () => {
     pool = new ExtractionPool(OPTIONS);
-    await pool.extract({ filename: 'warm.txt', bytes: utf8('warm up') }, WS); // starts a thread and loads the readers
+    await pool.extract(utf8('warm up'), { fileName: 'warm.txt', workspaceId: WS }); // starts a thread and loads the readers
   }, 60_000);
   afterAll(() => pool.close());
 
   it('reads a normal file of every format in a worker thread', async () => {
-    expect((await pool.extract({ filename: 'a.html', bytes: utf8('<html><head><title>T</title></head><body><div><p>Hello <b>there</b></p></div></body></html>') }, WS)).text).toBe('Hello there');
-    expect((await pool.extract({ filename: 'a.html', bytes: deepHtml(500) }, WS)).text).toBe('deep');
-    expect((await pool.extract({ filename: 'a.json', bytes: utf8('{"a":{"b":[1,"x"]}}') }, WS)).text).toBe('a.b[0]: 1\na.b[1]: x');
-    expect((await pool.extract({ filename: 'a.json', bytes: deepJson(500) }, WS)).text).toBe(`${'[0]'.repeat(500)}: 1`);
-    expect((await pool.extract({ filename: 'a.csv', bytes: utf8('name,city\nAda,London\n') }, WS)).text).toBe('name: Ada; city: London');
-    const word = await pool.extract({ filename: 'a.docx', bytes: docx(['First paragraph.', 'Second one.']) }, WS);
+    expect((await pool.extract(utf8('<html><head><title>T</title></head><body><div><p>Hello <b>there</b></p></div></body></html>'), { fileName: 'a.html', workspaceId: WS })).text).toBe('Hello there');
+    expect((await pool.extract(deepHtml(500), { fileName: 'a.html', workspaceId: WS })).text).toBe('deep');
+    expect((await pool.extract(utf8('{"a":{"b":[1,"x"]}}'), { fileName: 'a.json', workspaceId: WS })).text).toBe('a.b[0]: 1\na.b[1]: x');
+    expect((await pool.extract(deepJson(500), { fileName: 'a.json', workspaceId: WS })).text).toBe(`${'[0]'.repeat(500)}: 1`);
+    expect((await pool.extract(utf8('name,city\nAda,London\n'), { fileName: 'a.csv', workspaceId: WS })).text).toBe('name: Ada; city: London');
+    const word = await pool.extract(docx(['First paragraph.', 'Second one.']), { fileName: 'a.docx', workspaceId: WS });
     expect(word.text).toBe('First paragraph.\n\nSecond one.');
     expect(word.format).toBe('docx');
-    const paper = await pool.extract({ filename: 'a.pdf', bytes: pdf(['Page one', 'Page two']) }, WS);
+    const paper = await pool.extract(pdf(['Page one', 'Page two']), { fileName: 'a.pdf', workspaceId: WS });
     expect(paper).toMatchObject({ text: 'Page one\n\nPage two', pages: 2 });
   });
 
@@ -119,10 +119,10 @@ describe('ExtractionPool', () => {
       const late = await refusal(slow, 'slow.html', deepHtml(100_000));
       expect(late.msg).toBe('"slow.html" took longer than 300 ms to read (KNOWLEDGE_EXTRACT_TIMEOUT_MS)');
       expect(late.ms).toBeLessThan(5_000);
-      expect((await slow.extract({ filename: 'after.txt', bytes: utf8('still works') }, WS)).text).toBe('still works');
+      expect((await slow.extract(utf8('still works'), { fileName: 'after.txt', workspaceId: WS })).text).toBe('still works');
       const big = await refusal(small, 'big.csv', utf8('a,b,c,d\n'.repeat(2_000_000)));
       expect(big.msg).toBe('"big.csv" needs more than 64 MB of memory to read (KNOWLEDGE_EXTRACT_MAX_MEMORY_MB)');
-      expect((await small.extract({ filename: 'after.txt', bytes: utf8('still works') }, WS)).text).toBe('still works');
+      expect((await small.extract(utf8('still works'), { fileName: 'after.txt', workspaceId: WS })).text).toBe('still works');
     } finally {
       await Promise.all([slow.close(), small.close()]);
     }
@@ -132,10 +132,10 @@ describe('ExtractionPool', () => {
     const open: ExtractionLimits = { ...DEFAULT_EXTRACTION_LIMITS, maxDepth: 10_000_000 };
     const tiny = new ExtractionPool({ ...OPTIONS, workers: 1, queue: 1, timeoutMs: 2_000, limits: open });
     try {
-      await tiny.extract({ filename: 'warm.txt', bytes: utf8('warm') }, WS);
+      await tiny.extract(utf8('warm'), { fileName: 'warm.txt', workspaceId: WS });
       // Three workspaces: none reaches its own cap, the pool as a whole is full.
-      const slow = ['ws_1', 'ws_2'].map((ws) => tiny.extract({ filename: 'slow.html', bytes: deepHtml(100_000) }, ws).catch((e: unknown) => e));
-      const error: unknown = await tiny.extract({ filename: 'third.txt', bytes: utf8('x') }, 'ws_3').catch((e: unknown) => e);
+      const slow = ['ws_1', 'ws_2'].map((ws) => tiny.extract(deepHtml(100_000), { fileName: 'slow.html', workspaceId: ws }).catch((e: unknown) => e));
+      const error: unknown = await tiny.extract(utf8('x'), { fileName: 'third.txt', workspaceId: 'ws_3' }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(AppError);
       expect((error as AppError).code).toBe('unavailable');
       expect((error as AppError).message).toMatch(/KNOWLEDGE_EXTRACT_QUEUE/);
@@ -150,17 +150,17 @@ describe('ExtractionPool', () => {
     const open: ExtractionLimits = { ...DEFAULT_EXTRACTION_LIMITS, maxDepth: 10_000_000 };
     const shared = new ExtractionPool({ ...OPTIONS, workers: 1, queue: 8, perWorkspace: 3, timeoutMs: 1_500, limits: open });
     try {
-      await shared.extract({ filename: 'warm.txt', bytes: utf8('warm') }, 'ws_busy');
+      await shared.extract(utf8('warm'), { fileName: 'warm.txt', workspaceId: 'ws_busy' });
       const settled: string[] = [];
       const outcome = (name: string) => (result: unknown) => {
         settled.push(name);
         return result instanceof AppError ? `${result.code}: ${result.issues[0]?.msg ?? result.message}` : 'read';
       };
       // Each of these is ended at its deadline (1.5 s): the busy workspace would hold the thread for 4.5 s.
-      const slow = [1, 2, 3].map((i) => shared.extract({ filename: 'slow.html', bytes: deepHtml(100_000) }, 'ws_busy').then(outcome(`slow ${i}`), outcome(`slow ${i}`)));
+      const slow = [1, 2, 3].map((i) => shared.extract(deepHtml(100_000), { fileName: 'slow.html', workspaceId: 'ws_busy' }).then(outcome(`slow ${i}`), outcome(`slow ${i}`)));
       await new Promise((resolve) => setTimeout(resolve, 100));
       const started = performance.now();
-      const small = await shared.extract({ filename: 'small.txt', bytes: utf8('a small note') }, 'ws_small');
+      const small = await shared.extract(utf8('a small note'), { fileName: 'small.txt', workspaceId: 'ws_small' });
       const waited = performance.now() - started;
       settled.push('small');
       const slowOutcomes = await Promise.all(slow);
@@ -180,7 +180,7 @@ describe('ExtractionPool', () => {
     const open: ExtractionLimits = { ...DEFAULT_EXTRACTION_LIMITS, maxDepth: 10_000_000 };
     const slow = new ExtractionPool({ ...OPTIONS, workers: 1, timeoutMs: 3_000, limits: open });
     try {
-      await slow.extract({ filename: 'warm.txt', bytes: utf8('warm') }, WS);
+      await slow.extract(utf8('warm'), { fileName: 'warm.txt', workspaceId: WS });
       let worstGap = 0;
       let last = performance.now();
       const ticker = setInterval(() => {
@@ -188,7 +188,7 @@ describe('ExtractionPool', () => {
         worstGap = Math.max(worstGap, now - last);
         last = now;
       }, 10);
-      await slow.extract({ filename: 'slow.html', bytes: deepHtml(100_000) }, WS).catch(() => undefined);
+      await slow.extract(deepHtml(100_000), { fileName: 'slow.html', workspaceId: WS }).catch(() => undefined);
       clearInterval(ticker);
       expect(worstGap).toBeLessThan(500);
     } finally {

@@ -1,0 +1,83 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { send } from '@lore/platform/transport/port';
+import { startContext, type RunningContext } from '@lore/platform/testing';
+import { startTestEmbeddingServer, type TestEmbeddingServer } from '@lore/platform/embeddings/contract';
+import { knowledgeConfig, knowledgeMessages, ORIGINAL_PART_BYTES } from '@lore/knowledge/contracts';
+import { contentStreamId, upcastContentEvent } from '@lore/knowledge/domain';
+import { knowledgeContext } from './knowledge.context';
+
+const messages = knowledgeMessages(knowledgeConfig.parse({}));
+const scope = { workspaceId: 'ws_originals', actor: 'user:alice', collections: null };
+
+async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms: ${JSON.stringify(value).slice(0, 300)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Original files (issue 18): stored in sealed parts after their content, kept once all are in, re-extracted on reprocess, erased with the content. */
+describe('knowledge: original files', () => {
+  let server: TestEmbeddingServer;
+  let running: RunningContext;
+
+  beforeAll(async () => {
+    server = await startTestEmbeddingServer({ dimensions: 64 });
+    running = await startContext(knowledgeContext, { EMBEDDING_DEFAULT_PROVIDER: 'openai-compatible', EMBEDDING_OPENAI_BASE_URL: server.baseUrl, EMBEDDING_OPENAI_MODEL: 'bag-of-words', EMBEDDING_OPENAI_DIMENSIONS: '64' });
+  });
+  afterAll(async () => {
+    await running.stop();
+    await server.close();
+  });
+
+  const originalsDir = () => join(running.dataDir, 'knowledge', 'originals');
+  const blobFiles = () => {
+    try {
+      return readdirSync(originalsDir());
+    } catch {
+      return [];
+    }
+  };
+
+  it('keeps a file sent in parts, re-extracts it on reprocess, and erases it with its content', async () => {
+    const collection = await send(running.transport, messages.createCollection, { ...scope, name: 'files' });
+    const file = Buffer.from(`<html><body><!-- ${'z'.repeat(ORIGINAL_PART_BYTES + 1000)} --><p>Glassfrogs sing at night.</p></body></html>`);
+    const text = 'Glassfrogs sing at night.';
+    const created = await send(running.transport, messages.createContent, {
+      ...scope, collectionId: collection.id, name: 'frogs.html', text, mimeType: 'text/html',
+      original: { name: 'frogs.html', contentType: 'text/html', sizeBytes: file.length, parts: 2 },
+    });
+    expect(created.original).toBeNull(); // declared, not yet kept
+    const first = await send(running.transport, messages.putContentOriginalPart, { ...scope, contentId: created.id, part: 0, data: file.subarray(0, ORIGINAL_PART_BYTES).toString('base64') });
+    expect(first.kept).toBe(false);
+    await expect(send(running.transport, messages.getContentOriginalPart, { ...scope, contentId: created.id, part: 0 })).rejects.toMatchObject({ code: 'not_found' });
+    const last = await send(running.transport, messages.putContentOriginalPart, { ...scope, contentId: created.id, part: 1, data: file.subarray(ORIGINAL_PART_BYTES).toString('base64') });
+    expect(last.kept).toBe(true);
+    const kept = await send(running.transport, messages.getContent, { ...scope, contentId: created.id });
+    expect(kept.original).toEqual({ file_name: 'frogs.html', content_type: 'text/html', size: file.length });
+    const parts = await Promise.all([0, 1].map((part) => send(running.transport, messages.getContentOriginalPart, { ...scope, contentId: created.id, part })));
+    expect(Buffer.concat(parts.map((p) => Buffer.from(p.data, 'base64'))).equals(file)).toBe(true);
+    // Sealed at rest: the blob files do not hold the file's words.
+    expect(blobFiles()).toHaveLength(2);
+    await expect(send(running.transport, messages.getContentOriginalPart, { ...scope, workspaceId: 'ws_other', contentId: created.id, part: 0 })).rejects.toMatchObject({ code: 'not_found' });
+
+    await until(() => send(running.transport, messages.getContent, { ...scope, contentId: created.id }), (c) => c.status === 'completed');
+    await send(running.transport, messages.reprocessContent, { ...scope, contentId: created.id });
+    const stores = await running.openStores();
+    try {
+      const reprocess = (await stores.events.readStream(contentStreamId(created.id))).map(upcastContentEvent).find((e) => e.type === 'knowledge.ContentReprocessRequested');
+      // The text came from the file again, sealed like the upload's.
+      expect(reprocess?.type === 'knowledge.ContentReprocessRequested' && reprocess.data.text).toMatchObject({ first: { sealed: expect.any(String) }, firstBytes: Buffer.byteLength(text), parts: 1 });
+    } finally {
+      await stores.close();
+    }
+    await until(() => send(running.transport, messages.getContent, { ...scope, contentId: created.id }), (c) => c.status === 'completed');
+
+    await send(running.transport, messages.deleteContent, { ...scope, contentId: created.id });
+    expect(blobFiles()).toEqual([]);
+  });
+});

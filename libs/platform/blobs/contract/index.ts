@@ -1,0 +1,1 @@
+export { describeBlobStoreContract, type BlobStoreFactory, type BlobStoreFixture } from './blob-store.contract';

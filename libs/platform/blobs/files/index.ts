@@ -1,0 +1,1 @@
+export { openFileBlobStore, type FileBlobStoreOptions } from './file-blob-store.adapter';

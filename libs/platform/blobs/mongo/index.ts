@@ -1,0 +1,1 @@
+export { openGridFsBlobStore, type GridFsBlobStoreOptions } from './gridfs-blob-store.adapter';
