@@ -84,7 +84,7 @@ const COMMON_OPTIONS = [
   '--reuse-model',
   '--naming-strategy', 'parent-prefixed',
   '--collapse-root-models',
-  '--formatters', 'black', 'isort',
+  '--formatters', 'builtin',
 ];
 
 function codegen(document, output, options) {

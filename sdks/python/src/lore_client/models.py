@@ -436,9 +436,7 @@ class IntegrationRecord(BaseModel):
     name: str
     description: str
     type: Literal["integration", "model", "vector_store"]
-    integration_type: Literal[
-        "connectors", "mcp", "tool", "model", "custom", "storage", "api"
-    ]
+    integration_type: Literal["connectors", "mcp", "tool", "model", "custom", "storage", "api"]
     category: str
     categories: list[str]
     status: Literal["active", "beta", "deprecated", "maintenance"]
@@ -631,20 +629,7 @@ class ProviderModelRecord(BaseModel):
     id: Annotated[str, Field(min_length=1)]
     provider_id: Annotated[str, Field(min_length=1)]
     name: Annotated[str, Field(min_length=1)]
-    model_type: Literal[
-        "chat",
-        "completion",
-        "embedding",
-        "image_generation",
-        "image_edit",
-        "video_generation",
-        "audio_transcription",
-        "audio_speech",
-        "realtime",
-        "rerank",
-        "moderation",
-        "ocr",
-    ]
+    model_type: Literal["chat", "completion", "embedding", "image_generation", "image_edit", "video_generation", "audio_transcription", "audio_speech", "realtime", "rerank", "moderation", "ocr"]
     status: Literal["active", "deprecated"]
     deprecation_date: ProviderModelRecordDeprecationDate | None
     specifications: ProviderModelRecordSpecifications
@@ -847,9 +832,7 @@ class ListWebhookDeliveriesResponse(BaseModel):
     has_more: bool
 
 
-class RedeliverWebhookDeliveryResponseAttempt(
-    ListWebhookDeliveriesResponseDeliveryAttempt
-):
+class RedeliverWebhookDeliveryResponseAttempt(ListWebhookDeliveriesResponseDeliveryAttempt):
     pass
 
 
@@ -1067,9 +1050,7 @@ class SearchMemoriesResponseResultScoresVector(BaseModel):
     rank: int | None
 
 
-class SearchMemoriesResponseResultScoresKeyword(
-    SearchMemoriesResponseResultScoresVector
-):
+class SearchMemoriesResponseResultScoresKeyword(SearchMemoriesResponseResultScoresVector):
     pass
 
 
@@ -1274,9 +1255,7 @@ class ConnectionRecord(BaseModel):
     """
     The catalog entry id
     """
-    integration_type: Literal[
-        "connectors", "mcp", "tool", "model", "custom", "storage", "api"
-    ]
+    integration_type: Literal["connectors", "mcp", "tool", "model", "custom", "storage", "api"]
     label: str
     config: dict[str, Any]
     credential_id: str | None

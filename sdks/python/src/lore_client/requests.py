@@ -33,9 +33,7 @@ class CreateConnectionBody(TypedDict):
     """
     The catalog entry: its id (e.g. "openai") or its name
     """
-    integration_type: NotRequired[
-        Literal["connectors", "mcp", "tool", "model", "custom", "storage", "api"]
-    ]
+    integration_type: NotRequired[Literal["connectors", "mcp", "tool", "model", "custom", "storage", "api"]]
     """
     Must match the catalog entry's; taken from it when omitted
     """
@@ -67,9 +65,7 @@ class ListConnectionsQuery(TypedDict):
     """
     A catalog entry id
     """
-    integration_type: NotRequired[
-        Literal["connectors", "mcp", "tool", "model", "custom", "storage", "api"]
-    ]
+    integration_type: NotRequired[Literal["connectors", "mcp", "tool", "model", "custom", "storage", "api"]]
     status: NotRequired[Literal["active", "inactive", "testing", "error", "expired"]]
     search: NotRequired[str]
     """
@@ -564,13 +560,7 @@ class SearchCollectionBody(TypedDict):
     Filter grammar of the README: metadata.<key>, content_id, source, tags, chunk_index with $eq $ne $in $nin $gt $gte $lt $lte $exists $and $or $not
     """
     max_results: NotRequired[int]
-    fusion: NotRequired[
-        SearchCollectionBodyFusion
-        | SearchCollectionBodyFusion1
-        | SearchCollectionBodyFusion2
-        | SearchCollectionBodyFusion3
-        | None
-    ]
+    fusion: NotRequired[SearchCollectionBodyFusion | SearchCollectionBodyFusion1 | SearchCollectionBodyFusion2 | SearchCollectionBodyFusion3 | None]
 
 
 class UpdateCollectionBodySettings(CreateCollectionBodySettings):
