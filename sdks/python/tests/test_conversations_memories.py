@@ -82,10 +82,12 @@ async def test_an_append_retried_after_a_lost_answer_is_stored_once(lore: LoreSe
 
 async def test_memories(lore: LoreServer, admin_token: str) -> None:
     async with AsyncLore(admin_token, base_url=lore.url) as client:
-        created = [await client.memories.create(memory=text, topics=["food"]) for text in ("Likes olives", "Hates coriander", "Bakes sourdough")]
+        created = [await client.memories.create(memory=text, topics=topics) for text, topics in (("Likes olives", ["food"]), ("Hates coriander", ["food"]), ("Bakes sourdough", ["food", "bread"]))]
         ids = [c.memory_id for c in created]
         assert {m.memory_id async for m in client.memories.iter(limit=2)} == set(ids)  # two pages by cursor
         assert (await client.memories.get(ids[0])).memory == "Likes olives"
+        # A list goes as repeated parameters, every one of them read (memories having all topics).
+        assert [(await client.memories.list(topics=topics)).total_count for topics in (["food"], ["food", "bread"], ["bread", "food"])] == [3, 1, 1]
 
         replaced = await client.memories.replace(ids[0], memory="Loves olives")
         assert replaced.new_memory.memory == "Loves olives" and replaced.old_memory.memory == "Likes olives"

@@ -83,3 +83,8 @@ def test_validation_errors_carry_each_issue_with_its_location(admin: Lore) -> No
         admin.collections.create(name="")
     assert [issue.loc for issue in invalid.value.errors] == [["body", "name"]]
     assert "body.name" in invalid.value.message
+
+
+def test_any_operation_by_method_and_path(admin: Lore) -> None:
+    """What the typed resources do not cover (the administrators' parked events) is one call away."""
+    assert admin.request("GET", "/api/v1/admin/parked-events") == {"items": []}
