@@ -47,8 +47,9 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def mint_jwt(sub: str, workspace: str, *, roles: list[str] | None = None, ttl: int = 3600) -> str:
-    """An HS256 token as tools/mint-jwt.mjs mints it (``admin`` role: a workspace administrator)."""
+def mint_jwt(sub: str, workspace: str, *, roles: list[str] | None = None, workspaces: list[str] | None = None, ttl: int = 3600) -> str:
+    """An HS256 token as tools/mint-jwt.mjs mints it (``admin`` role: a workspace administrator;
+    ``workspaces``: others it may select with X-Workspace-Id)."""
 
     def b64(data: bytes) -> str:
         return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
@@ -57,6 +58,8 @@ def mint_jwt(sub: str, workspace: str, *, roles: list[str] | None = None, ttl: i
     claims: dict[str, object] = {"sub": sub, "workspace_id": workspace, "iat": now, "exp": now + ttl}
     if roles:
         claims["roles"] = roles
+    if workspaces:
+        claims["workspaces"] = workspaces
     signing_input = b64(json.dumps({"alg": "HS256", "typ": "JWT"}).encode()) + "." + b64(json.dumps(claims).encode())
     signature = hmac.new(JWT_SECRET.encode(), signing_input.encode(), hashlib.sha256).digest()
     return signing_input + "." + b64(signature)

@@ -8,9 +8,10 @@ import json
 import time
 from collections.abc import Callable, Iterator
 
+import httpx
 import pytest
 
-from lore_client import APIConnectionError, AuthenticationError, Lore, RateLimitError, ServiceUnavailableError
+from lore_client import APIConnectionError, AuthenticationError, Lore, PermissionDeniedError, RateLimitError, ServiceUnavailableError
 from lore_client.errors import parse_retry_after
 
 from .http_receiver import Received, Receiver, Reply
@@ -46,23 +47,36 @@ def flaky() -> Iterator[Callable[[Callable[[Received], Reply]], Receiver]]:
 
 
 def test_a_429_is_retried_after_the_seconds_lore_asks_for(lore: LoreServer) -> None:
-    token = mint_jwt(f"user-{time.monotonic_ns()}", "py-limited")  # one request a second
-    with Lore(token, base_url=lore.url, max_retries=0) as impatient:
-        impatient.memories.list()
-        with pytest.raises(RateLimitError) as limited:
+    token = mint_jwt(f"user-{time.monotonic_ns()}", "py-limited")  # one request a second, burst 1
+    with Lore(token, base_url=lore.url, max_retries=0) as impatient, pytest.raises(RateLimitError) as limited:
+        for _ in range(5):
             impatient.memories.list()
-        assert limited.value.retry_after is not None and limited.value.retry_after >= 1
-    with Lore(token, base_url=lore.url, max_retries=3) as patient:
-        started = time.monotonic()
-        patient.memories.list()
-        patient.memories.list()
-        assert time.monotonic() - started >= 0.9
+    assert limited.value.retry_after is not None and limited.value.retry_after >= 1
+
+    answers: list[tuple[int, float, str | None]] = []
+    record = lambda response: answers.append((response.status_code, time.monotonic(), response.headers.get("retry-after")))  # noqa: E731
+    with Lore(token, base_url=lore.url, max_retries=3, http_client=httpx.Client(event_hooks={"response": [record]})) as patient:
+        for _ in range(3):
+            patient.memories.list()
+    refused = [i for i, (status, _, _) in enumerate(answers) if status == 429]
+    assert refused and answers[-1][0] == 200
+    status, at, retry_after = answers[refused[0]]
+    assert retry_after is not None and answers[refused[0] + 1][1] - at >= float(retry_after) * 0.95
 
 
 def test_an_invalid_token_is_an_authentication_error(lore: LoreServer) -> None:
     with Lore("not-a-token", base_url=lore.url) as client, pytest.raises(AuthenticationError) as refused:
         client.memories.list()
     assert refused.value.status_code == 401 and refused.value.message
+
+
+def test_workspace_id_selects_one_of_the_token_s_workspaces(lore: LoreServer, workspace: str) -> None:
+    token = mint_jwt("alice", workspace, workspaces=[f"{workspace}-other"])
+    with Lore(token, base_url=lore.url, workspace_id=f"{workspace}-other") as other, Lore(token, base_url=lore.url) as default:
+        other.memories.create(memory="In the other workspace")
+        assert (other.memories.list().total_count, default.memories.list().total_count) == (1, 0)
+    with Lore(token, base_url=lore.url, workspace_id="not-mine") as stranger, pytest.raises(PermissionDeniedError):
+        stranger.memories.list()
 
 
 def test_503_is_retried_for_reads_and_appends_but_not_for_other_writes(flaky: Callable[[Callable[[Received], Reply]], Receiver]) -> None:
