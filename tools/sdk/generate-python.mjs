@@ -5,9 +5,15 @@
 //                which the hand-written resources take as typed keyword arguments
 //   _sync/*.py   the synchronous client, derived from the hand-written asynchronous one (_async/)
 //                by the token rewrites below (as httpcore's unasync script does)
-// `--check` writes nothing: it exits 1 and names the files that differ from what would be
-// generated (the drift check, run by sdks/python/tests/test_generated_code.py). `--no-build`
-// uses dist/ as it is (the caller has just built it).
+//
+//   node tools/sdk/generate-python.mjs                     write them
+//   node tools/sdk/generate-python.mjs --check             write nothing; exit 1 naming the files that
+//                                                          differ (the drift check, run by
+//                                                          sdks/python/tests/test_generated_code.py)
+//   … --no-build                                           use dist/ as it is (the caller has just built it)
+//   … --document FILE                                      generate from that document instead of
+//                                                          asking a standalone Lore (the tests use it
+//                                                          to show that a changed schema is caught)
 // Needs the SDK's virtual environment (npm run sdk:python:install), which holds the generator.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -133,7 +139,9 @@ function unasync(source) {
 /** Every generated file's path (relative to the package) and text. */
 async function generate() {
   if (!existsSync(CODEGEN)) throw new Error(`${CODEGEN} is missing: run \`npm run sdk:python:install\` first`);
-  const { responses, requests } = splitDocument(withoutSafeIntegerBounds(await fetchOpenApiDocument({ build: !process.argv.includes('--no-build') })));
+  const documentArg = process.argv.indexOf('--document');
+  const document = documentArg >= 0 ? JSON.parse(readFileSync(process.argv[documentArg + 1], 'utf8')) : await fetchOpenApiDocument({ build: !process.argv.includes('--no-build') });
+  const { responses, requests } = splitDocument(withoutSafeIntegerBounds(document));
   const out = mkdtempSync(join(tmpdir(), 'lore-sdk-py-out-'));
   try {
     codegen(responses, join(out, 'models.py'), ['--output-model-type', 'pydantic_v2.BaseModel', '--extra-fields', 'allow']);
