@@ -191,7 +191,7 @@ const APP_FILES = ['apps/*/**/*.ts'];
 const APP_TEST_FILES = ['apps/*/**/*.spec.ts'];
 
 module.exports = defineConfig(
-  { ignores: ['**/dist/**', '**/node_modules/**', '**/coverage/**', '**/data/**', '**/tmp/**', '.nx/**'] },
+  { ignores: ['**/dist/**', '**/node_modules/**', '**/coverage/**', '**/data/**', '**/tmp/**', '.nx/**', '**/.venv/**'] },
 
   // Plain JavaScript (tools/*.mjs, this file, jest.config.js): recommended JS rules, no type info.
   {

@@ -1,0 +1,1 @@
+# Generated from ../_async by tools/sdk/generate-python.mjs: edit that, then `npm run sdk:generate:python`.
