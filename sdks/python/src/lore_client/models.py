@@ -78,6 +78,22 @@ class CollectionStats(BaseModel):
     """
 
 
+class ContentRecordOriginal(BaseModel):
+    """
+    The uploaded file, kept and downloadable at /api/v1/contents/{id}/file; null for a JSON text, a file over KNOWLEDGE_ORIGINALS_MAX_BYTES, or once its retention ended
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    file_name: str
+    content_type: str
+    size: int
+    """
+    Bytes of the file
+    """
+
+
 class ContentRecord(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -107,6 +123,10 @@ class ContentRecord(BaseModel):
     updated_at: str
     processed_at: str | None
     created_by: str
+    original: ContentRecordOriginal | None
+    """
+    The uploaded file, kept and downloadable at /api/v1/contents/{id}/file; null for a JSON text, a file over KNOWLEDGE_ORIGINALS_MAX_BYTES, or once its retention ended
+    """
 
 
 class ConversationContextMessage(BaseModel):
@@ -965,6 +985,13 @@ class ListContentsResponse(BaseModel):
 
 class DeleteContentResponse(DeleteCollectionResponse):
     pass
+
+
+class DownloadContentFileResponse(RootModel[str]):
+    root: str
+    """
+    The file's bytes
+    """
 
 
 class ListChunksResponse(BaseModel):
