@@ -44,6 +44,8 @@ def test_collections_contents_chunks_and_search(admin: Lore, lore: LoreServer, t
     (tmp_path / "coffee.md").write_text(COFFEE)
     from_path = client.contents.upload(tmp_path / "coffee.md", collection_id=collection.id, metadata={"topic": "coffee"})
     from_file = client.contents.upload(io.BytesIO(BIKES.encode()), collection_id=collection.id, filename="bikes.txt", mime_type="text/plain")
+    assert from_file.original is not None and from_file.original.file_name == "bikes.txt"
+    assert client.contents.download(from_file.id) == BIKES.encode()
     assert from_path.name == "coffee.md" and from_file.name == "bikes.txt"
     for content in (text, from_path, from_file):
         assert client.contents.wait(content.id).status == "completed"

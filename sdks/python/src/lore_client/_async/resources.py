@@ -125,6 +125,11 @@ class AsyncContents(_Resource):
     async def reprocess(self, content_id: str) -> m.ContentRecord:
         return await self._client._call(m.ContentRecord, "POST", f"/api/v1/contents/{_id(content_id)}/reprocess")
 
+    async def download(self, content_id: str) -> bytes:
+        """The uploaded file as it came, while it is kept (the record's `original`); NotFoundError otherwise."""
+        response = await self._client._send("GET", f"/api/v1/contents/{_id(content_id)}/file")
+        return response.content
+
 
 class AsyncChunks(_Resource):
     async def list(self, **params: Unpack[r.ListChunksQuery]) -> m.ListChunksResponse:

@@ -126,6 +126,11 @@ class Contents(_Resource):
     def reprocess(self, content_id: str) -> m.ContentRecord:
         return self._client._call(m.ContentRecord, "POST", f"/api/v1/contents/{_id(content_id)}/reprocess")
 
+    def download(self, content_id: str) -> bytes:
+        """The uploaded file as it came, while it is kept (the record's `original`); NotFoundError otherwise."""
+        response = self._client._send("GET", f"/api/v1/contents/{_id(content_id)}/file")
+        return response.content
+
 
 class Chunks(_Resource):
     def list(self, **params: Unpack[r.ListChunksQuery]) -> m.ListChunksResponse:
