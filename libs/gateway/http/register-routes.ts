@@ -10,6 +10,7 @@ import type { EventStreams } from './event-stream';
 import type { RequestRateLimits } from './request-rate-limits';
 import { readUpload } from './multipart-upload';
 import { inApiTerms } from './issue-locations';
+import { replyMismatch } from './reply-check';
 
 /**
  * Registers routes on Fastify: authenticate, authorize, parse path/query/body with the
@@ -24,9 +25,11 @@ export function registerRoutes(
     readonly requestTimeoutMs: number;
     readonly eventStreams: EventStreams;
     readonly rateLimits: RequestRateLimits;
+    /** LORE_CHECK_REPLIES: parse every success reply with its route's schema (tests); a mismatch is a 500. */
+    readonly checkReplies?: boolean;
   },
 ): void {
-  const { authenticator, transport, requestTimeoutMs, eventStreams, rateLimits } = deps;
+  const { authenticator, transport, requestTimeoutMs, eventStreams, rateLimits, checkReplies = false } = deps;
   for (const r of routes) {
     app.route({
       method: r.method,
@@ -59,6 +62,7 @@ export function registerRoutes(
             });
           // An open route (auth: false) never reads its scope.
           const result = await r.handle({ params, query, body, upload, scope: scope as RequestScope, send: sendForRequest });
+          if (checkReplies) checkReply(r, result, request);
           if (result instanceof EventStreamReply) {
             if (scope === null) throw new Error(`${r.path} streams events without authentication`);
             return await eventStreams.send(reply, result, headerValue(request.headers['last-event-id']), scope);
@@ -71,6 +75,20 @@ export function registerRoutes(
       },
     });
   }
+}
+
+/** Throws (a 500 that says why, logged as an error) when a reply is not what the route documents. */
+function checkReply(route: HttpRoute, result: unknown, request: FastifyRequest): void {
+  const mismatch =
+    result instanceof TextReply || result instanceof EventStreamReply
+      ? (route.textResponses ?? []).includes(result instanceof TextReply ? result.contentType : 'text/event-stream')
+        ? null
+        : 'a non-JSON reply the route does not declare in textResponses'
+      : replyMismatch(route, result);
+  if (mismatch === null) return;
+  const message = `Reply of ${route.method} ${route.path} (${route.operationId}) does not match its response schema: ${mismatch}`;
+  request.log.error({ operationId: route.operationId }, message);
+  throw new AppError('internal', message);
 }
 
 function parsePart(schema: z.ZodType | undefined, input: unknown, location: 'path' | 'query' | 'body', issues: ValidationIssue[]): unknown {
