@@ -1,7 +1,7 @@
-import { AppError, type ReplyOf, type ValidRequestOf } from '@lore/platform/kernel';
+import type { ReplyOf, ValidRequestOf } from '@lore/platform/kernel';
 import type { DocumentStore } from '@lore/platform/documents/port';
 import type { EmbeddingModels } from '@lore/platform/embeddings/port';
-import { compileFilter, type FusionOptions, type HybridHit, type PointHit, type VectorFilter, type VectorStore } from '@lore/platform/vectors/port';
+import type { HybridHit, PointHit, VectorStore } from '@lore/platform/vectors/port';
 import type { KnowledgeMessages, SearchResult } from '@lore/knowledge/contracts';
 import { CONTENTS, type ContentDoc } from './knowledge.read-models';
 import type { KnowledgeQueries } from './knowledge.queries';
@@ -26,8 +26,8 @@ export class KnowledgeSearch {
   async search(request: Request): Promise<Reply> {
     const started = performance.now();
     const collection = await this.deps.queries.visibleCollection(request, request.collectionId);
-    const filter = request.filters === null || request.filters === undefined ? undefined : (request.filters as VectorFilter);
-    validateFilter(filter);
+    // Checked against the grammar when the request was parsed (VectorFilterInput).
+    const filter = request.filters ?? undefined;
     const model = collection.model;
     const scope = { collections: [collection.id], ...(filter === undefined ? {} : { filter }) };
     const limit = request.maxResults;
@@ -49,7 +49,7 @@ export class KnowledgeSearch {
       case 'hybrid': {
         const vector = await vectorOf();
         if (!(await this.hasIndex(model))) return empty();
-        const fusion = request.fusion === null || request.fusion === undefined ? undefined : (request.fusion as FusionOptions);
+        const fusion = request.fusion ?? undefined;
         hits = await this.deps.vectors.index(model.index).searchHybrid({ ...scope, vector, text: request.query, limit, ...(fusion === undefined ? {} : { fusion }) });
         break;
       }
@@ -83,18 +83,6 @@ export class KnowledgeSearch {
     if (distinct.length === 0) return new Map();
     const page = await this.deps.documents.collection<ContentDoc>(CONTENTS).find({ filter: { id: { $in: distinct } } });
     return new Map(page.items.map((c) => [c.id, c.name]));
-  }
-}
-
-/** The grammar is checked before any model runs; errors name the place under `body.filters`. */
-function validateFilter(filter: VectorFilter | undefined): void {
-  try {
-    compileFilter(filter);
-  } catch (error) {
-    if (error instanceof AppError && error.code === 'validation') {
-      throw new AppError('validation', error.message, error.issues.map((i) => ({ ...i, loc: ['body', ...i.loc] })));
-    }
-    throw error;
   }
 }
 

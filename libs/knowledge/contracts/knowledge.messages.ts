@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineMessage } from '@lore/platform/kernel';
+import { defineMessage, FusionOptionsInput, VectorFilterInput } from '@lore/platform/kernel';
 import { CONTENT_STATUSES, SEARCH_TYPES, VISIBILITIES } from './knowledge.config';
 import { ChunkId, collectionFields, CollectionId, contentFields, ContentId, jsonObject } from './knowledge.fields';
 import { ChunkRecord, CollectionRecord, ContentRecord, SearchResponse } from './knowledge.records';
@@ -16,25 +16,13 @@ export const KnowledgeScope = z.object({
 });
 export type KnowledgeScope = z.infer<typeof KnowledgeScope>;
 
-const Fusion = z.discriminatedUnion('method', [
-  z.object({ method: z.literal('weighted_score'), weight: z.number().min(0).max(1).optional().describe('Vector weight; default 0.7') }),
-  z.object({
-    method: z.literal('rrf'),
-    k: z.number().int().min(1).max(1000).optional().describe('Default 60'),
-    weights: z.object({ vector: z.number().min(0).max(100), keyword: z.number().min(0).max(100) }).optional(),
-  }),
-  z.object({ method: z.literal('relative_score'), alpha: z.number().min(0).max(1).optional().describe('Vector weight after min-max normalisation; default 0.5') }),
-  z.object({ method: z.literal('dbsf'), weights: z.object({ vector: z.number().min(0).max(100), keyword: z.number().min(0).max(100) }).optional() }),
-]);
-export const FusionInput = Fusion.describe('Hybrid fusion; default weighted_score (README: how it was chosen)');
-
 export const SearchRequestFields = {
   query: z.string().min(1).max(10_000),
   collection_id: CollectionId,
   search_type: z.enum(SEARCH_TYPES).default('hybrid'),
-  filters: z.record(z.string(), z.unknown()).nullish().describe('Filter grammar of the README: metadata.<key>, content_id, source, tags, chunk_index with $eq $ne $in $nin $gt $gte $lt $lte $exists $and $or $not'),
+  filters: VectorFilterInput.nullish().describe('Filter grammar of the README: metadata.<key>, content_id, source, tags, chunk_index with $eq $ne $in $nin $gt $gte $lt $lte $exists $and $or $not'),
   max_results: z.number().int().min(1).max(100).default(10),
-  fusion: FusionInput.nullish(),
+  fusion: FusionOptionsInput.nullish(),
 };
 
 const Ref = KnowledgeScope;

@@ -1,7 +1,7 @@
-import { positionFromString, unavailable, type ReplyOf, type ValidRequestOf } from '@lore/platform/kernel';
+import { positionFromString, unavailable, type ReplyOf, type ValidRequestOf, type VectorFilter } from '@lore/platform/kernel';
 import type { DocumentStore } from '@lore/platform/documents/port';
 import type { EmbeddingModels } from '@lore/platform/embeddings/port';
-import type { VectorFilter, VectorStore } from '@lore/platform/vectors/port';
+import type { VectorStore } from '@lore/platform/vectors/port';
 import type { ReadYourWrites } from '@lore/platform/cqrs';
 import type { SealedFields } from '@lore/platform/crypto';
 import type { MemoryMessages } from '@lore/memory/contracts';
