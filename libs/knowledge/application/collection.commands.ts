@@ -122,13 +122,13 @@ export class CollectionCommands {
     const access = accessOf(scope);
     let cursor: string | null = parentId;
     for (let depth = 0; cursor !== null; depth++) {
-      if (cursor === self) throw invalid(['body', 'parent_id'], 'A collection cannot be its own ancestor');
+      if (cursor === self) throw invalid(['message', 'parent_id'], 'A collection cannot be its own ancestor');
       const doc: CollectionDoc | null = await this.deps.documents.collection<CollectionDoc>(COLLECTIONS).get(cursor);
       if (doc === null || !mayAccess(access, { workspaceId: doc.workspace_id, collectionId: doc.id })) {
-        if (depth === 0) throw invalid(['body', 'parent_id'], 'Parent collection not found');
+        if (depth === 0) throw invalid(['message', 'parent_id'], 'Parent collection not found');
         return;
       }
-      if (depth > 100) throw invalid(['body', 'parent_id'], 'Collections nest at most 100 levels');
+      if (depth > 100) throw invalid(['message', 'parent_id'], 'Collections nest at most 100 levels');
       cursor = doc.parent_id;
     }
   }

@@ -118,7 +118,7 @@ export class MemoryQueries {
 function startAfterCursor(docs: readonly MemoryDoc[], cursor: string, sortBy: 'created_at' | 'updated_at', order: 'asc' | 'desc'): number {
   const position = decodeCursor(cursor);
   const value = position?.values[0];
-  if (position === null || typeof value !== 'string') throw new AppError('validation', 'Invalid cursor', [{ loc: ['query', 'cursor'], msg: 'Invalid cursor', type: 'value_error' }]);
+  if (position === null || typeof value !== 'string') throw new AppError('validation', 'Invalid cursor', [{ loc: ['message', 'cursor'], msg: 'Invalid cursor', type: 'value_error' }]);
   const sign = order === 'asc' ? 1 : -1;
   const index = docs.findIndex((doc) => {
     const byValue = doc[sortBy] === value ? 0 : doc[sortBy] > value ? 1 : -1;
