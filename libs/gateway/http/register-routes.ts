@@ -56,12 +56,12 @@ export function registerRoutes(
           const body = multipart ? undefined : parsePart(r.body, request.body ?? {}, 'body', issues);
           if (issues.length > 0) throw new AppError('validation', 'Request validation failed', issues);
           const timeoutMs = Math.max(requestTimeoutMs, r.timeoutMs ?? 0);
-          const sendForRequest: Send = (message, payload) =>
-            send(transport, message, payload, { requestId: request.id, timeoutMs }).catch((error: unknown) => {
-              throw inApiTerms(error, r, multipart);
-            });
-          // An open route (auth: false) never reads its scope.
-          const result = await r.handle({ params, query, body, upload, scope: scope as RequestScope, send: sendForRequest });
+          const sendForRequest: Send = (message, payload) => send(transport, message, payload, { requestId: request.id, timeoutMs });
+          // An open route (auth: false) never reads its scope. Refusals of message fields, by a
+          // service or by the handler itself, are located where this request carried them.
+          const result = await r.handle({ params, query, body, upload, scope: scope as RequestScope, send: sendForRequest }).catch((error: unknown) => {
+            throw inApiTerms(error, r, multipart);
+          });
           if (checkReplies) checkReply(r, result, request);
           if (result instanceof EventStreamReply) {
             if (scope === null) throw new Error(`${r.path} streams events without authentication`);

@@ -75,7 +75,7 @@ export const memoryEdge = defineEdge({
         errors: [403],
         handle: async ({ body, scope, send }) => {
           const created = await send(messages.create, {
-            ...actingOwner(scope, body.user_id, { required: 'body' }),
+            ...actingOwner(scope, body.user_id, { keyMustName: true }),
             memory: body.memory,
             memoryType: body.memory_type ?? 'user',
             topics: body.topics ?? null,
@@ -97,7 +97,7 @@ export const memoryEdge = defineEdge({
         errors: [403],
         handle: async ({ query, scope, send }) => {
           const page = await send(messages.list, {
-            ...actingOwner(scope, query.user_id, { required: 'query' }),
+            ...actingOwner(scope, query.user_id, { keyMustName: true }),
             sortBy: query.sort_by,
             sortOrder: query.sort_order,
             skip: query.skip,
@@ -124,7 +124,7 @@ export const memoryEdge = defineEdge({
         response: DeleteUserMemoriesResponse,
         errors: [403],
         handle: async ({ query, scope, send }) => {
-          const owner = actingOwner(scope, query.user_id, { required: 'query' });
+          const owner = actingOwner(scope, query.user_id, { keyMustName: true });
           const { deletedCount } = await send(messages.deleteAllOfUser, owner);
           return { user_id: owner.userId, deleted_count: deletedCount, message: `Deleted ${deletedCount} memories` };
         },
@@ -141,7 +141,7 @@ export const memoryEdge = defineEdge({
         response: MemoryExportResponse,
         errors: [403],
         handle: async ({ query, scope, send }) => {
-          const owner = actingOwner(scope, query.user_id, { required: 'query' });
+          const owner = actingOwner(scope, query.user_id, { keyMustName: true });
           const exported = await send(messages.export, owner);
           return { user_id: owner.userId, workspace_id: owner.workspaceId, exported_at: exported.exportedAt, memories: exported.memories };
         },
@@ -165,7 +165,7 @@ export const memoryEdge = defineEdge({
         errors: [403, 503],
         handle: async ({ body, scope, send }) => {
           const found = await send(messages.search, {
-            ...actingOwner(scope, body.user_id, { required: 'body' }),
+            ...actingOwner(scope, body.user_id, { keyMustName: true }),
             query: body.query,
             limit: body.limit,
             ...(body.memory_type ? { memoryType: body.memory_type } : {}),
@@ -187,7 +187,7 @@ export const memoryEdge = defineEdge({
         status: 200,
         response: MemoryRecord,
         errors: [403, 404],
-        handle: ({ params, query, scope, send }) => send(messages.get, { ...actingOwner(scope, query.user_id, { required: 'query' }), memoryId: params.memory_id }),
+        handle: ({ params, query, scope, send }) => send(messages.get, { ...actingOwner(scope, query.user_id, { keyMustName: true }), memoryId: params.memory_id }),
       }),
       route({
         ...common,
@@ -202,7 +202,7 @@ export const memoryEdge = defineEdge({
         response: MemoryHistoryResponse,
         errors: [403, 404],
         handle: async ({ params, query, scope, send }) => {
-          const { versions } = await send(messages.history, { ...actingOwner(scope, query.user_id, { required: 'query' }), memoryId: params.memory_id });
+          const { versions } = await send(messages.history, { ...actingOwner(scope, query.user_id, { keyMustName: true }), memoryId: params.memory_id });
           return { memory_id: params.memory_id, versions };
         },
       }),
@@ -220,7 +220,7 @@ export const memoryEdge = defineEdge({
         errors: [403, 404, 409],
         handle: async ({ params, body, scope, send }) => {
           const { oldMemory, newMemory } = await send(messages.replace, {
-            ...actingOwner(scope, body.user_id, { required: 'body' }),
+            ...actingOwner(scope, body.user_id, { keyMustName: true }),
             memoryId: params.memory_id,
             memory: body.memory,
             topics: body.topics ?? null,
@@ -242,7 +242,7 @@ export const memoryEdge = defineEdge({
         response: DeleteMemoryResponse,
         errors: [403, 404],
         handle: async ({ params, query, scope, send }) => {
-          const { memoryId } = await send(messages.delete, { ...actingOwner(scope, query.user_id, { required: 'query' }), memoryId: params.memory_id });
+          const { memoryId } = await send(messages.delete, { ...actingOwner(scope, query.user_id, { keyMustName: true }), memoryId: params.memory_id });
           return { memory_id: memoryId, message: 'Memory deleted successfully' };
         },
       }),
