@@ -78,10 +78,10 @@ export function webhookRoutes(): HttpRoute[] {
         send(webhookMessages.update, {
           ...actingOwner(scope),
           webhookId: params.webhook_id,
-          ...(body.url === undefined ? {} : { url: body.url }),
-          ...(body.event_types === undefined ? {} : { eventTypes: body.event_types }),
-          ...(body.description === undefined ? {} : { description: body.description }),
-          ...(body.status === undefined ? {} : { status: body.status }),
+          url: body.url,
+          eventTypes: body.event_types,
+          description: body.description,
+          status: body.status,
         }),
     }),
     route({
@@ -121,8 +121,8 @@ export function webhookRoutes(): HttpRoute[] {
           ...actingOwner(scope),
           webhookId: params.webhook_id,
           limit: query.limit,
-          ...(query.status === undefined ? {} : { status: query.status }),
-          ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
+          status: query.status,
+          cursor: query.cursor,
         });
         return { deliveries: page.items, next_cursor: page.nextCursor, has_more: page.nextCursor !== null };
       },

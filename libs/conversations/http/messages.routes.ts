@@ -66,7 +66,7 @@ export function messageRoutes(messages: ConversationMessages, limits: Conversati
           conversationId: params.conversation_id,
           content: input.content,
           ...messageFields(input),
-          ...(input.parent_message_id == null ? {} : { parentMessageId: input.parent_message_id }),
+          parentMessageId: input.parent_message_id ?? undefined,
         });
         return message;
       },
@@ -94,7 +94,7 @@ export function messageRoutes(messages: ConversationMessages, limits: Conversati
           includeBranches: query.include_branches,
           skip: query.skip,
           limit: query.limit,
-          ...(query.leaf_message_id === undefined ? {} : { leafId: query.leaf_message_id }),
+          leafId: query.leaf_message_id,
         });
         return { ...offsetPage({ items: page.items, total: page.total, skip: query.skip, limit: query.limit, nextCursor: null }), current_message_id: page.currentMessageId };
       },
@@ -128,13 +128,13 @@ export function messageRoutes(messages: ConversationMessages, limits: Conversati
           limit: query.limit,
           sortBy: query.sort_by,
           sortOrder: query.sort_order,
-          ...(query.conversation_id === undefined ? {} : { conversationId: query.conversation_id }),
-          ...(query.sender_id === undefined ? {} : { senderId: query.sender_id }),
-          ...(query.role === undefined ? {} : { role: query.role }),
-          ...(query.message_type === undefined ? {} : { messageType: query.message_type }),
-          ...(query.search === undefined ? {} : { search: query.search }),
-          ...(query.tags === undefined || query.tags.length === 0 ? {} : { tags: query.tags }),
-          ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
+          conversationId: query.conversation_id,
+          senderId: query.sender_id,
+          role: query.role,
+          messageType: query.message_type,
+          search: query.search,
+          tags: query.tags?.length ? query.tags : undefined,
+          cursor: query.cursor,
         });
         return query.cursor
           ? cursorOffsetPage({ items: page.items, total: page.total, limit: query.limit, nextCursor: page.nextCursor })

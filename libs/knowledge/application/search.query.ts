@@ -31,7 +31,7 @@ export class KnowledgeSearch {
     const model = collection.model;
     const scope = { collections: [collection.id], ...(filter === undefined ? {} : { filter }) };
     const limit = request.maxResults;
-    const empty = (): Reply => this.reply(request, [], started);
+    const empty = (): Reply => this.reply([], started);
     const vectorOf = async (): Promise<Float32Array> => providerOf(this.deps.embeddings, model).embedQuery(request.query);
 
     let hits: readonly (PointHit | HybridHit)[];
@@ -56,18 +56,11 @@ export class KnowledgeSearch {
     }
     const names = await this.contentNames(hits.map((h) => h.payload.content_id));
     const results = hits.map((hit) => toResult(hit, request.searchType, names));
-    return this.reply(request, results, started);
+    return this.reply(results, started);
   }
 
-  private reply(request: Request, results: SearchResult[], started: number): Reply {
-    return {
-      results,
-      total_results: results.length,
-      query: request.query,
-      search_type: request.searchType,
-      collection_id: request.collectionId,
-      execution_time_ms: Math.round((performance.now() - started) * 100) / 100,
-    };
+  private reply(results: SearchResult[], started: number): Reply {
+    return { results, executionTimeMs: Math.round((performance.now() - started) * 100) / 100 };
   }
 
   private async hasIndex(model: { readonly index: string }): Promise<boolean> {

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { defineMessage, FusionOptionsInput, VectorFilterInput } from '@lore/platform/kernel';
 import { CONTENT_STATUSES, SEARCH_TYPES, VISIBILITIES } from './knowledge.config';
-import { ChunkId, collectionFields, CollectionId, contentFields, ContentId, jsonObject } from './knowledge.fields';
-import { ChunkRecord, CollectionRecord, ContentRecord, SearchResponse } from './knowledge.records';
+import { ChunkId, collectionProperties, CollectionId, contentFields, ContentId, jsonObject } from './knowledge.fields';
+import { ChunkRecord, CollectionRecord, ContentRecord, SearchResult } from './knowledge.records';
 
 /**
  * Who acts, where, and which collections they may touch: an API key's `collections` list
@@ -38,10 +38,10 @@ export const CONTENT_PART_CHARS = 200_000;
 
 export function knowledgeMessages(limits: { readonly maxUploadBytes: number }) {
   return {
-    createCollection: defineMessage('knowledge.command.create-collection', Ref.extend(collectionFields), CollectionRecord),
+    createCollection: defineMessage('knowledge.command.create-collection', Ref.extend(collectionProperties), CollectionRecord),
     updateCollection: defineMessage(
       'knowledge.command.update-collection',
-      collectionRef.extend({ ...collectionFields, name: collectionFields.name.optional() }),
+      collectionRef.extend({ ...collectionProperties, name: collectionProperties.name.optional() }),
       CollectionRecord,
     ),
     deleteCollection: defineMessage('knowledge.command.delete-collection', collectionRef, z.object({ collectionId: z.string() })),
@@ -124,7 +124,8 @@ export function knowledgeMessages(limits: { readonly maxUploadBytes: number }) {
         maxResults: SearchRequestFields.max_results,
         fusion: SearchRequestFields.fusion,
       }),
-      SearchResponse,
+      // The hits and the time; the edge shapes the HTTP reply (SearchResponse), as memory search does.
+      z.object({ results: z.array(SearchResult), executionTimeMs: z.number() }),
     ),
   };
 }

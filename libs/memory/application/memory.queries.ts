@@ -2,7 +2,7 @@ import { AppError, notFound, type Clock, type ReplyOf, type ValidRequestOf } fro
 import { decodeCursor, encodeCursor, type DocumentStore, type Filter } from '@lore/platform/documents/port';
 import type { SealedFields } from '@lore/platform/crypto';
 import type { MemoryMessages, MemoryRecord, MemoryVersion } from '@lore/memory/contracts';
-import { toMemoryRecord, toMemoryVersion, type MemoryContent } from './memory-records';
+import { toMemoryRecord, toMemoryVersion, type MemoryContent } from './memory-docs';
 import { MEMORIES, MEMORY_VERSIONS, type MemoryDoc, type MemoryVersionDoc } from './memory.read-models';
 
 type Request<K extends keyof MemoryMessages> = ValidRequestOf<MemoryMessages[K]>;
