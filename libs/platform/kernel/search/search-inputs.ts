@@ -29,7 +29,7 @@ export const VectorFilterInput = z.record(z.string(), z.unknown()).transform((va
   const issues: ValidationIssue[] = [];
   if (isVectorFilter(value, issues)) return value;
   // The compiler locates below `filters`; zod locates below this field.
-  for (const issue of issues) ctx.issues.push({ code: 'custom', message: issue.msg, path: issue.loc.slice(1).map(String), input: value });
+  for (const issue of issues) ctx.issues.push({ code: 'custom', message: issue.msg, path: [...issue.loc.slice(1)], input: value });
   return z.NEVER;
 });
 
