@@ -297,6 +297,23 @@ module.exports = defineConfig(
       ],
     },
   },
+  // Application and domain code name the message fields they refuse (`['message', 'collectionId']`);
+  // only the edge knows where a request carried them (the gateway's inApiTerms maps the name to
+  // `['body', 'collection_id']`, `['query', …]`, an upload's file). A location starting with an
+  // HTTP part here would bypass that mapping and be wrong for every other route or caller.
+  {
+    files: ['libs/*/application/**/*.ts', 'libs/*/domain/**/*.ts'],
+    ignores: TEST_FILES,
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "ArrayExpression > Literal:first-child[value=/^(body|query|path|header)$/]",
+          message: "Name the message field (['message', 'collectionId']): the HTTP edge maps it to the request location.",
+        },
+      ],
+    },
+  },
   {
     files: ['apps/contexts.ts'],
     rules: {

@@ -43,6 +43,8 @@ export interface GatewayConfig {
   readonly metrics?: { readonly token?: string | undefined };
   /** Request rates per caller and per workspace (RATE_LIMIT_*, LORE_WORKSPACE_LIMITS). */
   readonly rateLimits: RateLimitSettings;
+  /** LORE_CHECK_REPLIES: every success reply is parsed with its route's response schema; a mismatch answers 500 (on in tests). */
+  readonly checkReplies?: boolean;
 }
 
 /** What configureGateway is given besides its configuration. */
@@ -150,7 +152,7 @@ export function configureGateway(app: FastifyInstance, options: GatewayOptions):
       app.log.warn({ err: error }, 'rate-limit store failed: requests are admitted unlimited until it answers');
     },
   });
-  registerRoutes(app, routes, { authenticator, transport, requestTimeoutMs: config.requestTimeoutMs, eventStreams, rateLimits });
+  registerRoutes(app, routes, { authenticator, transport, requestTimeoutMs: config.requestTimeoutMs, eventStreams, rateLimits, checkReplies: config.checkReplies ?? false });
   registerMetricsRoute(app, config.metrics?.token);
   registerSystemRoutes(app, { transport, contexts: edges.map((edge) => edge.name), routes, asyncapi: gatewayAsyncApiDocument(config, edges) });
 }

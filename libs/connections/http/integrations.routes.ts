@@ -27,9 +27,9 @@ export function integrationRoutes(): HttpRoute[] {
       handle: async ({ query, send }) => {
         const { items } = await send(integrationMessages.list, {
           type: query.type,
-          ...(query.category === undefined ? {} : { category: query.category }),
-          ...(query.status === undefined ? {} : { status: query.status }),
-          ...(query.tags === undefined || query.tags.length === 0 ? {} : { tags: query.tags }),
+          category: query.category,
+          status: query.status,
+          tags: query.tags?.length ? query.tags : undefined,
         });
         return items;
       },
@@ -65,7 +65,7 @@ export function integrationRoutes(): HttpRoute[] {
       response: z.array(ProviderModelRecord),
       errors: [404],
       handle: async ({ params, query, send }) => {
-        const { models } = await send(integrationMessages.providerModels, { providerId: params.provider_id, ...(query.model_type === undefined ? {} : { modelType: query.model_type }) });
+        const { models } = await send(integrationMessages.providerModels, { providerId: params.provider_id, modelType: query.model_type });
         return models;
       },
     }),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { actingOwner, offsetEnvelope, offsetPage, route, skipLimitQuery, type HttpRoute, type RequestScope } from '@lore/platform/http';
+import { actingOwner, offsetEnvelope, offsetPage, route, skipLimitQuery, type HttpRoute } from '@lore/platform/http';
 import { CreatedWebhook, DELIVERY_STATUSES, WEBHOOK_STATUSES, WebhookDeliveryRecord, WebhookRecord, webhookFields, webhookMessages } from '@lore/connections/contracts';
 
 const WebhookParams = z.object({ webhook_id: z.string().min(1).max(100) });
@@ -10,13 +10,12 @@ const fields = {
   description: webhookFields.description,
 };
 
-/** The scope a webhook message carries: workspace-wide (like the events), `created_by` the acting user. */
-const scoped = (scope: RequestScope) => actingOwner(scope, undefined);
 
 /**
  * Webhooks: the workspace's integration events POSTed to an endpoint, signed per Standard
  * Webhooks, retried for about a day, logged per delivery (README, "Webhooks").
- * Permissions: events:read to look, events:write to change.
+ * Permissions: events:read to look, events:write to change. Webhooks are workspace-wide (like
+ * the events); their messages carry the acting owner of no named user: `created_by` the caller.
  */
 export function webhookRoutes(): HttpRoute[] {
   const common = { tags: ['Webhooks'], auth: true } as const;
@@ -32,7 +31,7 @@ export function webhookRoutes(): HttpRoute[] {
       status: 201,
       response: CreatedWebhook,
       errors: [403, 409],
-      handle: async ({ body, scope, send }) => send(webhookMessages.create, { ...scoped(scope), url: body.url, eventTypes: body.event_types, description: body.description }),
+      handle: async ({ body, scope, send }) => send(webhookMessages.create, { ...actingOwner(scope), url: body.url, eventTypes: body.event_types, description: body.description }),
     }),
     route({
       ...common,
@@ -46,7 +45,7 @@ export function webhookRoutes(): HttpRoute[] {
       response: offsetEnvelope(WebhookRecord),
       errors: [403],
       handle: async ({ query, scope, send }) => {
-        const page = await send(webhookMessages.list, { ...scoped(scope), skip: query.skip, limit: query.limit });
+        const page = await send(webhookMessages.list, { ...actingOwner(scope), skip: query.skip, limit: query.limit });
         return offsetPage({ items: page.items, total: page.total, skip: query.skip, limit: query.limit });
       },
     }),
@@ -61,7 +60,7 @@ export function webhookRoutes(): HttpRoute[] {
       status: 200,
       response: WebhookRecord,
       errors: [403, 404],
-      handle: async ({ params, scope, send }) => send(webhookMessages.get, { ...scoped(scope), webhookId: params.webhook_id }),
+      handle: async ({ params, scope, send }) => send(webhookMessages.get, { ...actingOwner(scope), webhookId: params.webhook_id }),
     }),
     route({
       ...common,
@@ -77,12 +76,12 @@ export function webhookRoutes(): HttpRoute[] {
       errors: [403, 404, 409],
       handle: async ({ params, body, scope, send }) =>
         send(webhookMessages.update, {
-          ...scoped(scope),
+          ...actingOwner(scope),
           webhookId: params.webhook_id,
-          ...(body.url === undefined ? {} : { url: body.url }),
-          ...(body.event_types === undefined ? {} : { eventTypes: body.event_types }),
-          ...(body.description === undefined ? {} : { description: body.description }),
-          ...(body.status === undefined ? {} : { status: body.status }),
+          url: body.url,
+          eventTypes: body.event_types,
+          description: body.description,
+          status: body.status,
         }),
     }),
     route({
@@ -97,7 +96,7 @@ export function webhookRoutes(): HttpRoute[] {
       response: z.object({ webhook_id: z.string(), message: z.string() }),
       errors: [403, 404],
       handle: async ({ params, scope, send }) => {
-        await send(webhookMessages.delete, { ...scoped(scope), webhookId: params.webhook_id });
+        await send(webhookMessages.delete, { ...actingOwner(scope), webhookId: params.webhook_id });
         return { webhook_id: params.webhook_id, message: 'Webhook deleted' };
       },
     }),
@@ -119,11 +118,11 @@ export function webhookRoutes(): HttpRoute[] {
       errors: [403, 404],
       handle: async ({ params, query, scope, send }) => {
         const page = await send(webhookMessages.deliveries, {
-          ...scoped(scope),
+          ...actingOwner(scope),
           webhookId: params.webhook_id,
           limit: query.limit,
-          ...(query.status === undefined ? {} : { status: query.status }),
-          ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
+          status: query.status,
+          cursor: query.cursor,
         });
         return { deliveries: page.items, next_cursor: page.nextCursor, has_more: page.nextCursor !== null };
       },
@@ -139,7 +138,7 @@ export function webhookRoutes(): HttpRoute[] {
       status: 200,
       response: WebhookDeliveryRecord,
       errors: [403, 404, 409],
-      handle: async ({ params, scope, send }) => send(webhookMessages.redeliver, { ...scoped(scope), webhookId: params.webhook_id, deliveryId: params.delivery_id }),
+      handle: async ({ params, scope, send }) => send(webhookMessages.redeliver, { ...actingOwner(scope), webhookId: params.webhook_id, deliveryId: params.delivery_id }),
     }),
   ];
 }

@@ -192,7 +192,7 @@ export class ConversationCommands {
       throw new AppError(
         'validation',
         'These fields change only with new content (an edit)',
-        onlyWithNewContent.map((field) => ({ loc: ['body', SNAKE_CASE[field]], msg: 'Changes only with new content, which makes an edited copy', type: 'value_error' })),
+        onlyWithNewContent.map((field) => ({ loc: ['message', field], msg: 'Changes only with new content, which makes an edited copy', type: 'value_error' })),
       );
     }
     const unchanged = (['tool_calls', 'attachments', 'tags', 'meta_data'] as const).every((field) => JSON.stringify(next[field]) === JSON.stringify(doc[field]));
@@ -358,7 +358,7 @@ function metadata(owner: Owner) {
 /** Lore computes the checksum; one the client sent must be the same (else 422 naming it). */
 function checkedChecksum(content: string, sent: string | undefined): string {
   const checksum = contentChecksum(content);
-  if (sent !== undefined && sent.toLowerCase() !== checksum) throw invalid(['body', 'checksum'], 'checksum is not the SHA-256 of content');
+  if (sent !== undefined && sent.toLowerCase() !== checksum) throw invalid(['message', 'checksum'], 'checksum is not the SHA-256 of content');
   return checksum;
 }
 
@@ -376,6 +376,3 @@ type NewMessage = {
   readonly sentAt: string | null;
   readonly content: MessageContent;
 } & ({ readonly kind: 'append'; readonly parentMessageId: string | null } | { readonly kind: 'edit'; readonly conversationId: string; readonly editOf: string });
-
-const SNAKE_CASE = { role: 'role', messageType: 'message_type', senderId: 'sender_id', sentAt: 'sent_at', clientMessageId: 'client_message_id' } as const;
-

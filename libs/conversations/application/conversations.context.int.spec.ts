@@ -63,7 +63,7 @@ describe('conversations context, called directly on the transport', () => {
     const reply = await append(conversation.id, 'same words', { role: 'assistant' });
     expect(reply.created).toBe(true);
     const wrong = await failure(append(conversation.id, 'x', { checksum: 'a'.repeat(64) }));
-    expect(wrong.issues[0]?.loc).toEqual(['body', 'checksum']);
+    expect(wrong.issues[0]?.loc).toEqual(['message', 'checksum']);
   });
 
   it('enforces the configured limits for any caller', async () => {

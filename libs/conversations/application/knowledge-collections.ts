@@ -31,7 +31,7 @@ export class KnowledgeCollections {
         try {
           await send(this.transport, this.messages.getCollection, { ...scope(caller), collectionId });
         } catch (error) {
-          if (error instanceof AppError && error.code === 'not_found') throw invalid(['body', 'collection_ids', index], `Collection ${collectionId} not found`);
+          if (error instanceof AppError && error.code === 'not_found') throw invalid(['message', 'collectionIds', index], `Collection ${collectionId} not found`);
           throw error;
         }
       }),

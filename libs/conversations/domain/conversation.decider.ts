@@ -207,7 +207,7 @@ export const conversationDecider: Decider<ConversationCommand, ConversationState
         if (Object.keys(data).length > 2) events.push({ type: 'conversations.ConversationUpdated', data });
         const selected = command.currentMessageId;
         if (selected !== undefined) {
-          if (liveMessage(conversation, selected) === null) throw invalid(['body', 'current_message_id'], `Message ${selected} is not in this conversation`);
+          if (liveMessage(conversation, selected) === null) throw invalid(['message', 'currentMessageId'], `Message ${selected} is not in this conversation`);
           if ((command.status ?? conversation.status) === 'archived') throw archived();
           if (selected !== conversation.currentMessageId) {
             events.push({ type: 'conversations.CurrentMessageSelected', data: { conversationId: conversation.conversationId, messageId: selected, selectedAt: command.at } });
@@ -222,7 +222,7 @@ export const conversationDecider: Decider<ConversationCommand, ConversationState
         writable(conversation);
         const parent = command.parentMessageId ?? conversation.currentMessageId;
         if (parent !== null && liveMessage(conversation, parent) === null) {
-          throw invalid(['body', 'parent_message_id'], `Message ${parent} is not in this conversation`);
+          throw invalid(['message', 'parentMessageId'], `Message ${parent} is not in this conversation`);
         }
         return [appended(conversation, command, parent, null)];
       }

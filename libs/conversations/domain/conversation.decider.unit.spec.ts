@@ -73,7 +73,7 @@ describe('conversationDecider', () => {
 
     it('refuses a parent that is not in the conversation, naming the field', () => {
       const error = spec.given(tree).when(append('m4', { parentMessageId: 'nope' })).thenThrows('validation');
-      expect(error.issues[0]?.loc).toEqual(['body', 'parent_message_id']);
+      expect(error.issues[0]?.loc).toEqual(['message', 'parentMessageId']);
     });
 
     it('appends nothing for a retried client message id or a known duplicate that ends the active path', () => {

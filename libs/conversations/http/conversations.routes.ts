@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { cursorEnvelope, cursorPage, route, TextReply, type HttpRoute } from '@lore/platform/http';
+import { AppError } from '@lore/platform/kernel';
+import { actingOwner, cursorEnvelope, cursorPage, holdsPermission, route, TextReply, type HttpRoute, type RequestScope } from '@lore/platform/http';
 import {
   CONVERSATION_SORT_FIELDS,
   CONVERSATION_STATUSES,
@@ -14,8 +15,7 @@ import {
   type ConversationMessages,
   type ContextDefaults,
 } from '@lore/conversations/contracts';
-import { ConversationParams, UserIdQuery } from './route-params';
-import { actingUser, mayNameCollections, mayRead } from './acting-user';
+import { ConversationParams, UserIdQuery, WITH_COLLECTIONS } from './route-params';
 
 const DeletedResponse = z.object({ id: z.string(), message: z.string(), deleted_messages: z.number().int() });
 const ExportResponse = z.object({
@@ -26,6 +26,11 @@ const ExportResponse = z.object({
 });
 
 /** SPEC §4.7 (the conversation list), plus create, get, update, delete, export and the next turn's context. */
+/** Naming collections for a conversation to search takes the right to read them: 403 otherwise. */
+function mayNameCollections(scope: RequestScope, collectionIds: readonly string[] | null | undefined): void {
+  if (collectionIds && collectionIds.length > 0 && !holdsPermission(scope.caller, 'collections', 'read')) throw new AppError('forbidden', 'collection_ids need the permission collections:read');
+}
+
 export function conversationRoutes(messages: ConversationMessages, limits: ConversationLimits, context: ContextDefaults): HttpRoute[] {
   const f = conversationFields(limits);
   const common = { tags: ['Conversations'], auth: true } as const;
@@ -53,14 +58,14 @@ export function conversationRoutes(messages: ConversationMessages, limits: Conve
       errors: [403],
       handle: async ({ query, scope, send }) => {
         const page = await send(messages.list, {
-          ...actingUser(scope, query.user_id),
+          ...actingOwner(scope, query.user_id, WITH_COLLECTIONS),
           limit: query.limit,
           sortBy: query.sort_by,
           sortOrder: query.sort_order,
-          ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
-          ...(query.status === undefined ? {} : { status: query.status }),
-          ...(query.search === undefined ? {} : { search: query.search }),
-          ...(query.collection_id === undefined ? {} : { collectionId: query.collection_id }),
+          cursor: query.cursor,
+          status: query.status,
+          search: query.search,
+          collectionId: query.collection_id,
         });
         return cursorPage('conversations', page.items, page.nextCursor);
       },
@@ -90,7 +95,7 @@ export function conversationRoutes(messages: ConversationMessages, limits: Conve
       handle: async ({ body, scope, send }) => {
         mayNameCollections(scope, body.collection_ids);
         return send(messages.create, {
-          ...actingUser(scope, body.user_id),
+          ...actingOwner(scope, body.user_id, WITH_COLLECTIONS),
           title: body.title ?? null,
           status: body.status ?? 'active',
           collectionIds: body.collection_ids ?? [],
@@ -113,7 +118,7 @@ export function conversationRoutes(messages: ConversationMessages, limits: Conve
       status: 200,
       response: ConversationRecord,
       errors: [403, 404],
-      handle: async ({ params, query, scope, send }) => send(messages.get, { ...actingUser(scope, query.user_id), conversationId: params.conversation_id }),
+      handle: async ({ params, query, scope, send }) => send(messages.get, { ...actingOwner(scope, query.user_id, WITH_COLLECTIONS), conversationId: params.conversation_id }),
     }),
     route({
       ...common,
@@ -138,14 +143,14 @@ export function conversationRoutes(messages: ConversationMessages, limits: Conve
       handle: async ({ params, query, body, scope, send }) => {
         mayNameCollections(scope, body.collection_ids);
         return send(messages.update, {
-          ...actingUser(scope, query.user_id),
+          ...actingOwner(scope, query.user_id, WITH_COLLECTIONS),
           conversationId: params.conversation_id,
-          ...(body.title === undefined ? {} : { title: body.title }),
-          ...(body.status === undefined ? {} : { status: body.status }),
-          ...(body.collection_ids === undefined ? {} : { collectionIds: body.collection_ids }),
-          ...(body.tags === undefined ? {} : { tags: body.tags }),
-          ...(body.metadata === undefined ? {} : { metadata: body.metadata }),
-          ...(body.current_message_id === undefined ? {} : { currentMessageId: body.current_message_id }),
+          title: body.title,
+          status: body.status,
+          collectionIds: body.collection_ids,
+          tags: body.tags,
+          metadata: body.metadata,
+          currentMessageId: body.current_message_id,
         });
       },
     }),
@@ -162,7 +167,7 @@ export function conversationRoutes(messages: ConversationMessages, limits: Conve
       response: DeletedResponse,
       errors: [403, 404],
       handle: async ({ params, query, scope, send }) => {
-        const { deletedMessages } = await send(messages.delete, { ...actingUser(scope, query.user_id), conversationId: params.conversation_id });
+        const { deletedMessages } = await send(messages.delete, { ...actingOwner(scope, query.user_id, WITH_COLLECTIONS), conversationId: params.conversation_id });
         return { id: params.conversation_id, message: 'Conversation deleted permanently', deleted_messages: deletedMessages };
       },
     }),
@@ -180,7 +185,7 @@ export function conversationRoutes(messages: ConversationMessages, limits: Conve
       textResponses: ['text/markdown'],
       errors: [403, 404],
       handle: async ({ params, query, scope, send }) => {
-        const exported = await send(messages.export, { ...actingUser(scope, query.user_id), conversationId: params.conversation_id, format: query.format });
+        const exported = await send(messages.export, { ...actingOwner(scope, query.user_id, WITH_COLLECTIONS), conversationId: params.conversation_id, format: query.format });
         if (exported.markdown !== null) return new TextReply('text/markdown', exported.markdown);
         return { conversation: exported.conversation, messages: exported.messages, active_path: exported.activePath, exported_at: exported.exportedAt };
       },
@@ -208,15 +213,15 @@ export function conversationRoutes(messages: ConversationMessages, limits: Conve
       errors: [403, 404],
       handle: async ({ params, query, body, scope, send }) =>
         send(messages.context, {
-          ...actingUser(scope, query.user_id),
+          ...actingOwner(scope, query.user_id, WITH_COLLECTIONS),
           conversationId: params.conversation_id,
           // What the context may draw on is what the caller may read.
-          sources: { memories: mayRead(scope, 'memories'), collections: mayRead(scope, 'collections') },
-          ...(body.query == null ? {} : { query: body.query }),
-          ...(body.max_tokens == null ? {} : { maxTokens: body.max_tokens }),
-          ...(body.memory_limit == null ? {} : { memoryLimit: body.memory_limit }),
-          ...(body.chunk_limit == null ? {} : { chunkLimit: body.chunk_limit }),
-          ...(body.message_limit == null ? {} : { messageLimit: body.message_limit }),
+          sources: { memories: holdsPermission(scope.caller, 'memories', 'read'), collections: holdsPermission(scope.caller, 'collections', 'read') },
+          query: body.query ?? undefined,
+          maxTokens: body.max_tokens ?? undefined,
+          memoryLimit: body.memory_limit ?? undefined,
+          chunkLimit: body.chunk_limit ?? undefined,
+          messageLimit: body.message_limit ?? undefined,
         }),
     }),
   ];

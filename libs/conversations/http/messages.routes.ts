@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { commaList, cursorOffsetPage, offsetEnvelope, offsetPage, queryBoolean, route, skipLimitQuery, type HttpRoute } from '@lore/platform/http';
+import { actingOwner, commaList, cursorOffsetPage, offsetEnvelope, offsetPage, queryBoolean, route, skipLimitQuery, type HttpRoute } from '@lore/platform/http';
 import { ConversationId, MESSAGE_SORT_FIELDS, MessageId, MessageRecord, UserId, conversationFields, type ConversationLimits, type ConversationMessages } from '@lore/conversations/contracts';
-import { ConversationParams, MessageParams, UserIdQuery } from './route-params';
-import { actingUser } from './acting-user';
+import { ConversationParams, MessageParams, UserIdQuery, WITH_COLLECTIONS } from './route-params';
 
 const DeletedResponse = z.object({ id: z.string(), message: z.string(), deleted_messages: z.number().int().describe('The message and its replies') });
 
@@ -63,11 +62,11 @@ export function messageRoutes(messages: ConversationMessages, limits: Conversati
       errors: [403, 404, 409],
       handle: async ({ params, query, body: input, scope, send }) => {
         const { message } = await send(messages.append, {
-          ...actingUser(scope, query.user_id),
+          ...actingOwner(scope, query.user_id, WITH_COLLECTIONS),
           conversationId: params.conversation_id,
           content: input.content,
           ...messageFields(input),
-          ...(input.parent_message_id == null ? {} : { parentMessageId: input.parent_message_id }),
+          parentMessageId: input.parent_message_id ?? undefined,
         });
         return message;
       },
@@ -90,12 +89,12 @@ export function messageRoutes(messages: ConversationMessages, limits: Conversati
       errors: [403, 404],
       handle: async ({ params, query, scope, send }) => {
         const page = await send(messages.conversationMessages, {
-          ...actingUser(scope, query.user_id),
+          ...actingOwner(scope, query.user_id, WITH_COLLECTIONS),
           conversationId: params.conversation_id,
           includeBranches: query.include_branches,
           skip: query.skip,
           limit: query.limit,
-          ...(query.leaf_message_id === undefined ? {} : { leafId: query.leaf_message_id }),
+          leafId: query.leaf_message_id,
         });
         return { ...offsetPage({ items: page.items, total: page.total, skip: query.skip, limit: query.limit, nextCursor: null }), current_message_id: page.currentMessageId };
       },
@@ -124,18 +123,18 @@ export function messageRoutes(messages: ConversationMessages, limits: Conversati
       errors: [403, 404],
       handle: async ({ query, scope, send }) => {
         const page = await send(messages.listMessages, {
-          ...actingUser(scope, query.user_id),
+          ...actingOwner(scope, query.user_id, WITH_COLLECTIONS),
           skip: query.skip,
           limit: query.limit,
           sortBy: query.sort_by,
           sortOrder: query.sort_order,
-          ...(query.conversation_id === undefined ? {} : { conversationId: query.conversation_id }),
-          ...(query.sender_id === undefined ? {} : { senderId: query.sender_id }),
-          ...(query.role === undefined ? {} : { role: query.role }),
-          ...(query.message_type === undefined ? {} : { messageType: query.message_type }),
-          ...(query.search === undefined ? {} : { search: query.search }),
-          ...(query.tags === undefined || query.tags.length === 0 ? {} : { tags: query.tags }),
-          ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
+          conversationId: query.conversation_id,
+          senderId: query.sender_id,
+          role: query.role,
+          messageType: query.message_type,
+          search: query.search,
+          tags: query.tags?.length ? query.tags : undefined,
+          cursor: query.cursor,
         });
         return query.cursor
           ? cursorOffsetPage({ items: page.items, total: page.total, limit: query.limit, nextCursor: page.nextCursor })
@@ -154,7 +153,7 @@ export function messageRoutes(messages: ConversationMessages, limits: Conversati
       status: 200,
       response: MessageRecord,
       errors: [403, 404],
-      handle: async ({ params, query, scope, send }) => send(messages.getMessage, { ...actingUser(scope, query.user_id), messageId: params.message_id }),
+      handle: async ({ params, query, scope, send }) => send(messages.getMessage, { ...actingOwner(scope, query.user_id, WITH_COLLECTIONS), messageId: params.message_id }),
     }),
     route({
       ...common,
@@ -172,7 +171,7 @@ export function messageRoutes(messages: ConversationMessages, limits: Conversati
       response: MessageRecord,
       errors: [403, 404, 409],
       handle: async ({ params, query, body: input, scope, send }) => {
-        const { message } = await send(messages.updateMessage, { ...actingUser(scope, query.user_id), messageId: params.message_id, ...messageFields(input) });
+        const { message } = await send(messages.updateMessage, { ...actingOwner(scope, query.user_id, WITH_COLLECTIONS), messageId: params.message_id, ...messageFields(input) });
         return message;
       },
     }),
@@ -189,7 +188,7 @@ export function messageRoutes(messages: ConversationMessages, limits: Conversati
       response: DeletedResponse,
       errors: [403, 404],
       handle: async ({ params, query, scope, send }) => {
-        const { deletedMessages } = await send(messages.deleteMessage, { ...actingUser(scope, query.user_id), messageId: params.message_id });
+        const { deletedMessages } = await send(messages.deleteMessage, { ...actingOwner(scope, query.user_id, WITH_COLLECTIONS), messageId: params.message_id });
         return { id: params.message_id, message: 'Message deleted permanently', deleted_messages: deletedMessages };
       },
     }),

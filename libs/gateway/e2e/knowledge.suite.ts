@@ -289,6 +289,9 @@ export function describeKnowledge(lore: () => LoreUnderTest): void {
             expect(typeof reply.body.detail[0].msg).toBe('string');
           }
         }
+        // The whole place, array indexes as numbers, in the grammar compiler's words.
+        const nested = await search(lore(), alice.token, { collection_id: shared.id, query: 'lorefact', filters: { $and: [{ 'metadata.a': 1 }, { 'metadata.x': { $regex: 'a' } }] } });
+        expect(nested.body).toEqual({ detail: [{ loc: ['body', 'filters', '$and', 1, 'metadata.x', '$regex'], msg: 'unknown operator $regex', type: 'value_error' }] });
       });
 
       it('answers 404 for an unknown collection', async () => {

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { AppError, type ValidationIssue } from '@lore/platform/kernel';
-import type { RouteSpec } from '@lore/platform/http';
+import { declaresField, type RouteSpec } from '@lore/platform/http';
 
 type Loc = ValidationIssue['loc'];
 const API_PARTS = new Set(['body', 'query', 'path', 'header']);
@@ -36,8 +36,7 @@ function apiLocation(loc: Loc, route: RouteSpec, upload: boolean): Loc {
 }
 
 function takes(schema: z.ZodType | undefined, name: string): boolean {
-  const shape: unknown = schema !== undefined && 'shape' in schema ? schema.shape : undefined;
-  return typeof shape === 'object' && shape !== null && Object.hasOwn(shape, name);
+  return declaresField(schema, name);
 }
 
 function snakeCase(name: string): string {

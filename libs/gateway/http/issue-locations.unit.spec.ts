@@ -33,6 +33,12 @@ describe('inApiTerms', () => {
     expect(locsOf(['message', 'collectionId'], true)).toEqual([['body', 'collection_id']]);
   });
 
+  it('sees the fields of a body under wrappers, such as an optional body with a default', () => {
+    const optionalBody: RouteSpec = { ...route, body: z.object({ collection_ids: z.array(z.string()).nullish() }).default({}) };
+    const mapped = inApiTerms(new AppError('validation', 'bad', [{ loc: ['message', 'collectionIds', 1], msg: 'bad', type: 'value_error' }]), optionalBody, false);
+    expect(mapped instanceof AppError ? mapped.issues.map((i) => i.loc) : []).toEqual([['body', 'collection_ids', 1]]);
+  });
+
   it('uses the route\'s own table for fields the API does not take, per kind of request', () => {
     expect(locsOf(['message', 'sizeBytes'])).toEqual([['body', 'text']]);
     expect(locsOf(['message', 'sizeBytes'], true)).toEqual([['body', 'file']]);

@@ -11,6 +11,7 @@ import type { EventStreams } from './event-stream';
 import type { RequestRateLimits } from './request-rate-limits';
 import { readUpload } from './multipart-upload';
 import { inApiTerms } from './issue-locations';
+import { replyMismatch } from './reply-check';
 
 /**
  * Registers routes on Fastify: authenticate, authorize, parse path/query/body with the
@@ -25,9 +26,11 @@ export function registerRoutes(
     readonly requestTimeoutMs: number;
     readonly eventStreams: EventStreams;
     readonly rateLimits: RequestRateLimits;
+    /** LORE_CHECK_REPLIES: parse every success reply with its route's schema (tests); a mismatch is a 500. */
+    readonly checkReplies?: boolean;
   },
 ): void {
-  const { authenticator, transport, requestTimeoutMs, eventStreams, rateLimits } = deps;
+  const { authenticator, transport, requestTimeoutMs, eventStreams, rateLimits, checkReplies = false } = deps;
   for (const r of routes) {
     app.route({
       method: r.method,
@@ -55,12 +58,12 @@ export function registerRoutes(
           if (issues.length > 0) throw new AppError('validation', 'Request validation failed', issues);
           const timeoutMs = Math.max(requestTimeoutMs, r.timeoutMs ?? 0);
           const sendForRequest: Send = (message, payload) => send(transport, message, payload, { requestId: request.id, timeoutMs });
-          // What the handler or a service refuses in its own terms (a message's field, the file
-          // being read) is answered in the API's terms.
-          // An open route (auth: false) never reads its scope.
+          // An open route (auth: false) never reads its scope. Refusals of message fields, by a
+          // service or by the handler itself, are located where this request carried them.
           const result = await r.handle({ params, query, body, upload, scope: scope as RequestScope, send: sendForRequest }).catch((error: unknown) => {
             throw inApiTerms(error, r, multipart);
           });
+          if (checkReplies) checkReply(r, result, request);
           if (result instanceof EventStreamReply) {
             if (scope === null) throw new Error(`${r.path} streams events without authentication`);
             return await eventStreams.send(reply, result, headerValue(request.headers['last-event-id']), scope);
@@ -84,6 +87,25 @@ export function registerRoutes(
       },
     });
   }
+}
+
+/** Throws (a 500 that says why, logged as an error) when a reply is not what the route documents. */
+function checkReply(route: HttpRoute, result: unknown, request: FastifyRequest): void {
+  // A file is served as it came, whatever its type: the route declares that it serves files.
+  if (result instanceof FileReply) {
+    if ((route.textResponses ?? []).includes('application/octet-stream')) return;
+    throw new AppError('internal', `Reply of ${route.method} ${route.path} (${route.operationId}) is a file, which the route does not declare`);
+  }
+  const mismatch =
+    result instanceof TextReply || result instanceof EventStreamReply
+      ? (route.textResponses ?? []).includes(result instanceof TextReply ? result.contentType : 'text/event-stream')
+        ? null
+        : 'a non-JSON reply the route does not declare in textResponses'
+      : replyMismatch(route, result);
+  if (mismatch === null) return;
+  const message = `Reply of ${route.method} ${route.path} (${route.operationId}) does not match its response schema: ${mismatch}`;
+  request.log.error({ operationId: route.operationId }, message);
+  throw new AppError('internal', message);
 }
 
 function parsePart(schema: z.ZodType | undefined, input: unknown, location: 'path' | 'query' | 'body', issues: ValidationIssue[]): unknown {

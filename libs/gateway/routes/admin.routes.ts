@@ -61,7 +61,7 @@ export function adminRoutes(options: { readonly contexts: readonly string[] }): 
       response: z.object({ items: z.array(ParkedEventView) }),
       errors: [403],
       handle: async ({ query, scope, send }) => {
-        const request = { workspaceId: scope.workspaceId, ...(query.processor === undefined ? {} : { processor: query.processor }) };
+        const request = { workspaceId: scope.workspaceId, processor: query.processor };
         const lists = await Promise.all(options.contexts.map(async (context) => (await send(parkedEventsListMessage(context), request)).items.map((r) => view(context, r))));
         return { items: lists.flat() };
       },

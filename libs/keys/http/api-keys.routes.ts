@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineEdge, offsetEnvelope, offsetPage, route, skipLimitQuery, type RequestScope } from '@lore/platform/http';
+import { offsetEnvelope, offsetPage, route, skipLimitQuery, type HttpRoute, type RequestScope } from '@lore/platform/http';
 import {
   API_KEY_STATUSES,
   ApiKeyRecord,
@@ -11,7 +11,6 @@ import {
   keysMessages,
   type ApiKeyGrantor,
 } from '@lore/keys/contracts';
-import { keysIntegrationEvents } from './api-keys.asyncapi';
 
 const CreateApiKeyBody = z.object({
   label: apiKeyLabel,
@@ -36,85 +35,80 @@ function grantorOf(scope: RequestScope): ApiKeyGrantor {
 }
 
 /** API keys over HTTP: create (secret shown once), list, get, revoke. */
-export const keysEdge = defineEdge({
-  name: 'keys',
-  config: z.object({}),
-  events: [keysIntegrationEvents],
-  routes: () => {
-    const common = { tags: ['API keys'], auth: true } as const;
-    return [
-      route({
-        ...common,
-        method: 'POST',
-        path: '/api/v1/api-keys',
-        operationId: 'create_api_key',
-        summary: 'Create an API key (the secret is shown only in this response)',
-        permission: ['api_keys', 'write'],
-        body: CreateApiKeyBody,
-        status: 201,
-        response: CreatedApiKey,
-        errors: [403],
-        handle: ({ body, scope, send }) =>
-          send(keysMessages.create, {
-            workspaceId: scope.workspaceId,
-            actor: scope.actor,
-            grantor: grantorOf(scope),
-            label: body.label,
-            status: body.status,
-            ...(body.expires_at === undefined ? {} : { expiresAt: body.expires_at }),
-            ...(body.permissions === undefined ? {} : { permissions: body.permissions }),
-            ...(body.ip_whitelist === undefined ? {} : { ipWhitelist: body.ip_whitelist }),
-            ...(body.collections === undefined ? {} : { collections: body.collections }),
-          }),
-      }),
-      route({
-        ...common,
-        method: 'GET',
-        path: '/api/v1/api-keys',
-        operationId: 'list_api_keys',
-        summary: 'List the API keys of the workspace, newest first',
-        permission: ['api_keys', 'read'],
-        query: ListApiKeysQuery,
-        status: 200,
-        response: offsetEnvelope(ApiKeyRecord),
-        handle: async ({ query, scope, send }) => {
-          const page = await send(keysMessages.list, {
-            workspaceId: scope.workspaceId,
-            actor: scope.actor,
-            skip: query.skip,
-            limit: query.limit,
-            ...(query.status ? { status: query.status } : {}),
-          });
-          return offsetPage({ items: page.items, total: page.total, skip: query.skip, limit: query.limit, nextCursor: null });
-        },
-      }),
-      route({
-        ...common,
-        method: 'GET',
-        path: '/api/v1/api-keys/:key_id',
-        operationId: 'get_api_key',
-        summary: 'Get an API key (never its secret)',
-        permission: ['api_keys', 'read'],
-        params: ApiKeyIdParams,
-        status: 200,
-        response: ApiKeyRecord,
-        errors: [403, 404],
-        handle: ({ params, scope, send }) => send(keysMessages.get, { workspaceId: scope.workspaceId, actor: scope.actor, keyId: params.key_id }),
-      }),
-      route({
-        ...common,
-        method: 'DELETE',
-        path: '/api/v1/api-keys/:key_id',
-        operationId: 'revoke_api_key',
-        summary: 'Revoke an API key and every key it created: they stop working at once',
-        permission: ['api_keys', 'write'],
-        params: ApiKeyIdParams,
-        status: 200,
-        response: ApiKeyRecord,
-        errors: [403, 404],
-        handle: ({ params, scope, send }) =>
-          send(keysMessages.revoke, { workspaceId: scope.workspaceId, actor: scope.actor, grantor: grantorOf(scope), keyId: params.key_id }),
-      }),
-    ];
-  },
-});
+export function apiKeyRoutes(): HttpRoute[] {
+  const common = { tags: ['API keys'], auth: true } as const;
+  return [
+    route({
+      ...common,
+      method: 'POST',
+      path: '/api/v1/api-keys',
+      operationId: 'create_api_key',
+      summary: 'Create an API key (the secret is shown only in this response)',
+      permission: ['api_keys', 'write'],
+      body: CreateApiKeyBody,
+      status: 201,
+      response: CreatedApiKey,
+      errors: [403],
+      handle: ({ body, scope, send }) =>
+        send(keysMessages.create, {
+          workspaceId: scope.workspaceId,
+          actor: scope.actor,
+          grantor: grantorOf(scope),
+          label: body.label,
+          status: body.status,
+          expiresAt: body.expires_at,
+          permissions: body.permissions,
+          ipWhitelist: body.ip_whitelist,
+          collections: body.collections,
+        }),
+    }),
+    route({
+      ...common,
+      method: 'GET',
+      path: '/api/v1/api-keys',
+      operationId: 'list_api_keys',
+      summary: 'List the API keys of the workspace, newest first',
+      permission: ['api_keys', 'read'],
+      query: ListApiKeysQuery,
+      status: 200,
+      response: offsetEnvelope(ApiKeyRecord),
+      handle: async ({ query, scope, send }) => {
+        const page = await send(keysMessages.list, {
+          workspaceId: scope.workspaceId,
+          actor: scope.actor,
+          skip: query.skip,
+          limit: query.limit,
+          status: query.status,
+        });
+        return offsetPage({ items: page.items, total: page.total, skip: query.skip, limit: query.limit, nextCursor: null });
+      },
+    }),
+    route({
+      ...common,
+      method: 'GET',
+      path: '/api/v1/api-keys/:key_id',
+      operationId: 'get_api_key',
+      summary: 'Get an API key (never its secret)',
+      permission: ['api_keys', 'read'],
+      params: ApiKeyIdParams,
+      status: 200,
+      response: ApiKeyRecord,
+      errors: [403, 404],
+      handle: ({ params, scope, send }) => send(keysMessages.get, { workspaceId: scope.workspaceId, actor: scope.actor, keyId: params.key_id }),
+    }),
+    route({
+      ...common,
+      method: 'DELETE',
+      path: '/api/v1/api-keys/:key_id',
+      operationId: 'revoke_api_key',
+      summary: 'Revoke an API key and every key it created: they stop working at once',
+      permission: ['api_keys', 'write'],
+      params: ApiKeyIdParams,
+      status: 200,
+      response: ApiKeyRecord,
+      errors: [403, 404],
+      handle: ({ params, scope, send }) =>
+        send(keysMessages.revoke, { workspaceId: scope.workspaceId, actor: scope.actor, grantor: grantorOf(scope), keyId: params.key_id }),
+    }),
+  ];
+}

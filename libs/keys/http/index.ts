@@ -1,2 +1,2 @@
-export * from './api-keys.routes';
+export * from './keys.edge';
 export * from './api-keys.asyncapi';

@@ -39,21 +39,21 @@ export class CollectionCommands {
     if (command.collections !== null) throw forbidden('This API key is limited to specific collections and cannot create collections');
     const model = chooseModel(this.deps.embeddings, command.embedding);
     const settings = { ...(command.settings ?? {}), ...chunkingSettings(model, command.settings) };
-    if (command.parent_id !== undefined && command.parent_id !== null) await this.assertParent(command, command.parent_id, null);
+    if (command.parentId !== undefined && command.parentId !== null) await this.assertParent(command, command.parentId, null);
     const now = this.deps.clock.now();
     const collectionId = newId('col', now.getTime());
     const properties: CollectionProperties = {
       name: command.name,
       description: command.description ?? null,
-      storeType: command.store_type ?? 'vector',
+      storeType: command.storeType ?? 'vector',
       visibility: command.visibility ?? 'private',
       status: command.status ?? 'active',
       tags: command.tags ?? [],
-      parentId: command.parent_id ?? null,
-      metaData: command.meta_data ?? {},
+      parentId: command.parentId ?? null,
+      metaData: command.metaData ?? {},
       settings,
-      sourceType: command.source_type ?? 'document',
-      sourceId: command.source_id ?? null,
+      sourceType: command.sourceType ?? 'document',
+      sourceId: command.sourceId ?? null,
     };
     const result = await handleCommand(
       this.deps.events,
@@ -69,22 +69,22 @@ export class CollectionCommands {
   async update(command: Request<'updateCollection'>): Promise<Reply<'updateCollection'>> {
     const access = { workspaceId: command.workspaceId, collections: command.collections };
     const current = await this.visible(command.collectionId, access);
-    if (command.parent_id !== undefined && command.parent_id !== null) await this.assertParent(command, command.parent_id, command.collectionId);
+    if (command.parentId !== undefined && command.parentId !== null) await this.assertParent(command, command.parentId, command.collectionId);
     const target = command.embedding === undefined || command.embedding === null ? null : chooseModel(this.deps.embeddings, { provider: current.model.provider, model: current.model.model, ...definedFields(command.embedding) });
     const model = target ?? current.pending_model ?? current.model;
     const settings = command.settings === undefined || command.settings === null ? (target === null ? undefined : { ...current.settings, ...chunkingSettings(model, current.settings) }) : { ...current.settings, ...command.settings, ...chunkingSettings(model, { ...current.settings, ...command.settings }) };
     const changes: Partial<CollectionProperties> = definedFields({
       name: command.name,
       description: command.description,
-      storeType: command.store_type ?? undefined,
+      storeType: command.storeType ?? undefined,
       visibility: command.visibility ?? undefined,
       status: command.status ?? undefined,
       tags: command.tags ?? undefined,
-      parentId: command.parent_id,
-      metaData: command.meta_data ?? undefined,
+      parentId: command.parentId,
+      metaData: command.metaData ?? undefined,
       settings,
-      sourceType: command.source_type,
-      sourceId: command.source_id,
+      sourceType: command.sourceType,
+      sourceId: command.sourceId,
     });
     const metadata = { actor: command.actor, workspaceId: command.workspaceId };
     const stream = collectionStreamId(command.collectionId);
@@ -128,13 +128,13 @@ export class CollectionCommands {
     const access = accessOf(scope);
     let cursor: string | null = parentId;
     for (let depth = 0; cursor !== null; depth++) {
-      if (cursor === self) throw invalid(['body', 'parent_id'], 'A collection cannot be its own ancestor');
+      if (cursor === self) throw invalid(['message', 'parentId'], 'A collection cannot be its own ancestor');
       const doc: CollectionDoc | null = await this.deps.documents.collection<CollectionDoc>(COLLECTIONS).get(cursor);
       if (doc === null || !mayAccess(access, { workspaceId: doc.workspace_id, collectionId: doc.id })) {
-        if (depth === 0) throw invalid(['body', 'parent_id'], 'Parent collection not found');
+        if (depth === 0) throw invalid(['message', 'parentId'], 'Parent collection not found');
         return;
       }
-      if (depth > 100) throw invalid(['body', 'parent_id'], 'Collections nest at most 100 levels');
+      if (depth > 100) throw invalid(['message', 'parentId'], 'Collections nest at most 100 levels');
       cursor = doc.parent_id;
     }
   }

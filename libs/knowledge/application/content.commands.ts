@@ -24,7 +24,7 @@ export const MAX_CHUNK_METADATA_DEPTH = 32;
 
 function assertIndexableMetadata(metadata: Record<string, unknown> | null | undefined): void {
   if (metadata !== null && metadata !== undefined && jsonDepth(metadata, MAX_CHUNK_METADATA_DEPTH) > MAX_CHUNK_METADATA_DEPTH) {
-    throw invalid(['body', 'metadata'], `Must nest at most ${MAX_CHUNK_METADATA_DEPTH} levels`);
+    throw invalid(['message', 'metadata'], `Must nest at most ${MAX_CHUNK_METADATA_DEPTH} levels`);
   }
 }
 
@@ -49,11 +49,11 @@ export class ContentCommands {
 
   async create(command: Request<'createContent'>): Promise<Reply<'createContent'>> {
     // As an uploaded file with no text is refused: it would complete with no chunks, unsearchable.
-    if (command.parts === 1 && command.text.trim() === '') throw invalid(['body', 'text'], 'The text is empty (only whitespace)', 'string_too_short');
+    if (command.parts === 1 && command.text.trim() === '') throw invalid(['message', 'text'], 'The text is empty (only whitespace)', 'string_too_short');
     assertIndexableMetadata(command.metadata);
     const collection = await this.deps.documents.collection<CollectionDoc>(COLLECTIONS).get(command.collectionId);
     if (collection === null || !mayAccess(accessOf(command), { workspaceId: collection.workspace_id, collectionId: collection.id })) {
-      throw invalid(['body', 'collection_id'], 'Collection not found', 'not_found');
+      throw invalid(['message', 'collectionId'], 'Collection not found', 'not_found');
     }
     const firstBytes = Buffer.byteLength(command.text);
     const sizeBytes = command.sizeBytes ?? firstBytes;
@@ -137,7 +137,7 @@ export class ContentCommands {
     const current = visibleContent(await readAggregateState(this.deps.events, contentAggregate, contentStreamId(command.contentId)), access);
     const original = await this.originals.readAll(current);
     const parts = original === null ? null : textParts((await this.extract({ filename: original.file.name, mimeType: original.file.contentType, bytes: original.bytes }, command.workspaceId)).text, CONTENT_PART_CHARS);
-    if (parts !== null && parts.length === 0) throw invalid(['path', 'content_id'], 'The original file holds no text any more', 'string_too_short');
+    if (parts !== null && parts.length === 0) throw invalid(['message', 'contentId'], 'The original file holds no text any more', 'string_too_short');
     const metadata = { actor: command.actor, workspaceId: command.workspaceId };
     const result = await handleCommand(
       this.deps.events,
@@ -181,7 +181,7 @@ export class ContentCommands {
       const provider = providerOf(this.deps.embeddings, collection.model);
       const [tokens] = await provider.tokenize([text]);
       if (tokens !== undefined && tokens.count > collection.model.maxInputTokens) {
-        throw invalid(['body', 'content'], `The chunk has ${tokens.count} tokens; ${collection.model.model} reads at most ${collection.model.maxInputTokens}`);
+        throw invalid(['message', 'content'], `The chunk has ${tokens.count} tokens; ${collection.model.model} reads at most ${collection.model.maxInputTokens}`);
       }
       const [embedded] = await provider.embedDocuments([text]);
       if (embedded === undefined) throw new Error('the embedding provider returned no vector');

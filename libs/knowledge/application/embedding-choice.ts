@@ -35,10 +35,10 @@ export function chooseModel(models: EmbeddingModels, request: EmbeddingRequest |
   const preferred = candidates.find((m) => m.provider === models.defaultModel.provider && m.model === models.defaultModel.model) ?? candidates[0];
   if (preferred === undefined) {
     const known = available.map((m) => `${m.provider}/${m.model}`).join(', ');
-    throw invalid(['body', 'embedding', wanted.model === undefined ? 'provider' : 'model'], `Embedding model not configured; available: ${known}`);
+    throw invalid(['message', 'embedding', wanted.model === undefined ? 'provider' : 'model'], `Embedding model not configured; available: ${known}`);
   }
   if (wanted.dimensions !== undefined && wanted.dimensions !== preferred.dimensions) {
-    throw invalid(['body', 'embedding', 'dimensions'], `${preferred.model} produces ${preferred.dimensions}-dimensional vectors`);
+    throw invalid(['message', 'embedding', 'dimensions'], `${preferred.model} produces ${preferred.dimensions}-dimensional vectors`);
   }
   return embeddingModelOf(preferred);
 }
@@ -47,10 +47,10 @@ export function chooseModel(models: EmbeddingModels, request: EmbeddingRequest |
 export function chunkingSettings(model: EmbeddingModel, requested: { chunk_size?: number | undefined; chunk_overlap?: number | undefined } | null | undefined): { chunk_size: number; chunk_overlap: number } {
   const chunkSize = requested?.chunk_size ?? Math.min(model.maxInputTokens, MAX_DEFAULT_CHUNK_SIZE);
   if (chunkSize > model.maxInputTokens) {
-    throw invalid(['body', 'settings', 'chunk_size'], `chunk_size must be at most ${model.maxInputTokens}, the tokens ${model.model} reads`);
+    throw invalid(['message', 'settings', 'chunk_size'], `chunk_size must be at most ${model.maxInputTokens}, the tokens ${model.model} reads`);
   }
   const overlap = requested?.chunk_overlap ?? Math.min(DEFAULT_CHUNK_OVERLAP, Math.floor(chunkSize / 4));
-  if (overlap * 2 >= chunkSize) throw invalid(['body', 'settings', 'chunk_overlap'], `chunk_overlap must be less than half of chunk_size (${chunkSize})`);
+  if (overlap * 2 >= chunkSize) throw invalid(['message', 'settings', 'chunk_overlap'], `chunk_overlap must be less than half of chunk_size (${chunkSize})`);
   return { chunk_size: chunkSize, chunk_overlap: overlap };
 }
 

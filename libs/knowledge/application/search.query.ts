@@ -1,7 +1,7 @@
-import { AppError, type ReplyOf, type ValidRequestOf } from '@lore/platform/kernel';
+import type { ReplyOf, ValidRequestOf } from '@lore/platform/kernel';
 import type { DocumentStore } from '@lore/platform/documents/port';
 import type { EmbeddingModels } from '@lore/platform/embeddings/port';
-import { compileFilter, type FusionOptions, type HybridHit, type PointHit, type VectorFilter, type VectorStore } from '@lore/platform/vectors/port';
+import type { HybridHit, PointHit, VectorStore } from '@lore/platform/vectors/port';
 import type { KnowledgeMessages, SearchResult } from '@lore/knowledge/contracts';
 import { CONTENTS, type ContentDoc } from './knowledge.read-models';
 import type { KnowledgeQueries } from './knowledge.queries';
@@ -26,12 +26,12 @@ export class KnowledgeSearch {
   async search(request: Request): Promise<Reply> {
     const started = performance.now();
     const collection = await this.deps.queries.visibleCollection(request, request.collectionId);
-    const filter = request.filters === null || request.filters === undefined ? undefined : (request.filters as VectorFilter);
-    validateFilter(filter);
+    // Checked against the grammar when the request was parsed (VectorFilterInput).
+    const filter = request.filters ?? undefined;
     const model = collection.model;
     const scope = { collections: [collection.id], ...(filter === undefined ? {} : { filter }) };
     const limit = request.maxResults;
-    const empty = (): Reply => this.reply(request, [], started);
+    const empty = (): Reply => this.reply([], started);
     const vectorOf = async (): Promise<Float32Array> => providerOf(this.deps.embeddings, model).embedQuery(request.query);
 
     let hits: readonly (PointHit | HybridHit)[];
@@ -49,25 +49,18 @@ export class KnowledgeSearch {
       case 'hybrid': {
         const vector = await vectorOf();
         if (!(await this.hasIndex(model))) return empty();
-        const fusion = request.fusion === null || request.fusion === undefined ? undefined : (request.fusion as FusionOptions);
+        const fusion = request.fusion ?? undefined;
         hits = await this.deps.vectors.index(model.index).searchHybrid({ ...scope, vector, text: request.query, limit, ...(fusion === undefined ? {} : { fusion }) });
         break;
       }
     }
     const names = await this.contentNames(hits.map((h) => h.payload.content_id));
     const results = hits.map((hit) => toResult(hit, request.searchType, names));
-    return this.reply(request, results, started);
+    return this.reply(results, started);
   }
 
-  private reply(request: Request, results: SearchResult[], started: number): Reply {
-    return {
-      results,
-      total_results: results.length,
-      query: request.query,
-      search_type: request.searchType,
-      collection_id: request.collectionId,
-      execution_time_ms: Math.round((performance.now() - started) * 100) / 100,
-    };
+  private reply(results: SearchResult[], started: number): Reply {
+    return { results, executionTimeMs: Math.round((performance.now() - started) * 100) / 100 };
   }
 
   private async hasIndex(model: { readonly index: string }): Promise<boolean> {
@@ -83,18 +76,6 @@ export class KnowledgeSearch {
     if (distinct.length === 0) return new Map();
     const page = await this.deps.documents.collection<ContentDoc>(CONTENTS).find({ filter: { id: { $in: distinct } } });
     return new Map(page.items.map((c) => [c.id, c.name]));
-  }
-}
-
-/** The grammar is checked before any model runs; errors name the place under `body.filters`. */
-function validateFilter(filter: VectorFilter | undefined): void {
-  try {
-    compileFilter(filter);
-  } catch (error) {
-    if (error instanceof AppError && error.code === 'validation') {
-      throw new AppError('validation', error.message, error.issues.map((i) => ({ ...i, loc: ['body', ...i.loc] })));
-    }
-    throw error;
   }
 }
 

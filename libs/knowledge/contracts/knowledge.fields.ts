@@ -52,6 +52,26 @@ export const collectionFields = {
   stats: z.record(z.string(), z.unknown()).nullish().describe('Ignored: stats are computed'),
 };
 
+/**
+ * The same fields as a collection message carries them (camelCase, like every message field;
+ * the edge maps the body's snake_case names). `settings` keeps the API's keys: it is a JSON
+ * object the collection stores and shows as given. `stats` is the API's alone (ignored).
+ */
+export const collectionProperties = {
+  name: collectionFields.name,
+  description: collectionFields.description,
+  storeType: collectionFields.store_type,
+  visibility: collectionFields.visibility,
+  status: collectionFields.status,
+  tags: collectionFields.tags,
+  parentId: collectionFields.parent_id,
+  metaData: collectionFields.meta_data,
+  settings: collectionFields.settings,
+  embedding: collectionFields.embedding,
+  sourceType: collectionFields.source_type,
+  sourceId: collectionFields.source_id,
+};
+
 export const contentFields = {
   name: z.string().min(1).max(255),
   metadata: jsonObject.nullish(),

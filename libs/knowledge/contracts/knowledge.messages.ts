@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { defineMessage } from '@lore/platform/kernel';
+import { defineMessage, FusionOptionsInput, VectorFilterInput } from '@lore/platform/kernel';
 import { CONTENT_STATUSES, SEARCH_TYPES, VISIBILITIES } from './knowledge.config';
-import { ChunkId, collectionFields, CollectionId, contentFields, ContentId, jsonObject } from './knowledge.fields';
-import { ChunkRecord, CollectionRecord, ContentRecord, SearchResponse } from './knowledge.records';
+import { ChunkId, collectionProperties, CollectionId, contentFields, ContentId, jsonObject } from './knowledge.fields';
+import { ChunkRecord, CollectionRecord, ContentRecord, SearchResult } from './knowledge.records';
 
 /**
  * Who acts, where, and which collections they may touch: an API key's `collections` list
@@ -16,25 +16,13 @@ export const KnowledgeScope = z.object({
 });
 export type KnowledgeScope = z.infer<typeof KnowledgeScope>;
 
-const Fusion = z.discriminatedUnion('method', [
-  z.object({ method: z.literal('weighted_score'), weight: z.number().min(0).max(1).optional().describe('Vector weight; default 0.7') }),
-  z.object({
-    method: z.literal('rrf'),
-    k: z.number().int().min(1).max(1000).optional().describe('Default 60'),
-    weights: z.object({ vector: z.number().min(0).max(100), keyword: z.number().min(0).max(100) }).optional(),
-  }),
-  z.object({ method: z.literal('relative_score'), alpha: z.number().min(0).max(1).optional().describe('Vector weight after min-max normalisation; default 0.5') }),
-  z.object({ method: z.literal('dbsf'), weights: z.object({ vector: z.number().min(0).max(100), keyword: z.number().min(0).max(100) }).optional() }),
-]);
-export const FusionInput = Fusion.describe('Hybrid fusion; default weighted_score (README: how it was chosen)');
-
 export const SearchRequestFields = {
   query: z.string().min(1).max(10_000),
   collection_id: CollectionId,
   search_type: z.enum(SEARCH_TYPES).default('hybrid'),
-  filters: z.record(z.string(), z.unknown()).nullish().describe('Filter grammar of the README: metadata.<key>, content_id, source, tags, chunk_index with $eq $ne $in $nin $gt $gte $lt $lte $exists $and $or $not'),
+  filters: VectorFilterInput.nullish().describe('Filter grammar of the README: metadata.<key>, content_id, source, tags, chunk_index with $eq $ne $in $nin $gt $gte $lt $lte $exists $and $or $not'),
   max_results: z.number().int().min(1).max(100).default(10),
-  fusion: FusionInput.nullish(),
+  fusion: FusionOptionsInput.nullish(),
 };
 
 const Ref = KnowledgeScope;
@@ -53,10 +41,10 @@ export const ORIGINAL_PART_BYTES = 512 * 1024;
 
 export function knowledgeMessages(limits: { readonly maxUploadBytes: number }) {
   return {
-    createCollection: defineMessage('knowledge.command.create-collection', Ref.extend(collectionFields), CollectionRecord),
+    createCollection: defineMessage('knowledge.command.create-collection', Ref.extend(collectionProperties), CollectionRecord),
     updateCollection: defineMessage(
       'knowledge.command.update-collection',
-      collectionRef.extend({ ...collectionFields, name: collectionFields.name.optional() }),
+      collectionRef.extend({ ...collectionProperties, name: collectionProperties.name.optional() }),
       CollectionRecord,
     ),
     deleteCollection: defineMessage('knowledge.command.delete-collection', collectionRef, z.object({ collectionId: z.string() })),
@@ -155,7 +143,8 @@ export function knowledgeMessages(limits: { readonly maxUploadBytes: number }) {
         maxResults: SearchRequestFields.max_results,
         fusion: SearchRequestFields.fusion,
       }),
-      SearchResponse,
+      // The hits and the time; the edge shapes the HTTP reply (SearchResponse), as memory search does.
+      z.object({ results: z.array(SearchResult), executionTimeMs: z.number() }),
     ),
   };
 }

@@ -44,9 +44,9 @@ export function chunkRoutes(messages: KnowledgeMessages): HttpRoute[] {
             ...knowledgeScope(scope),
             limit: Math.min(subPage, query.limit - items.length),
             includeEmbedding: query.include_embedding,
-            ...(query.collection_id === undefined ? {} : { collectionId: query.collection_id }),
-            ...(query.content_id === undefined ? {} : { contentId: query.content_id }),
-            ...(cursor === undefined ? {} : { cursor }),
+            collectionId: query.collection_id,
+            contentId: query.content_id,
+            cursor,
           });
           items.push(...page.items);
           nextCursor = page.nextCursor;
@@ -72,8 +72,8 @@ export function chunkRoutes(messages: KnowledgeMessages): HttpRoute[] {
         send(messages.updateChunk, {
           ...knowledgeScope(scope),
           chunkId: params.chunk_id,
-          ...(body.content === undefined ? {} : { content: body.content }),
-          ...(body.metadata === undefined ? {} : { metadata: body.metadata }),
+          content: body.content,
+          metadata: body.metadata,
         }),
     });
   return [

@@ -15,6 +15,23 @@ const UpdateCollectionBody = z.object({ ...collectionFields, name: collectionFie
 const SearchBody = z.object(SearchRequestFields);
 const DeletedResponse = z.object({ id: z.string(), message: z.string() });
 
+/** A collection body's fields but its name, as the collection messages name them (`stats` is ignored). */
+function collectionChanges(body: z.output<typeof UpdateCollectionBody>) {
+  return {
+    description: body.description,
+    storeType: body.store_type,
+    visibility: body.visibility,
+    status: body.status,
+    tags: body.tags,
+    parentId: body.parent_id,
+    metaData: body.meta_data,
+    settings: body.settings,
+    embedding: body.embedding,
+    sourceType: body.source_type,
+    sourceId: body.source_id,
+  };
+}
+
 /** SPEC §4.2, plus get, update and delete of one collection. */
 export function collectionRoutes(messages: KnowledgeMessages): HttpRoute[] {
   const common = { tags: ['Collections'], auth: true } as const;
@@ -30,7 +47,7 @@ export function collectionRoutes(messages: KnowledgeMessages): HttpRoute[] {
       status: 201,
       response: CollectionRecord,
       errors: [403],
-      handle: async ({ body, scope, send }) => send(messages.createCollection, { ...knowledgeScope(scope), ...body }),
+      handle: async ({ body, scope, send }) => send(messages.createCollection, { ...knowledgeScope(scope), ...collectionChanges(body), name: body.name }),
     }),
     route({
       ...common,
@@ -47,10 +64,10 @@ export function collectionRoutes(messages: KnowledgeMessages): HttpRoute[] {
           ...knowledgeScope(scope),
           skip: query.skip,
           limit: query.limit,
-          ...(query.status === undefined ? {} : { status: query.status }),
-          ...(query.visibility === undefined ? {} : { visibility: query.visibility }),
-          ...(query.search === undefined ? {} : { search: query.search }),
-          ...(query.tags === undefined || query.tags.length === 0 ? {} : { tags: query.tags }),
+          status: query.status,
+          visibility: query.visibility,
+          search: query.search,
+          tags: query.tags?.length ? query.tags : undefined,
         });
         return offsetPage({ items: page.items, total: page.total, skip: query.skip, limit: query.limit });
       },
@@ -66,8 +83,8 @@ export function collectionRoutes(messages: KnowledgeMessages): HttpRoute[] {
       status: 200,
       response: SearchResponse,
       errors: [404, 503],
-      handle: async ({ body, scope, send }) =>
-        send(messages.search, {
+      handle: async ({ body, scope, send }) => {
+        const { results, executionTimeMs } = await send(messages.search, {
           ...knowledgeScope(scope),
           query: body.query,
           collectionId: body.collection_id,
@@ -75,7 +92,9 @@ export function collectionRoutes(messages: KnowledgeMessages): HttpRoute[] {
           filters: body.filters ?? null,
           maxResults: body.max_results,
           fusion: body.fusion ?? null,
-        }),
+        });
+        return { results, total_results: results.length, query: body.query, search_type: body.search_type, collection_id: body.collection_id, execution_time_ms: executionTimeMs };
+      },
     }),
     route({
       ...common,
@@ -102,7 +121,8 @@ export function collectionRoutes(messages: KnowledgeMessages): HttpRoute[] {
       status: 200,
       response: CollectionRecord,
       errors: [404],
-      handle: async ({ params, body, scope, send }) => send(messages.updateCollection, { ...knowledgeScope(scope), ...body, collectionId: params.collection_id }),
+      handle: async ({ params, body, scope, send }) =>
+        send(messages.updateCollection, { ...knowledgeScope(scope), ...collectionChanges(body), name: body.name, collectionId: params.collection_id }),
     }),
     route({
       ...common,

@@ -120,8 +120,8 @@ export function contentRoutes(messages: KnowledgeMessages, config: KnowledgeConf
           limit: query.limit,
           sortBy: query.sort_by,
           sortOrder: query.sort_order,
-          ...(query.collection_id === undefined ? {} : { collectionId: query.collection_id }),
-          ...(query.status === undefined ? {} : { status: query.status }),
+          collectionId: query.collection_id,
+          status: query.status,
         });
         return { contents: page.items, total_count: page.total, skip: query.skip, limit: query.limit, has_more: query.skip + page.items.length < page.total };
       },

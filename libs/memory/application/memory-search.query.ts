@@ -1,12 +1,12 @@
-import { positionFromString, unavailable, type ReplyOf, type ValidRequestOf } from '@lore/platform/kernel';
+import { positionFromString, unavailable, type ReplyOf, type ValidRequestOf, type VectorFilter } from '@lore/platform/kernel';
 import type { DocumentStore } from '@lore/platform/documents/port';
 import type { EmbeddingModels } from '@lore/platform/embeddings/port';
-import type { VectorFilter, VectorStore } from '@lore/platform/vectors/port';
+import type { VectorStore } from '@lore/platform/vectors/port';
 import type { ReadYourWrites } from '@lore/platform/cqrs';
 import type { SealedFields } from '@lore/platform/crypto';
 import type { MemoryMessages } from '@lore/memory/contracts';
 import { MEMORIES, type MemoryDoc } from './memory.read-models';
-import { toMemoryRecord, type MemoryContent } from './memory-records';
+import { toMemoryRecord, type MemoryContent } from './memory-docs';
 import { MEMORY_SEARCH_INDEX, memoryIndexName, memoryPartition } from './memory-search-index.reactor';
 import { MEMORY_SEARCH_POSITIONS, type MemorySearchPositionDoc } from './memory-search-positions.projection';
 

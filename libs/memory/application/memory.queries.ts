@@ -2,7 +2,7 @@ import { AppError, notFound, type Clock, type ReplyOf, type ValidRequestOf } fro
 import { decodeCursor, encodeCursor, type DocumentStore, type Filter } from '@lore/platform/documents/port';
 import type { SealedFields } from '@lore/platform/crypto';
 import type { MemoryMessages, MemoryRecord, MemoryVersion } from '@lore/memory/contracts';
-import { toMemoryRecord, toMemoryVersion, type MemoryContent } from './memory-records';
+import { toMemoryRecord, toMemoryVersion, type MemoryContent } from './memory-docs';
 import { MEMORIES, MEMORY_VERSIONS, type MemoryDoc, type MemoryVersionDoc } from './memory.read-models';
 
 type Request<K extends keyof MemoryMessages> = ValidRequestOf<MemoryMessages[K]>;
@@ -118,7 +118,7 @@ export class MemoryQueries {
 function startAfterCursor(docs: readonly MemoryDoc[], cursor: string, sortBy: 'created_at' | 'updated_at', order: 'asc' | 'desc'): number {
   const position = decodeCursor(cursor);
   const value = position?.values[0];
-  if (position === null || typeof value !== 'string') throw new AppError('validation', 'Invalid cursor', [{ loc: ['query', 'cursor'], msg: 'Invalid cursor', type: 'value_error' }]);
+  if (position === null || typeof value !== 'string') throw new AppError('validation', 'Invalid cursor', [{ loc: ['message', 'cursor'], msg: 'Invalid cursor', type: 'value_error' }]);
   const sign = order === 'asc' ? 1 : -1;
   const index = docs.findIndex((doc) => {
     const byValue = doc[sortBy] === value ? 0 : doc[sortBy] > value ? 1 : -1;

@@ -1,2 +1,2 @@
-export * from './memory.routes';
+export * from './memory.edge';
 export * from './memory.asyncapi';

@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { actingOwner, commaList, cursorOffsetPage, defineEdge, offsetEnvelope, offsetPage, route, skipLimitQuery } from '@lore/platform/http';
-import { MEMORY_TYPES, MemoryRecord, MemoryVersion, MemoryWithHistory, memoryConfig, memoryFields, memoryMessages, type MemoryLimits } from '@lore/memory/contracts';
-import { memoryIntegrationEvents } from './memory.asyncapi';
+import { actingOwner, commaList, cursorOffsetPage, offsetEnvelope, offsetPage, route, skipLimitQuery, type HttpRoute } from '@lore/platform/http';
+import { MEMORY_TYPES, MemoryRecord, MemoryVersion, MemoryWithHistory, memoryFields, memoryMessages, type MemoryLimits } from '@lore/memory/contracts';
 
 const userId = z.string().min(1).max(255);
 const MemoryIdParams = z.object({ memory_id: z.string().min(1).max(100) });
@@ -39,213 +38,208 @@ const MemorySearchResponse = z.object({ results: z.array(MemorySearchResult), to
 const MemoryExportResponse = z.object({ user_id: z.string(), workspace_id: z.string(), exported_at: z.string(), memories: z.array(MemoryWithHistory) });
 
 /** Memories over HTTP (SPEC §4.8), plus list, history, bulk delete and export. */
-export const memoryEdge = defineEdge({
-  name: 'memory',
-  config: memoryConfig,
-  events: [memoryIntegrationEvents],
-  routes({ limits }) {
-    const messages = memoryMessages(limits);
-    const { memory, topics, metadata } = memoryFields(limits);
-    const createBody = z.object({
-      user_id: userId.optional().describe("Owner. Required for API-key callers; a JWT caller may omit it. Naming another user than one's own `sub` (or a key's creator) takes a workspace administrator, or a key one minted: 403 otherwise."),
-      memory,
-      memory_type: z.enum(MEMORY_TYPES).nullish().describe('Defaults to `user`'),
-      topics: topics.nullish(),
-      metadata: metadata.nullish(),
-    });
-    const replaceBody = z.object({
-      memory,
-      user_id: userId.nullish(),
-      topics: topics.nullish().describe('null or absent keeps the current topics'),
-      metadata: metadata.nullish().describe('null or absent keeps the current metadata'),
-    });
-    const common = { tags: ['Memories'], auth: true } as const;
+export function memoryRoutes(limits: MemoryLimits): HttpRoute[] {
+  const messages = memoryMessages(limits);
+  const { memory, topics, metadata } = memoryFields(limits);
+  const createBody = z.object({
+    user_id: userId.optional().describe("Owner. Required for API-key callers; a JWT caller may omit it. Naming another user than one's own `sub` (or a key's creator) takes a workspace administrator, or a key one minted: 403 otherwise."),
+    memory,
+    memory_type: z.enum(MEMORY_TYPES).nullish().describe('Defaults to `user`'),
+    topics: topics.nullish(),
+    metadata: metadata.nullish(),
+  });
+  const replaceBody = z.object({
+    memory,
+    user_id: userId.nullish(),
+    topics: topics.nullish().describe('null or absent keeps the current topics'),
+    metadata: metadata.nullish().describe('null or absent keeps the current metadata'),
+  });
+  const common = { tags: ['Memories'], auth: true } as const;
 
-    return [
-      route({
-        ...common,
-        method: 'POST',
-        path: '/api/v1/memories',
-        operationId: 'create_memory',
-        summary: 'Create a memory',
-        permission: ['memories', 'write'],
-        body: createBody,
-        status: 201,
-        response: CreateMemoryResponse,
-        errors: [403],
-        handle: async ({ body, scope, send }) => {
-          const created = await send(messages.create, {
-            ...actingOwner(scope, body.user_id, { required: 'body' }),
-            memory: body.memory,
-            memoryType: body.memory_type ?? 'user',
-            topics: body.topics ?? null,
-            metadata: body.metadata ?? null,
-          });
-          return { memory_id: created.memory_id, message: 'Memory created successfully', memory: created };
-        },
+  return [
+    route({
+      ...common,
+      method: 'POST',
+      path: '/api/v1/memories',
+      operationId: 'create_memory',
+      summary: 'Create a memory',
+      permission: ['memories', 'write'],
+      body: createBody,
+      status: 201,
+      response: CreateMemoryResponse,
+      errors: [403],
+      handle: async ({ body, scope, send }) => {
+        const created = await send(messages.create, {
+          ...actingOwner(scope, body.user_id, { keyMustName: true }),
+          memory: body.memory,
+          memoryType: body.memory_type ?? 'user',
+          topics: body.topics ?? null,
+          metadata: body.metadata ?? null,
+        });
+        return { memory_id: created.memory_id, message: 'Memory created successfully', memory: created };
+      },
+    }),
+    route({
+      ...common,
+      method: 'GET',
+      path: '/api/v1/memories',
+      operationId: 'list_memories',
+      summary: "List a user's memories",
+      permission: ['memories', 'read'],
+      query: listMemoriesQuery(limits),
+      status: 200,
+      response: offsetEnvelope(MemoryRecord),
+      errors: [403],
+      handle: async ({ query, scope, send }) => {
+        const page = await send(messages.list, {
+          ...actingOwner(scope, query.user_id, { keyMustName: true }),
+          sortBy: query.sort_by,
+          sortOrder: query.sort_order,
+          skip: query.skip,
+          limit: query.limit,
+          memoryType: query.memory_type,
+          topics: query.topics?.length ? query.topics : undefined,
+          search: query.search,
+          cursor: query.cursor,
+        });
+        return query.cursor
+          ? cursorOffsetPage({ items: page.items, total: page.total, limit: query.limit, nextCursor: page.nextCursor })
+          : offsetPage({ items: page.items, total: page.total, skip: query.skip, limit: query.limit, nextCursor: page.nextCursor });
+      },
+    }),
+    route({
+      ...common,
+      method: 'DELETE',
+      path: '/api/v1/memories',
+      operationId: 'delete_user_memories',
+      summary: 'Permanently delete every memory of a user',
+      permission: ['memories', 'write'],
+      query: UserIdQuery,
+      status: 200,
+      response: DeleteUserMemoriesResponse,
+      errors: [403],
+      handle: async ({ query, scope, send }) => {
+        const owner = actingOwner(scope, query.user_id, { keyMustName: true });
+        const { deletedCount } = await send(messages.deleteAllOfUser, owner);
+        return { user_id: owner.userId, deleted_count: deletedCount, message: `Deleted ${deletedCount} memories` };
+      },
+    }),
+    route({
+      ...common,
+      method: 'GET',
+      path: '/api/v1/memories/export',
+      operationId: 'export_user_memories',
+      summary: 'Export every memory of a user with its history, as JSON',
+      permission: ['memories', 'read'],
+      query: UserIdQuery,
+      status: 200,
+      response: MemoryExportResponse,
+      errors: [403],
+      handle: async ({ query, scope, send }) => {
+        const owner = actingOwner(scope, query.user_id, { keyMustName: true });
+        const exported = await send(messages.export, owner);
+        return { user_id: owner.userId, workspace_id: owner.workspaceId, exported_at: exported.exportedAt, memories: exported.memories };
+      },
+    }),
+    route({
+      ...common,
+      method: 'POST',
+      path: '/api/v1/memories/search',
+      operationId: 'search_memories',
+      summary: "Search a user's memories (hybrid: meaning and keywords)",
+      permission: ['memories', 'read'],
+      body: z.object({
+        user_id: userId.optional().describe("Whose memories. Required for API-key callers; a JWT caller may omit it (its own). Another user takes a workspace administrator, or a key one minted: 403 otherwise."),
+        query: z.string().min(1).max(10_000),
+        topics: topics.nullish().describe('Only memories having every listed topic'),
+        memory_type: z.enum(MEMORY_TYPES).nullish(),
+        limit: z.number().int().min(1).max(100).default(10),
       }),
-      route({
-        ...common,
-        method: 'GET',
-        path: '/api/v1/memories',
-        operationId: 'list_memories',
-        summary: "List a user's memories",
-        permission: ['memories', 'read'],
-        query: listMemoriesQuery(limits),
-        status: 200,
-        response: offsetEnvelope(MemoryRecord),
-        errors: [403],
-        handle: async ({ query, scope, send }) => {
-          const page = await send(messages.list, {
-            ...actingOwner(scope, query.user_id, { required: 'query' }),
-            sortBy: query.sort_by,
-            sortOrder: query.sort_order,
-            skip: query.skip,
-            limit: query.limit,
-            ...(query.memory_type ? { memoryType: query.memory_type } : {}),
-            ...(query.topics && query.topics.length > 0 ? { topics: query.topics } : {}),
-            ...(query.search ? { search: query.search } : {}),
-            ...(query.cursor ? { cursor: query.cursor } : {}),
-          });
-          return query.cursor
-            ? cursorOffsetPage({ items: page.items, total: page.total, limit: query.limit, nextCursor: page.nextCursor })
-            : offsetPage({ items: page.items, total: page.total, skip: query.skip, limit: query.limit, nextCursor: page.nextCursor });
-        },
-      }),
-      route({
-        ...common,
-        method: 'DELETE',
-        path: '/api/v1/memories',
-        operationId: 'delete_user_memories',
-        summary: 'Permanently delete every memory of a user',
-        permission: ['memories', 'write'],
-        query: UserIdQuery,
-        status: 200,
-        response: DeleteUserMemoriesResponse,
-        errors: [403],
-        handle: async ({ query, scope, send }) => {
-          const owner = actingOwner(scope, query.user_id, { required: 'query' });
-          const { deletedCount } = await send(messages.deleteAllOfUser, owner);
-          return { user_id: owner.userId, deleted_count: deletedCount, message: `Deleted ${deletedCount} memories` };
-        },
-      }),
-      route({
-        ...common,
-        method: 'GET',
-        path: '/api/v1/memories/export',
-        operationId: 'export_user_memories',
-        summary: 'Export every memory of a user with its history, as JSON',
-        permission: ['memories', 'read'],
-        query: UserIdQuery,
-        status: 200,
-        response: MemoryExportResponse,
-        errors: [403],
-        handle: async ({ query, scope, send }) => {
-          const owner = actingOwner(scope, query.user_id, { required: 'query' });
-          const exported = await send(messages.export, owner);
-          return { user_id: owner.userId, workspace_id: owner.workspaceId, exported_at: exported.exportedAt, memories: exported.memories };
-        },
-      }),
-      route({
-        ...common,
-        method: 'POST',
-        path: '/api/v1/memories/search',
-        operationId: 'search_memories',
-        summary: "Search a user's memories (hybrid: meaning and keywords)",
-        permission: ['memories', 'read'],
-        body: z.object({
-          user_id: userId.optional().describe("Whose memories. Required for API-key callers; a JWT caller may omit it (its own). Another user takes a workspace administrator, or a key one minted: 403 otherwise."),
-          query: z.string().min(1).max(10_000),
-          topics: topics.nullish().describe('Only memories having every listed topic'),
-          memory_type: z.enum(MEMORY_TYPES).nullish(),
-          limit: z.number().int().min(1).max(100).default(10),
-        }),
-        status: 200,
-        response: MemorySearchResponse,
-        errors: [403, 503],
-        handle: async ({ body, scope, send }) => {
-          const found = await send(messages.search, {
-            ...actingOwner(scope, body.user_id, { required: 'body' }),
-            query: body.query,
-            limit: body.limit,
-            ...(body.memory_type ? { memoryType: body.memory_type } : {}),
-            ...(body.topics && body.topics.length > 0 ? { topics: body.topics } : {}),
-          });
-          const results = found.results.map((hit) => ({ ...hit.memory, score: hit.score, scores: hit.scores }));
-          return { results, total_results: results.length, query: body.query, execution_time_ms: found.executionTimeMs };
-        },
-      }),
-      route({
-        ...common,
-        method: 'GET',
-        path: '/api/v1/memories/:memory_id',
-        operationId: 'get_memory',
-        summary: 'Get a memory (only its owner sees it)',
-        permission: ['memories', 'read'],
-        params: MemoryIdParams,
-        query: UserIdQuery,
-        status: 200,
-        response: MemoryRecord,
-        errors: [403, 404],
-        handle: ({ params, query, scope, send }) => send(messages.get, { ...actingOwner(scope, query.user_id, { required: 'query' }), memoryId: params.memory_id }),
-      }),
-      route({
-        ...common,
-        method: 'GET',
-        path: '/api/v1/memories/:memory_id/history',
-        operationId: 'get_memory_history',
-        summary: 'Every version of a memory, oldest first',
-        permission: ['memories', 'read'],
-        params: MemoryIdParams,
-        query: UserIdQuery,
-        status: 200,
-        response: MemoryHistoryResponse,
-        errors: [403, 404],
-        handle: async ({ params, query, scope, send }) => {
-          const { versions } = await send(messages.history, { ...actingOwner(scope, query.user_id, { required: 'query' }), memoryId: params.memory_id });
-          return { memory_id: params.memory_id, versions };
-        },
-      }),
-      route({
-        ...common,
-        method: 'POST',
-        path: '/api/v1/memories/:memory_id/replace',
-        operationId: 'replace_memory',
-        summary: 'Replace a memory; returns the old and the new version',
-        permission: ['memories', 'write'],
-        params: MemoryIdParams,
-        body: replaceBody,
-        status: 200,
-        response: ReplaceMemoryResponse,
-        errors: [403, 404, 409],
-        handle: async ({ params, body, scope, send }) => {
-          const { oldMemory, newMemory } = await send(messages.replace, {
-            ...actingOwner(scope, body.user_id, { required: 'body' }),
-            memoryId: params.memory_id,
-            memory: body.memory,
-            topics: body.topics ?? null,
-            metadata: body.metadata ?? null,
-          });
-          return { memory_id: params.memory_id, message: 'Memory replaced successfully', old_memory: oldMemory, new_memory: newMemory };
-        },
-      }),
-      route({
-        ...common,
-        method: 'DELETE',
-        path: '/api/v1/memories/:memory_id',
-        operationId: 'delete_memory',
-        summary: 'Permanently delete a memory (cannot be undone)',
-        permission: ['memories', 'write'],
-        params: MemoryIdParams,
-        query: UserIdQuery,
-        status: 200,
-        response: DeleteMemoryResponse,
-        errors: [403, 404],
-        handle: async ({ params, query, scope, send }) => {
-          const { memoryId } = await send(messages.delete, { ...actingOwner(scope, query.user_id, { required: 'query' }), memoryId: params.memory_id });
-          return { memory_id: memoryId, message: 'Memory deleted successfully' };
-        },
-      }),
-    ];
-  },
-});
+      status: 200,
+      response: MemorySearchResponse,
+      errors: [403, 503],
+      handle: async ({ body, scope, send }) => {
+        const found = await send(messages.search, {
+          ...actingOwner(scope, body.user_id, { keyMustName: true }),
+          query: body.query,
+          limit: body.limit,
+          memoryType: body.memory_type ?? undefined,
+          topics: body.topics?.length ? body.topics : undefined,
+        });
+        const results = found.results.map((hit) => ({ ...hit.memory, score: hit.score, scores: hit.scores }));
+        return { results, total_results: results.length, query: body.query, execution_time_ms: found.executionTimeMs };
+      },
+    }),
+    route({
+      ...common,
+      method: 'GET',
+      path: '/api/v1/memories/:memory_id',
+      operationId: 'get_memory',
+      summary: 'Get a memory (only its owner sees it)',
+      permission: ['memories', 'read'],
+      params: MemoryIdParams,
+      query: UserIdQuery,
+      status: 200,
+      response: MemoryRecord,
+      errors: [403, 404],
+      handle: ({ params, query, scope, send }) => send(messages.get, { ...actingOwner(scope, query.user_id, { keyMustName: true }), memoryId: params.memory_id }),
+    }),
+    route({
+      ...common,
+      method: 'GET',
+      path: '/api/v1/memories/:memory_id/history',
+      operationId: 'get_memory_history',
+      summary: 'Every version of a memory, oldest first',
+      permission: ['memories', 'read'],
+      params: MemoryIdParams,
+      query: UserIdQuery,
+      status: 200,
+      response: MemoryHistoryResponse,
+      errors: [403, 404],
+      handle: async ({ params, query, scope, send }) => {
+        const { versions } = await send(messages.history, { ...actingOwner(scope, query.user_id, { keyMustName: true }), memoryId: params.memory_id });
+        return { memory_id: params.memory_id, versions };
+      },
+    }),
+    route({
+      ...common,
+      method: 'POST',
+      path: '/api/v1/memories/:memory_id/replace',
+      operationId: 'replace_memory',
+      summary: 'Replace a memory; returns the old and the new version',
+      permission: ['memories', 'write'],
+      params: MemoryIdParams,
+      body: replaceBody,
+      status: 200,
+      response: ReplaceMemoryResponse,
+      errors: [403, 404, 409],
+      handle: async ({ params, body, scope, send }) => {
+        const { oldMemory, newMemory } = await send(messages.replace, {
+          ...actingOwner(scope, body.user_id, { keyMustName: true }),
+          memoryId: params.memory_id,
+          memory: body.memory,
+          topics: body.topics ?? null,
+          metadata: body.metadata ?? null,
+        });
+        return { memory_id: params.memory_id, message: 'Memory replaced successfully', old_memory: oldMemory, new_memory: newMemory };
+      },
+    }),
+    route({
+      ...common,
+      method: 'DELETE',
+      path: '/api/v1/memories/:memory_id',
+      operationId: 'delete_memory',
+      summary: 'Permanently delete a memory (cannot be undone)',
+      permission: ['memories', 'write'],
+      params: MemoryIdParams,
+      query: UserIdQuery,
+      status: 200,
+      response: DeleteMemoryResponse,
+      errors: [403, 404],
+      handle: async ({ params, query, scope, send }) => {
+        const { memoryId } = await send(messages.delete, { ...actingOwner(scope, query.user_id, { keyMustName: true }), memoryId: params.memory_id });
+        return { memory_id: memoryId, message: 'Memory deleted successfully' };
+      },
+    }),
+  ];
+}

@@ -1,4 +1,4 @@
-import { ADMIN_RESOURCES, AppError, type PermissionResource } from '@lore/platform/kernel';
+import { ADMIN_RESOURCES, AppError, invalid, permits, type PermissionAction, type PermissionResource } from '@lore/platform/kernel';
 import type { Caller, RequestScope } from './http-route';
 
 /** Who acts, in which workspace, for which owning user: what every owned record's message carries. */
@@ -8,9 +8,25 @@ export interface ActingOwner {
   readonly userId: string;
 }
 
+/** An owner bound, in addition, to an API key's `collections` (null: every collection of the workspace). */
+export interface BoundActingOwner extends ActingOwner {
+  readonly collections: string[] | null;
+}
+
+export interface ActingOptions {
+  /**
+   * An API key is no user: where the API asks for an owner (memories, SPEC §4.8) a key must
+   * name one, else 422 at `user_id` (wherever the route takes it: body or query).
+   */
+  readonly keyMustName?: boolean;
+  /** Also carry the key's collection bound, for contexts that search collections (knowledge, conversations). */
+  readonly collections?: boolean;
+}
+
 /**
- * The one rule of who may act for whom (ARCHITECTURE §6, Roles), for every record that has
- * an owning `user_id` (memories, conversations, messages, context, connections, webhooks):
+ * The one rule of who may act for whom (ARCHITECTURE §6, Roles), for every context: records
+ * with an owning `user_id` (memories, conversations, messages, context, connections) name the
+ * user acted for; workspace-wide ones (webhooks, knowledge) pass none and act for the caller.
  *
  * | caller                          | names no user_id | names another user_id |
  * |---------------------------------|------------------|-----------------------|
@@ -22,15 +38,26 @@ export interface ActingOwner {
  * Naming oneself (a JWT's `sub`, a key's creator) is always allowed. Keys made by keys carry
  * the creating user, and the right to act for others, of their lineage's first key.
  */
-export function actingOwner(scope: RequestScope, userId: string | null | undefined, options: { readonly required?: 'body' | 'query' } = {}): ActingOwner {
+export function actingOwner(scope: RequestScope, userId?: string | null, options?: ActingOptions & { readonly collections?: false }): ActingOwner;
+export function actingOwner(scope: RequestScope, userId: string | null | undefined, options: ActingOptions & { readonly collections: true }): BoundActingOwner;
+export function actingOwner(scope: RequestScope, userId?: string | null, options: ActingOptions = {}): ActingOwner | BoundActingOwner {
   const named = userId === undefined || userId === null || userId === '' ? undefined : userId;
-  if (named === undefined && options.required !== undefined && scope.caller.kind === 'api_key') {
-    // An API key is no user: where the API asks for an owner (memories, SPEC §4.8) it must name one.
-    throw new AppError('validation', 'user_id is required', [{ loc: [options.required, 'user_id'], msg: 'Field required', type: 'missing' }]);
-  }
+  // Located in the message's terms: the gateway maps it to the route's `user_id` (body or query).
+  if (named === undefined && options.keyMustName === true && scope.caller.kind === 'api_key') throw invalid(['message', 'userId'], 'Field required', 'missing');
   const self = ownUser(scope.caller);
   if (named !== undefined && named !== self && !actsForOthers(scope.caller)) throw new AppError('forbidden', refusal(scope.caller));
-  return { workspaceId: scope.workspaceId, actor: scope.actor, userId: named ?? self };
+  const owner = { workspaceId: scope.workspaceId, actor: scope.actor, userId: named ?? self };
+  return options.collections === true ? { ...owner, collections: keyCollections(scope.caller) } : owner;
+}
+
+/** The collections an API key is limited to (null: every collection of the workspace, as for a JWT). */
+export function keyCollections(caller: Caller): string[] | null {
+  return caller.kind === 'api_key' && caller.collections.length > 0 ? [...caller.collections] : null;
+}
+
+/** Whether the caller holds a permission: a JWT user holds every one in its workspaces; an API key those it was granted. */
+export function holdsPermission(caller: Caller, resource: PermissionResource, action: PermissionAction): boolean {
+  return caller.kind === 'user' || permits(caller.permissions, resource, action);
 }
 
 /** Whether the caller may act for users other than itself: an administrator JWT, or a key an administrator minted. */

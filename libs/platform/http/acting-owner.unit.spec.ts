@@ -1,5 +1,5 @@
 import { AppError } from '@lore/platform/kernel';
-import { actingOwner, mayUseResource } from './acting-owner';
+import { actingOwner, holdsPermission, keyCollections, mayUseResource } from './acting-owner';
 import type { Caller, RequestScope } from './http-route';
 
 const jwt = (role: 'admin' | 'member'): Caller => ({ kind: 'user', userId: 'alice', role, defaultWorkspace: 'ws', workspaces: new Set(['ws']) });
@@ -16,9 +16,9 @@ const key = (actsForOthers: boolean): Caller => ({
 const scope = (caller: Caller): RequestScope => ({ caller, workspaceId: 'ws', actor: 'someone', requestId: 'r1' });
 
 /** What the rule answers: the user acted for, or the error code. */
-function outcome(caller: Caller, named: string | null | undefined, required?: 'body' | 'query'): string {
+function outcome(caller: Caller, named: string | null | undefined, keyMustName = false): string {
   try {
-    return actingOwner(scope(caller), named, required === undefined ? {} : { required }).userId;
+    return actingOwner(scope(caller), named, { keyMustName }).userId;
   } catch (error) {
     if (error instanceof AppError) return error.code;
     throw error;
@@ -50,18 +50,35 @@ describe('actingOwner: who may act for whom', () => {
     expect(actingOwner(scope(key(true)), 'bob')).toEqual({ workspaceId: 'ws', actor: 'someone', userId: 'bob' });
   });
 
-  it('asks an API key to name the owner where the API requires one (422 at that location), never a JWT', () => {
+  it('asks an API key to name the owner where the API requires one (422 at the user_id the route takes), never a JWT', () => {
     let error: unknown;
     try {
-      actingOwner(scope(key(true)), undefined, { required: 'query' });
+      actingOwner(scope(key(true)), undefined, { keyMustName: true });
     } catch (e) {
       error = e;
     }
     expect(error).toBeInstanceOf(AppError);
-    expect(error).toMatchObject({ code: 'validation', issues: [{ loc: ['query', 'user_id'], type: 'missing' }] });
-    expect(outcome(jwt('member'), undefined, 'body')).toBe('alice');
+    expect(error).toMatchObject({ code: 'validation', issues: [{ loc: ['message', 'userId'], type: 'missing' }] });
+    expect(outcome(key(true), undefined)).toBe('alice');
+    expect(outcome(jwt('member'), undefined, true)).toBe('alice');
     // A member's key naming another user is refused for ownership, not for a missing field.
-    expect(outcome(key(false), 'bob', 'body')).toBe('forbidden');
+    expect(outcome(key(false), 'bob', true)).toBe('forbidden');
+  });
+
+  it("carries an API key's collection bound when asked (null: every collection, as for a JWT)", () => {
+    const bounded: Caller = { ...(key(true) as Extract<Caller, { kind: 'api_key' }>), collections: ['col_a'] };
+    expect(actingOwner(scope(bounded), 'bob', { collections: true })).toEqual({ workspaceId: 'ws', actor: 'someone', userId: 'bob', collections: ['col_a'] });
+    expect(actingOwner(scope(key(true)), undefined, { collections: true }).collections).toBeNull();
+    expect(keyCollections(jwt('admin'))).toBeNull();
+  });
+});
+
+describe('holdsPermission', () => {
+  it('a JWT user holds every permission in its workspaces; a key only what it was granted', () => {
+    const reader: Caller = { ...(key(false) as Extract<Caller, { kind: 'api_key' }>), permissions: ['memories:read'] };
+    expect(holdsPermission(jwt('member'), 'collections', 'read')).toBe(true);
+    expect(holdsPermission(reader, 'memories', 'read')).toBe(true);
+    expect(holdsPermission(reader, 'collections', 'read')).toBe(false);
   });
 });
 

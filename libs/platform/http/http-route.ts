@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { Message, PermissionAction, PermissionResource, ReplyOf, RequestOf } from '@lore/platform/kernel';
-import type { IssueLocations, RouteSpec } from './route-spec';
+import type { EventStreamReply, FileReply, IssueLocations, RouteSpec, TextReply } from './route-spec';
 import type { IntegrationEventsSpec } from './asyncapi';
 
 export type Permission = readonly [PermissionResource, PermissionAction];
@@ -78,20 +78,36 @@ export interface HttpRoute<P = unknown, Q = unknown, B = unknown> extends RouteS
 
 type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;
 
-/** Typed constructor: infers params/query/body types from the zod schemas. */
+/**
+ * What a handler may return: what its `response` schema describes (the schema's input: the
+ * gateway serialises it as is), or, for a route declaring `textResponses`, a non-JSON body.
+ * A route thus cannot return, at compile time, a shape its OpenAPI document does not show;
+ * with LORE_CHECK_REPLIES (on in tests) the gateway also parses every reply with the schema.
+ */
+export type RouteReply<RS extends z.ZodType, TR extends readonly string[] | undefined> =
+  | z.input<RS>
+  | (TR extends readonly string[] ? TextReply | EventStreamReply | FileReply : never);
+
+/** Typed constructor: infers params/query/body types from the zod schemas, and the reply from `response`. */
 export function route<
   PS extends z.ZodObject | undefined = undefined,
   QS extends z.ZodObject | undefined = undefined,
   BS extends z.ZodType | undefined = undefined,
   US extends z.ZodObject | undefined = undefined,
+  RS extends z.ZodType = z.ZodType,
+  const TR extends readonly string[] | undefined = undefined,
 >(
-  spec: Omit<RouteSpec, 'params' | 'query' | 'body' | 'upload'> & {
+  spec: Omit<RouteSpec, 'params' | 'query' | 'body' | 'upload' | 'response' | 'textResponses'> & {
     readonly params?: PS;
     readonly query?: QS;
     readonly body?: BS;
     readonly upload?: { readonly fields: NonNullable<US>; readonly maxBytes: number; readonly issueLocations?: IssueLocations };
+    readonly response: RS;
+    readonly textResponses?: TR;
     readonly permission: Permission | null;
-    readonly handle: (input: RouteInput<Infer<PS>, Infer<QS>, Infer<BS> | (US extends z.ZodObject ? undefined : never), Infer<US>>) => Promise<unknown>;
+    readonly handle: (
+      input: RouteInput<Infer<PS>, Infer<QS>, Infer<BS> | (US extends z.ZodObject ? undefined : never), Infer<US>>,
+    ) => Promise<RouteReply<RS, TR>>;
   },
 ): HttpRoute {
   // The handler's input is parsed with exactly these schemas before it runs (the gateway's

@@ -121,3 +121,9 @@ export function expectsIntegerAt(schema: AnySchema | undefined, path: readonly P
     return leaf instanceof z.ZodNumber && leaf.isInt;
   });
 }
+
+/** Whether the object schema under any wrappers (`.default({})`, `.optional()`, a pipe) declares the field `name`. */
+export function declaresField(schema: AnySchema | undefined, name: string): boolean {
+  if (!schema) return false;
+  return schemasAt(schema, []).some((leaf) => leaf._zod.def.type === 'object' && Object.hasOwn((leaf as z.core.$ZodObject)._zod.def.shape, name));
+}

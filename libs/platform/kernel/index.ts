@@ -14,3 +14,6 @@ export * from './request-context';
 export * from './bounded-key';
 export * from './master-key';
 export * from './limits';
+export * from './search/vector-filter';
+export * from './search/datetime';
+export * from './search/search-inputs';

@@ -68,6 +68,8 @@ const Env = z.object({
   RATE_LIMIT_LEASE_MS: count(100),
   /** Per-workspace rates and quotas: JSON `{"<workspace>": {"requests_per_minute": n, "memories": n, ...}}`. */
   LORE_WORKSPACE_LIMITS: workspaceLimitsEnv,
+  /** Parse every HTTP success reply with its route's response schema; a mismatch answers 500 (set by the test setup). */
+  LORE_CHECK_REPLIES: flag,
 });
 
 export type LoreConfig = ReturnType<typeof loadConfig>;
@@ -120,6 +122,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
       leaseMs: e.RATE_LIMIT_LEASE_MS,
       overrides: e.LORE_WORKSPACE_LIMITS,
     },
+    checkReplies: e.LORE_CHECK_REPLIES,
   };
 }
 

@@ -1,7 +1,8 @@
-import type { Distance, VectorFilter, VectorPoint } from '@lore/platform/vectors/port';
-import { compileFilter, matchesFilter } from '@lore/platform/vectors/port';
+import type { Distance, VectorPoint } from '@lore/platform/vectors/port';
+import { matchesFilter } from '@lore/platform/vectors/port';
 import type { ContractContext } from './contract-context';
 import { bruteForce, expectSameTopK, ids, point, randomVector, seeded } from './contract-context';
+import { type VectorFilter, compileFilter } from '@lore/platform/kernel';
 
 const DIMENSIONS = 16;
 

@@ -3,7 +3,8 @@
  * absent vs [], an array vs a scalar, case), and the filters every adapter must agree on,
  * with the ids they match. The port's reference evaluator is checked against the same table.
  */
-import type { PointPayload, VectorFilter } from '@lore/platform/vectors/port';
+import type { PointPayload } from '@lore/platform/vectors/port';
+import { type VectorFilter } from '@lore/platform/kernel';
 
 export const FILTER_POINTS: ReadonlyArray<readonly [id: string, payload: PointPayload]> = [
   [

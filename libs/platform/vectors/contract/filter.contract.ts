@@ -1,5 +1,5 @@
-import { AppError } from '@lore/platform/kernel';
-import type { VectorFilter, VectorIndex } from '@lore/platform/vectors/port';
+import { AppError, type VectorFilter } from '@lore/platform/kernel';
+import type { VectorIndex } from '@lore/platform/vectors/port';
 import type { ContractContext } from './contract-context';
 import { payload, point, randomVector, seeded, sortedIds } from './contract-context';
 import { FILTER_CASES, FILTER_POINTS, INVALID_FILTERS } from './filter-cases';

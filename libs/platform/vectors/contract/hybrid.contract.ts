@@ -1,7 +1,8 @@
-import type { Distance, FusionOptions, HybridHit, LegCompletion, PointHit, VectorFilter, VectorIndex, VectorPoint } from '@lore/platform/vectors/port';
-import { compileFilter, completes, completionNeeded, DEFAULT_FUSION, fuse, matchesFilter, MAX_CANDIDATES } from '@lore/platform/vectors/port';
+import type { Distance, HybridHit, LegCompletion, PointHit, VectorIndex, VectorPoint } from '@lore/platform/vectors/port';
+import { completes, completionNeeded, DEFAULT_FUSION, fuse, matchesFilter, MAX_CANDIDATES } from '@lore/platform/vectors/port';
 import type { ContractContext } from './contract-context';
 import { ids, point, randomVector, seeded } from './contract-context';
+import { type VectorFilter, compileFilter, type FusionOptions } from '@lore/platform/kernel';
 
 const DIMENSIONS = 8;
 const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta', 'theta', 'iota', 'kappa', 'lambda', 'mu'];

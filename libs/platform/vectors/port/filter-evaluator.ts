@@ -2,8 +2,7 @@
  * The meaning of a compiled filter, evaluated in memory: the specification every adapter's
  * translation must agree with (the contract suite's brute-force oracle, and unit tests).
  */
-import { parseDatetime } from './datetime';
-import type { FieldPath, FilterNode, RangeBounds } from './vector-filter';
+import { parseDatetime, type FieldPath, type FilterNode, type RangeBounds } from '@lore/platform/kernel';
 import type { JsonValue, PointPayload } from './vectors.port';
 
 /** The value a payload holds at a path: undefined when absent. Paths do not descend into arrays. */

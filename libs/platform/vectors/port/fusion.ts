@@ -32,20 +32,8 @@
  * Ties on the fused score go to the point with the better (lower) best rank in the legs' own
  * lists, then the smaller id, so the order is total and identical everywhere.
  */
-import { AppError } from '@lore/platform/kernel';
+import { AppError, type FusionOptions, type LegWeights } from '@lore/platform/kernel';
 import type { LegScore } from './vectors.port';
-
-export interface LegWeights {
-  readonly vector: number;
-  readonly keyword: number;
-}
-
-export type FusionOptions =
-  /** weight · vector + (1 − weight) · keyword / top keyword, over completed candidates; weight 0..1, default DEFAULT_VECTOR_WEIGHT. */
-  | { readonly method: 'weighted_score'; readonly weight?: number }
-  | { readonly method: 'rrf'; readonly k?: number; readonly weights?: LegWeights }
-  | { readonly method: 'relative_score'; readonly alpha?: number }
-  | { readonly method: 'dbsf'; readonly weights?: LegWeights };
 
 export type FusionMethod = FusionOptions['method'];
 

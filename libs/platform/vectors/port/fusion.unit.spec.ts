@@ -1,5 +1,5 @@
-import { AppError } from '@lore/platform/kernel';
-import type { FusionOptions, LegCandidate, LegCompletion } from './fusion';
+import { AppError, type FusionOptions } from '@lore/platform/kernel';
+import type { LegCandidate, LegCompletion } from './fusion';
 import { completes, completionNeeded, DEFAULT_FUSION, distribution, fuse, minMax } from './fusion';
 
 const vector: LegCandidate[] = [

@@ -3,8 +3,7 @@
  * same inputs: index names (spliced into SQL and Qdrant collection names), points, query
  * bounds. Filters have their own compiler (`vector-filter.ts`).
  */
-import { AppError } from '@lore/platform/kernel';
-import type { FusionOptions } from './fusion';
+import { AppError, type FusionOptions } from '@lore/platform/kernel';
 import { DEFAULT_FUSION, DEFAULT_HYBRID_CANDIDATES, validateFusion } from './fusion';
 import type { Distance, HybridQuery, JsonValue, PointPayload, SearchScope, Vector, VectorIndexDefinition, VectorPoint } from './vectors.port';
 

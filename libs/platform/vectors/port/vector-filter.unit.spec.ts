@@ -1,9 +1,6 @@
-import { AppError } from '@lore/platform/kernel';
+import { AppError, compileFilter, parseDatetime, type VectorFilter } from '@lore/platform/kernel';
 import { FILTER_CASES, FILTER_POINTS, INVALID_FILTERS } from '@lore/platform/vectors/contract';
-import type { VectorFilter } from './vector-filter';
-import { compileFilter } from './vector-filter';
 import { matchesFilter } from './filter-evaluator';
-import { parseDatetime } from './datetime';
 
 describe('compileFilter and the reference evaluator', () => {
   it.each(FILTER_CASES)('%s', (_title, filter, expected) => {

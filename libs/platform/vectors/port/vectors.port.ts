@@ -12,8 +12,7 @@
  * of a missing point does nothing, a `setPayload` of a missing point does nothing. Replaying
  * a batch (or several) therefore converges on the same state.
  */
-import type { VectorFilter } from './vector-filter';
-import type { FusionOptions } from './fusion';
+import { type VectorFilter, type FusionOptions } from '@lore/platform/kernel';
 
 export type JsonValue = string | number | boolean | null | readonly JsonValue[] | { readonly [key: string]: JsonValue };
 export interface JsonObject {

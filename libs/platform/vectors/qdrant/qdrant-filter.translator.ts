@@ -12,7 +12,7 @@
  *   (a keyword index with `is_tenant`).
  */
 import type { Schemas } from '@qdrant/js-client-rest';
-import type { FilterNode, MatchValue, RangeBounds } from '@lore/platform/vectors/port';
+import { type FilterNode, type MatchValue, type RangeBounds } from '@lore/platform/kernel';
 
 export type QdrantFilter = Schemas['Filter'];
 export type QdrantCondition = Schemas['Condition'];

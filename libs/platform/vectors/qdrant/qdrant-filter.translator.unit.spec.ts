@@ -1,6 +1,5 @@
-import { compileFilter } from '@lore/platform/vectors/port';
-import type { VectorFilter } from '@lore/platform/vectors/port';
 import { scopedFilter } from './qdrant-filter.translator';
+import { compileFilter, type VectorFilter } from '@lore/platform/kernel';
 
 const scope = { key: 'collection_id', match: { any: ['col-1'] } };
 const translate = (filter: VectorFilter): unknown => scopedFilter(['col-1'], compileFilter(filter));

@@ -17,13 +17,14 @@
  */
 import type { Schemas } from '@qdrant/js-client-rest';
 import type { HybridHit, HybridQuery, LegCompletion, KeywordQuery, LegCandidate, PointHit, SearchScope, StoredPoint, VectorIndex, VectorIndexDefinition, VectorQuery } from '@lore/platform/vectors/port';
-import { assertId, assertLimit, assertScope, assertVector, byScoreThenId, compileFilter, completionNeeded, distinct, fuse, planHybrid } from '@lore/platform/vectors/port';
+import { assertId, assertLimit, assertScope, assertVector, byScoreThenId, completionNeeded, distinct, fuse, planHybrid } from '@lore/platform/vectors/port';
 import type { QdrantFilter } from './qdrant-filter.translator';
 import { scopedFilter } from './qdrant-filter.translator';
 import { pointUuid } from './qdrant-point-id';
 import { queryVector } from './sparse-bm25';
 import { DENSE, SPARSE, toStored } from './qdrant-points';
 import type { QdrantVectorStore } from './qdrant-vector-store.adapter';
+import { compileFilter } from '@lore/platform/kernel';
 
 type QueryRequest = Schemas['QueryRequest'];
 

@@ -18,9 +18,9 @@
  */
 import { QdrantClient } from '@qdrant/js-client-rest';
 import type { Schemas } from '@qdrant/js-client-rest';
-import { notFound } from '@lore/platform/kernel';
+import { notFound, compileFilter } from '@lore/platform/kernel';
 import type { Checkpoint, VectorIndex, VectorIndexDefinition, VectorPoint, VectorStore, VectorWrite } from '@lore/platform/vectors/port';
-import { assertId, assertIndexDefinition, assertIndexName, assertPayload, assertPoint, assertScope, compileFilter, sameDefinition, storedVector } from '@lore/platform/vectors/port';
+import { assertId, assertIndexDefinition, assertIndexName, assertPayload, assertPoint, assertScope, sameDefinition, storedVector } from '@lore/platform/vectors/port';
 import { pointUuid } from './qdrant-point-id';
 import { COLLECTION_KEY, scopedFilter } from './qdrant-filter.translator';
 import { DEFAULT_BM25, documentVector } from './sparse-bm25';

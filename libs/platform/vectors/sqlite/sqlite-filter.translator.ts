@@ -8,8 +8,8 @@
  * fields. Arrays match when any element does (json_each), as in the port's reference
  * evaluator and in Qdrant.
  */
-import type { FieldPath, FilterNode, MatchValue, RangeBounds } from '@lore/platform/vectors/port';
-import { parseDatetime, withinBounds } from '@lore/platform/vectors/port';
+import { withinBounds } from '@lore/platform/vectors/port';
+import { type FieldPath, type FilterNode, type MatchValue, type RangeBounds, parseDatetime } from '@lore/platform/kernel';
 
 export type SqlValue = string | number | bigint | null;
 

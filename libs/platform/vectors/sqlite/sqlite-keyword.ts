@@ -10,12 +10,13 @@
  * residual filters); when it holds few of the collection's documents (at most 1 in
  * FEW_FILTERED), those are scored directly, else the search skips the others as it goes.
  */
-import type { FilterNode, LegCandidate } from '@lore/platform/vectors/port';
+import type { LegCandidate } from '@lore/platform/vectors/port';
 import { byScoreThenId, keywordTerms, queryTokens } from '@lore/platform/vectors/port';
 import { queryTerms, scoreListed, scoreOf, searchCollection, TopK } from './keyword-search';
 import { SqlParams } from './sqlite-filter.translator';
 import { tablesOf } from './sqlite-vector-schema';
 import type { SqliteVectorStore } from './sqlite-vector-store.adapter';
+import { type FilterNode } from '@lore/platform/kernel';
 
 /** A filter accepting at most 1 in this many of a collection's documents is scored point by point. */
 const FEW_FILTERED = 16;

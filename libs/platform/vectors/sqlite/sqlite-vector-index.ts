@@ -28,14 +28,15 @@
  * and the BM25 of vector-only candidates from the same postings and per-collection statistics
  * as the leg (`SqliteKeywordSearch.scores`); a candidate holding no query term scores 0.
  */
-import type { FilterNode, HybridHit, LegCompletion, HybridQuery, KeywordQuery, LegCandidate, PointHit, PointPayload, SearchScope, StoredPoint, Vector, VectorIndex, VectorIndexDefinition, VectorQuery } from '@lore/platform/vectors/port';
-import { assertId, assertLimit, assertScope, assertVector, byScoreThenId, compileFilter, completionNeeded, distinct, fuse, MAX_CANDIDATES, planHybrid } from '@lore/platform/vectors/port';
+import type { HybridHit, LegCompletion, HybridQuery, KeywordQuery, LegCandidate, PointHit, PointPayload, SearchScope, StoredPoint, Vector, VectorIndex, VectorIndexDefinition, VectorQuery } from '@lore/platform/vectors/port';
+import { assertId, assertLimit, assertScope, assertVector, byScoreThenId, completionNeeded, distinct, fuse, MAX_CANDIDATES, planHybrid } from '@lore/platform/vectors/port';
 import { filterSql, splitForKnn, SqlParams } from './sqlite-filter.translator';
 import type { KnnPushdown } from './sqlite-filter.translator';
 import { SqliteKeywordSearch } from './sqlite-keyword';
 import { tablesOf, vectorBlob } from './sqlite-vector-schema';
 import type { IndexTables, Param } from './sqlite-vector-schema';
 import type { SqliteVectorStore } from './sqlite-vector-store.adapter';
+import { type FilterNode, compileFilter } from '@lore/platform/kernel';
 
 /** First over-fetch: this many times k, at least OVERFETCH_MIN, at most MAX_CANDIDATES. */
 export const OVERFETCH_FACTOR = 10;

@@ -7,21 +7,10 @@
  */
 import type Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
-import { notFound } from '@lore/platform/kernel';
+import { notFound, compileFilter, type FilterNode } from '@lore/platform/kernel';
 import { openPrivateDatabase } from '@lore/platform/sqlite';
 import type { Checkpoint, PointPayload, VectorIndex, VectorIndexDefinition, VectorPoint, VectorStore, VectorWrite } from '@lore/platform/vectors/port';
-import {
-  assertId,
-  assertIndexDefinition,
-  assertIndexName,
-  assertPayload,
-  assertPoint,
-  assertScope,
-  compileFilter,
-  sameDefinition,
-  storedVector,
-} from '@lore/platform/vectors/port';
-import type { FilterNode } from '@lore/platform/vectors/port';
+import { assertId, assertIndexDefinition, assertIndexName, assertPayload, assertPoint, assertScope, sameDefinition, storedVector } from '@lore/platform/vectors/port';
 import { DATETIME_FUNCTION, datetimeWithin, filterSql, SqlParams } from './sqlite-filter.translator';
 import { CHECKPOINTS, createIndexSql, createKeywordSql, dropIndexSql, hasClusterColumn, REGISTRY, STORE_DDL, tablesOf, vectorBlob } from './sqlite-vector-schema';
 import type { IndexTables, Param } from './sqlite-vector-schema';

@@ -1,6 +1,8 @@
 import type { MemoryRecord, MemoryVersion } from '@lore/memory/contracts';
 import type { MemoryDoc, MemoryVersionDoc } from './memory.read-models';
 
+// Read-model documents to the records the contracts describe (memory.records.ts), with the opened content.
+
 /** The sealed part of a memory: everything the user wrote. */
 export interface MemoryContent {
   readonly memory: string;

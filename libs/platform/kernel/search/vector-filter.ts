@@ -19,7 +19,7 @@
  * - `$in: []` matches nothing, `$nin: []` and `$containsAll: []` everything, `$or: []` nothing, `$and: []` everything.
  * - Paths do not descend into arrays: `metadata.a.b` is absent when `metadata.a` is an array.
  */
-import { AppError } from '@lore/platform/kernel';
+import { AppError } from '../errors';
 import { parseDatetime } from './datetime';
 
 export type FilterScalar = string | number | boolean | null;
@@ -103,8 +103,11 @@ function fail(loc: Loc, msg: string): never {
   throw new AppError('validation', `filters: ${msg}`, [{ loc: ['filters', ...loc], msg, type: 'value_error' }]);
 }
 
-/** Validates and compiles a filter; throws AppError('validation') naming the offending place. */
-export function compileFilter(filter: VectorFilter | undefined): FilterNode {
+/**
+ * Validates and compiles a filter; throws AppError('validation') naming the offending place.
+ * Takes any object: the grammar is checked here, whatever the caller's type says.
+ */
+export function compileFilter(filter: Readonly<Record<string, unknown>> | undefined): FilterNode {
   if (filter === undefined) return ALL;
   const budget = { conditions: 0 };
   return simplify(compileObject(filter, [], 0, budget));
