@@ -5,3 +5,4 @@ export * from './batch-context';
 export * from './parked-event';
 export * from './event-applier';
 export * from './parked-streams';
+export * from './integration-events.publisher';
