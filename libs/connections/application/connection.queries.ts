@@ -1,10 +1,7 @@
-import { notFound, type ReplyOf, type ValidRequestOf } from '@lore/platform/kernel';
+import { notFound, type ReplyIn, type ValidRequestIn } from '@lore/platform/kernel';
 import type { DocumentStore, Filter } from '@lore/platform/documents/port';
 import type { ConnectionMessages, ConnectionRecord } from '@lore/connections/contracts';
 import { CONNECTIONS, CREDENTIALS, toConnectionRecord, type ConnectionDoc, type CredentialDoc } from './connection.read-models';
-
-type Request<K extends keyof ConnectionMessages> = ValidRequestOf<ConnectionMessages[K]>;
-type Reply<K extends keyof ConnectionMessages> = ReplyOf<ConnectionMessages[K]>;
 
 interface Owner {
   readonly workspaceId: string;
@@ -22,12 +19,12 @@ export async function readConnection(documents: DocumentStore, owner: Owner, con
 export class ConnectionQueries {
   constructor(private readonly documents: DocumentStore) {}
 
-  get(ref: Request<'get'>): Promise<Reply<'get'>> {
+  get(ref: ValidRequestIn<ConnectionMessages, 'get'>): Promise<ReplyIn<ConnectionMessages, 'get'>> {
     return readConnection(this.documents, ref, ref.connectionId);
   }
 
   /** The owner's connections, filtered and paged; label search is a case-insensitive substring. */
-  async list(query: Request<'list'>): Promise<Reply<'list'>> {
+  async list(query: ValidRequestIn<ConnectionMessages, 'list'>): Promise<ReplyIn<ConnectionMessages, 'list'>> {
     const filter: Filter = {
       workspace_id: query.workspaceId,
       user_id: query.userId,

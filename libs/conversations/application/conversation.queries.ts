@@ -1,11 +1,8 @@
-import { notFound, type Clock, type ReplyOf, type ValidRequestOf } from '@lore/platform/kernel';
+import { notFound, type Clock, type ReplyIn, type ValidRequestIn } from '@lore/platform/kernel';
 import type { DocumentStore, Filter } from '@lore/platform/documents/port';
 import type { ConversationMessages } from '@lore/conversations/contracts';
 import { CONVERSATIONS, MESSAGES, type ConversationDoc, type MessageDoc } from './conversations.read-models';
 import { exportMarkdown } from './conversation-export';
-
-type Request<K extends keyof ConversationMessages> = ValidRequestOf<ConversationMessages[K]>;
-type Reply<K extends keyof ConversationMessages> = ReplyOf<ConversationMessages[K]>;
 
 export class ConversationQueries {
   constructor(
@@ -22,13 +19,13 @@ export class ConversationQueries {
   }
 
   /** Another workspace's or another user's conversation is indistinguishable from a missing one. */
-  async get(ref: Request<'get'>): Promise<Reply<'get'>> {
+  async get(ref: ValidRequestIn<ConversationMessages, 'get'>): Promise<ReplyIn<ConversationMessages, 'get'>> {
     const doc = await this.conversations.get(ref.conversationId);
     if (doc === null || doc.workspace_id !== ref.workspaceId || doc.user_id !== ref.userId) throw notFound('Conversation');
     return doc;
   }
 
-  async list(query: Request<'list'>): Promise<Reply<'list'>> {
+  async list(query: ValidRequestIn<ConversationMessages, 'list'>): Promise<ReplyIn<ConversationMessages, 'list'>> {
     const filter: Filter = {
       workspace_id: query.workspaceId,
       user_id: query.userId,
@@ -45,14 +42,14 @@ export class ConversationQueries {
     return { items: page.items, nextCursor: page.nextCursor };
   }
 
-  async getMessage(ref: Request<'getMessage'>): Promise<Reply<'getMessage'>> {
+  async getMessage(ref: ValidRequestIn<ConversationMessages, 'getMessage'>): Promise<ReplyIn<ConversationMessages, 'getMessage'>> {
     const doc = await this.messages.get(ref.messageId);
     if (doc === null || doc.workspace_id !== ref.workspaceId || doc.owner_id !== ref.userId) throw notFound('Message');
     return doc;
   }
 
   /** The caller's messages across its conversations (SPEC §4.7), filtered, searched by words, paged. */
-  async listMessages(query: Request<'listMessages'>): Promise<Reply<'listMessages'>> {
+  async listMessages(query: ValidRequestIn<ConversationMessages, 'listMessages'>): Promise<ReplyIn<ConversationMessages, 'listMessages'>> {
     // Within one conversation, checked to be the caller's, its id alone selects (and its index serves).
     if (query.conversationId !== undefined) await this.get({ ...query, conversationId: query.conversationId });
     const filter: Filter = {
@@ -71,7 +68,7 @@ export class ConversationQueries {
   }
 
   /** The active path (root → current message), the path to a given leaf, or every branch. */
-  async conversationMessages(query: Request<'conversationMessages'>): Promise<Reply<'conversationMessages'>> {
+  async conversationMessages(query: ValidRequestIn<ConversationMessages, 'conversationMessages'>): Promise<ReplyIn<ConversationMessages, 'conversationMessages'>> {
     const conversation = await this.get(query);
     const all = await this.allMessages(conversation.id);
     let items: MessageDoc[];
@@ -84,7 +81,7 @@ export class ConversationQueries {
     return { items: items.slice(query.skip, query.skip + query.limit), total: items.length, currentMessageId: conversation.current_message_id };
   }
 
-  async export(query: Request<'export'>): Promise<Reply<'export'>> {
+  async export(query: ValidRequestIn<ConversationMessages, 'export'>): Promise<ReplyIn<ConversationMessages, 'export'>> {
     const conversation = await this.get(query);
     const messages = await this.allMessages(conversation.id);
     const activePath = pathTo(messages, conversation.current_message_id);

@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import { AppError, notFound, type Clock, type ReplyOf, type ValidRequestOf } from '@lore/platform/kernel';
+import { AppError, notFound, type Clock, type ReplyIn, type ValidRequestIn } from '@lore/platform/kernel';
 import type { DocumentStore } from '@lore/platform/documents/port';
 import type { Keyring } from '@lore/platform/crypto';
 import { parseApiKeyToken, type KeysMessages } from '@lore/keys/contracts';
@@ -10,9 +10,6 @@ const USAGE_WRITE_INTERVAL_MS = 1_000;
 export const SECRET_PURPOSE = 'api-key-secret';
 /** Bound on the chain of creators checked per authentication (keys creating keys). */
 const MAX_ANCESTRY = 32;
-
-type Request<K extends keyof KeysMessages> = ValidRequestOf<KeysMessages[K]>;
-type Reply<K extends keyof KeysMessages> = ReplyOf<KeysMessages[K]>;
 
 export class KeysQueries {
   private readonly lastWritten = new Map<string, number>();
@@ -31,14 +28,14 @@ export class KeysQueries {
     return this.documents.collection<ApiKeyUsageDoc>(API_KEY_USAGE);
   }
 
-  async get(ref: { workspaceId: string; keyId: string }): Promise<Reply<'get'>> {
+  async get(ref: { workspaceId: string; keyId: string }): Promise<ReplyIn<KeysMessages, 'get'>> {
     const doc = await this.keys.get(ref.keyId);
     if (doc === null || doc.workspace_id !== ref.workspaceId) throw notFound('API key');
     const usage = await this.usage.get(doc.id);
     return toApiKeyRecord(doc, usage?.last_used_at ?? null);
   }
 
-  async list(query: Request<'list'>): Promise<Reply<'list'>> {
+  async list(query: ValidRequestIn<KeysMessages, 'list'>): Promise<ReplyIn<KeysMessages, 'list'>> {
     const filter = { workspace_id: query.workspaceId, ...(query.status === undefined ? {} : { status: query.status }) };
     const [total, page] = await Promise.all([
       this.keys.count(filter),
@@ -50,7 +47,7 @@ export class KeysQueries {
   }
 
   /** Resolves a bearer token to its key; every failure is the same 401 to the caller, with a reason it can act on. */
-  async authenticate(token: string): Promise<Reply<'authenticate'>> {
+  async authenticate(token: string): Promise<ReplyIn<KeysMessages, 'authenticate'>> {
     const parsed = parseApiKeyToken(token);
     if (parsed === null) throw new AppError('unauthenticated', 'Invalid API key');
     const doc = await this.keys.get(parsed.keyId);

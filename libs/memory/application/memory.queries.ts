@@ -1,12 +1,9 @@
-import { AppError, notFound, type Clock, type ReplyOf, type ValidRequestOf } from '@lore/platform/kernel';
+import { AppError, notFound, type Clock, type ReplyIn, type ValidRequestIn } from '@lore/platform/kernel';
 import { decodeCursor, encodeCursor, type DocumentStore, type Filter } from '@lore/platform/documents/port';
 import type { SealedFields } from '@lore/platform/crypto';
 import type { MemoryMessages, MemoryRecord, MemoryVersion } from '@lore/memory/contracts';
 import { toMemoryRecord, toMemoryVersion, type MemoryContent } from './memory-records';
 import { MEMORIES, MEMORY_VERSIONS, type MemoryDoc, type MemoryVersionDoc } from './memory.read-models';
-
-type Request<K extends keyof MemoryMessages> = ValidRequestOf<MemoryMessages[K]>;
-type Reply<K extends keyof MemoryMessages> = ReplyOf<MemoryMessages[K]>;
 
 export class MemoryQueries {
   constructor(
@@ -23,14 +20,14 @@ export class MemoryQueries {
     return this.documents.collection<MemoryVersionDoc>(MEMORY_VERSIONS);
   }
 
-  async get(ref: Request<'get'>): Promise<Reply<'get'>> {
+  async get(ref: ValidRequestIn<MemoryMessages, 'get'>): Promise<ReplyIn<MemoryMessages, 'get'>> {
     const doc = await this.memories.get(ref.memoryId);
     // Another workspace's or another user's memory is indistinguishable from a missing one.
     if (doc === null || doc.workspace_id !== ref.workspaceId || doc.user_id !== ref.userId) throw notFound('Memory');
     return toMemoryRecord(doc, await this.sealed.open(doc.id, doc.content));
   }
 
-  async history(ref: Request<'history'>): Promise<Reply<'history'>> {
+  async history(ref: ValidRequestIn<MemoryMessages, 'history'>): Promise<ReplyIn<MemoryMessages, 'history'>> {
     await this.get(ref);
     const page = await this.versions.find({ filter: { memory_id: ref.memoryId }, sort: [['version', 'asc']] });
     const versions = await Promise.all(page.items.map(async (v) => toMemoryVersion(v, await this.sealed.open(v.memory_id, v.content))));
@@ -42,7 +39,7 @@ export class MemoryQueries {
    * store pages by itself; with them the user's memories are opened and paged here with
    * the same keyset cursor format, which stays stable under concurrent inserts.
    */
-  async list(query: Request<'list'>): Promise<Reply<'list'>> {
+  async list(query: ValidRequestIn<MemoryMessages, 'list'>): Promise<ReplyIn<MemoryMessages, 'list'>> {
     const filter: Filter = {
       workspace_id: query.workspaceId,
       user_id: query.userId,
@@ -79,7 +76,7 @@ export class MemoryQueries {
     };
   }
 
-  async export(scope: Request<'export'>): Promise<Reply<'export'>> {
+  async export(scope: ValidRequestIn<MemoryMessages, 'export'>): Promise<ReplyIn<MemoryMessages, 'export'>> {
     const filter = { workspace_id: scope.workspaceId, user_id: scope.userId };
     const [docs, versions] = await Promise.all([
       this.memories.find({ filter, sort: [['created_at', 'asc']] }),
