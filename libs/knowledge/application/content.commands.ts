@@ -1,4 +1,4 @@
-import { AppError, invalid, jsonDepth, newId, notFound, type ReplyOf, type ValidRequestOf, type WorkspaceQuota } from '@lore/platform/kernel';
+import { AppError, invalid, jsonDepth, newId, notFound, type ReplyIn, type ValidRequestIn, type WorkspaceQuota } from '@lore/platform/kernel';
 import type { DocumentCollection } from '@lore/platform/documents/port';
 import { handleCommand } from '@lore/platform/cqrs';
 import type { KnowledgeMessages } from '@lore/knowledge/contracts';
@@ -25,9 +25,6 @@ function assertIndexableMetadata(metadata: Record<string, unknown> | null | unde
 const contentAggregate = { name: 'content', decider: contentDecider, upcast: upcastContentEvent };
 const RETRIES = 10;
 
-type Request<K extends keyof KnowledgeMessages> = ValidRequestOf<KnowledgeMessages[K]>;
-type Reply<K extends keyof KnowledgeMessages> = ReplyOf<KnowledgeMessages[K]>;
-
 /** Contents and their chunks: upload, delete, reprocess; chunk edits and deletions. */
 export class ContentCommands {
   constructor(
@@ -37,7 +34,7 @@ export class ContentCommands {
     private readonly quotas: { readonly contentBytes: WorkspaceQuota; readonly chunks: WorkspaceQuota },
   ) {}
 
-  async create(command: Request<'createContent'>): Promise<Reply<'createContent'>> {
+  async create(command: ValidRequestIn<KnowledgeMessages, 'createContent'>): Promise<ReplyIn<KnowledgeMessages, 'createContent'>> {
     // As an uploaded file with no text is refused: it would complete with no chunks, unsearchable.
     if (command.parts === 1 && command.text.trim() === '') throw invalid(['body', 'text'], 'The text is empty (only whitespace)', 'string_too_short');
     assertIndexableMetadata(command.metadata);
@@ -78,7 +75,7 @@ export class ContentCommands {
     return this.contentRecord(contentId);
   }
 
-  async appendText(command: Request<'appendContentText'>): Promise<Reply<'appendContentText'>> {
+  async appendText(command: ValidRequestIn<KnowledgeMessages, 'appendContentText'>): Promise<ReplyIn<KnowledgeMessages, 'appendContentText'>> {
     const result = await handleCommand(
       this.deps.events,
       contentAggregate,
@@ -90,7 +87,7 @@ export class ContentCommands {
     return this.contentRecord(command.contentId);
   }
 
-  async delete(command: Request<'deleteContent'>): Promise<Reply<'deleteContent'>> {
+  async delete(command: ValidRequestIn<KnowledgeMessages, 'deleteContent'>): Promise<ReplyIn<KnowledgeMessages, 'deleteContent'>> {
     const result = await handleCommand(
       this.deps.events,
       contentAggregate,
@@ -102,7 +99,7 @@ export class ContentCommands {
     return { contentId: command.contentId };
   }
 
-  async reprocess(command: Request<'reprocessContent'>): Promise<Reply<'reprocessContent'>> {
+  async reprocess(command: ValidRequestIn<KnowledgeMessages, 'reprocessContent'>): Promise<ReplyIn<KnowledgeMessages, 'reprocessContent'>> {
     const result = await handleCommand(
       this.deps.events,
       contentAggregate,
@@ -115,7 +112,7 @@ export class ContentCommands {
   }
 
   /** A text change is embedded before it is recorded; the response waits until the new vector is searchable. */
-  async updateChunk(command: Request<'updateChunk'>): Promise<Reply<'updateChunk'>> {
+  async updateChunk(command: ValidRequestIn<KnowledgeMessages, 'updateChunk'>): Promise<ReplyIn<KnowledgeMessages, 'updateChunk'>> {
     assertIndexableMetadata(command.metadata);
     const { chunk, collection } = await this.chunkWithCollection(command);
     const text = command.content ?? chunk.content;
@@ -157,7 +154,7 @@ export class ContentCommands {
     return toChunkRecord(updated);
   }
 
-  async deleteChunk(command: Request<'deleteChunk'>): Promise<Reply<'deleteChunk'>> {
+  async deleteChunk(command: ValidRequestIn<KnowledgeMessages, 'deleteChunk'>): Promise<ReplyIn<KnowledgeMessages, 'deleteChunk'>> {
     const contentId = contentIdOfChunk(command.chunkId);
     if (contentId === null) throw notFound('Chunk');
     const result = await handleCommand(
@@ -171,7 +168,7 @@ export class ContentCommands {
     return { chunkId: command.chunkId };
   }
 
-  private async chunkWithCollection(command: Request<'updateChunk'>): Promise<{ chunk: ChunkDoc; collection: CollectionDoc }> {
+  private async chunkWithCollection(command: ValidRequestIn<KnowledgeMessages, 'updateChunk'>): Promise<{ chunk: ChunkDoc; collection: CollectionDoc }> {
     const chunk = await this.deps.documents.collection<ChunkDoc>(CHUNKS).get(command.chunkId);
     const access = accessOf(command);
     if (chunk === null || !mayAccess(access, { workspaceId: chunk.workspace_id, collectionId: chunk.collection_id })) throw notFound('Chunk');
@@ -180,7 +177,7 @@ export class ContentCommands {
     return { chunk, collection };
   }
 
-  private async contentRecord(contentId: string): Promise<Reply<'getContent'>> {
+  private async contentRecord(contentId: string): Promise<ReplyIn<KnowledgeMessages, 'getContent'>> {
     const doc = await this.deps.documents.collection<ContentDoc>(CONTENTS).get(contentId);
     if (doc === null) throw notFound('Content');
     return toContentRecord(doc);
