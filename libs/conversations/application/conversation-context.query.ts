@@ -45,7 +45,7 @@ export class ConversationContextQuery {
     const defaults = this.deps.config.context;
     const maxTokens = request.maxTokens ?? defaults.maxTokens;
     const conversation = await this.deps.queries.get(request);
-    const path = pathTo(await this.deps.queries.allMessages(conversation.id), conversation.current_message_id);
+    const path = pathTo(await this.deps.queries.allMessages(conversation), conversation.current_message_id);
     const messageLimit = request.messageLimit ?? defaults.messageLimit;
     const recent = (messageLimit === 0 ? [] : path.slice(-messageLimit)).reverse();
     const query = request.query ?? [...path].reverse().find((m) => m.role === 'user')?.content ?? path.at(-1)?.content ?? null;

@@ -1,6 +1,6 @@
 import { AppError, invalid, newId, notFound, type Clock, type ReplyIn, type ValidRequestIn, type WorkspaceQuota } from '@lore/platform/kernel';
 import type { EventStore } from '@lore/platform/event-store/port';
-import type { DocumentStore } from '@lore/platform/documents/port';
+import { workspaceCollection, type DocumentStore } from '@lore/platform/documents/port';
 import { AggregateStateCache, handleCommand, type ReadYourWrites } from '@lore/platform/cqrs';
 import type { Keyring } from '@lore/platform/crypto';
 import type { ConversationMessages } from '@lore/conversations/contracts';
@@ -331,8 +331,8 @@ export class ConversationCommands {
   }
 
   private async ownedMessageDoc(ref: { workspaceId: string; userId: string; messageId: string }): Promise<MessageDoc> {
-    const doc = await this.deps.documents.collection<MessageDoc>(MESSAGES).get(ref.messageId);
-    if (doc === null || doc.workspace_id !== ref.workspaceId || doc.owner_id !== ref.userId) throw notFound('Message');
+    const doc = await workspaceCollection<MessageDoc>(this.deps.documents, MESSAGES, ref.workspaceId).get(ref.messageId);
+    if (doc === null || doc.owner_id !== ref.userId) throw notFound('Message');
     return doc;
   }
 

@@ -1,5 +1,5 @@
 import { positionFromString, unavailable, type ReplyOf, type ValidRequestOf } from '@lore/platform/kernel';
-import type { DocumentStore } from '@lore/platform/documents/port';
+import { workspaceCollection, type DocumentStore } from '@lore/platform/documents/port';
 import type { EmbeddingModels } from '@lore/platform/embeddings/port';
 import type { VectorFilter, VectorStore } from '@lore/platform/vectors/port';
 import type { ReadYourWrites } from '@lore/platform/cqrs';
@@ -49,13 +49,13 @@ export class MemorySearch {
       limit: request.limit,
       ...(conditions.length === 0 ? {} : { filter: { $and: conditions } }),
     });
-    const docs = await this.deps.documents.collection<MemoryDoc>(MEMORIES).find({ filter: { id: { $in: hits.map((h) => h.id) } } });
+    const docs = await workspaceCollection<MemoryDoc>(this.deps.documents, MEMORIES, request.workspaceId).find({ filter: { id: { $in: hits.map((h) => h.id) } } });
     const byId = new Map(docs.items.map((d) => [d.id, d]));
     const results: Reply['results'] = [];
     for (const hit of hits) {
       const doc = byId.get(hit.id);
       // Deleted between the index and the read model: gone, and never another user's.
-      if (doc === undefined || doc.workspace_id !== request.workspaceId || doc.user_id !== request.userId) continue;
+      if (doc === undefined || doc.user_id !== request.userId) continue;
       results.push({ memory: toMemoryRecord(doc, await this.deps.sealed.open(doc.id, doc.content)), score: hit.score, scores: { vector: hit.legs.vector, keyword: hit.legs.keyword } });
     }
     return { results, executionTimeMs: elapsed(started) };

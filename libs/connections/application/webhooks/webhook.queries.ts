@@ -1,4 +1,4 @@
-import type { DocumentStore } from '@lore/platform/documents/port';
+import { workspaceCollection, type DocumentStore } from '@lore/platform/documents/port';
 import type { ValidRequestOf } from '@lore/platform/kernel';
 
 import type { webhookMessages, WebhookDeliveryRecord, WebhookRecord } from '@lore/connections/contracts';
@@ -14,16 +14,15 @@ export class WebhookQueries {
   }
 
   async list(q: ValidRequestOf<M['list']>): Promise<{ items: WebhookRecord[]; total: number }> {
-    const webhooks = this.documents.collection<WebhookDoc>(WEBHOOKS);
-    const filter = { workspace_id: q.workspaceId };
-    const [page, total] = await Promise.all([webhooks.find({ filter, sort: [['created_at', 'desc']], skip: q.skip, limit: q.limit }), webhooks.count(filter)]);
+    const webhooks = workspaceCollection<WebhookDoc>(this.documents, WEBHOOKS, q.workspaceId);
+    const [page, total] = await Promise.all([webhooks.find({ sort: [['created_at', 'desc']], skip: q.skip, limit: q.limit }), webhooks.count()]);
     return { items: page.items.map(webhookRecord), total };
   }
 
   /** Newest first, by keyset cursor. */
   async deliveries(q: ValidRequestOf<M['deliveries']>): Promise<{ items: WebhookDeliveryRecord[]; nextCursor: string | null }> {
     await workspaceWebhookDoc(this.documents, q.workspaceId, q.webhookId);
-    const page = await this.documents.collection<DeliveryDoc>(WEBHOOK_DELIVERIES).find({
+    const page = await workspaceCollection<DeliveryDoc>(this.documents, WEBHOOK_DELIVERIES, q.workspaceId).find({
       filter: { webhook_id: q.webhookId, ...(q.status === undefined ? {} : { status: q.status }) },
       sort: [['created_at', 'desc']],
       limit: q.limit,
