@@ -1,4 +1,4 @@
-import { AppError, type ReplyOf, type ValidRequestOf } from '@lore/platform/kernel';
+import { AppError, type ReplyIn, type ValidRequestIn } from '@lore/platform/kernel';
 import { send, type Transport } from '@lore/platform/transport/port';
 import type { EmbeddingModels } from '@lore/platform/embeddings/port';
 import type { ConversationMessages } from '@lore/conversations/contracts';
@@ -9,9 +9,6 @@ import { pathTo, type ConversationQueries } from './conversation.queries';
 import { fitToBudget } from './context-budget';
 import { ContextTokenizers } from './context-tokenizer';
 import type { KnowledgeCollections } from './knowledge-collections';
-
-type Request = ValidRequestOf<ConversationMessages['context']>;
-type Reply = ReplyOf<ConversationMessages['context']>;
 
 const HEADINGS = { memories: '## What you remember about the user', chunks: '## Relevant passages', messages: '## Conversation so far' } as const;
 
@@ -40,7 +37,7 @@ export class ConversationContextQuery {
     this.tokenizers = new ContextTokenizers(deps.embeddings);
   }
 
-  async context(request: Request): Promise<Reply> {
+  async context(request: ValidRequestIn<ConversationMessages, 'context'>): Promise<ReplyIn<ConversationMessages, 'context'>> {
     const started = performance.now();
     const defaults = this.deps.config.context;
     const maxTokens = request.maxTokens ?? defaults.maxTokens;
@@ -118,7 +115,7 @@ export class ConversationContextQuery {
     };
   }
 
-  private async memories(scope: Request, userId: string, query: string | null, limit: number, warnings: string[]): Promise<MemorySearchHit[]> {
+  private async memories(scope: ValidRequestIn<ConversationMessages, 'context'>, userId: string, query: string | null, limit: number, warnings: string[]): Promise<MemorySearchHit[]> {
     if (query === null || limit === 0) return [];
     try {
       const reply = await send(this.deps.transport, this.memorySearch, {
@@ -135,7 +132,7 @@ export class ConversationContextQuery {
     }
   }
 
-  private async chunks(scope: Request, collectionIds: readonly string[], query: string | null, limit: number, warnings: string[]): Promise<Array<SearchResult & { collection_id: string }>> {
+  private async chunks(scope: ValidRequestIn<ConversationMessages, 'context'>, collectionIds: readonly string[], query: string | null, limit: number, warnings: string[]): Promise<Array<SearchResult & { collection_id: string }>> {
     if (query === null || limit === 0 || collectionIds.length === 0) return [];
     const found = await Promise.all(
       collectionIds.map(async (collectionId) => {

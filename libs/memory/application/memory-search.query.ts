@@ -1,4 +1,4 @@
-import { positionFromString, unavailable, type ReplyOf, type ValidRequestOf } from '@lore/platform/kernel';
+import { positionFromString, unavailable, type ReplyIn, type ValidRequestIn } from '@lore/platform/kernel';
 import { workspaceCollection, type DocumentStore } from '@lore/platform/documents/port';
 import type { EmbeddingModels } from '@lore/platform/embeddings/port';
 import type { VectorFilter, VectorStore } from '@lore/platform/vectors/port';
@@ -9,9 +9,6 @@ import { MEMORIES, type MemoryDoc } from './memory.read-models';
 import { toMemoryRecord, type MemoryContent } from './memory-records';
 import { MEMORY_SEARCH_INDEX, memoryIndexName, memoryPartition } from './memory-search-index.reactor';
 import { MEMORY_SEARCH_POSITIONS, type MemorySearchPositionDoc } from './memory-search-positions.projection';
-
-type Request = ValidRequestOf<MemoryMessages['search']>;
-type Reply = ReplyOf<MemoryMessages['search']>;
 
 /**
  * Hybrid search over one user's memories (their own partition of the index: no other user's
@@ -31,7 +28,7 @@ export class MemorySearch {
     },
   ) {}
 
-  async search(request: Request): Promise<Reply> {
+  async search(request: ValidRequestIn<MemoryMessages, 'search'>): Promise<ReplyIn<MemoryMessages, 'search'>> {
     const started = performance.now();
     const provider = this.deps.embeddings.get(this.deps.embeddings.defaultModel);
     if (provider === null) throw unavailable('no embedding model is configured');
@@ -51,7 +48,7 @@ export class MemorySearch {
     });
     const docs = await workspaceCollection<MemoryDoc>(this.deps.documents, MEMORIES, request.workspaceId).find({ filter: { id: { $in: hits.map((h) => h.id) } } });
     const byId = new Map(docs.items.map((d) => [d.id, d]));
-    const results: Reply['results'] = [];
+    const results: ReplyIn<MemoryMessages, 'search'>['results'] = [];
     for (const hit of hits) {
       const doc = byId.get(hit.id);
       // Deleted between the index and the read model: gone, and never another user's.
