@@ -6,7 +6,7 @@ import type { ReadYourWrites } from '@lore/platform/cqrs';
 import type { SealedFields } from '@lore/platform/crypto';
 import type { MemoryMessages } from '@lore/memory/contracts';
 import { MEMORIES, type MemoryDoc } from './memory.read-models';
-import { toMemoryRecord, type MemoryContent } from './memory-records';
+import { toMemoryRecord, type MemoryContent } from './memory-content';
 import { MEMORY_SEARCH_INDEX, memoryIndexName, memoryPartition } from './memory-search-index.reactor';
 import { MEMORY_SEARCH_POSITIONS, type MemorySearchPositionDoc } from './memory-search-positions.projection';
 

@@ -5,7 +5,7 @@ import { handleCommand, type ReadYourWrites } from '@lore/platform/cqrs';
 import type { SealedFields } from '@lore/platform/crypto';
 import type { MemoryMessages } from '@lore/memory/contracts';
 import { memoryDecider, memoryStreamId, ownedMemory, upcastMemoryEvent, type ActiveMemory } from '@lore/memory/domain';
-import { toMemoryRecord, type MemoryContent } from './memory-records';
+import { toMemoryRecord, type MemoryContent } from './memory-content';
 import { MEMORIES, type MemoryDoc } from './memory.read-models';
 import { MEMORY_ERASURE } from './memory-erasure.reactor';
 

@@ -2,7 +2,7 @@ import { AppError, notFound, type Clock, type ReplyIn, type ValidRequestIn } fro
 import { decodeCursor, encodeCursor, workspaceCollection, type DocumentStore, type Filter } from '@lore/platform/documents/port';
 import type { SealedFields } from '@lore/platform/crypto';
 import type { MemoryMessages, MemoryRecord, MemoryVersion } from '@lore/memory/contracts';
-import { toMemoryRecord, toMemoryVersion, type MemoryContent } from './memory-records';
+import { toMemoryRecord, toMemoryVersion, type MemoryContent } from './memory-content';
 import { MEMORIES, MEMORY_VERSIONS, type MemoryDoc, type MemoryVersionDoc } from './memory.read-models';
 
 export class MemoryQueries {
