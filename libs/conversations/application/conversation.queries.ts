@@ -96,7 +96,7 @@ export class ConversationQueries {
   }
 
   /** Oldest first; ids are time-ordered, so they break ties in creation order. */
-  async allMessages(conversation: ConversationDoc): Promise<MessageDoc[]> {
+  async allMessages(conversation: Pick<ConversationDoc, 'id' | 'workspace_id'>): Promise<MessageDoc[]> {
     return (await this.messages(conversation.workspace_id).find({ filter: { conversation_id: conversation.id }, sort: [['created_at', 'asc']] })).items;
   }
 }

@@ -6,3 +6,4 @@ export * from './parked-event';
 export * from './event-applier';
 export * from './parked-streams';
 export * from './integration-events.publisher';
+export * from './document-evolution';
