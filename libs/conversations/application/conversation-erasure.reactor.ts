@@ -1,8 +1,6 @@
-import type { Position, RecordedEvent } from '@lore/platform/kernel';
-import type { EventStore } from '@lore/platform/event-store/port';
-import type { DocumentStore } from '@lore/platform/documents/port';
+import type { RecordedEvent } from '@lore/platform/kernel';
 import type { Reactor } from '@lore/platform/projections';
-import { sealedKeyId, streamErasureReactor, type Keyring } from '@lore/platform/crypto';
+import { sealedKeyId, streamErasureReactor, type StreamErasureDeps } from '@lore/platform/crypto';
 import { CONVERSATION_STREAM_PREFIX, conversationStreamId, upcastConversationEvent } from '@lore/conversations/domain';
 
 export const CONVERSATION_ERASURE = 'conversations.erasure.v1';
@@ -14,12 +12,7 @@ export const CONVERSATION_ERASURE = 'conversations.erasure.v1';
  * the engines made to forget the bytes; deleted messages' keys are shredded (their events
  * stay in the conversation's stream, unreadable) and the read models' files purged.
  */
-export function conversationErasureReactor(deps: {
-  readonly events: EventStore;
-  readonly documents: DocumentStore;
-  readonly keyring: Keyring;
-  readonly processedByOthers: (position: Position, erasedStreams: readonly string[]) => Promise<void>;
-}): Reactor {
+export function conversationErasureReactor(deps: StreamErasureDeps): Reactor {
   return streamErasureReactor(deps, {
     name: CONVERSATION_ERASURE,
     streamPrefix: CONVERSATION_STREAM_PREFIX,

@@ -23,6 +23,17 @@ export interface StreamErasure {
   readonly afterwards?: () => Promise<void>;
 }
 
+export interface StreamErasureDeps {
+  readonly events: EventStore;
+  readonly documents: DocumentStore;
+  readonly keyring: Keyring;
+  /**
+   * Resolves once every other processor has handled the position (deleting the stream first
+   * would hide the events from them) and has dropped what it parked of the erased streams.
+   */
+  readonly processedByOthers: (position: Position, erasedStreams: readonly string[]) => Promise<void>;
+}
+
 export interface PartialErasure {
   readonly streamId: string;
   readonly erases: (event: RecordedEvent) => boolean;
@@ -41,19 +52,7 @@ interface Erasure extends PartialErasure {
  * deletion event and the shredding is repaired on restart; every step is idempotent (a stream
  * already deleted has no events left, its keys went first).
  */
-export function streamErasureReactor(
-  deps: {
-    readonly events: EventStore;
-    readonly documents: DocumentStore;
-    readonly keyring: Keyring;
-    /**
-     * Resolves once every other processor has handled the position (deleting the stream first
-     * would hide the events from them) and has dropped what it parked of the erased streams.
-     */
-    readonly processedByOthers: (position: Position, erasedStreams: readonly string[]) => Promise<void>;
-  },
-  erasure: StreamErasure,
-): Reactor {
+export function streamErasureReactor(deps: StreamErasureDeps, erasure: StreamErasure): Reactor {
   return {
     name: erasure.name,
     streamPrefixes: [erasure.streamPrefix],
