@@ -1,4 +1,4 @@
-import { evolveDocument, type Projection, type Unstamped } from '@lore/platform/projections';
+import { evolveDocument, type Evolve, type Projection } from '@lore/platform/projections';
 import { CONVERSATION_STREAM_PREFIX, upcastConversationEvent } from '@lore/conversations/domain';
 import { openOrNull, type ConversationSeals } from './conversation-content';
 import { CONVERSATIONS, MESSAGES, type ConversationDoc, type MessageDoc } from './conversations.read-models';
@@ -20,10 +20,9 @@ export function conversationsProjection(seals: ConversationSeals): Projection {
     collections: [CONVERSATIONS, MESSAGES],
     async handle(recorded, context) {
       const event = upcastConversationEvent(recorded);
-      const conversation = (evolve: (current: ConversationDoc | null) => Unstamped<ConversationDoc> | ConversationDoc | null | Promise<Unstamped<ConversationDoc> | ConversationDoc | null>) =>
-        evolveDocument<ConversationDoc>(context, recorded, CONVERSATIONS, event.data.conversationId, evolve);
-      const message = (messageId: string, evolve: (current: MessageDoc | null) => Unstamped<MessageDoc> | MessageDoc | null | Promise<Unstamped<MessageDoc> | MessageDoc | null>) =>
-        evolveDocument<MessageDoc>(context, recorded, MESSAGES, messageId, evolve);
+      // Each document by itself: a conversation's counters and its messages each skip what they already reflect.
+      const conversation = (evolve: Evolve<ConversationDoc>) => evolveDocument(context, recorded, CONVERSATIONS, event.data.conversationId, evolve);
+      const message = (messageId: string, evolve: Evolve<MessageDoc>) => evolveDocument(context, recorded, MESSAGES, messageId, evolve);
       switch (event.type) {
         case 'conversations.ConversationStarted': {
           const d = event.data;

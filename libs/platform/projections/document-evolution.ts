@@ -10,6 +10,9 @@ export interface RevisionedDoc extends Doc {
 /** A document as `evolve` gives it: its revision is stamped by `evolveDocument`. */
 export type Unstamped<D extends RevisionedDoc> = { readonly [K in keyof D as K extends 'revision' ? never : K]: D[K] };
 
+/** The next document from the current one (null: none); see `evolveDocument`. */
+export type Evolve<D extends RevisionedDoc> = (current: D | null) => Unstamped<D> | D | null | Promise<Unstamped<D> | D | null>;
+
 /**
  * Evolves one read-model document by one event of its stream, idempotently, so that a
  * projection is written as if each event came exactly once: events come at least once (a
@@ -27,7 +30,7 @@ export async function evolveDocument<D extends RevisionedDoc>(
   recorded: RecordedEvent,
   collection: string,
   id: string,
-  evolve: (current: D | null) => Unstamped<D> | D | null | Promise<Unstamped<D> | D | null>,
+  evolve: Evolve<D>,
 ): Promise<void> {
   const current = await context.get<D>(collection, id);
   if (current !== null && typeof current.revision === 'number' && current.revision >= recorded.revision) return;
