@@ -1,19 +1,12 @@
 import type { RecordedEvent } from '@lore/platform/kernel';
-import { publishIntegrationEvents, type Transport } from '@lore/platform/transport/port';
-import type { Reactor } from '@lore/platform/projections';
+import type { Transport } from '@lore/platform/transport/port';
+import { integrationEventsPublisher, type Reactor } from '@lore/platform/projections';
 import type { ConnectionIntegrationEvent } from '@lore/connections/contracts';
 import { CONNECTION_STREAM_PREFIX, upcastConnectionEvent } from '@lore/connections/domain';
 
 /** Publishes connection integration events for downstream subscribers, at least once (a reactor with a checkpoint). */
 export function connectionEventsPublisher(transport: Transport): Reactor {
-  return {
-    name: 'connections.integration-events.v1',
-    checkpointInFeed: true,
-    streamPrefixes: [CONNECTION_STREAM_PREFIX],
-    async react(events) {
-      await publishIntegrationEvents(transport, events.map(integrationEvent));
-    },
-  };
+  return integrationEventsPublisher(transport, { name: 'connections.integration-events.v1', streamPrefix: CONNECTION_STREAM_PREFIX, integrationEvent });
 }
 
 function integrationEvent(recorded: RecordedEvent): ConnectionIntegrationEvent {

@@ -1,4 +1,4 @@
-import { AppError, type Clock, type EventMetadata, type ReplyOf, type ValidRequestOf } from '@lore/platform/kernel';
+import { AppError, type Clock, type EventMetadata, type ReplyIn, type ValidRequestIn } from '@lore/platform/kernel';
 import type { EventStore } from '@lore/platform/event-store/port';
 import type { DocumentStore } from '@lore/platform/documents/port';
 import type { Egress } from '@lore/platform/egress/port';
@@ -14,8 +14,6 @@ import { accessTokenExpired, hasRefreshToken } from './verification/token-expiry
 import { fillTemplate, withDefaults } from './verification/templates';
 import { runVerification, type VerificationResult } from './verification/verify-connection';
 
-type Request<K extends keyof ConnectionMessages> = ValidRequestOf<ConnectionMessages[K]>;
-type Reply<K extends keyof ConnectionMessages> = ReplyOf<ConnectionMessages[K]>;
 type Owner = { readonly workspaceId: string; readonly userId: string };
 type OAuthClient = { readonly client_id: string; readonly client_secret?: string | undefined };
 type Refreshed = { readonly ok: true; readonly values: CredentialValues } | { readonly ok: false; readonly error: string; readonly invalidGrant: boolean };
@@ -50,7 +48,7 @@ export class ConnectionTests {
 
   constructor(private readonly deps: ConnectionTestDeps) {}
 
-  async test(c: Request<'test'>): Promise<Reply<'test'>> {
+  async test(c: ValidRequestIn<ConnectionMessages, 'test'>): Promise<ReplyIn<ConnectionMessages, 'test'>> {
     const metadata: EventMetadata = { actor: c.actor, workspaceId: c.workspaceId };
     const stream = connectionStreamId(c.connectionId);
     const started = await handleCommand(this.deps.events, connectionAggregate, stream, { kind: 'start-test', workspaceId: c.workspaceId, userId: c.userId, staleTestMs: this.deps.config.staleTestMs, at: this.now() }, { metadata });

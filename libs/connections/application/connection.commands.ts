@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { AppError, conflict, failedChecks, newId, notFound, type Clock, type EventMetadata, type ReplyOf, type ValidRequestOf } from '@lore/platform/kernel';
+import { AppError, conflict, failedChecks, newId, notFound, type Clock, type EventMetadata, type ReplyIn, type ValidRequestIn } from '@lore/platform/kernel';
 import type { EventStore } from '@lore/platform/event-store/port';
 import type { DocumentStore } from '@lore/platform/documents/port';
 import { handleCommand, readAggregateState, type ReadYourWrites } from '@lore/platform/cqrs';
@@ -13,9 +13,6 @@ import { readConnection } from './connection.queries';
 import { mergePatch } from './merge-patch';
 
 export const connectionAggregate = { name: 'connection', decider: connectionDecider, upcast: upcastConnectionEvent };
-
-type Request<K extends keyof ConnectionMessages> = ValidRequestOf<ConnectionMessages[K]>;
-type Reply<K extends keyof ConnectionMessages> = ReplyOf<ConnectionMessages[K]>;
 
 export interface ConnectionCommandDeps {
   readonly events: EventStore;
@@ -31,7 +28,7 @@ export interface ConnectionCommandDeps {
 export class ConnectionCommands {
   constructor(private readonly deps: ConnectionCommandDeps) {}
 
-  async create(c: Request<'create'>): Promise<Reply<'create'>> {
+  async create(c: ValidRequestIn<ConnectionMessages, 'create'>): Promise<ReplyIn<ConnectionMessages, 'create'>> {
     const entry = entryOf(c.integration);
     const metadata = metadataOf(c);
     const errors = c.credentials !== undefined && c.credentialId !== undefined ? [BOTH_GIVEN] : [];
@@ -85,7 +82,7 @@ export class ConnectionCommands {
    * New credentials are a new credential aggregate; the old one is let go (and shredded
    * once no connection uses it).
    */
-  async update(c: Request<'update'>): Promise<Reply<'update'>> {
+  async update(c: ValidRequestIn<ConnectionMessages, 'update'>): Promise<ReplyIn<ConnectionMessages, 'update'>> {
     const metadata = metadataOf(c);
     const stream = connectionStreamId(c.connectionId);
     const current = ownedConnection(await readAggregateState(this.deps.events, connectionAggregate, stream), c);
@@ -147,7 +144,7 @@ export class ConnectionCommands {
   }
 
   /** Answered once the credential is shredded, when this connection was the last to use it; 404 when deleted before. */
-  async delete(c: Request<'delete'>): Promise<Reply<'delete'>> {
+  async delete(c: ValidRequestIn<ConnectionMessages, 'delete'>): Promise<ReplyIn<ConnectionMessages, 'delete'>> {
     const metadata = metadataOf(c);
     const result = await handleCommand(this.deps.events, connectionAggregate, connectionStreamId(c.connectionId), { kind: 'delete', workspaceId: c.workspaceId, userId: c.userId, at: this.now() }, { retries: 20, metadata });
     const credentialId = result.state.status === 'deleted' ? result.state.credentialId : null;
@@ -187,7 +184,7 @@ export class ConnectionCommands {
   }
 
   private async newCredential(
-    c: Request<'update'>,
+    c: ValidRequestIn<ConnectionMessages, 'update'>,
     integration: string,
     method: Parameters<CredentialVault['store']>[1]['method'],
     values: Record<string, unknown> | undefined,

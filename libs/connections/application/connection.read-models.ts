@@ -17,7 +17,7 @@ export interface ConnectionDoc {
   readonly last_tested_at: string | null;
   readonly created_at: string;
   readonly updated_at: string;
-  /** The stream revision this document reflects: older deliveries are skipped. */
+  /** The stream revision this document reflects (`evolveDocument`): older deliveries are skipped. */
   readonly revision: number;
   readonly [field: string]: unknown;
 }

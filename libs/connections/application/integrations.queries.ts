@@ -1,17 +1,13 @@
-import { notFound, type ReplyOf, type ValidRequestOf } from '@lore/platform/kernel';
-import type { integrationMessages, IntegrationRecord } from '@lore/connections/contracts';
+import { notFound, type ReplyIn, type ValidRequestIn } from '@lore/platform/kernel';
+import type { IntegrationMessages, IntegrationRecord } from '@lore/connections/contracts';
 import { CATALOG } from './catalog/catalog-entries';
 import { providerModels } from './provider-models/provider-models';
-
-type Messages = typeof integrationMessages;
-type Request<K extends keyof Messages> = ValidRequestOf<Messages[K]>;
-type Reply<K extends keyof Messages> = ReplyOf<Messages[K]>;
 
 /** The catalog (SPEC §4.6) and the provider models: read-only reference data, shipped with Lore. */
 export class IntegrationQueries {
   constructor(private readonly catalog: readonly IntegrationRecord[] = CATALOG) {}
 
-  list(query: Request<'list'>): Promise<Reply<'list'>> {
+  list(query: ValidRequestIn<IntegrationMessages, 'list'>): Promise<ReplyIn<IntegrationMessages, 'list'>> {
     const tags = query.tags ?? [];
     const items = this.catalog.filter(
       (entry) =>
@@ -23,13 +19,13 @@ export class IntegrationQueries {
     return Promise.resolve({ items });
   }
 
-  get(query: Request<'get'>): Promise<Reply<'get'>> {
+  get(query: ValidRequestIn<IntegrationMessages, 'get'>): Promise<ReplyIn<IntegrationMessages, 'get'>> {
     const entry = this.catalog.find((e) => e.id === query.integrationId);
     if (entry === undefined) return Promise.reject(notFound('Integration'));
     return Promise.resolve(entry);
   }
 
-  providerModels(query: Request<'providerModels'>): Promise<Reply<'providerModels'>> {
+  providerModels(query: ValidRequestIn<IntegrationMessages, 'providerModels'>): Promise<ReplyIn<IntegrationMessages, 'providerModels'>> {
     const models = providerModels(query.providerId, query.modelType);
     if (models === null) return Promise.reject(notFound('Provider'));
     return Promise.resolve({ models });

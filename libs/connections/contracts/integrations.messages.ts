@@ -21,3 +21,4 @@ export const integrationMessages = {
     z.object({ models: z.array(ProviderModelRecord) }),
   ),
 };
+export type IntegrationMessages = typeof integrationMessages;

@@ -65,3 +65,4 @@ export const webhookMessages = {
   /** Sends a delivery again now (its attempts so far are kept); for a failed one, or a pending one not to wait for. */
   redeliver: defineMessage('webhooks.command.redeliver', ref.extend({ deliveryId: z.string().min(1).max(200) }), WebhookDeliveryRecord),
 };
+export type WebhookMessages = typeof webhookMessages;

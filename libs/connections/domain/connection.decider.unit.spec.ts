@@ -84,7 +84,7 @@ describe('connectionDecider: the lifecycle', () => {
   it('changes label and config without touching the status, and nothing for an empty update', () => {
     const updated: ConnectionEvent = { type: 'connections.ConnectionUpdated', data: { connectionId: 'con_1', ...named, label: 'New', config: { a: 1 }, updatedAt: T(5) } };
     spec.given(inStatus.error).when(command({ kind: 'update', label: 'New', config: { a: 1 } })).then([updated]);
-    spec.given(inStatus.active).when(command({ kind: 'update' })).then([]);
+    spec.given(inStatus.active).when(command({ kind: 'update' })).thenNothingHappened();
   });
 
   it('is not found for another user or workspace, and deleted once', () => {
@@ -92,7 +92,7 @@ describe('connectionDecider: the lifecycle', () => {
     spec.given(inStatus.active).when(command({ kind: 'update', label: 'x', workspaceId: 'ws2' })).thenThrows('not_found');
     const deleted: ConnectionEvent = { type: 'connections.ConnectionDeleted', data: { connectionId: 'con_1', ...named, credentialId: 'cred_1', deletedAt: T(5) } };
     spec.given(inStatus.testing).when(command({ kind: 'delete' })).then([deleted]);
-    spec.given([...inStatus.active, deleted]).when(command({ kind: 'delete' })).then([]);
+    spec.given([...inStatus.active, deleted]).when(command({ kind: 'delete' })).thenNothingHappened();
     spec.given([...inStatus.active, deleted]).when(command({ kind: 'update', label: 'x' })).thenThrows('not_found');
   });
 });

@@ -22,13 +22,13 @@ describe('credentialDecider', () => {
   });
 
   it('detaches idempotently: an unknown connection or an erased credential changes nothing', () => {
-    spec.given([stored]).when({ kind: 'detach', connectionId: 'con_9', at }).then([]);
-    spec.given([stored, detached('con_1'), erased]).when({ kind: 'detach', connectionId: 'con_1', at }).then([]);
+    spec.given([stored]).when({ kind: 'detach', connectionId: 'con_9', at }).thenNothingHappened();
+    spec.given([stored, detached('con_1'), erased]).when({ kind: 'detach', connectionId: 'con_1', at }).thenNothingHappened();
   });
 
   it('lets only its owner attach it, never once erased', () => {
     spec.given([stored]).when({ kind: 'attach', ...owner, connectionId: 'con_2', at }).then([attached]);
-    spec.given([stored, attached]).when({ kind: 'attach', ...owner, connectionId: 'con_2', at }).then([]);
+    spec.given([stored, attached]).when({ kind: 'attach', ...owner, connectionId: 'con_2', at }).thenNothingHappened();
     spec.given([stored]).when({ kind: 'attach', workspaceId: 'ws', userId: 'bob', connectionId: 'con_2', at }).thenThrows('not_found');
     spec.given([stored, detached('con_1'), erased]).when({ kind: 'attach', ...owner, connectionId: 'con_2', at }).thenThrows('not_found');
   });

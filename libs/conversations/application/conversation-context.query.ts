@@ -1,4 +1,4 @@
-import { AppError, type ReplyOf, type ValidRequestOf } from '@lore/platform/kernel';
+import { AppError, type ReplyIn, type ValidRequestIn } from '@lore/platform/kernel';
 import { send, type Transport } from '@lore/platform/transport/port';
 import type { EmbeddingModels } from '@lore/platform/embeddings/port';
 import type { ConversationMessages } from '@lore/conversations/contracts';
@@ -9,9 +9,6 @@ import { pathTo, type ConversationQueries } from './conversation.queries';
 import { fitToBudget } from './context-budget';
 import { ContextTokenizers } from './context-tokenizer';
 import type { KnowledgeCollections } from './knowledge-collections';
-
-type Request = ValidRequestOf<ConversationMessages['context']>;
-type Reply = ReplyOf<ConversationMessages['context']>;
 
 const HEADINGS = { memories: '## What you remember about the user', chunks: '## Relevant passages', messages: '## Conversation so far' } as const;
 
@@ -40,12 +37,12 @@ export class ConversationContextQuery {
     this.tokenizers = new ContextTokenizers(deps.embeddings);
   }
 
-  async context(request: Request): Promise<Reply> {
+  async context(request: ValidRequestIn<ConversationMessages, 'context'>): Promise<ReplyIn<ConversationMessages, 'context'>> {
     const started = performance.now();
     const defaults = this.deps.config.context;
     const maxTokens = request.maxTokens ?? defaults.maxTokens;
     const conversation = await this.deps.queries.get(request);
-    const path = pathTo(await this.deps.queries.allMessages(conversation.id), conversation.current_message_id);
+    const path = pathTo(await this.deps.queries.allMessages(conversation), conversation.current_message_id);
     const messageLimit = request.messageLimit ?? defaults.messageLimit;
     const recent = (messageLimit === 0 ? [] : path.slice(-messageLimit)).reverse();
     const query = request.query ?? [...path].reverse().find((m) => m.role === 'user')?.content ?? path.at(-1)?.content ?? null;
@@ -118,7 +115,7 @@ export class ConversationContextQuery {
     };
   }
 
-  private async memories(scope: Request, userId: string, query: string | null, limit: number, warnings: string[]): Promise<MemorySearchHit[]> {
+  private async memories(scope: ValidRequestIn<ConversationMessages, 'context'>, userId: string, query: string | null, limit: number, warnings: string[]): Promise<MemorySearchHit[]> {
     if (query === null || limit === 0) return [];
     try {
       const reply = await send(this.deps.transport, this.memorySearch, {
@@ -135,7 +132,7 @@ export class ConversationContextQuery {
     }
   }
 
-  private async chunks(scope: Request, collectionIds: readonly string[], query: string | null, limit: number, warnings: string[]): Promise<Array<SearchResult & { collection_id: string }>> {
+  private async chunks(scope: ValidRequestIn<ConversationMessages, 'context'>, collectionIds: readonly string[], query: string | null, limit: number, warnings: string[]): Promise<Array<SearchResult & { collection_id: string }>> {
     if (query === null || limit === 0 || collectionIds.length === 0) return [];
     const found = await Promise.all(
       collectionIds.map(async (collectionId) => {

@@ -1,8 +1,6 @@
-import type { Position } from '@lore/platform/kernel';
-import type { EventStore } from '@lore/platform/event-store/port';
-import type { DocumentStore } from '@lore/platform/documents/port';
+import type { RecordedEvent } from '@lore/platform/kernel';
 import type { Reactor } from '@lore/platform/projections';
-import { eraseAggregates, sealedKeyId, type Keyring } from '@lore/platform/crypto';
+import { sealedKeyId, streamErasureReactor, type StreamErasureDeps } from '@lore/platform/crypto';
 import { CONVERSATION_STREAM_PREFIX, conversationStreamId, upcastConversationEvent } from '@lore/conversations/domain';
 
 export const CONVERSATION_ERASURE = 'conversations.erasure.v1';
@@ -13,44 +11,28 @@ export const CONVERSATION_ERASURE = 'conversations.erasure.v1';
  * conversation's keys are shredded (its own and every message's), its stream deleted and
  * the engines made to forget the bytes; deleted messages' keys are shredded (their events
  * stay in the conversation's stream, unreadable) and the read models' files purged.
- * Checkpointed, every step idempotent: a crash anywhere is repaired on restart.
  */
-export function conversationErasureReactor(deps: {
-  readonly events: EventStore;
-  readonly documents: DocumentStore;
-  readonly keyring: Keyring;
-  readonly processedByOthers: (position: Position, erasedStreams: readonly string[]) => Promise<void>;
-}): Reactor {
-  return {
+export function conversationErasureReactor(deps: StreamErasureDeps): Reactor {
+  return streamErasureReactor(deps, {
     name: CONVERSATION_ERASURE,
-    streamPrefixes: [CONVERSATION_STREAM_PREFIX],
-    async react(recorded) {
-      const deletions = recorded.map((r) => ({ r, event: upcastConversationEvent(r) })).filter(({ event }) => event.type === 'conversations.ConversationDeleted' || event.type === 'conversations.MessagesDeleted');
-      const last = deletions.at(-1);
-      if (last === undefined) return;
-      const erased = deletions.filter(({ event }) => event.type === 'conversations.ConversationDeleted').map(({ event }) => conversationStreamId(event.data.conversationId));
-      await deps.processedByOthers(last.r.position, erased);
-      const keyIds: string[] = [];
-      const streamIds = new Set<string>();
-      for (const { event } of deletions) {
-        const streamId = conversationStreamId(event.data.conversationId);
-        const deletedIds = event.type === 'conversations.MessagesDeleted' ? new Set(event.data.messageIds) : null;
-        if (deletedIds === null) streamIds.add(streamId);
-        // Already gone when a crash came after the stream's deletion: its keys went first.
-        for (const stored of await deps.events.readStream(streamId)) {
-          const e = upcastConversationEvent(stored);
-          const sealed =
-            e.type === 'conversations.MessageAppended' || e.type === 'conversations.MessageUpdated'
-              ? deletedIds === null || deletedIds.has(e.data.messageId)
-                ? e.data.content
-                : undefined
-              : deletedIds === null && 'content' in e.data
-                ? e.data.content
-                : undefined;
-          if (sealed !== undefined) keyIds.push(sealedKeyId(sealed));
-        }
-      }
-      await eraseAggregates(deps, { keyIds, streamIds: [...streamIds] });
+    streamPrefix: CONVERSATION_STREAM_PREFIX,
+    erasedStream: (recorded) => (recorded.type === 'conversations.ConversationDeleted' ? conversationStreamId(upcastConversationEvent(recorded).data.conversationId) : null),
+    erasedPart: (recorded) => {
+      const event = upcastConversationEvent(recorded);
+      if (event.type !== 'conversations.MessagesDeleted') return null;
+      const deleted = new Set(event.data.messageIds);
+      return { streamId: conversationStreamId(event.data.conversationId), erases: (stored) => isMessageIn(deleted, stored) };
     },
-  };
+    keyIdsOf: (recorded) => {
+      const data = upcastConversationEvent(recorded).data;
+      const sealed = 'content' in data ? data.content : undefined;
+      return sealed === undefined ? [] : [sealedKeyId(sealed)];
+    },
+  });
+}
+
+/** Whether an event seals the content of one of these messages. */
+function isMessageIn(messageIds: ReadonlySet<string>, recorded: RecordedEvent): boolean {
+  const event = upcastConversationEvent(recorded);
+  return (event.type === 'conversations.MessageAppended' || event.type === 'conversations.MessageUpdated') && messageIds.has(event.data.messageId);
 }

@@ -1,6 +1,6 @@
 import type { RecordedEvent } from '@lore/platform/kernel';
-import { publishIntegrationEvents, type Transport } from '@lore/platform/transport/port';
-import type { Reactor } from '@lore/platform/projections';
+import type { Transport } from '@lore/platform/transport/port';
+import { integrationEventsPublisher, type Reactor } from '@lore/platform/projections';
 import type { ConversationIntegrationEvent } from '@lore/conversations/contracts';
 import { CONVERSATION_STREAM_PREFIX, upcastConversationEvent } from '@lore/conversations/domain';
 
@@ -9,14 +9,7 @@ import { CONVERSATION_STREAM_PREFIX, upcastConversationEvent } from '@lore/conve
  * checkpoint). Payloads name conversations and messages, never what anyone wrote.
  */
 export function conversationEventsPublisher(transport: Transport): Reactor {
-  return {
-    name: 'conversations.integration-events.v1',
-    checkpointInFeed: true,
-    streamPrefixes: [CONVERSATION_STREAM_PREFIX],
-    async react(events) {
-      await publishIntegrationEvents(transport, events.map(integrationEvent));
-    },
-  };
+  return integrationEventsPublisher(transport, { name: 'conversations.integration-events.v1', streamPrefix: CONVERSATION_STREAM_PREFIX, integrationEvent });
 }
 
 function integrationEvent(recorded: RecordedEvent): ConversationIntegrationEvent {

@@ -1,11 +1,11 @@
-import type { ConversationDoc, MessageDoc } from './conversations.read-models';
+import type { ConversationRecord, MessageRecord } from '@lore/conversations/contracts';
 
 /**
  * A readable transcript of the active path: the title, what the conversation is, then each
  * message under its role and time. Content is written as given (it is usually Markdown
  * already); tool calls and attachments are listed as JSON below the message.
  */
-export function exportMarkdown(conversation: ConversationDoc, path: readonly MessageDoc[], totalMessages: number, exportedAt: string): string {
+export function exportMarkdown(conversation: ConversationRecord, path: readonly MessageRecord[], totalMessages: number, exportedAt: string): string {
   const lines = [`# ${conversation.title ?? 'Untitled conversation'}`, ''];
   lines.push(`- Conversation: \`${conversation.id}\``);
   lines.push(`- Owner: \`${conversation.user_id}\` · status ${conversation.status}`);

@@ -1,6 +1,6 @@
-import { AppError, invalid, newId, notFound, type Clock, type ReplyOf, type ValidRequestOf, type WorkspaceQuota } from '@lore/platform/kernel';
+import { AppError, invalid, newId, notFound, type Clock, type ReplyIn, type ValidRequestIn, type WorkspaceQuota } from '@lore/platform/kernel';
 import type { EventStore } from '@lore/platform/event-store/port';
-import type { DocumentStore } from '@lore/platform/documents/port';
+import { workspaceCollection, type DocumentStore } from '@lore/platform/documents/port';
 import { AggregateStateCache, handleCommand, type ReadYourWrites } from '@lore/platform/cqrs';
 import type { Keyring } from '@lore/platform/crypto';
 import type { ConversationMessages } from '@lore/conversations/contracts';
@@ -30,8 +30,6 @@ import type { KnowledgeCollections } from './knowledge-collections';
  */
 const CONFLICT_RETRIES = 20;
 
-type Request<K extends keyof ConversationMessages> = ValidRequestOf<ConversationMessages[K]>;
-type Reply<K extends keyof ConversationMessages> = ReplyOf<ConversationMessages[K]>;
 type Owner = { readonly workspaceId: string; readonly userId: string; readonly actor: string };
 
 export interface ConversationCommandDeps {
@@ -57,7 +55,7 @@ export class ConversationCommands {
 
   constructor(private readonly deps: ConversationCommandDeps) {}
 
-  async create(command: Request<'create'>): Promise<Reply<'create'>> {
+  async create(command: ValidRequestIn<ConversationMessages, 'create'>): Promise<ReplyIn<ConversationMessages, 'create'>> {
     await this.deps.knowledge.checkVisible(command, command.collectionIds);
     await this.deps.quota.enforce(command.workspaceId, () => this.deps.documents.collection(CONVERSATIONS).count({ workspace_id: command.workspaceId }));
     const now = this.deps.clock.now();
@@ -85,7 +83,7 @@ export class ConversationCommands {
     return this.conversationDoc(conversationId);
   }
 
-  async update(command: Request<'update'>): Promise<Reply<'update'>> {
+  async update(command: ValidRequestIn<ConversationMessages, 'update'>): Promise<ReplyIn<ConversationMessages, 'update'>> {
     if (command.collectionIds !== undefined) await this.deps.knowledge.checkVisible(command, command.collectionIds);
     const changesContent = command.title !== undefined || command.tags !== undefined || command.metadata !== undefined;
     const result = await handleCommand(
@@ -123,7 +121,7 @@ export class ConversationCommands {
   }
 
   /** Answered once the conversation and its messages are erased (the reactor's work, so it survives a crash). */
-  async delete(command: Request<'delete'>): Promise<Reply<'delete'>> {
+  async delete(command: ValidRequestIn<ConversationMessages, 'delete'>): Promise<ReplyIn<ConversationMessages, 'delete'>> {
     const streamId = conversationStreamId(command.conversationId);
     const result = await handleCommand(
       this.deps.events,
@@ -139,7 +137,7 @@ export class ConversationCommands {
     return { conversationId: command.conversationId, deletedMessages };
   }
 
-  async append(command: Request<'append'>): Promise<Reply<'append'>> {
+  async append(command: ValidRequestIn<ConversationMessages, 'append'>): Promise<ReplyIn<ConversationMessages, 'append'>> {
     return this.writeMessage(command, {
       kind: 'append',
       parentMessageId: command.parentMessageId ?? null,
@@ -163,7 +161,7 @@ export class ConversationCommands {
    * Content changes make an edited sibling (same parent, a new id, the active path moved to
    * it); tags, meta_data, tool_calls and attachments alone change the message in place.
    */
-  async updateMessage(command: Request<'updateMessage'>): Promise<Reply<'updateMessage'>> {
+  async updateMessage(command: ValidRequestIn<ConversationMessages, 'updateMessage'>): Promise<ReplyIn<ConversationMessages, 'updateMessage'>> {
     const doc = await this.ownedMessageDoc(command);
     const content = command.content ?? doc.content;
     const next: MessageContent = {
@@ -220,7 +218,7 @@ export class ConversationCommands {
   }
 
   /** Permanent, with the replies below the message; answered once erased. */
-  async deleteMessage(command: Request<'deleteMessage'>): Promise<Reply<'deleteMessage'>> {
+  async deleteMessage(command: ValidRequestIn<ConversationMessages, 'deleteMessage'>): Promise<ReplyIn<ConversationMessages, 'deleteMessage'>> {
     const doc = await this.ownedMessageDoc(command);
     const streamId = conversationStreamId(doc.conversation_id);
     const result = await handleCommand(
@@ -242,7 +240,7 @@ export class ConversationCommands {
    * same client id, or the same checksum, role and sender in the same place) appends nothing
    * and answers the message it repeats.
    */
-  private async writeMessage(owner: Owner & { readonly conversationId?: string }, message: NewMessage): Promise<Reply<'append'>> {
+  private async writeMessage(owner: Owner & { readonly conversationId?: string }, message: NewMessage): Promise<ReplyIn<ConversationMessages, 'append'>> {
     const now = this.deps.clock.now();
     const messageId = newId('msg', now.getTime());
     const conversationId = message.kind === 'edit' ? message.conversationId : (owner.conversationId ?? '');
@@ -333,8 +331,8 @@ export class ConversationCommands {
   }
 
   private async ownedMessageDoc(ref: { workspaceId: string; userId: string; messageId: string }): Promise<MessageDoc> {
-    const doc = await this.deps.documents.collection<MessageDoc>(MESSAGES).get(ref.messageId);
-    if (doc === null || doc.workspace_id !== ref.workspaceId || doc.owner_id !== ref.userId) throw notFound('Message');
+    const doc = await workspaceCollection<MessageDoc>(this.deps.documents, MESSAGES, ref.workspaceId).get(ref.messageId);
+    if (doc === null || doc.owner_id !== ref.userId) throw notFound('Message');
     return doc;
   }
 

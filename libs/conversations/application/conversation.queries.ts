@@ -1,11 +1,8 @@
-import { notFound, type Clock, type ReplyOf, type ValidRequestOf } from '@lore/platform/kernel';
-import type { DocumentStore, Filter } from '@lore/platform/documents/port';
+import { notFound, type Clock, type ReplyIn, type ValidRequestIn } from '@lore/platform/kernel';
+import { workspaceCollection, type DocumentStore, type Filter } from '@lore/platform/documents/port';
 import type { ConversationMessages } from '@lore/conversations/contracts';
 import { CONVERSATIONS, MESSAGES, type ConversationDoc, type MessageDoc } from './conversations.read-models';
 import { exportMarkdown } from './conversation-export';
-
-type Request<K extends keyof ConversationMessages> = ValidRequestOf<ConversationMessages[K]>;
-type Reply<K extends keyof ConversationMessages> = ReplyOf<ConversationMessages[K]>;
 
 export class ConversationQueries {
   constructor(
@@ -13,30 +10,29 @@ export class ConversationQueries {
     private readonly clock: Clock,
   ) {}
 
-  private get conversations() {
-    return this.documents.collection<ConversationDoc>(CONVERSATIONS);
+  private conversations(workspaceId: string) {
+    return workspaceCollection<ConversationDoc>(this.documents, CONVERSATIONS, workspaceId);
   }
 
-  private get messages() {
-    return this.documents.collection<MessageDoc>(MESSAGES);
+  private messages(workspaceId: string) {
+    return workspaceCollection<MessageDoc>(this.documents, MESSAGES, workspaceId);
   }
 
   /** Another workspace's or another user's conversation is indistinguishable from a missing one. */
-  async get(ref: Request<'get'>): Promise<Reply<'get'>> {
-    const doc = await this.conversations.get(ref.conversationId);
-    if (doc === null || doc.workspace_id !== ref.workspaceId || doc.user_id !== ref.userId) throw notFound('Conversation');
+  async get(ref: ValidRequestIn<ConversationMessages, 'get'>): Promise<ReplyIn<ConversationMessages, 'get'>> {
+    const doc = await this.conversations(ref.workspaceId).get(ref.conversationId);
+    if (doc === null || doc.user_id !== ref.userId) throw notFound('Conversation');
     return doc;
   }
 
-  async list(query: Request<'list'>): Promise<Reply<'list'>> {
+  async list(query: ValidRequestIn<ConversationMessages, 'list'>): Promise<ReplyIn<ConversationMessages, 'list'>> {
     const filter: Filter = {
-      workspace_id: query.workspaceId,
       user_id: query.userId,
       ...(query.status === undefined ? {} : { status: query.status }),
       ...(query.collectionId === undefined ? {} : { collection_ids: { $contains: query.collectionId } }),
       ...(query.search === undefined ? {} : { title: { $icontains: query.search } }),
     };
-    const page = await this.conversations.find({
+    const page = await this.conversations(query.workspaceId).find({
       filter,
       sort: [[query.sortBy, query.sortOrder]],
       limit: query.limit,
@@ -45,35 +41,36 @@ export class ConversationQueries {
     return { items: page.items, nextCursor: page.nextCursor };
   }
 
-  async getMessage(ref: Request<'getMessage'>): Promise<Reply<'getMessage'>> {
-    const doc = await this.messages.get(ref.messageId);
-    if (doc === null || doc.workspace_id !== ref.workspaceId || doc.owner_id !== ref.userId) throw notFound('Message');
+  async getMessage(ref: ValidRequestIn<ConversationMessages, 'getMessage'>): Promise<ReplyIn<ConversationMessages, 'getMessage'>> {
+    const doc = await this.messages(ref.workspaceId).get(ref.messageId);
+    if (doc === null || doc.owner_id !== ref.userId) throw notFound('Message');
     return doc;
   }
 
   /** The caller's messages across its conversations (SPEC §4.7), filtered, searched by words, paged. */
-  async listMessages(query: Request<'listMessages'>): Promise<Reply<'listMessages'>> {
+  async listMessages(query: ValidRequestIn<ConversationMessages, 'listMessages'>): Promise<ReplyIn<ConversationMessages, 'listMessages'>> {
     // Within one conversation, checked to be the caller's, its id alone selects (and its index serves).
     if (query.conversationId !== undefined) await this.get({ ...query, conversationId: query.conversationId });
     const filter: Filter = {
-      ...(query.conversationId === undefined ? { workspace_id: query.workspaceId, owner_id: query.userId } : { conversation_id: query.conversationId }),
+      ...(query.conversationId === undefined ? { owner_id: query.userId } : { conversation_id: query.conversationId }),
       ...(query.senderId === undefined ? {} : { sender_id: query.senderId }),
       ...(query.role === undefined ? {} : { role: query.role }),
       ...(query.messageType === undefined ? {} : { message_type: query.messageType }),
       ...(query.tags === undefined || query.tags.length === 0 ? {} : { tags: { $containsAll: query.tags } }),
       ...(query.search === undefined ? {} : { $text: query.search }),
     };
+    const messages = this.messages(query.workspaceId);
     const [total, page] = await Promise.all([
-      this.messages.count(filter),
-      this.messages.find({ filter, sort: [[query.sortBy, query.sortOrder]], limit: query.limit, ...(query.cursor ? { cursor: query.cursor } : { skip: query.skip }) }),
+      messages.count(filter),
+      messages.find({ filter, sort: [[query.sortBy, query.sortOrder]], limit: query.limit, ...(query.cursor ? { cursor: query.cursor } : { skip: query.skip }) }),
     ]);
     return { items: page.items, total, nextCursor: page.nextCursor };
   }
 
   /** The active path (root → current message), the path to a given leaf, or every branch. */
-  async conversationMessages(query: Request<'conversationMessages'>): Promise<Reply<'conversationMessages'>> {
+  async conversationMessages(query: ValidRequestIn<ConversationMessages, 'conversationMessages'>): Promise<ReplyIn<ConversationMessages, 'conversationMessages'>> {
     const conversation = await this.get(query);
-    const all = await this.allMessages(conversation.id);
+    const all = await this.allMessages(conversation);
     let items: MessageDoc[];
     if (query.includeBranches) items = all;
     else {
@@ -84,9 +81,9 @@ export class ConversationQueries {
     return { items: items.slice(query.skip, query.skip + query.limit), total: items.length, currentMessageId: conversation.current_message_id };
   }
 
-  async export(query: Request<'export'>): Promise<Reply<'export'>> {
+  async export(query: ValidRequestIn<ConversationMessages, 'export'>): Promise<ReplyIn<ConversationMessages, 'export'>> {
     const conversation = await this.get(query);
-    const messages = await this.allMessages(conversation.id);
+    const messages = await this.allMessages(conversation);
     const activePath = pathTo(messages, conversation.current_message_id);
     const exportedAt = this.clock.now().toISOString();
     return {
@@ -99,8 +96,8 @@ export class ConversationQueries {
   }
 
   /** Oldest first; ids are time-ordered, so they break ties in creation order. */
-  async allMessages(conversationId: string): Promise<MessageDoc[]> {
-    return (await this.messages.find({ filter: { conversation_id: conversationId }, sort: [['created_at', 'asc']] })).items;
+  async allMessages(conversation: Pick<ConversationDoc, 'id' | 'workspace_id'>): Promise<MessageDoc[]> {
+    return (await this.messages(conversation.workspace_id).find({ filter: { conversation_id: conversation.id }, sort: [['created_at', 'asc']] })).items;
   }
 }
 

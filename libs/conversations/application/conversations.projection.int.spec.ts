@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Keyring } from '@lore/platform/crypto';
 import { openSqliteDocumentStore } from '@lore/platform/documents/sqlite';
+import type { RecordedEvent } from '@lore/platform/kernel';
 import { projectionSpec, recordedEvent } from '@lore/platform/testing';
 import { contentChecksum, conversationSeals, type ConversationSeals, type MessageContent } from './conversation-content';
 import { conversationsProjection } from './conversations.projection';
@@ -30,11 +31,13 @@ describe('conversations projection', () => {
     const text = message(`text of ${messageId}`);
     const content = seals.messages.seal(messageId, text, key);
     const checksum = seals.checksums.seal(messageId, text.checksum, key);
-    return recordedEvent(stream, 'conversations.MessageAppended', { conversationId: 'conv_1', messageId, parentMessageId, role: 'user', messageType: 'text', senderId: 'alice', clientMessageId: null, editOf: null, content, checksum, sentAt: at(n), createdAt: at(n) }, at(n));
+    return nth(n, recordedEvent(stream, 'conversations.MessageAppended', { conversationId: 'conv_1', messageId, parentMessageId, role: 'user', messageType: 'text', senderId: 'alice', clientMessageId: null, editOf: null, content, checksum, sentAt: at(n), createdAt: at(n) }, at(n)));
   };
   const messagesDeleted = (messageIds: string[], currentMessageId: string | null, n: number) =>
-    recordedEvent(stream, 'conversations.MessagesDeleted', { conversationId: 'conv_1', messageIds, currentMessageId, deletedAt: at(n) }, at(n));
+    nth(n, recordedEvent(stream, 'conversations.MessagesDeleted', { conversationId: 'conv_1', messageIds, currentMessageId, deletedAt: at(n) }, at(n)));
 
+  /** The n-th event of the conversation's stream (the start is the 0th). */
+  const nth = (n: number, event: RecordedEvent): RecordedEvent => ({ ...event, revision: n });
   const spec = () => projectionSpec(conversationsProjection(seals));
 
   it('opens what it stores and counts messages on the conversation', async () => {
@@ -55,6 +58,13 @@ describe('conversations projection', () => {
       .given(first)
       .whenRedelivered(first.slice(1))
       .thenDocuments({ conversations: [expect.objectContaining({ message_count: 1 })], conversation_messages: [expect.objectContaining({ id: 'm1' })] });
+  });
+
+  it('is unchanged by a redelivered start or message deletion: nothing reset, nothing counted twice', async () => {
+    const events = [await started(), await appended('m1', null, 1), await appended('m2', 'm1', 2), messagesDeleted(['m2'], 'm1', 3)];
+    const [start, , , deletion] = events;
+    if (start === undefined || deletion === undefined) throw new Error('no events');
+    await spec().given(events).whenRedelivered([start, deletion]).thenUnchanged();
   });
 
   it('drops deleted messages, and a rebuild after their keys were shredded recreates nothing of them', async () => {

@@ -1,10 +1,11 @@
-import type { Projection, ProjectionContext } from '@lore/platform/projections';
+import { evolveDocument, type Evolve, type Projection } from '@lore/platform/projections';
 import { CONVERSATION_STREAM_PREFIX, upcastConversationEvent } from '@lore/conversations/domain';
 import { openOrNull, type ConversationSeals } from './conversation-content';
 import { CONVERSATIONS, MESSAGES, type ConversationDoc, type MessageDoc } from './conversations.read-models';
 import { messageRecord } from './message-record';
 
-export const CONVERSATIONS_PROJECTION = 'conversations.read-models.v1';
+/** v2: every document records the stream revision it reflects (`evolveDocument`); v1 documents are rebuilt. */
+export const CONVERSATIONS_PROJECTION = 'conversations.read-models.v2';
 
 /**
  * Conversations and their messages, in one projection so that a message and its
@@ -19,110 +20,106 @@ export function conversationsProjection(seals: ConversationSeals): Projection {
     collections: [CONVERSATIONS, MESSAGES],
     async handle(recorded, context) {
       const event = upcastConversationEvent(recorded);
+      // Each document by itself: a conversation's counters and its messages each skip what they already reflect.
+      const conversation = (evolve: Evolve<ConversationDoc>) => evolveDocument(context, recorded, CONVERSATIONS, event.data.conversationId, evolve);
+      const message = (messageId: string, evolve: Evolve<MessageDoc>) => evolveDocument(context, recorded, MESSAGES, messageId, evolve);
       switch (event.type) {
         case 'conversations.ConversationStarted': {
           const d = event.data;
-          if ((await context.get(CONVERSATIONS, d.conversationId)) !== null) return;
-          const content = await openOrNull(seals.conversations, d.conversationId, d.content);
-          if (content === null) return;
-          const doc: ConversationDoc = {
-            id: d.conversationId,
-            workspace_id: d.workspaceId,
-            user_id: d.userId,
-            title: content.title,
-            status: d.status,
-            collection_ids: d.collectionIds,
-            tags: content.tags,
-            metadata: content.metadata,
-            message_count: 0,
-            last_message_at: null,
-            current_message_id: null,
-            created_by: d.createdBy,
-            created_at: d.createdAt,
-            updated_at: d.createdAt,
-          };
-          context.upsert(CONVERSATIONS, doc);
-          return;
+          return conversation(async () => {
+            const content = await openOrNull(seals.conversations, d.conversationId, d.content);
+            if (content === null) return null;
+            return {
+              id: d.conversationId,
+              workspace_id: d.workspaceId,
+              user_id: d.userId,
+              title: content.title,
+              status: d.status,
+              collection_ids: d.collectionIds,
+              tags: content.tags,
+              metadata: content.metadata,
+              message_count: 0,
+              last_message_at: null,
+              current_message_id: null,
+              created_by: d.createdBy,
+              created_at: d.createdAt,
+              updated_at: d.createdAt,
+            };
+          });
         }
         case 'conversations.ConversationUpdated': {
           const d = event.data;
-          const current = await context.get<ConversationDoc>(CONVERSATIONS, d.conversationId);
-          if (current === null) return;
-          const content = d.content === undefined ? null : await openOrNull(seals.conversations, d.conversationId, d.content);
-          context.upsert(CONVERSATIONS, {
-            ...current,
-            ...(content === null ? {} : { title: content.title, tags: content.tags, metadata: content.metadata }),
-            ...(d.collectionIds === undefined ? {} : { collection_ids: d.collectionIds }),
-            ...(d.status === undefined ? {} : { status: d.status }),
-            updated_at: d.updatedAt,
+          return conversation(async (current) => {
+            if (current === null) return null;
+            const content = d.content === undefined ? null : await openOrNull(seals.conversations, d.conversationId, d.content);
+            return {
+              ...current,
+              ...(content === null ? {} : { title: content.title, tags: content.tags, metadata: content.metadata }),
+              ...(d.collectionIds === undefined ? {} : { collection_ids: d.collectionIds }),
+              ...(d.status === undefined ? {} : { status: d.status }),
+              updated_at: d.updatedAt,
+            };
           });
-          return;
         }
         case 'conversations.MessageAppended': {
           const d = event.data;
-          if ((await context.get(MESSAGES, d.messageId)) !== null) return;
-          const conversation = await context.get<ConversationDoc>(CONVERSATIONS, d.conversationId);
-          if (conversation === null) return;
+          const owner = await context.get<ConversationDoc>(CONVERSATIONS, d.conversationId);
+          if (owner === null) return;
           const content = await openOrNull(seals.messages, d.messageId, d.content);
-          if (content === null) {
-            // Erased since (a rebuild): nothing of it to show, but a message was added then, as live.
-            context.upsert(CONVERSATIONS, { ...conversation, last_message_at: d.createdAt, updated_at: d.createdAt });
-            return;
-          }
-          const doc = messageRecord(d, content, { workspaceId: conversation.workspace_id, userId: conversation.user_id });
-          context.upsert(MESSAGES, doc);
-          context.upsert(CONVERSATIONS, {
-            ...conversation,
-            message_count: conversation.message_count + 1,
-            last_message_at: d.createdAt,
-            current_message_id: d.messageId,
-            updated_at: d.createdAt,
-          });
-          return;
+          // Erased since (a rebuild): nothing of it to show, but a message was added then, as live.
+          if (content !== null) await message(d.messageId, () => messageRecord(d, content, { workspaceId: owner.workspace_id, userId: owner.user_id }));
+          return conversation(
+            (current) =>
+              current && {
+                ...current,
+                ...(content === null ? {} : { message_count: current.message_count + 1, current_message_id: d.messageId }),
+                last_message_at: d.createdAt,
+                updated_at: d.createdAt,
+              },
+          );
         }
         case 'conversations.MessageUpdated': {
           const d = event.data;
-          const current = await context.get<MessageDoc>(MESSAGES, d.messageId);
-          const content = current === null ? null : await openOrNull(seals.messages, d.messageId, d.content);
-          if (current === null || content === null) return;
-          context.upsert(MESSAGES, { ...current, ...content, updated_at: d.updatedAt });
-          await touch(context, d.conversationId, { updated_at: d.updatedAt });
+          let updated = false;
+          await message(d.messageId, async (current) => {
+            const content = current === null ? null : await openOrNull(seals.messages, d.messageId, d.content);
+            if (current === null || content === null) return current;
+            updated = true;
+            return { ...current, ...content, updated_at: d.updatedAt };
+          });
+          if (updated) await conversation((current) => current && { ...current, updated_at: d.updatedAt });
           return;
         }
         case 'conversations.MessagesDeleted': {
           const d = event.data;
           let removed = 0;
           for (const id of d.messageIds) {
-            if ((await context.get(MESSAGES, id)) === null) continue;
-            context.delete(MESSAGES, id);
-            removed++;
+            await message(id, (current) => {
+              if (current !== null) removed++;
+              return null;
+            });
           }
-          const conversation = await context.get<ConversationDoc>(CONVERSATIONS, d.conversationId);
-          if (conversation === null) return;
-          const count = Math.max(0, conversation.message_count - removed);
-          context.upsert(CONVERSATIONS, {
-            ...conversation,
-            message_count: count,
-            current_message_id: d.currentMessageId,
-            // The time a message was last added; none once no message is left.
-            last_message_at: count === 0 ? null : conversation.last_message_at,
-            updated_at: d.deletedAt,
+          return conversation((current) => {
+            if (current === null) return null;
+            const count = Math.max(0, current.message_count - removed);
+            return {
+              ...current,
+              message_count: count,
+              current_message_id: d.currentMessageId,
+              // The time a message was last added; none once no message is left.
+              last_message_at: count === 0 ? null : current.last_message_at,
+              updated_at: d.deletedAt,
+            };
           });
-          return;
         }
         case 'conversations.CurrentMessageSelected':
-          await touch(context, event.data.conversationId, { current_message_id: event.data.messageId, updated_at: event.data.selectedAt });
-          return;
+          return conversation((current) => current && { ...current, current_message_id: event.data.messageId, updated_at: event.data.selectedAt });
         case 'conversations.ConversationDeleted':
-          context.delete(CONVERSATIONS, event.data.conversationId);
-          context.deleteMany(MESSAGES, { conversation_id: event.data.conversationId });
-          return;
+          return conversation(() => {
+            context.deleteMany(MESSAGES, { conversation_id: event.data.conversationId });
+            return null;
+          });
       }
     },
   };
-}
-
-async function touch(context: ProjectionContext, conversationId: string, changes: Partial<ConversationDoc>): Promise<void> {
-  const current = await context.get<ConversationDoc>(CONVERSATIONS, conversationId);
-  if (current !== null) context.upsert(CONVERSATIONS, { ...current, ...changes });
 }

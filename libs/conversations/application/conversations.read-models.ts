@@ -7,8 +7,10 @@ import type { ConversationRecord, MessageRecord } from '@lore/conversations/cont
  * secure-delete, WAL truncation); the read models are rebuilt from the log, where shredded
  * keys leave deleted messages unreadable.
  */
-export type ConversationDoc = ConversationRecord & { readonly [field: string]: unknown };
-export type MessageDoc = MessageRecord & { readonly [field: string]: unknown };
+export type ConversationDoc = ConversationRecord & Revisioned;
+export type MessageDoc = MessageRecord & Revisioned;
+/** The stream revision a document reflects (`evolveDocument`); replies leave it out (their schemas do not name it). */
+type Revisioned = { readonly revision: number; readonly [field: string]: unknown };
 
 export const CONVERSATIONS = 'conversations';
 export const MESSAGES = 'conversation_messages';

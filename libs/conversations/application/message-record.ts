@@ -1,9 +1,9 @@
 import type { MessageAppended } from '@lore/conversations/domain';
 import type { MessageContent } from './conversation-content';
-import type { MessageDoc } from './conversations.read-models';
+import type { MessageRecord } from '@lore/conversations/contracts';
 
 /** A message as stored and shown, from its event and its opened content: one definition for the projection and the append's reply. */
-export function messageRecord(d: MessageAppended['data'], content: MessageContent, owner: { readonly workspaceId: string; readonly userId: string }): MessageDoc {
+export function messageRecord(d: MessageAppended['data'], content: MessageContent, owner: { readonly workspaceId: string; readonly userId: string }): MessageRecord {
   return {
     id: d.messageId,
     conversation_id: d.conversationId,

@@ -78,8 +78,8 @@ describe('conversationDecider', () => {
 
     it('appends nothing for a retried client message id or a known duplicate that ends the active path', () => {
       const withClientId = [started, appendedEvent('m1', null, { clientMessageId: 'c-1' })];
-      spec.given(withClientId).when(append('m9', { clientMessageId: 'c-1' })).then([]);
-      spec.given(tree).when(append('m9', { duplicateOf: 'm3' })).then([]);
+      spec.given(withClientId).when(append('m9', { clientMessageId: 'c-1' })).thenNothingHappened();
+      spec.given(tree).when(append('m9', { duplicateOf: 'm3' })).thenNothingHappened();
     });
 
     it('moves the active path back to a repeated message, as its first attempt did', () => {
@@ -92,12 +92,12 @@ describe('conversationDecider', () => {
     });
 
     it('leaves the active path where it is when it runs through the repeated message (a late retry)', () => {
-      spec.given(tree).when(append('m9', { duplicateOf: 'm1' })).then([]);
+      spec.given(tree).when(append('m9', { duplicateOf: 'm1' })).thenNothingHappened();
     });
 
     it('answers a retry in an archived conversation with the message, not a conflict', () => {
       const withClientId = [started, appendedEvent('m1', null, { clientMessageId: 'c-1' }), appendedEvent('m2', 'm1'), archived];
-      spec.given(withClientId).when(append('m9', { clientMessageId: 'c-1' })).then([]);
+      spec.given(withClientId).when(append('m9', { clientMessageId: 'c-1' })).thenNothingHappened();
     });
 
     it('frees the client id of a deleted message', () => {
@@ -138,7 +138,7 @@ describe('conversationDecider', () => {
 
     it('is a no-op the second time and 404 for an unknown message', () => {
       const deleted: ConversationEvent = { type: 'conversations.MessagesDeleted', data: { conversationId: 'conv_1', messageIds: ['m2'], currentMessageId: 'm3', deletedAt: T(5) } };
-      spec.given([...tree, deleted]).when({ kind: 'delete-message', ...owner, messageId: 'm2', at: T(6) }).then([]);
+      spec.given([...tree, deleted]).when({ kind: 'delete-message', ...owner, messageId: 'm2', at: T(6) }).thenNothingHappened();
       spec.given(tree).when({ kind: 'delete-message', ...owner, messageId: 'nope', at: T(6) }).thenThrows('not_found');
     });
   });
@@ -155,7 +155,7 @@ describe('conversationDecider', () => {
     });
 
     it('records only what changed', () => {
-      spec.given(tree).when({ kind: 'update', ...owner, status: 'active', at: T(7) }).then([]);
+      spec.given(tree).when({ kind: 'update', ...owner, status: 'active', at: T(7) }).thenNothingHappened();
       spec.given(tree).when({ kind: 'update', ...owner, status: 'archived', at: T(7) }).then([
         { type: 'conversations.ConversationUpdated', data: { conversationId: 'conv_1', status: 'archived', updatedAt: T(7) } },
       ]);
@@ -166,7 +166,7 @@ describe('conversationDecider', () => {
     it('deletes once for its owner, then changes nothing', () => {
       const deleted: ConversationEvent = { type: 'conversations.ConversationDeleted', data: { conversationId: 'conv_1', ...owner, deletedAt: T(9) } };
       spec.given(tree).when({ kind: 'delete', ...owner, at: T(9) }).then([deleted]);
-      spec.given([...tree, deleted]).when({ kind: 'delete', ...owner, at: T(10) }).then([]);
+      spec.given([...tree, deleted]).when({ kind: 'delete', ...owner, at: T(10) }).thenNothingHappened();
       spec.given([...tree, deleted]).when({ kind: 'delete', workspaceId: 'ws_1', userId: 'bob', at: T(10) }).thenThrows('not_found');
     });
   });

@@ -26,8 +26,11 @@ const created = (keyId: string, status: 'active' | 'inactive' = 'active') =>
     },
     at(0),
   );
-const revoked = (keyId: string, minute = 5) =>
-  recordedEvent(`apikey-${keyId}`, 'keys.ApiKeyRevoked', { keyId, workspaceId: 'ws_1', revokedAt: at(minute), cascadedFrom: null }, at(minute));
+/** A key's second event (revision 1): nothing but a revocation follows a creation. */
+const revoked = (keyId: string, minute = 5) => ({
+  ...recordedEvent(`apikey-${keyId}`, 'keys.ApiKeyRevoked', { keyId, workspaceId: 'ws_1', revokedAt: at(minute), cascadedFrom: null }, at(minute)),
+  revision: 1,
+});
 
 /** The document of a key as created; fields added to the read model later do not break this. */
 const doc = (keyId: string, changes: { status?: string; updated_at?: string } = {}) =>
@@ -55,7 +58,7 @@ describe('api keys projection', () => {
   it('marks a revoked key revoked, at the revocation time, and changes nothing else', async () => {
     const [before] = (await apiKeys.given([created('key_1')]).thenDocuments({ api_keys: [doc('key_1')] })).api_keys ?? [];
     const [after] = (await apiKeys.given([created('key_1'), revoked('key_1')]).thenDocuments({ api_keys: [doc('key_1', { status: 'revoked', updated_at: at(5) })] })).api_keys ?? [];
-    expect(after).toEqual({ ...before, status: 'revoked', updated_at: at(5) });
+    expect(after).toEqual({ ...before, status: 'revoked', updated_at: at(5), revision: 1 });
   });
 
   it('revokes only the named key', async () => {

@@ -1,5 +1,6 @@
 import type { ApiKeyRecord } from '@lore/keys/contracts';
 import type { ApiKeyCreatedData } from '@lore/keys/domain';
+import type { Unstamped } from '@lore/platform/projections';
 
 /** The API key read model; `secret_verifier` never leaves the keys service. */
 export interface ApiKeyDoc {
@@ -19,6 +20,8 @@ export interface ApiKeyDoc {
   readonly updated_at: string;
   readonly expires_at: string | null;
   readonly secret_verifier: string;
+  /** The stream revision it reflects (`evolveDocument`). */
+  readonly revision: number;
   readonly [field: string]: unknown;
 }
 
@@ -33,7 +36,7 @@ export const API_KEYS = 'api_keys';
 export const API_KEY_USAGE = 'api_key_usage';
 
 /** The document of a newly created key: the projection's and the create reply's one source. */
-export function newApiKeyDoc(d: ApiKeyCreatedData): ApiKeyDoc {
+export function newApiKeyDoc(d: ApiKeyCreatedData): Unstamped<ApiKeyDoc> {
   return {
     id: d.keyId,
     workspace_id: d.workspaceId,
@@ -52,7 +55,7 @@ export function newApiKeyDoc(d: ApiKeyCreatedData): ApiKeyDoc {
   };
 }
 
-export function toApiKeyRecord(doc: ApiKeyDoc, lastUsedAt: string | null): ApiKeyRecord {
+export function toApiKeyRecord(doc: Unstamped<ApiKeyDoc>, lastUsedAt: string | null): ApiKeyRecord {
   return {
     id: doc.id,
     label: doc.label,

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { fold, forbidden, newId, type Clock, type Position, type ReplyOf, type ValidRequestOf } from '@lore/platform/kernel';
+import { fold, forbidden, newId, type Clock, type Position, type ReplyIn, type ValidRequestIn } from '@lore/platform/kernel';
 import type { EventStore } from '@lore/platform/event-store/port';
 import type { DocumentStore } from '@lore/platform/documents/port';
 import { handleCommand, type ReadYourWrites } from '@lore/platform/cqrs';
@@ -15,9 +15,6 @@ const MAX_LINEAGE = 32;
 
 const apiKeyAggregate = { name: 'API key', decider: apiKeyDecider, upcast: upcastApiKeyEvent };
 
-type Request<K extends keyof KeysMessages> = ValidRequestOf<KeysMessages[K]>;
-type Reply<K extends keyof KeysMessages> = ReplyOf<KeysMessages[K]>;
-
 export interface KeysCommandDeps {
   readonly events: EventStore;
   readonly documents: DocumentStore;
@@ -30,7 +27,7 @@ export interface KeysCommandDeps {
 export class KeysCommands {
   constructor(private readonly deps: KeysCommandDeps) {}
 
-  async create(command: Request<'create'>): Promise<Reply<'create'>> {
+  async create(command: ValidRequestIn<KeysMessages, 'create'>): Promise<ReplyIn<KeysMessages, 'create'>> {
     const now = this.deps.clock.now();
     const keyId = newId('key', now.getTime());
     const secret = randomBytes(32).toString('base64url');
@@ -74,7 +71,7 @@ export class KeysCommands {
    * and reaches every key the revoked one created, and theirs. Authentication also refuses
    * a key whose creator is revoked, so a crash halfway through the cascade opens nothing.
    */
-  async revoke(command: Request<'revoke'>): Promise<Reply<'revoke'>> {
+  async revoke(command: ValidRequestIn<KeysMessages, 'revoke'>): Promise<ReplyIn<KeysMessages, 'revoke'>> {
     const metadata = { actor: command.actor, workspaceId: command.workspaceId };
     const at = this.deps.clock.now().toISOString();
     const grantor = await this.grantor(command.grantor, command.workspaceId);

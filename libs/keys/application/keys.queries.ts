@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
-import { AppError, notFound, type Clock, type ReplyOf, type ValidRequestOf } from '@lore/platform/kernel';
-import type { DocumentStore } from '@lore/platform/documents/port';
+import { AppError, notFound, type Clock, type ReplyIn, type ValidRequestIn } from '@lore/platform/kernel';
+import { workspaceCollection, type DocumentStore } from '@lore/platform/documents/port';
 import type { Keyring } from '@lore/platform/crypto';
 import { parseApiKeyToken, type KeysMessages } from '@lore/keys/contracts';
 import { API_KEYS, API_KEY_USAGE, toApiKeyRecord, type ApiKeyDoc, type ApiKeyUsageDoc } from './api-keys.read-model';
@@ -11,9 +11,6 @@ export const SECRET_PURPOSE = 'api-key-secret';
 /** Bound on the chain of creators checked per authentication (keys creating keys). */
 const MAX_ANCESTRY = 32;
 
-type Request<K extends keyof KeysMessages> = ValidRequestOf<KeysMessages[K]>;
-type Reply<K extends keyof KeysMessages> = ReplyOf<KeysMessages[K]>;
-
 export class KeysQueries {
   private readonly lastWritten = new Map<string, number>();
 
@@ -23,26 +20,33 @@ export class KeysQueries {
     private readonly clock: Clock,
   ) {}
 
+  /** Every key, whatever its workspace: only authentication reads them so, to find a key's workspace. */
   private get keys() {
     return this.documents.collection<ApiKeyDoc>(API_KEYS);
   }
 
+  private workspaceKeys(workspaceId: string) {
+    return workspaceCollection<ApiKeyDoc>(this.documents, API_KEYS, workspaceId);
+  }
+
+  /** Keyed by key id, no workspace of its own: read only for keys found in the caller's workspace. */
   private get usage() {
     return this.documents.collection<ApiKeyUsageDoc>(API_KEY_USAGE);
   }
 
-  async get(ref: { workspaceId: string; keyId: string }): Promise<Reply<'get'>> {
-    const doc = await this.keys.get(ref.keyId);
-    if (doc === null || doc.workspace_id !== ref.workspaceId) throw notFound('API key');
+  async get(ref: { workspaceId: string; keyId: string }): Promise<ReplyIn<KeysMessages, 'get'>> {
+    const doc = await this.workspaceKeys(ref.workspaceId).get(ref.keyId);
+    if (doc === null) throw notFound('API key');
     const usage = await this.usage.get(doc.id);
     return toApiKeyRecord(doc, usage?.last_used_at ?? null);
   }
 
-  async list(query: Request<'list'>): Promise<Reply<'list'>> {
-    const filter = { workspace_id: query.workspaceId, ...(query.status === undefined ? {} : { status: query.status }) };
+  async list(query: ValidRequestIn<KeysMessages, 'list'>): Promise<ReplyIn<KeysMessages, 'list'>> {
+    const keys = this.workspaceKeys(query.workspaceId);
+    const filter = query.status === undefined ? {} : { status: query.status };
     const [total, page] = await Promise.all([
-      this.keys.count(filter),
-      this.keys.find({ filter, sort: [['created_at', 'desc']], skip: query.skip, limit: query.limit }),
+      keys.count(filter),
+      keys.find({ filter, sort: [['created_at', 'desc']], skip: query.skip, limit: query.limit }),
     ]);
     const usage = page.items.length === 0 ? [] : (await this.usage.find({ filter: { id: { $in: page.items.map((k) => k.id) } } })).items;
     const lastUsed = new Map(usage.map((u) => [u.id, u.last_used_at]));
@@ -50,7 +54,7 @@ export class KeysQueries {
   }
 
   /** Resolves a bearer token to its key; every failure is the same 401 to the caller, with a reason it can act on. */
-  async authenticate(token: string): Promise<Reply<'authenticate'>> {
+  async authenticate(token: string): Promise<ReplyIn<KeysMessages, 'authenticate'>> {
     const parsed = parseApiKeyToken(token);
     if (parsed === null) throw new AppError('unauthenticated', 'Invalid API key');
     const doc = await this.keys.get(parsed.keyId);

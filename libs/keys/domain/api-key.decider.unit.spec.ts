@@ -114,7 +114,7 @@ describe('apiKeyDecider', () => {
     it('is a no-op the second time: no event, state unchanged', () => {
       const given = [created(), revoked(T1)];
       const before = spec.given(given).state;
-      const after = spec.given(given).when(revoke({ at: T2 })).then([]);
+      const after = spec.given(given).when(revoke({ at: T2 })).thenNothingHappened();
       expect(after).toEqual(before);
       expect(after).toMatchObject({ status: 'revoked', updatedAt: T1 });
     });

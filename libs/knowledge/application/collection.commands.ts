@@ -1,4 +1,4 @@
-import { definedFields, forbidden, invalid, newId, notFound, type Clock, type ReplyOf, type ValidRequestOf } from '@lore/platform/kernel';
+import { definedFields, forbidden, invalid, newId, notFound, type Clock, type ReplyIn, type ValidRequestIn } from '@lore/platform/kernel';
 import type { EventStore } from '@lore/platform/event-store/port';
 import type { DocumentStore } from '@lore/platform/documents/port';
 import type { EmbeddingModels } from '@lore/platform/embeddings/port';
@@ -16,9 +16,6 @@ const collectionAggregate = { name: 'collection', decider: collectionDecider, up
 /** Updates are "make it so": safe to decide again on top of a concurrent write. */
 const RETRIES = 10;
 
-type Request<K extends keyof KnowledgeMessages> = ValidRequestOf<KnowledgeMessages[K]>;
-type Reply<K extends keyof KnowledgeMessages> = ReplyOf<KnowledgeMessages[K]>;
-
 export interface KnowledgeCommandDeps {
   readonly events: EventStore;
   readonly documents: DocumentStore;
@@ -33,7 +30,7 @@ export const accessOf = (scope: KnowledgeScope): Access => ({ workspaceId: scope
 export class CollectionCommands {
   constructor(private readonly deps: KnowledgeCommandDeps) {}
 
-  async create(command: Request<'createCollection'>): Promise<Reply<'createCollection'>> {
+  async create(command: ValidRequestIn<KnowledgeMessages, 'createCollection'>): Promise<ReplyIn<KnowledgeMessages, 'createCollection'>> {
     // A key limited to named collections could never see a collection it created (its list is
     // fixed when the key is issued): refuse instead of answering 201 with an id that is then 404.
     if (command.collections !== null) throw forbidden('This API key is limited to specific collections and cannot create collections');
@@ -66,7 +63,7 @@ export class CollectionCommands {
     return this.record(collectionId);
   }
 
-  async update(command: Request<'updateCollection'>): Promise<Reply<'updateCollection'>> {
+  async update(command: ValidRequestIn<KnowledgeMessages, 'updateCollection'>): Promise<ReplyIn<KnowledgeMessages, 'updateCollection'>> {
     const access = { workspaceId: command.workspaceId, collections: command.collections };
     const current = await this.visible(command.collectionId, access);
     if (command.parentId !== undefined && command.parentId !== null) await this.assertParent(command, command.parentId, command.collectionId);
@@ -100,7 +97,7 @@ export class CollectionCommands {
     return this.record(command.collectionId);
   }
 
-  async delete(command: Request<'deleteCollection'>): Promise<Reply<'deleteCollection'>> {
+  async delete(command: ValidRequestIn<KnowledgeMessages, 'deleteCollection'>): Promise<ReplyIn<KnowledgeMessages, 'deleteCollection'>> {
     const result = await handleCommand(
       this.deps.events,
       collectionAggregate,
@@ -139,7 +136,7 @@ export class CollectionCommands {
     }
   }
 
-  private async record(collectionId: string): Promise<Reply<'createCollection'>> {
+  private async record(collectionId: string): Promise<ReplyIn<KnowledgeMessages, 'createCollection'>> {
     const doc = await this.deps.documents.collection<CollectionDoc>(COLLECTIONS).get(collectionId);
     if (doc === null) throw notFound('Collection');
     return toCollectionRecord(doc);

@@ -1,4 +1,4 @@
-import { AppError, invalid, jsonDepth, newId, notFound, type ReplyOf, type ValidRequestOf, type WorkspaceQuota } from '@lore/platform/kernel';
+import { AppError, invalid, jsonDepth, newId, notFound, type ReplyIn, type ValidRequestIn, type WorkspaceQuota } from '@lore/platform/kernel';
 import type { DocumentCollection } from '@lore/platform/documents/port';
 import { handleCommand, readAggregateState } from '@lore/platform/cqrs';
 import { CONTENT_PART_CHARS, ORIGINAL_PART_BYTES, textParts, type KnowledgeMessages } from '@lore/knowledge/contracts';
@@ -31,9 +31,6 @@ function assertIndexableMetadata(metadata: Record<string, unknown> | null | unde
 const contentAggregate = { name: 'content', decider: contentDecider, upcast: upcastContentEvent };
 const RETRIES = 10;
 
-type Request<K extends keyof KnowledgeMessages> = ValidRequestOf<KnowledgeMessages[K]>;
-type Reply<K extends keyof KnowledgeMessages> = ReplyOf<KnowledgeMessages[K]>;
-
 /** Contents and their chunks: upload, delete, reprocess; chunk edits and deletions. */
 export class ContentCommands {
   constructor(
@@ -47,7 +44,7 @@ export class ContentCommands {
     private readonly quotas: { readonly contentBytes: WorkspaceQuota; readonly chunks: WorkspaceQuota },
   ) {}
 
-  async create(command: Request<'createContent'>): Promise<Reply<'createContent'>> {
+  async create(command: ValidRequestIn<KnowledgeMessages, 'createContent'>): Promise<ReplyIn<KnowledgeMessages, 'createContent'>> {
     // As an uploaded file with no text is refused: it would complete with no chunks, unsearchable.
     if (command.parts === 1 && command.text.trim() === '') throw invalid(['message', 'text'], 'The text is empty (only whitespace)', 'string_too_short');
     assertIndexableMetadata(command.metadata);
@@ -96,7 +93,7 @@ export class ContentCommands {
     return this.contentRecord(contentId);
   }
 
-  async appendText(command: Request<'appendContentText'>): Promise<Reply<'appendContentText'>> {
+  async appendText(command: ValidRequestIn<KnowledgeMessages, 'appendContentText'>): Promise<ReplyIn<KnowledgeMessages, 'appendContentText'>> {
     const result = await handleCommand(
       this.deps.events,
       contentAggregate,
@@ -115,7 +112,7 @@ export class ContentCommands {
     return this.contentRecord(command.contentId);
   }
 
-  async delete(command: Request<'deleteContent'>): Promise<Reply<'deleteContent'>> {
+  async delete(command: ValidRequestIn<KnowledgeMessages, 'deleteContent'>): Promise<ReplyIn<KnowledgeMessages, 'deleteContent'>> {
     const result = await handleCommand(
       this.deps.events,
       contentAggregate,
@@ -132,7 +129,7 @@ export class ContentCommands {
    * Processing starts over. With a kept original, from a text extracted from it again (an
    * extractor may have improved since): it replaces the stored text, in parts like an upload's.
    */
-  async reprocess(command: Request<'reprocessContent'>): Promise<Reply<'reprocessContent'>> {
+  async reprocess(command: ValidRequestIn<KnowledgeMessages, 'reprocessContent'>): Promise<ReplyIn<KnowledgeMessages, 'reprocessContent'>> {
     const access = accessOf(command);
     const current = visibleContent(await readAggregateState(this.deps.events, contentAggregate, contentStreamId(command.contentId)), access);
     const original = await this.originals.readAll(current);
@@ -159,19 +156,19 @@ export class ContentCommands {
     return this.contentRecord(command.contentId);
   }
 
-  async putOriginalPart(command: Request<'putContentOriginalPart'>): Promise<Reply<'putContentOriginalPart'>> {
+  async putOriginalPart(command: ValidRequestIn<KnowledgeMessages, 'putContentOriginalPart'>): Promise<ReplyIn<KnowledgeMessages, 'putContentOriginalPart'>> {
     const position = await this.originals.storePart({ contentId: command.contentId, access: accessOf(command), part: command.part, bytes: Buffer.from(command.data, 'base64') });
     await this.deps.readYourWrites.settle(position);
     return { contentId: command.contentId, kept: position !== null };
   }
 
-  async getOriginalPart(query: Request<'getContentOriginalPart'>): Promise<Reply<'getContentOriginalPart'>> {
+  async getOriginalPart(query: ValidRequestIn<KnowledgeMessages, 'getContentOriginalPart'>): Promise<ReplyIn<KnowledgeMessages, 'getContentOriginalPart'>> {
     const { file, bytes } = await this.originals.readPart(query.contentId, accessOf(query), query.part);
     return { name: file.name, contentType: file.contentType, sizeBytes: file.sizeBytes, parts: file.parts, data: bytes.toString('base64') };
   }
 
   /** A text change is embedded before it is recorded; the response waits until the new vector is searchable. */
-  async updateChunk(command: Request<'updateChunk'>): Promise<Reply<'updateChunk'>> {
+  async updateChunk(command: ValidRequestIn<KnowledgeMessages, 'updateChunk'>): Promise<ReplyIn<KnowledgeMessages, 'updateChunk'>> {
     assertIndexableMetadata(command.metadata);
     const { chunk, collection } = await this.chunkWithCollection(command);
     const text = command.content ?? chunk.content;
@@ -213,7 +210,7 @@ export class ContentCommands {
     return toChunkRecord(updated);
   }
 
-  async deleteChunk(command: Request<'deleteChunk'>): Promise<Reply<'deleteChunk'>> {
+  async deleteChunk(command: ValidRequestIn<KnowledgeMessages, 'deleteChunk'>): Promise<ReplyIn<KnowledgeMessages, 'deleteChunk'>> {
     const contentId = contentIdOfChunk(command.chunkId);
     if (contentId === null) throw notFound('Chunk');
     const result = await handleCommand(
@@ -227,7 +224,7 @@ export class ContentCommands {
     return { chunkId: command.chunkId };
   }
 
-  private async chunkWithCollection(command: Request<'updateChunk'>): Promise<{ chunk: ChunkDoc; collection: CollectionDoc }> {
+  private async chunkWithCollection(command: ValidRequestIn<KnowledgeMessages, 'updateChunk'>): Promise<{ chunk: ChunkDoc; collection: CollectionDoc }> {
     const chunk = await this.deps.documents.collection<ChunkDoc>(CHUNKS).get(command.chunkId);
     const access = accessOf(command);
     if (chunk === null || !mayAccess(access, { workspaceId: chunk.workspace_id, collectionId: chunk.collection_id })) throw notFound('Chunk');
@@ -236,7 +233,7 @@ export class ContentCommands {
     return { chunk, collection };
   }
 
-  private async contentRecord(contentId: string): Promise<Reply<'getContent'>> {
+  private async contentRecord(contentId: string): Promise<ReplyIn<KnowledgeMessages, 'getContent'>> {
     const doc = await this.deps.documents.collection<ContentDoc>(CONTENTS).get(contentId);
     if (doc === null) throw notFound('Content');
     return toContentRecord(doc);

@@ -1,4 +1,4 @@
-import { notFound, type ReplyOf, type ValidRequestOf } from '@lore/platform/kernel';
+import { notFound, type ReplyIn, type ValidRequestIn } from '@lore/platform/kernel';
 import type { DocumentStore, Filter } from '@lore/platform/documents/port';
 import type { VectorStore } from '@lore/platform/vectors/port';
 import type { KnowledgeMessages, KnowledgeScope } from '@lore/knowledge/contracts';
@@ -7,9 +7,6 @@ import { CHUNKS, COLLECTIONS, CONTENTS, type ChunkDoc, type CollectionDoc, type 
 import { toCollectionRecord } from './collection-docs';
 import { toChunkRecord, toContentRecord } from './content-records';
 import { accessOf } from './collection.commands';
-
-type Request<K extends keyof KnowledgeMessages> = ValidRequestOf<KnowledgeMessages[K]>;
-type Reply<K extends keyof KnowledgeMessages> = ReplyOf<KnowledgeMessages[K]>;
 
 /** The part of a filter that keeps a caller inside its workspace and its key's collections. */
 function scopeFilter(scope: KnowledgeScope, collectionField: 'id' | 'collection_id'): Filter {
@@ -23,11 +20,11 @@ export class KnowledgeQueries {
     private readonly vectors: VectorStore,
   ) {}
 
-  async getCollection(query: Request<'getCollection'>): Promise<Reply<'getCollection'>> {
+  async getCollection(query: ValidRequestIn<KnowledgeMessages, 'getCollection'>): Promise<ReplyIn<KnowledgeMessages, 'getCollection'>> {
     return toCollectionRecord(await this.visibleCollection(query, query.collectionId));
   }
 
-  async listCollections(query: Request<'listCollections'>): Promise<Reply<'listCollections'>> {
+  async listCollections(query: ValidRequestIn<KnowledgeMessages, 'listCollections'>): Promise<ReplyIn<KnowledgeMessages, 'listCollections'>> {
     const conditions: Filter[] = [scopeFilter(query, 'id')];
     if (query.status !== undefined) conditions.push({ status: query.status });
     if (query.visibility !== undefined) conditions.push({ visibility: query.visibility });
@@ -42,13 +39,13 @@ export class KnowledgeQueries {
     return { items: page.items.map(toCollectionRecord), total };
   }
 
-  async getContent(query: Request<'getContent'>): Promise<Reply<'getContent'>> {
+  async getContent(query: ValidRequestIn<KnowledgeMessages, 'getContent'>): Promise<ReplyIn<KnowledgeMessages, 'getContent'>> {
     const doc = await this.documents.collection<ContentDoc>(CONTENTS).get(query.contentId);
     if (doc === null || !mayAccess(accessOf(query), { workspaceId: doc.workspace_id, collectionId: doc.collection_id })) throw notFound('Content');
     return toContentRecord(doc);
   }
 
-  async listContents(query: Request<'listContents'>): Promise<Reply<'listContents'>> {
+  async listContents(query: ValidRequestIn<KnowledgeMessages, 'listContents'>): Promise<ReplyIn<KnowledgeMessages, 'listContents'>> {
     if (query.collectionId !== undefined) await this.visibleCollection(query, query.collectionId);
     const filter: Record<string, unknown> = { ...scopeFilter(query, 'collection_id') };
     if (query.collectionId !== undefined) filter['collection_id'] = query.collectionId;
@@ -61,7 +58,7 @@ export class KnowledgeQueries {
     return { items: page.items.map(toContentRecord), total };
   }
 
-  async getChunk(query: Request<'getChunk'>): Promise<Reply<'getChunk'>> {
+  async getChunk(query: ValidRequestIn<KnowledgeMessages, 'getChunk'>): Promise<ReplyIn<KnowledgeMessages, 'getChunk'>> {
     const doc = await this.documents.collection<ChunkDoc>(CHUNKS).get(query.chunkId);
     if (doc === null || !mayAccess(accessOf(query), { workspaceId: doc.workspace_id, collectionId: doc.collection_id })) throw notFound('Chunk');
     const [withEmbedding] = query.includeEmbedding ? await this.withEmbeddings([doc]) : [toChunkRecord(doc)];
@@ -70,7 +67,7 @@ export class KnowledgeQueries {
   }
 
   /** Keyset pages in (content, position) order: stable while contents are added (ids grow with time). */
-  async listChunks(query: Request<'listChunks'>): Promise<Reply<'listChunks'>> {
+  async listChunks(query: ValidRequestIn<KnowledgeMessages, 'listChunks'>): Promise<ReplyIn<KnowledgeMessages, 'listChunks'>> {
     if (query.collectionId !== undefined) await this.visibleCollection(query, query.collectionId);
     const filter: Record<string, unknown> = { ...scopeFilter(query, 'collection_id') };
     if (query.collectionId !== undefined) filter['collection_id'] = query.collectionId;
@@ -92,7 +89,7 @@ export class KnowledgeQueries {
   }
 
   /** Vectors come from the collection's current index (one `get` per collection on the page). */
-  private async withEmbeddings(chunks: readonly ChunkDoc[]): Promise<Reply<'getChunk'>[]> {
+  private async withEmbeddings(chunks: readonly ChunkDoc[]): Promise<ReplyIn<KnowledgeMessages, 'getChunk'>[]> {
     const byCollection = new Map<string, ChunkDoc[]>();
     for (const chunk of chunks) byCollection.set(chunk.collection_id, [...(byCollection.get(chunk.collection_id) ?? []), chunk]);
     const vectors = new Map<string, number[]>();

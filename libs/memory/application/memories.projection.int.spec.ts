@@ -7,11 +7,14 @@ const memories = projectionSpec(memoriesProjection);
 const at = (minute: number): string => `2026-01-01T00:${String(minute).padStart(2, '0')}:00.000Z`;
 const owner = { workspaceId: 'ws_1', userId: 'user_1' };
 
+/** Version n of a memory is the n-th event of its stream (revision n - 1); a deletion comes after every version. */
 const created = (memoryId: string, content = `sealed:${memoryId}:1`) =>
   recordedEvent(`memory-${memoryId}`, 'memory.MemoryCreated', { memoryId, ...owner, memoryType: 'user', content, createdAt: at(0) }, at(0));
-const replaced = (memoryId: string, version: number) =>
-  recordedEvent(`memory-${memoryId}`, 'memory.MemoryReplaced', { memoryId, ...owner, version, content: `sealed:${memoryId}:${version}`, replacedAt: at(version) }, at(version));
-const deleted = (memoryId: string) => recordedEvent(`memory-${memoryId}`, 'memory.MemoryDeleted', { memoryId, ...owner, deletedAt: at(30) }, at(30));
+const replaced = (memoryId: string, version: number) => ({
+  ...recordedEvent(`memory-${memoryId}`, 'memory.MemoryReplaced', { memoryId, ...owner, version, content: `sealed:${memoryId}:${version}`, replacedAt: at(version) }, at(version)),
+  revision: version - 1,
+});
+const deleted = (memoryId: string) => ({ ...recordedEvent(`memory-${memoryId}`, 'memory.MemoryDeleted', { memoryId, ...owner, deletedAt: at(30) }, at(30)), revision: 30 });
 
 /** The document of `memoryId` at `version` (1: as created). */
 const doc = (memoryId: string, version = 1) => ({
@@ -23,6 +26,7 @@ const doc = (memoryId: string, version = 1) => ({
   version,
   created_at: at(0),
   updated_at: at(version === 1 ? 0 : version),
+  revision: version - 1,
 });
 
 describe('memories projection', () => {

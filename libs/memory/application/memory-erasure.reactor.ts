@@ -1,9 +1,6 @@
-import type { Position } from '@lore/platform/kernel';
-import type { EventStore } from '@lore/platform/event-store/port';
-import type { DocumentStore } from '@lore/platform/documents/port';
 import type { Reactor } from '@lore/platform/projections';
 import type { VectorStore } from '@lore/platform/vectors/port';
-import { sealedKeyId, streamErasureReactor, type Keyring } from '@lore/platform/crypto';
+import { sealedKeyId, streamErasureReactor, type StreamErasureDeps } from '@lore/platform/crypto';
 import { MEMORY_STREAM_PREFIX, memoryStreamId, upcastMemoryEvent } from '@lore/memory/domain';
 
 export const MEMORY_ERASURE = 'memory.erasure.v1';
@@ -13,13 +10,7 @@ export const MEMORY_ERASURE = 'memory.erasure.v1';
  * key and stream go once the read models have dropped it and the publisher has announced it,
  * and the search index's deleted points (text and vectors) are purged with the rest.
  */
-export function memoryErasureReactor(deps: {
-  readonly events: EventStore;
-  readonly documents: DocumentStore;
-  readonly keyring: Keyring;
-  readonly vectors: VectorStore;
-  readonly processedByOthers: (position: Position, erasedStreams: readonly string[]) => Promise<void>;
-}): Reactor {
+export function memoryErasureReactor(deps: StreamErasureDeps & { readonly vectors: VectorStore }): Reactor {
   return streamErasureReactor(deps, {
     name: MEMORY_ERASURE,
     streamPrefix: MEMORY_STREAM_PREFIX,

@@ -1,6 +1,6 @@
 import type { RecordedEvent } from '@lore/platform/kernel';
-import { publishIntegrationEvents, type Transport } from '@lore/platform/transport/port';
-import type { Reactor } from '@lore/platform/projections';
+import type { Transport } from '@lore/platform/transport/port';
+import { integrationEventsPublisher, type Reactor } from '@lore/platform/projections';
 import type { MemoryIntegrationEvent } from '@lore/memory/contracts';
 import { MEMORY_STREAM_PREFIX, upcastMemoryEvent } from '@lore/memory/domain';
 
@@ -10,14 +10,7 @@ import { MEMORY_STREAM_PREFIX, upcastMemoryEvent } from '@lore/memory/domain';
  * but never carries its content.
  */
 export function memoryEventsPublisher(transport: Transport): Reactor {
-  return {
-    name: 'memory.integration-events.v1',
-    checkpointInFeed: true,
-    streamPrefixes: [MEMORY_STREAM_PREFIX],
-    async react(events) {
-      await publishIntegrationEvents(transport, events.map(integrationEvent));
-    },
-  };
+  return integrationEventsPublisher(transport, { name: 'memory.integration-events.v1', streamPrefix: MEMORY_STREAM_PREFIX, integrationEvent });
 }
 
 function integrationEvent(recorded: RecordedEvent): MemoryIntegrationEvent {

@@ -6,7 +6,7 @@ import type { Reactor } from '@lore/platform/projections';
 import { boundedKey } from '@lore/platform/kernel';
 import type { SealedFields } from '@lore/platform/crypto';
 import { MEMORY_STREAM_PREFIX, memoryStreamId, upcastMemoryEvent, type MemoryEvent } from '@lore/memory/domain';
-import type { MemoryContent } from './memory-docs';
+import type { MemoryContent } from './memory-content';
 
 /**
  * v2: partitions are hashed (`memoryPartition`); v1 spliced the user id in as it was, and a

@@ -1,17 +1,14 @@
-import { positionFromString, unavailable, type ReplyOf, type ValidRequestOf, type VectorFilter } from '@lore/platform/kernel';
-import type { DocumentStore } from '@lore/platform/documents/port';
+import { positionFromString, unavailable, type ReplyIn, type ValidRequestIn, type VectorFilter } from '@lore/platform/kernel';
+import { workspaceCollection, type DocumentStore } from '@lore/platform/documents/port';
 import type { EmbeddingModels } from '@lore/platform/embeddings/port';
 import type { VectorStore } from '@lore/platform/vectors/port';
 import type { ReadYourWrites } from '@lore/platform/cqrs';
 import type { SealedFields } from '@lore/platform/crypto';
 import type { MemoryMessages } from '@lore/memory/contracts';
 import { MEMORIES, type MemoryDoc } from './memory.read-models';
-import { toMemoryRecord, type MemoryContent } from './memory-docs';
+import { toMemoryRecord, type MemoryContent } from './memory-content';
 import { MEMORY_SEARCH_INDEX, memoryIndexName, memoryPartition } from './memory-search-index.reactor';
 import { MEMORY_SEARCH_POSITIONS, type MemorySearchPositionDoc } from './memory-search-positions.projection';
-
-type Request = ValidRequestOf<MemoryMessages['search']>;
-type Reply = ReplyOf<MemoryMessages['search']>;
 
 /**
  * Hybrid search over one user's memories (their own partition of the index: no other user's
@@ -31,7 +28,7 @@ export class MemorySearch {
     },
   ) {}
 
-  async search(request: Request): Promise<Reply> {
+  async search(request: ValidRequestIn<MemoryMessages, 'search'>): Promise<ReplyIn<MemoryMessages, 'search'>> {
     const started = performance.now();
     const provider = this.deps.embeddings.get(this.deps.embeddings.defaultModel);
     if (provider === null) throw unavailable('no embedding model is configured');
@@ -49,13 +46,13 @@ export class MemorySearch {
       limit: request.limit,
       ...(conditions.length === 0 ? {} : { filter: { $and: conditions } }),
     });
-    const docs = await this.deps.documents.collection<MemoryDoc>(MEMORIES).find({ filter: { id: { $in: hits.map((h) => h.id) } } });
+    const docs = await workspaceCollection<MemoryDoc>(this.deps.documents, MEMORIES, request.workspaceId).find({ filter: { id: { $in: hits.map((h) => h.id) } } });
     const byId = new Map(docs.items.map((d) => [d.id, d]));
-    const results: Reply['results'] = [];
+    const results: ReplyIn<MemoryMessages, 'search'>['results'] = [];
     for (const hit of hits) {
       const doc = byId.get(hit.id);
       // Deleted between the index and the read model: gone, and never another user's.
-      if (doc === undefined || doc.workspace_id !== request.workspaceId || doc.user_id !== request.userId) continue;
+      if (doc === undefined || doc.user_id !== request.userId) continue;
       results.push({ memory: toMemoryRecord(doc, await this.deps.sealed.open(doc.id, doc.content)), score: hit.score, scores: { vector: hit.legs.vector, keyword: hit.legs.keyword } });
     }
     return { results, executionTimeMs: elapsed(started) };

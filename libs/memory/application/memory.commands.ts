@@ -1,11 +1,11 @@
-import { newId, type Clock, type ReplyOf, type ValidRequestOf, type WorkspaceQuota } from '@lore/platform/kernel';
+import { newId, type Clock, type ReplyIn, type ValidRequestIn, type WorkspaceQuota } from '@lore/platform/kernel';
 import type { EventStore } from '@lore/platform/event-store/port';
 import type { DocumentStore } from '@lore/platform/documents/port';
 import { handleCommand, type ReadYourWrites } from '@lore/platform/cqrs';
 import type { SealedFields } from '@lore/platform/crypto';
 import type { MemoryMessages } from '@lore/memory/contracts';
 import { memoryDecider, memoryStreamId, ownedMemory, upcastMemoryEvent, type ActiveMemory } from '@lore/memory/domain';
-import { toMemoryRecord, type MemoryContent } from './memory-docs';
+import { toMemoryRecord, type MemoryContent } from './memory-content';
 import { MEMORIES, type MemoryDoc } from './memory.read-models';
 import { MEMORY_ERASURE } from './memory-erasure.reactor';
 
@@ -18,9 +18,6 @@ const memoryAggregate = { name: 'memory', decider: memoryDecider, upcast: upcast
  * that keeps losing gets 409.
  */
 const CONFLICT_RETRIES = 20;
-
-type Request<K extends keyof MemoryMessages> = ValidRequestOf<MemoryMessages[K]>;
-type Reply<K extends keyof MemoryMessages> = ReplyOf<MemoryMessages[K]>;
 
 export interface MemoryCommandDeps {
   readonly events: EventStore;
@@ -35,7 +32,7 @@ export interface MemoryCommandDeps {
 export class MemoryCommands {
   constructor(private readonly deps: MemoryCommandDeps) {}
 
-  async create(command: Request<'create'>): Promise<Reply<'create'>> {
+  async create(command: ValidRequestIn<MemoryMessages, 'create'>): Promise<ReplyIn<MemoryMessages, 'create'>> {
     await this.deps.quota.enforce(command.workspaceId, () => this.deps.documents.collection(MEMORIES).count({ workspace_id: command.workspaceId }));
     const now = this.deps.clock.now();
     const memoryId = newId('mem', now.getTime());
@@ -54,7 +51,7 @@ export class MemoryCommands {
     return toMemoryRecord({ id: memoryId, user_id: command.userId, memory_type: command.memoryType, created_at: at, updated_at: at }, content);
   }
 
-  async replace(command: Request<'replace'>): Promise<Reply<'replace'>> {
+  async replace(command: ValidRequestIn<MemoryMessages, 'replace'>): Promise<ReplyIn<MemoryMessages, 'replace'>> {
     // Filled by the decide step; on a retry it is recomputed against the newer version.
     let replaced: { before: ActiveMemory; old: MemoryContent; next: MemoryContent } | undefined;
     const result = await handleCommand(
@@ -79,7 +76,7 @@ export class MemoryCommands {
   }
 
   /** Answered once the memory is erased; the erasure itself is the reactor's, so it survives a crash. */
-  async delete(command: Request<'delete'>): Promise<Reply<'delete'>> {
+  async delete(command: ValidRequestIn<MemoryMessages, 'delete'>): Promise<ReplyIn<MemoryMessages, 'delete'>> {
     const streamId = memoryStreamId(command.memoryId);
     const result = await handleCommand(this.deps.events, memoryAggregate, streamId, this.deleteCommand(command), {
       retries: CONFLICT_RETRIES,
@@ -92,7 +89,7 @@ export class MemoryCommands {
     return { memoryId: command.memoryId };
   }
 
-  async deleteAllOfUser(scope: Request<'deleteAllOfUser'>): Promise<Reply<'deleteAllOfUser'>> {
+  async deleteAllOfUser(scope: ValidRequestIn<MemoryMessages, 'deleteAllOfUser'>): Promise<ReplyIn<MemoryMessages, 'deleteAllOfUser'>> {
     const owned = await this.deps.documents.collection<MemoryDoc>(MEMORIES).find({ filter: { workspace_id: scope.workspaceId, user_id: scope.userId } });
     let deletedCount = 0;
     let last = null;

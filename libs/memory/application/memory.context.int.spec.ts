@@ -55,6 +55,22 @@ describe('memory context, called directly on the transport', () => {
     }
   });
 
+  it('keeps one user\'s workspaces apart: list (plain, by topic, by text), get, history and export see only the asked one', async () => {
+    const inA = { workspaceId: 'ws-a', userId: 'carol', actor: 'user:carol' };
+    const inB = { ...inA, workspaceId: 'ws-b' };
+    const a = await send(running.transport, messages.create, { ...inA, memory: 'tea in A', memoryType: 'user', topics: ['tea'] });
+    const b = await send(running.transport, messages.create, { ...inB, memory: 'tea in B', memoryType: 'user', topics: ['tea'] });
+    for (const filter of [{}, { topics: ['tea'] }, { search: 'tea' }]) {
+      const listed = await send(running.transport, messages.list, { ...inB, ...filter });
+      expect({ filter, ids: listed.items.map((m) => m.memory_id), total: listed.total }).toEqual({ filter, ids: [b.memory_id], total: 1 });
+    }
+    for (const query of [messages.get, messages.history]) {
+      await expect(send(running.transport, query, { ...inB, memoryId: a.memory_id })).rejects.toMatchObject({ code: 'not_found' });
+    }
+    const exported = await send(running.transport, messages.export, inB);
+    expect(exported.memories.map((m) => m.memory_id)).toEqual([b.memory_id]);
+  });
+
   it("answers another user's memory as not found", async () => {
     const created = await send(running.transport, messages.create, { ...scope, memory: 'mine', memoryType: 'user' });
     const error = await running.transport.request(messages.get.subject, { ...scope, userId: 'mallory', memoryId: created.memory_id }).then(() => null, (e: unknown) => e);

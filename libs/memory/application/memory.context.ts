@@ -4,7 +4,7 @@ import { handle } from '@lore/platform/transport/port';
 import { memoryConfig, memoryMessages } from '@lore/memory/contracts';
 import { MemoryCommands } from './memory.commands';
 import { MemoryQueries } from './memory.queries';
-import type { MemoryContent } from './memory-docs';
+import type { MemoryContent } from './memory-content';
 import { memoriesProjection } from './memories.projection';
 import { memoryVersionsProjection } from './memory-versions.projection';
 import { memoryEventsPublisher } from './memory-events.publisher';

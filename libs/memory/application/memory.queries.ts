@@ -1,12 +1,9 @@
-import { AppError, notFound, type Clock, type ReplyOf, type ValidRequestOf } from '@lore/platform/kernel';
-import { decodeCursor, encodeCursor, type DocumentStore, type Filter } from '@lore/platform/documents/port';
+import { AppError, notFound, type Clock, type ReplyIn, type ValidRequestIn } from '@lore/platform/kernel';
+import { decodeCursor, encodeCursor, workspaceCollection, type DocumentStore, type Filter } from '@lore/platform/documents/port';
 import type { SealedFields } from '@lore/platform/crypto';
 import type { MemoryMessages, MemoryRecord, MemoryVersion } from '@lore/memory/contracts';
-import { toMemoryRecord, toMemoryVersion, type MemoryContent } from './memory-docs';
+import { toMemoryRecord, toMemoryVersion, type MemoryContent } from './memory-content';
 import { MEMORIES, MEMORY_VERSIONS, type MemoryDoc, type MemoryVersionDoc } from './memory.read-models';
-
-type Request<K extends keyof MemoryMessages> = ValidRequestOf<MemoryMessages[K]>;
-type Reply<K extends keyof MemoryMessages> = ReplyOf<MemoryMessages[K]>;
 
 export class MemoryQueries {
   constructor(
@@ -15,24 +12,24 @@ export class MemoryQueries {
     private readonly clock: Clock,
   ) {}
 
-  private get memories() {
-    return this.documents.collection<MemoryDoc>(MEMORIES);
+  private memories(workspaceId: string) {
+    return workspaceCollection<MemoryDoc>(this.documents, MEMORIES, workspaceId);
   }
 
-  private get versions() {
-    return this.documents.collection<MemoryVersionDoc>(MEMORY_VERSIONS);
+  private versions(workspaceId: string) {
+    return workspaceCollection<MemoryVersionDoc>(this.documents, MEMORY_VERSIONS, workspaceId);
   }
 
-  async get(ref: Request<'get'>): Promise<Reply<'get'>> {
-    const doc = await this.memories.get(ref.memoryId);
-    // Another workspace's or another user's memory is indistinguishable from a missing one.
-    if (doc === null || doc.workspace_id !== ref.workspaceId || doc.user_id !== ref.userId) throw notFound('Memory');
+  async get(ref: ValidRequestIn<MemoryMessages, 'get'>): Promise<ReplyIn<MemoryMessages, 'get'>> {
+    const doc = await this.memories(ref.workspaceId).get(ref.memoryId);
+    // Another user's memory is indistinguishable from a missing one (as another workspace's is).
+    if (doc === null || doc.user_id !== ref.userId) throw notFound('Memory');
     return toMemoryRecord(doc, await this.sealed.open(doc.id, doc.content));
   }
 
-  async history(ref: Request<'history'>): Promise<Reply<'history'>> {
+  async history(ref: ValidRequestIn<MemoryMessages, 'history'>): Promise<ReplyIn<MemoryMessages, 'history'>> {
     await this.get(ref);
-    const page = await this.versions.find({ filter: { memory_id: ref.memoryId }, sort: [['version', 'asc']] });
+    const page = await this.versions(ref.workspaceId).find({ filter: { memory_id: ref.memoryId }, sort: [['version', 'asc']] });
     const versions = await Promise.all(page.items.map(async (v) => toMemoryVersion(v, await this.sealed.open(v.memory_id, v.content))));
     return { versions };
   }
@@ -42,9 +39,9 @@ export class MemoryQueries {
    * store pages by itself; with them the user's memories are opened and paged here with
    * the same keyset cursor format, which stays stable under concurrent inserts.
    */
-  async list(query: Request<'list'>): Promise<Reply<'list'>> {
+  async list(query: ValidRequestIn<MemoryMessages, 'list'>): Promise<ReplyIn<MemoryMessages, 'list'>> {
+    const memories = this.memories(query.workspaceId);
     const filter: Filter = {
-      workspace_id: query.workspaceId,
       user_id: query.userId,
       ...(query.memoryType === undefined ? {} : { memory_type: query.memoryType }),
     };
@@ -53,13 +50,13 @@ export class MemoryQueries {
     const search = query.search?.toLowerCase();
     if (topics.length === 0 && !search) {
       const [total, page] = await Promise.all([
-        this.memories.count(filter),
-        this.memories.find({ filter, sort, limit: query.limit, ...(query.cursor ? { cursor: query.cursor } : { skip: query.skip }) }),
+        memories.count(filter),
+        memories.find({ filter, sort, limit: query.limit, ...(query.cursor ? { cursor: query.cursor } : { skip: query.skip }) }),
       ]);
       const opened = await Promise.all(page.items.map(async (doc) => this.openRecord(doc)));
       return { items: opened.filter((r) => r !== null), total, nextCursor: page.nextCursor };
     }
-    const all = (await this.memories.find({ filter, sort })).items;
+    const all = (await memories.find({ filter, sort })).items;
     const matching: Array<{ doc: MemoryDoc; content: MemoryContent }> = [];
     for (const doc of all) {
       const content = await this.openContent(doc.id, doc.content);
@@ -79,11 +76,11 @@ export class MemoryQueries {
     };
   }
 
-  async export(scope: Request<'export'>): Promise<Reply<'export'>> {
-    const filter = { workspace_id: scope.workspaceId, user_id: scope.userId };
+  async export(scope: ValidRequestIn<MemoryMessages, 'export'>): Promise<ReplyIn<MemoryMessages, 'export'>> {
+    const filter = { user_id: scope.userId };
     const [docs, versions] = await Promise.all([
-      this.memories.find({ filter, sort: [['created_at', 'asc']] }),
-      this.versions.find({ filter, sort: [['memory_id', 'asc'], ['version', 'asc']] }),
+      this.memories(scope.workspaceId).find({ filter, sort: [['created_at', 'asc']] }),
+      this.versions(scope.workspaceId).find({ filter, sort: [['memory_id', 'asc'], ['version', 'asc']] }),
     ]);
     const byMemory = new Map<string, MemoryVersion[]>();
     for (const v of versions.items) {

@@ -10,6 +10,8 @@ export interface MemoryDoc {
   readonly version: number;
   readonly created_at: string;
   readonly updated_at: string;
+  /** The stream revision it reflects (`evolveDocument`). */
+  readonly revision: number;
   readonly [field: string]: unknown;
 }
 

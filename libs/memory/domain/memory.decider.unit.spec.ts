@@ -129,7 +129,7 @@ describe('memoryDecider', () => {
     });
 
     it('changes nothing when its owner deletes it again (erasure may still be pending)', () => {
-      spec.given([created, deleted]).when(remove()).then([]);
+      spec.given([created, deleted]).when(remove()).thenNothingHappened();
     });
 
     it('is not found for another user or another workspace, also once deleted', () => {

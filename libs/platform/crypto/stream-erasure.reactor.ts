@@ -19,44 +19,61 @@ export interface StreamErasure {
    * Idempotent, like every step: a crash before the streams are deleted runs it again.
    */
   readonly alsoErase?: (events: readonly RecordedEvent[]) => Promise<void>;
+  /**
+   * An event that erases part of an aggregate (a conversation's deleted messages), or null:
+   * its stream stays, and the keys of the stream's events that `erases` selects are shredded
+   * (those events stay, unreadable).
+   */
+  readonly erasedPart?: (event: RecordedEvent) => PartialErasure | null;
   /** Further forgetting once the keys and streams are gone (a search index's deleted points). */
   readonly afterwards?: () => Promise<void>;
 }
 
+export interface StreamErasureDeps {
+  readonly events: EventStore;
+  readonly documents: DocumentStore;
+  readonly keyring: Keyring;
+  /**
+   * Resolves once every other processor has handled the position (deleting the stream first
+   * would hide the events from them) and has dropped what it parked of the erased streams.
+   */
+  readonly processedByOthers: (position: Position, erasedStreams: readonly string[]) => Promise<void>;
+}
+
+export interface PartialErasure {
+  readonly streamId: string;
+  readonly erases: (event: RecordedEvent) => boolean;
+}
+
+interface Erasure extends PartialErasure {
+  readonly event: RecordedEvent;
+  readonly wholeStream: boolean;
+}
+
 /**
- * Permanent deletion of whole aggregates, driven by their deletion events: once every other
- * processor of their streams has passed the deletion (read models dropped the aggregate,
- * publishers announced it), shred every data key their events used, delete their streams and
- * make the engines forget the bytes. A reactor with a checkpoint, so a crash between the
+ * Permanent deletion of whole aggregates (or of parts: `erasedPart`), driven by their deletion
+ * events: once every other processor of their streams has passed the deletion (read models
+ * dropped the aggregate, publishers announced it), shred every data key their events used,
+ * delete their streams and make the engines forget the bytes. A reactor with a checkpoint, so a crash between the
  * deletion event and the shredding is repaired on restart; every step is idempotent (a stream
  * already deleted has no events left, its keys went first).
  */
-export function streamErasureReactor(
-  deps: {
-    readonly events: EventStore;
-    readonly documents: DocumentStore;
-    readonly keyring: Keyring;
-    /**
-     * Resolves once every other processor has handled the position (deleting the stream first
-     * would hide the events from them) and has dropped what it parked of the erased streams.
-     */
-    readonly processedByOthers: (position: Position, erasedStreams: readonly string[]) => Promise<void>;
-  },
-  erasure: StreamErasure,
-): Reactor {
+export function streamErasureReactor(deps: StreamErasureDeps, erasure: StreamErasure): Reactor {
   return {
     name: erasure.name,
     streamPrefixes: [erasure.streamPrefix],
     async react(events) {
-      const deletions = events.map((event) => ({ event, streamId: erasure.erasedStream(event) })).filter((d): d is { event: RecordedEvent; streamId: string } => d.streamId !== null);
-      const last = deletions.at(-1);
+      const erasures = events.flatMap((event) => erasureBy(erasure, event));
+      const last = erasures.at(-1);
       if (last === undefined) return;
-      const streamIds = deletions.map((d) => d.streamId);
+      const streamIds = [...new Set(erasures.filter((e) => e.wholeStream).map((e) => e.streamId))];
       await deps.processedByOthers(last.event.position, streamIds);
       const keyIds: string[] = [];
       const erased: RecordedEvent[] = [];
-      for (const streamId of streamIds) {
+      for (const { streamId, erases } of erasures) {
+        // A stream already deleted (a crash after its deletion) reads empty: its keys went first.
         for (const event of await deps.events.readStream(streamId)) {
+          if (!erases(event)) continue;
           keyIds.push(...erasure.keyIdsOf(event));
           erased.push(event);
         }
@@ -66,4 +83,11 @@ export function streamErasureReactor(
       await erasure.afterwards?.();
     },
   };
+}
+
+function erasureBy(erasure: StreamErasure, event: RecordedEvent): Erasure[] {
+  const whole = erasure.erasedStream(event);
+  if (whole !== null) return [{ event, streamId: whole, wholeStream: true, erases: () => true }];
+  const part = erasure.erasedPart?.(event) ?? null;
+  return part === null ? [] : [{ event, ...part, wholeStream: false }];
 }

@@ -22,3 +22,10 @@ export type RequestOf<M extends Message> = z.input<M['request']>;
 export type ValidRequestOf<M extends Message> = z.output<M['request']>;
 /** What a handler returns and a sender receives. */
 export type ReplyOf<M extends Message> = z.output<M['reply']>;
+
+/**
+ * What the handler of message `K` of a context's catalogue receives (`ValidRequestIn<MemoryMessages, 'create'>`)
+ * and returns (`ReplyIn<…>`): handlers name their message, not its schemas.
+ */
+export type ValidRequestIn<Ms extends Record<keyof Ms, Message>, K extends keyof Ms> = ValidRequestOf<Ms[K]>;
+export type ReplyIn<Ms extends Record<keyof Ms, Message>, K extends keyof Ms> = ReplyOf<Ms[K]>;

@@ -5,3 +5,5 @@ export * from './batch-context';
 export * from './parked-event';
 export * from './event-applier';
 export * from './parked-streams';
+export * from './integration-events.publisher';
+export * from './document-evolution';

@@ -3,7 +3,8 @@ import { AppError, fold, type Decider, type DomainEvent, type ErrorCode } from '
 /**
  * Given/when/then for deciders (ARCHITECTURE §3.8): the state is folded from `given` events,
  * `when` decides one command, `then` compares the emitted events and returns the state
- * they lead to (so a test can check `evolve` too), `thenThrows` expects an AppError code.
+ * they lead to (so a test can check `evolve` too), `thenNothingHappened` expects no event (an
+ * idempotent repeat, a change that changes nothing), `thenThrows` expects an AppError code.
  *
  *   deciderSpec(memoryDecider).given([created]).when(replace).then([replaced]);
  */
@@ -20,6 +21,8 @@ export interface DeciderGiven<C, S, E extends DomainEvent> {
 export interface DeciderWhen<S, E extends DomainEvent> {
   /** Asserts the emitted events equal `expected` (in order) and returns the state after them. */
   then(expected: readonly E[]): S;
+  /** Asserts `decide` accepts the command and emits no event; returns the state, unchanged. */
+  thenNothingHappened(): S;
   /** Asserts `decide` throws an AppError with this code (and, if given, a message matching `message`). */
   thenThrows(code: ErrorCode, message?: string | RegExp): AppError;
 }
@@ -36,6 +39,11 @@ export function deciderSpec<C, S, E extends DomainEvent>(decider: Decider<C, S, 
               const emitted = decider.decide(command, state);
               expect(emitted).toEqual(expected);
               return emitted.reduce(decider.evolve, state);
+            },
+            thenNothingHappened() {
+              const emitted = decider.decide(command, state);
+              if (emitted.length > 0) throw new Error(`expected no events, but decide emitted ${JSON.stringify(emitted)}`);
+              return state;
             },
             thenThrows(code, message) {
               let emitted: readonly E[] | undefined;

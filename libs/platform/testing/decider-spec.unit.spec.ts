@@ -3,9 +3,10 @@ import { deciderSpec } from './decider-spec';
 
 /** The helper is only useful if it can fail: these check that it does, and why. */
 type Toggled = DomainEvent<'test.Toggled', { on: boolean }>;
-const toggle: Decider<{ kind: 'toggle' } | { kind: 'refuse' } | { kind: 'crash' }, { on: boolean }, Toggled> = {
+const toggle: Decider<{ kind: 'toggle' } | { kind: 'keep' } | { kind: 'refuse' } | { kind: 'crash' }, { on: boolean }, Toggled> = {
   initialState: () => ({ on: false }),
   decide(command, state) {
+    if (command.kind === 'keep') return [];
     if (command.kind === 'refuse') throw conflict('refused');
     if (command.kind === 'crash') throw new TypeError('boom');
     return [{ type: 'test.Toggled', data: { on: !state.on } }];
@@ -28,6 +29,15 @@ describe('deciderSpec', () => {
   it('fails on other events', () => {
     expect(() => spec.given([]).when({ kind: 'toggle' }).then([toggled(false)])).toThrow();
     expect(() => spec.given([]).when({ kind: 'toggle' }).then([])).toThrow();
+  });
+
+  it('passes when nothing happens, returning the state as it was', () => {
+    expect(spec.given([toggled(true)]).when({ kind: 'keep' }).thenNothingHappened()).toEqual({ on: true });
+  });
+
+  it('fails "nothing happened" on events, and on a refusal (which is not nothing)', () => {
+    expect(() => spec.given([]).when({ kind: 'toggle' }).thenNothingHappened()).toThrow(/emitted \[\{"type":"test.Toggled"/);
+    expect(() => spec.given([]).when({ kind: 'refuse' }).thenNothingHappened()).toThrow('refused');
   });
 
   it('passes on the expected error code and message', () => {

@@ -1,10 +1,10 @@
 import type { Reactor } from '@lore/platform/projections';
-import { sealedKeyId, streamErasureReactor } from '@lore/platform/crypto';
+import { sealedKeyId, streamErasureReactor, type StreamErasureDeps } from '@lore/platform/crypto';
 import { WEBHOOK_STREAM_PREFIX, upcastWebhookEvent, webhookStreamId } from '@lore/connections/domain';
 import { WEBHOOK_ERASURE } from './webhook.commands';
 
 /** A deleted webhook's signing secret is crypto-shredded and its stream deleted, once the read model dropped it. */
-export function webhookErasureReactor(deps: Parameters<typeof streamErasureReactor>[0]): Reactor {
+export function webhookErasureReactor(deps: StreamErasureDeps): Reactor {
   return streamErasureReactor(deps, {
     name: WEBHOOK_ERASURE,
     streamPrefix: WEBHOOK_STREAM_PREFIX,

@@ -1,16 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, conflict, notFound, type Clock, type EventMetadata, type ReplyOf, type ValidRequestOf } from '@lore/platform/kernel';
+import { AppError, conflict, notFound, type Clock, type EventMetadata, type ReplyIn, type ValidRequestIn } from '@lore/platform/kernel';
 import type { EventStore } from '@lore/platform/event-store/port';
 import type { DocumentStore } from '@lore/platform/documents/port';
 import { handleCommand, type ReadYourWrites } from '@lore/platform/cqrs';
 import { SealedFields, type Keyring } from '@lore/platform/crypto';
-import type { webhookMessages, WebhookSettings } from '@lore/connections/contracts';
+import type { WebhookMessages, WebhookSettings } from '@lore/connections/contracts';
 import { upcastWebhookEvent, webhookDecider, webhookStreamId, type WebhookCommand } from '@lore/connections/domain';
 
 import { newWebhookSecret } from './webhook-signature';
 import { WEBHOOKS, WEBHOOK_DELIVERIES, deliveryRecord, webhookRecord, workspaceWebhookDoc, type DeliveryDoc, type WebhookDoc } from './webhook.read-models';
 
-type M = typeof webhookMessages;
 const webhookAggregate = { name: 'webhook', decider: webhookDecider, upcast: upcastWebhookEvent };
 export const WEBHOOK_ERASURE = 'connections.webhook-erasure.v1';
 
@@ -35,7 +34,7 @@ export class WebhookCommands {
     this.secrets = new SealedFields<{ secret: string }>(deps.keyring, 'Webhook');
   }
 
-  async create(c: ValidRequestOf<M['create']>): Promise<ReplyOf<M['create']>> {
+  async create(c: ValidRequestIn<WebhookMessages, 'create'>): Promise<ReplyIn<WebhookMessages, 'create'>> {
     const existing = await this.deps.documents.collection(WEBHOOKS).count({ workspace_id: c.workspaceId });
     if (existing >= this.deps.settings.perWorkspace) throw conflict(`A workspace has at most ${this.deps.settings.perWorkspace} webhooks (WEBHOOKS_PER_WORKSPACE)`);
     const webhookId = randomUUID();
@@ -53,7 +52,7 @@ export class WebhookCommands {
     return { ...webhookRecord(await this.read(c.workspaceId, webhookId)), secret };
   }
 
-  async update(c: ValidRequestOf<M['update']>): Promise<ReplyOf<M['update']>> {
+  async update(c: ValidRequestIn<WebhookMessages, 'update'>): Promise<ReplyIn<WebhookMessages, 'update'>> {
     const at = this.now();
     const commands: WebhookCommand[] = [{ kind: 'change', workspaceId: c.workspaceId, ...pick(c), at }];
     if (c.status === 'disabled') commands.push({ kind: 'disable', workspaceId: c.workspaceId, reason: `Disabled by ${c.actor}`, automatic: false, at });
@@ -69,7 +68,7 @@ export class WebhookCommands {
   }
 
   /** Answered once the signing secret's key is shredded and the stream deleted (the erasure reactor). */
-  async delete(c: ValidRequestOf<M['delete']>): Promise<{ webhookId: string }> {
+  async delete(c: ValidRequestIn<WebhookMessages, 'delete'>): Promise<ReplyIn<WebhookMessages, 'delete'>> {
     const result = await handleCommand(this.deps.events, webhookAggregate, webhookStreamId(c.webhookId), { kind: 'delete', workspaceId: c.workspaceId, at: this.now() }, { metadata: metadataOf(c), retries: 3 });
     await this.deps.readYourWrites.settle(result.position);
     await this.deps.readYourWrites.settleReactor(WEBHOOK_ERASURE, result.position);
@@ -90,7 +89,7 @@ export class WebhookCommands {
     });
   }
 
-  async redeliver(c: ValidRequestOf<M['redeliver']>): Promise<ReplyOf<M['redeliver']>> {
+  async redeliver(c: ValidRequestIn<WebhookMessages, 'redeliver'>): Promise<ReplyIn<WebhookMessages, 'redeliver'>> {
     const webhook = await this.read(c.workspaceId, c.webhookId);
     const deliveries = this.deps.documents.collection<DeliveryDoc>(WEBHOOK_DELIVERIES);
     const delivery = await deliveries.get(c.deliveryId);
@@ -114,7 +113,7 @@ export class WebhookCommands {
   }
 }
 
-function pick(c: ValidRequestOf<M['update']>): { url?: string; eventTypes?: readonly string[]; description?: string } {
+function pick(c: ValidRequestIn<WebhookMessages, 'update'>): { url?: string; eventTypes?: readonly string[]; description?: string } {
   return {
     ...(c.url === undefined ? {} : { url: c.url }),
     ...(c.eventTypes === undefined ? {} : { eventTypes: c.eventTypes }),

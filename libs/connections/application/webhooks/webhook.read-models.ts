@@ -1,5 +1,5 @@
 import { notFound } from '@lore/platform/kernel';
-import type { DocumentStore } from '@lore/platform/documents/port';
+import { workspaceCollection, type DocumentStore } from '@lore/platform/documents/port';
 import type { WebhookDeliveryRecord, WebhookRecord } from '@lore/connections/contracts';
 
 export const WEBHOOKS = 'webhooks';
@@ -42,7 +42,7 @@ export function deliveryRecord(doc: DeliveryDoc): WebhookDeliveryRecord {
 
 /** A webhook of the caller's workspace; another workspace's is as absent as a missing one (404). */
 export async function workspaceWebhookDoc(documents: DocumentStore, workspaceId: string, webhookId: string): Promise<WebhookDoc> {
-  const doc = await documents.collection<WebhookDoc>(WEBHOOKS).get(webhookId);
-  if (doc === null || doc.workspace_id !== workspaceId) throw notFound('Webhook');
+  const doc = await workspaceCollection<WebhookDoc>(documents, WEBHOOKS, workspaceId).get(webhookId);
+  if (doc === null) throw notFound('Webhook');
   return doc;
 }

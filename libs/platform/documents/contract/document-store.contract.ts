@@ -10,6 +10,7 @@ import { describeFilterContract } from './filter.contract';
 import { describePagingContract } from './paging.contract';
 import { describeTextContract } from './text.contract';
 import { describeWritesContract } from './writes.contract';
+import { describeWorkspaceContract } from './workspace.contract';
 
 export function describeDocumentStoreContract(name: string, factory: DocumentStoreFactory): void {
   describe(`${name}: DocumentStore contract`, () => {
@@ -19,5 +20,6 @@ export function describeDocumentStoreContract(name: string, factory: DocumentSto
     describePagingContract(ctx);
     describeWritesContract(ctx);
     describeTextContract(ctx);
+    describeWorkspaceContract(ctx);
   });
 }

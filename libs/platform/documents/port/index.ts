@@ -1,3 +1,4 @@
 export * from './documents.port';
 export * from './cursor';
 export * from './query-shape';
+export * from './workspace-collection';

@@ -1,7 +1,11 @@
 import type { MemoryRecord, MemoryVersion } from '@lore/memory/contracts';
 import type { MemoryDoc, MemoryVersionDoc } from './memory.read-models';
 
-// Read-model documents to the records the contracts describe (memory.records.ts), with the opened content.
+/*
+ * A memory's content, sealed at rest, and what the API shows once it is opened: a read-model
+ * document plus its opened content make the `MemoryRecord`/`MemoryVersion` that
+ * `@lore/memory/contracts` (memory.records.ts) defines.
+ */
 
 /** The sealed part of a memory: everything the user wrote. */
 export interface MemoryContent {
