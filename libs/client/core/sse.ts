@@ -20,12 +20,11 @@ export async function* parseSse(body: ReadableStream<Uint8Array>): AsyncGenerato
   try {
     for (;;) {
       const { value, done } = await reader.read();
-      if (done) return;
-      buffer += decoder.decode(value, { stream: true });
+      if (!done) buffer += decoder.decode(value, { stream: true });
       for (;;) {
         const end = buffer.search(/\r\n|\r|\n/);
-        // A lone CR at the end may be the first half of CRLF: wait for more.
-        if (end === -1 || (buffer[end] === '\r' && end === buffer.length - 1)) break;
+        // A lone CR at the end may be the first half of CRLF: wait for more, unless the body has ended.
+        if (end === -1 || (buffer[end] === '\r' && end === buffer.length - 1 && !done)) break;
         const line = buffer.slice(0, end);
         buffer = buffer.slice(end + (buffer.startsWith('\r\n', end) ? 2 : 1));
         if (line === '') {
@@ -42,6 +41,7 @@ export async function* parseSse(body: ReadableStream<Uint8Array>): AsyncGenerato
         else if (field === 'event') event = value;
         else if (field === 'id' && !value.includes('\0')) id = value;
       }
+      if (done) return;
     }
   } finally {
     await reader.cancel().catch(() => undefined);

@@ -41,7 +41,7 @@ export function registerMcpRoute(app: FastifyInstance, deps: { readonly authenti
     // No sessionIdGenerator: stateless.
     const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true });
     // The transport writes the answer itself; keep the headers set so far (request id, rate limits).
-    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value as string);
+    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
     reply.hijack();
     reply.raw.on('close', () => {
       void transport.close();
