@@ -186,7 +186,7 @@ const boundaries = ({ inTests, inApps = false }) => [
   },
 ];
 
-const TS_FILES = ['apps/**/*.ts', 'libs/**/*.ts', 'tools/**/*.ts'];
+const TS_FILES = ['apps/**/*.ts', 'libs/**/*.ts', 'tools/**/*.ts', 'examples/**/*.ts'];
 const TEST_FILES = ['**/*.spec.ts', 'libs/gateway/e2e/**/*.ts', 'libs/client/e2e/**/*.ts'];
 const APP_FILES = ['apps/*/**/*.ts'];
 const APP_TEST_FILES = ['apps/*/**/*.spec.ts'];

@@ -1,9 +1,10 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { describeSdkConversations, describeSdkKnowledge, describeSdkPlatform, describeMcpTools, httpTransport, mcpClient, SDK_TEST_ENV, type LoreUnderTest } from '@lore/client/e2e';
+import { describeSdkConversations, describeSdkKnowledge, describeSdkPlatform, describeMcpTools, httpTransport, jwtFor, mcpClient, SDK_TEST_ENV, type LoreUnderTest } from '@lore/client/e2e';
 import { modelsDirForTests } from '@lore/platform/embeddings/contract';
 import { startStandalone } from './bootstrap';
 
@@ -20,7 +21,7 @@ describe('TypeScript SDK and MCP server against standalone Lore', () => {
   beforeAll(async () => {
     running = await startStandalone(env);
     Object.assign(lore, { url: running.url });
-    // dist/mcp.js, the stdio server `npm run mcp` starts.
+    // dist/mcp.js (`npm run mcp`) and dist/example-typescript.js (`npm run example:typescript`).
     execFileSync(process.execPath, ['tools/build.mjs'], { cwd: ROOT, stdio: 'inherit' });
   }, 60_000);
   afterAll(async () => {
@@ -43,4 +44,14 @@ describe('TypeScript SDK and MCP server against standalone Lore', () => {
     const get = await fetch(`${lore.url}/mcp`);
     expect(get.status).toBe(405);
   });
+
+  it('runs the TypeScript example as the README says: files uploaded, searched, a conversation context built', async () => {
+    const token = await jwtFor(lore, 'example-user', 'example-ws');
+    const { stdout } = await promisify(execFile)(process.execPath, ['dist/example-typescript.js'], { cwd: ROOT, env: { PATH: process.env['PATH'] ?? '', LORE_URL: lore.url, LORE_TOKEN: token }, timeout: 60_000 });
+    for (const file of ['kettles.txt', 'storage.html', 'tea.md']) expect(stdout).toMatch(new RegExp(`processed ${file.replace('.', '\\.')}: [1-9]`));
+    // The best passage for the water temperature comes from the tea or kettle notes, with both sub-scores.
+    expect(stdout).toMatch(/\n\d\.\d{3} (tea\.md|kettles\.txt) \(vector \d\.\d{3}, keyword \d\.\d{3}\)/);
+    expect(stdout).toMatch(/context: \d+ of 600 tokens, [1-9] passage/);
+    expect(stdout).toContain('How hot should the water be for my green tea');
+  }, 60_000);
 });
