@@ -45,16 +45,6 @@ export class LoreHttp {
     this.api = createClient<paths>({ baseUrl: this.baseUrl, headers: this.headers, fetch: byMethod });
   }
 
-  /** A raw request with the client's headers and retries (streams, and answers that are not JSON). */
-  async send(path: string, init: RequestInit & { idempotent: boolean }): Promise<Response> {
-    const { idempotent, ...rest } = init;
-    const request = new Request(`${this.baseUrl}${path}`, { ...rest, headers: { ...this.headers, ...(rest.headers as Record<string, string> | undefined) } });
-    const fetchFn = idempotent ? this.idempotent : retryingFetch(this.baseFetch, this.retryPolicy, false);
-    const response = await fetchFn(request);
-    if (!response.ok) throw await LoreApiError.fromResponse(response);
-    return response;
-  }
-
   /** The fetch a stream uses for each connection: its own reconnection logic replaces the retries. */
   fetchOnce(request: Request): Promise<Response> {
     return this.baseFetch(request);

@@ -3,11 +3,13 @@ import type { AddressInfo } from 'node:net';
 
 /** A webhook endpoint on 127.0.0.1 that records each POST's raw body and headers and answers 200. */
 export class WebhookReceiver {
-  readonly received: Array<{ readonly headers: IncomingHttpHeaders; readonly body: string }> = [];
-  private constructor(private readonly server: Server) {}
+  private constructor(
+    private readonly server: Server,
+    readonly received: ReadonlyArray<{ readonly headers: IncomingHttpHeaders; readonly body: string }>,
+  ) {}
 
   static async start(): Promise<WebhookReceiver> {
-    const received: WebhookReceiver['received'] = [];
+    const received: Array<WebhookReceiver['received'][number]> = [];
     const server = createServer((request, response) => {
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -17,9 +19,7 @@ export class WebhookReceiver {
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const receiver = new WebhookReceiver(server);
-    (receiver as { received: WebhookReceiver['received'] }).received = received;
-    return receiver;
+    return new WebhookReceiver(server, received);
   }
 
   get url(): string {
