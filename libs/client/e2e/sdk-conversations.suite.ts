@@ -1,5 +1,5 @@
-import { toArray, type LoreClient } from '@lore/client';
-import { freshUser, type LoreUnderTest } from './sdk-fixtures';
+import { LoreClient, toArray } from '@lore/client';
+import { freshUser, jwtFor, type LoreUnderTest } from './sdk-fixtures';
 
 /** Conversations, messages (idempotent appends, edits, deletion), next-turn context and memories, through the SDK. */
 export function describeSdkConversations(lore: () => LoreUnderTest): void {
@@ -22,6 +22,29 @@ export function describeSdkConversations(lore: () => LoreUnderTest): void {
       expect(a.client_message_id).toEqual(expect.any(String));
       expect(b.id).not.toBe(a.id);
       expect((await client.conversations.get(conversation.id)).message_count).toBe(3);
+    });
+
+    it('repeats an append whose answer was lost after the server stored it, and the conversation holds it once', async () => {
+      const conversation = await client.conversations.create({ title: 'lost answer' });
+      let appends = 0;
+      const losing = new LoreClient({
+        baseUrl: lore().url,
+        token: await jwtFor(lore(), user, conversation.workspace_id),
+        retry: { baseDelayMs: 10 },
+        fetch: async (request) => {
+          const response = await fetch(request);
+          // The first append reaches the server and is stored; its answer never arrives.
+          if (request.method === 'POST' && request.url.endsWith('/messages') && ++appends === 1) {
+            await response.body?.cancel();
+            throw new TypeError('fetch failed: connection reset');
+          }
+          return response;
+        },
+      });
+      const message = await losing.conversations.append(conversation.id, { content: 'sent once' });
+      expect(appends).toBe(2);
+      expect((await client.conversations.get(conversation.id)).message_count).toBe(1);
+      expect((await client.conversations.messages(conversation.id)).data.map((m) => m.id)).toEqual([message.id]);
     });
 
     it('creates, updates, lists and exports conversations; lists, edits and deletes messages', async () => {
