@@ -56,9 +56,9 @@ const DRIVERS = ['@nestjs/*', 'fastify', 'better-sqlite3', 'nats', 'mongodb', '@
 /** Storage drivers: never in the HTTP edge (gateway, http libraries), which holds no data. */
 const STORAGE_DRIVERS = ['better-sqlite3', 'mongodb', '@eventstore/*'];
 
-/** Bounded contexts: every directory of libs/ but the platform and the gateway (tag `scope:<name>`). */
+/** Bounded contexts: every directory of libs/ but the platform, the gateway and the client SDK (tag `scope:<name>`). */
 const CONTEXTS = readdirSync(join(__dirname, 'libs'), { withFileTypes: true })
-  .filter((entry) => entry.isDirectory() && !['platform', 'gateway'].includes(entry.name))
+  .filter((entry) => entry.isDirectory() && !['platform', 'gateway', 'client'].includes(entry.name))
   .map((entry) => entry.name);
 
 const ALL_TYPES = [
@@ -74,6 +74,7 @@ const ALL_TYPES = [
   'type:host',
   'type:testing',
   'type:app',
+  'type:client',
 ];
 const except = (...tags) => ALL_TYPES.filter((t) => !tags.includes(t));
 
@@ -124,9 +125,14 @@ function layerConstraints({ inTests }) {
     only('type:http', ['type:contracts', 'type:http', 'type:compute', 'type:kernel'], { banned: STORAGE_DRIVERS }),
     only(['type:http', 'scope:platform'], ['type:kernel']),
 
+    // The client SDK and the MCP server over it (libs/client): users' code, talking to Lore over
+    // HTTP only; nothing of the server, no driver or framework (it runs in browsers too).
+    only('type:client', ['type:client'], { banned: DRIVERS }),
+
     // The HTTP edge (libs/gateway): contracts of any context, the http libraries, the kernel and
-    // the transport port; nothing that holds or computes state.
-    only('type:gateway', ['type:contracts', 'type:http', 'type:kernel', 'port:transport'], {
+    // the transport port; nothing that holds or computes state. It mounts the MCP server
+    // (type:client), whose tools call the gateway's own routes.
+    only('type:gateway', ['type:contracts', 'type:http', 'type:kernel', 'port:transport', 'type:client'], {
       banned: STORAGE_DRIVERS,
     }),
 
@@ -165,6 +171,7 @@ const scopeConstraints = [
     { allSourceTags: ['type:http', `scope:${context}`], onlyDependOnLibsWithTags: [`scope:${context}`, 'scope:platform'] },
   ]),
   { sourceTag: 'scope:gateway', onlyDependOnLibsWithTags: ['*'] },
+  { sourceTag: 'scope:client', onlyDependOnLibsWithTags: ['scope:client'] },
   { sourceTag: 'scope:standalone', onlyDependOnLibsWithTags: ['*'] },
 ];
 
@@ -185,13 +192,14 @@ const boundaries = ({ inTests, inApps = false }) => [
   },
 ];
 
-const TS_FILES = ['apps/**/*.ts', 'libs/**/*.ts', 'tools/**/*.ts'];
-const TEST_FILES = ['**/*.spec.ts', 'libs/gateway/e2e/**/*.ts'];
+const TS_FILES = ['apps/**/*.ts', 'libs/**/*.ts', 'tools/**/*.ts', 'examples/**/*.ts'];
+const TEST_FILES = ['**/*.spec.ts', 'libs/gateway/e2e/**/*.ts', 'libs/client/e2e/**/*.ts'];
 const APP_FILES = ['apps/*/**/*.ts'];
 const APP_TEST_FILES = ['apps/*/**/*.spec.ts'];
 
 module.exports = defineConfig(
-  { ignores: ['**/dist/**', '**/node_modules/**', '**/coverage/**', '**/data/**', '**/tmp/**', '.nx/**', '**/.venv/**'] },
+  // libs/client/generated: written by openapi-typescript (npm run sdk:generate), checked for drift, not linted.
+  { ignores: ['**/dist/**', '**/node_modules/**', '**/coverage/**', '**/data/**', '**/tmp/**', '.nx/**', '**/.venv/**', 'libs/client/generated/**'] },
 
   // Plain JavaScript (tools/*.mjs, this file, jest.config.js): recommended JS rules, no type info.
   {

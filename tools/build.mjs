@@ -15,7 +15,7 @@ const apps = Object.fromEntries(
 
 await build({
   // extraction-worker: the threads that read uploaded files, loaded from beside the app (extraction-worker-script.ts).
-  entryPoints: { ...apps, 'extraction-worker': 'libs/knowledge/extraction/extraction.worker.ts', 'rebuild-projections': 'tools/rebuild-projections.ts', 'parked-events': 'tools/parked-events.ts', 'rotate-master-key': 'tools/rotate-master-key.ts', audit: 'tools/audit.ts', distributed: 'tools/distributed.ts' },
+  entryPoints: { ...apps, 'extraction-worker': 'libs/knowledge/extraction/extraction.worker.ts', 'rebuild-projections': 'tools/rebuild-projections.ts', 'parked-events': 'tools/parked-events.ts', 'rotate-master-key': 'tools/rotate-master-key.ts', audit: 'tools/audit.ts', distributed: 'tools/distributed.ts', 'example-typescript': 'examples/typescript/quickstart.ts' },
   ...options,
   outdir: 'dist',
   sourcemap: true,

@@ -23,6 +23,7 @@ import { EventStreams, type EventStreamLimits } from './http/event-stream';
 import { observeRequests, requestTraceFields } from './http/request-telemetry';
 import { countRateLimitRefusal } from '@lore/platform/telemetry';
 import { registerMetricsRoute } from './routes/metrics.routes';
+import { registerMcpRoute } from './routes/mcp.route';
 import { RequestRateLimits, type RateLimitSettings } from './http/request-rate-limits';
 
 /** What the HTTP edge is configured with; the process that hosts it reads it from the environment. */
@@ -153,6 +154,7 @@ export function configureGateway(app: FastifyInstance, options: GatewayOptions):
     },
   });
   registerRoutes(app, routes, { authenticator, transport, requestTimeoutMs: config.requestTimeoutMs, eventStreams, rateLimits, checkReplies: config.checkReplies ?? false });
+  registerMcpRoute(app, { authenticator, rateLimits });
   registerMetricsRoute(app, config.metrics?.token);
   registerSystemRoutes(app, { transport, contexts: edges.map((edge) => edge.name), routes, asyncapi: gatewayAsyncApiDocument(config, edges) });
 }

@@ -1,0 +1,45 @@
+import { LoreHttp, type LoreClientOptions } from './core/http';
+import { ApiKeys } from './resources/api-keys';
+import { Connections, Integrations } from './resources/connections';
+import { Conversations, Messages } from './resources/conversations';
+import { Events } from './resources/events';
+import { Chunks, Collections, Contents } from './resources/knowledge';
+import { Memories } from './resources/memories';
+import { Webhooks } from './resources/webhooks';
+
+/**
+ * Lore's TypeScript client: one object per resource, typed by the OpenAPI document. Every
+ * error answer is a `LoreApiError` carrying the API's `detail`; lists iterate across pages
+ * (`for await (const memory of lore.memories.iterate({ user_id }))`).
+ */
+export class LoreClient {
+  /** Every operation by path and method, for what the resources do not wrap (openapi-fetch). */
+  readonly api: LoreHttp['api'];
+  readonly apiKeys: ApiKeys;
+  readonly collections: Collections;
+  readonly contents: Contents;
+  readonly chunks: Chunks;
+  readonly integrations: Integrations;
+  readonly connections: Connections;
+  readonly conversations: Conversations;
+  readonly messages: Messages;
+  readonly memories: Memories;
+  readonly webhooks: Webhooks;
+  readonly events: Events;
+
+  constructor(options: LoreClientOptions) {
+    const http = new LoreHttp(options);
+    this.api = http.api;
+    this.apiKeys = new ApiKeys(http);
+    this.collections = new Collections(http);
+    this.contents = new Contents(http);
+    this.chunks = new Chunks(http);
+    this.integrations = new Integrations(http);
+    this.connections = new Connections(http);
+    this.conversations = new Conversations(http);
+    this.messages = new Messages(http);
+    this.memories = new Memories(http);
+    this.webhooks = new Webhooks(http);
+    this.events = new Events(http);
+  }
+}

@@ -1,0 +1,1 @@
+export { createLoreMcpServer } from './lore-mcp-server';
