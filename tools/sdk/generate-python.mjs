@@ -1,5 +1,7 @@
 // Regenerates the Python SDK's generated modules (sdks/python/src/lore_client/) from the
-// OpenAPI document the current code serves:
+// OpenAPI document the current code serves, as the TypeScript generator stores it
+// (libs/client/generated/openapi.json; its drift check proves it current, so `npm run
+// sdk:generate` runs that generator first):
 //   models.py    pydantic v2 models of every response (datamodel-code-generator)
 //   requests.py  TypedDicts of every JSON request body and query string (the same generator),
 //                which the hand-written resources take as typed keyword arguments
@@ -10,16 +12,18 @@
 //   node tools/sdk/generate-python.mjs --check             write nothing; exit 1 naming the files that
 //                                                          differ (the drift check, run by
 //                                                          sdks/python/tests/test_generated_code.py)
-//   … --no-build                                           use dist/ as it is (the caller has just built it)
-//   … --document FILE                                      generate from that document instead of
-//                                                          asking a standalone Lore (the tests use it
-//                                                          to show that a changed schema is caught)
+//   … --document FILE                                      generate from that document instead (the
+//                                                          tests use it to show that a changed schema
+//                                                          is caught)
 // Needs the SDK's virtual environment (npm run sdk:python:install), which holds the generator.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fetchOpenApiDocument, REPO_ROOT } from './openapi-document.mjs';
+import { fileURLToPath } from 'node:url';
+
+const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const DOCUMENT = join(REPO_ROOT, 'libs/client/generated/openapi.json');
 
 const SDK = join(REPO_ROOT, 'sdks/python');
 const PACKAGE = join(SDK, 'src/lore_client');
@@ -140,7 +144,7 @@ function unasync(source) {
 async function generate() {
   if (!existsSync(CODEGEN)) throw new Error(`${CODEGEN} is missing: run \`npm run sdk:python:install\` first`);
   const documentArg = process.argv.indexOf('--document');
-  const document = documentArg >= 0 ? JSON.parse(readFileSync(process.argv[documentArg + 1], 'utf8')) : await fetchOpenApiDocument({ build: !process.argv.includes('--no-build') });
+  const document = JSON.parse(readFileSync(documentArg >= 0 ? process.argv[documentArg + 1] : DOCUMENT, 'utf8'));
   const { responses, requests } = splitDocument(withoutSafeIntegerBounds(document));
   const out = mkdtempSync(join(tmpdir(), 'lore-sdk-py-out-'));
   try {

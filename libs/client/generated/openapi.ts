@@ -497,6 +497,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/contents/{content_id}/file": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Download the uploaded file as it came (while it is kept: README, "Original files") */
+        get: operations["download_content_file"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/contents/{content_id}/reprocess": {
         parameters: {
             query?: never;
@@ -506,7 +523,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Process a content again from its text (after a failure, or with new settings) */
+        /** Process a content again (after a failure, or with new settings): from its kept original file, extracted again, else from its text */
         post: operations["reprocess_content"];
         delete?: never;
         options?: never;
@@ -895,6 +912,13 @@ export interface components {
             updated_at: string;
             processed_at: string | null;
             created_by: string;
+            /** @description The uploaded file, kept and downloadable at /api/v1/contents/{id}/file; null for a JSON text, a file over KNOWLEDGE_ORIGINALS_MAX_BYTES, or once its retention ended */
+            original: {
+                file_name: string;
+                content_type: string;
+                /** @description Bytes of the file */
+                size: number;
+            } | null;
         };
         ConversationContext: {
             conversation_id: string;
@@ -5422,6 +5446,83 @@ export interface operations {
                         id: string;
                         message: string;
                     };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Seconds until the request would be admitted */
+                    "Retry-After"?: number;
+                    /** @description The refusing policy's remaining units and seconds until one frees: `"caller";r=0;t=12` */
+                    RateLimit?: string;
+                    /** @description The policies that apply: `"caller";q=6000;w=60, "workspace";q=24000;w=60` */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    download_content_file: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Workspace to act in; defaults to the credential's own workspace. */
+                "X-Workspace-Id"?: string | null;
+            };
+            path: {
+                content_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                    "application/octet-stream": string;
                 };
             };
             /** @description Unauthorized */
