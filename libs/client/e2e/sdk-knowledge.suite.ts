@@ -21,6 +21,7 @@ export function describeSdkKnowledge(lore: () => LoreUnderTest): void {
       const tea = await client.contents.create({ collection_id: collectionId, name: 'tea', text: TEXTS.tea, metadata: { topic: 'drinks' } });
       const volcano = await client.contents.upload({ collection_id: collectionId, file: new Blob([`# Volcanoes\n\n${TEXTS.volcano}\n`], { type: 'text/markdown' }), filename: 'volcano.md', metadata: { topic: 'geology' } });
       const chess = await client.contents.upload({ collection_id: collectionId, file: new File([TEXTS.chess], 'chess.txt', { type: 'text/plain' }) });
+      expect(new TextDecoder().decode(await client.contents.download(chess.id))).toBe(TEXTS.chess);
       Object.assign(contentIds, { tea: tea.id, volcano: volcano.id, chess: chess.id });
       await Promise.all(Object.values(contentIds).map((id) => client.contents.waitUntilProcessed(id, { timeoutMs: 30_000 })));
     }, 45_000);

@@ -88,6 +88,12 @@ export class Contents {
     return unwrap(this.http.api.DELETE('/api/v1/contents/{content_id}', { params: { path: { content_id: contentId } } }));
   }
 
+  /** The uploaded file as it came, while it is kept (the record's `original`); a 404 LoreApiError otherwise. */
+  async download(contentId: string): Promise<Uint8Array> {
+    const bytes = await unwrap(this.http.api.GET('/api/v1/contents/{content_id}/file', { params: { path: { content_id: contentId } }, parseAs: 'arrayBuffer' }));
+    return new Uint8Array(bytes);
+  }
+
   reprocess(contentId: string): Promise<Content> {
     return unwrap(this.http.api.POST('/api/v1/contents/{content_id}/reprocess', { params: { path: { content_id: contentId } } }));
   }
