@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { send } from '@lore/platform/transport/port';
-import { startContext, type RunningContext } from '@lore/platform/testing';
+import { startContext, until, type RunningContext } from '@lore/platform/testing';
 import { startTestEmbeddingServer, type TestEmbeddingServer } from '@lore/platform/embeddings/contract';
 import { knowledgeConfig, knowledgeMessages, ORIGINAL_PART_BYTES } from '@lore/knowledge/contracts';
 import { contentStreamId, upcastContentEvent } from '@lore/knowledge/domain';
@@ -10,15 +10,6 @@ import { knowledgeContext } from './knowledge.context';
 const messages = knowledgeMessages(knowledgeConfig.parse({}));
 const scope = { workspaceId: 'ws_originals', actor: 'user:alice', collections: null };
 
-async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms: ${JSON.stringify(value).slice(0, 300)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** Original files (issue 18): stored in sealed parts after their content, kept once all are in, re-extracted on reprocess, erased with the content. */
 describe('knowledge: original files', () => {

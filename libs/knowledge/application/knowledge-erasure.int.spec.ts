@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { send } from '@lore/platform/transport/port';
-import { startContext, type RunningContext } from '@lore/platform/testing';
+import { startContext, until, type RunningContext } from '@lore/platform/testing';
 import { describeWithModels, startTestEmbeddingServer, type TestEmbeddingServer } from '@lore/platform/embeddings/contract';
 import { knowledgeConfig, knowledgeMessages } from '@lore/knowledge/contracts';
 import { collectionStreamId, contentStreamId } from '@lore/knowledge/domain';
@@ -10,15 +10,6 @@ import { knowledgeContext } from './knowledge.context';
 const messages = knowledgeMessages(knowledgeConfig.parse({}));
 const scope = { workspaceId: 'ws_erase', actor: 'user:alice', collections: null };
 
-async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms: ${JSON.stringify(value).slice(0, 300)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** Every file under DATA_DIR holding the word (as UTF-8 bytes). */
 function filesHolding(dir: string, word: string): string[] {

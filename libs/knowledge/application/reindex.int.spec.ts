@@ -1,5 +1,5 @@
 import { send } from '@lore/platform/transport/port';
-import { startContext, type RunningContext } from '@lore/platform/testing';
+import { startContext, until, type RunningContext } from '@lore/platform/testing';
 import { describeWithModels, startTestEmbeddingServer, type TestEmbeddingServer } from '@lore/platform/embeddings/contract';
 import { knowledgeConfig, knowledgeMessages } from '@lore/knowledge/contracts';
 import { knowledgeContext } from './knowledge.context';
@@ -7,15 +7,6 @@ import { knowledgeContext } from './knowledge.context';
 const messages = knowledgeMessages(knowledgeConfig.parse({}));
 const scope = { workspaceId: 'ws', actor: 'user:alice', collections: null };
 
-async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms: ${JSON.stringify(value).slice(0, 300)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** A model change re-indexes in the background; searches use the old index until the new one is complete. */
 describeWithModels('knowledge: changing a collection\'s embedding model', (modelsDir) => {

@@ -5,3 +5,4 @@ export * from './projection-spec';
 export * from './context-fixture';
 export * from './fresh-fixture';
 export * from './bundle-options';
+export * from './until';
