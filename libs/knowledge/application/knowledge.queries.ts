@@ -1,5 +1,5 @@
 import { notFound, type ReplyIn, type ValidRequestIn } from '@lore/platform/kernel';
-import type { DocumentStore, Filter } from '@lore/platform/documents/port';
+import { workspaceCollection, type DocumentStore, type Filter, type WorkspaceDoc } from '@lore/platform/documents/port';
 import type { VectorStore } from '@lore/platform/vectors/port';
 import type { KnowledgeMessages, KnowledgeScope } from '@lore/knowledge/contracts';
 import { mayAccess } from '@lore/knowledge/domain';
@@ -8,17 +8,21 @@ import { toCollectionRecord } from './collection-docs';
 import { toChunkRecord, toContentRecord } from './content-records';
 import { accessOf } from './collection.commands';
 
-/** The part of a filter that keeps a caller inside its workspace and its key's collections. */
+/** The part of a filter that keeps a caller inside its key's collections (the workspace is `workspaceCollection`'s). */
 function scopeFilter(scope: KnowledgeScope, collectionField: 'id' | 'collection_id'): Filter {
-  return scope.collections === null ? { workspace_id: scope.workspaceId } : { workspace_id: scope.workspaceId, [collectionField]: { $in: scope.collections } };
+  return scope.collections === null ? {} : { [collectionField]: { $in: scope.collections } };
 }
 
-/** Reads of collections, contents and chunks, always within the caller's workspace and key. */
+/** Reads of collections, contents and chunks, always within the caller's workspace (workspaceCollection) and key. */
 export class KnowledgeQueries {
   constructor(
     private readonly documents: DocumentStore,
     private readonly vectors: VectorStore,
   ) {}
+
+  private read<T extends WorkspaceDoc>(name: string, scope: KnowledgeScope) {
+    return workspaceCollection<T>(this.documents, name, scope.workspaceId);
+  }
 
   async getCollection(query: ValidRequestIn<KnowledgeMessages, 'getCollection'>): Promise<ReplyIn<KnowledgeMessages, 'getCollection'>> {
     return toCollectionRecord(await this.visibleCollection(query, query.collectionId));
@@ -31,7 +35,7 @@ export class KnowledgeQueries {
     if (query.tags !== undefined && query.tags.length > 0) conditions.push({ tags: { $containsAll: query.tags } });
     if (query.search !== undefined) conditions.push({ $or: [{ name: { $icontains: query.search } }, { description: { $icontains: query.search } }] });
     const filter = Object.assign({}, ...conditions) as Filter;
-    const collections = this.documents.collection<CollectionDoc>(COLLECTIONS);
+    const collections = this.read<CollectionDoc>(COLLECTIONS, query);
     const [page, total] = await Promise.all([
       collections.find({ filter, sort: [['created_at', 'desc']], skip: query.skip, limit: query.limit }),
       collections.count(filter),
@@ -40,7 +44,7 @@ export class KnowledgeQueries {
   }
 
   async getContent(query: ValidRequestIn<KnowledgeMessages, 'getContent'>): Promise<ReplyIn<KnowledgeMessages, 'getContent'>> {
-    const doc = await this.documents.collection<ContentDoc>(CONTENTS).get(query.contentId);
+    const doc = await this.read<ContentDoc>(CONTENTS, query).get(query.contentId);
     if (doc === null || !mayAccess(accessOf(query), { workspaceId: doc.workspace_id, collectionId: doc.collection_id })) throw notFound('Content');
     return toContentRecord(doc);
   }
@@ -50,7 +54,7 @@ export class KnowledgeQueries {
     const filter: Record<string, unknown> = { ...scopeFilter(query, 'collection_id') };
     if (query.collectionId !== undefined) filter['collection_id'] = query.collectionId;
     if (query.status !== undefined) filter['status'] = query.status;
-    const contents = this.documents.collection<ContentDoc>(CONTENTS);
+    const contents = this.read<ContentDoc>(CONTENTS, query);
     const [page, total] = await Promise.all([
       contents.find({ filter: filter as Filter, sort: [[query.sortBy, query.sortOrder]], skip: query.skip, limit: query.limit }),
       contents.count(filter as Filter),
@@ -59,7 +63,7 @@ export class KnowledgeQueries {
   }
 
   async getChunk(query: ValidRequestIn<KnowledgeMessages, 'getChunk'>): Promise<ReplyIn<KnowledgeMessages, 'getChunk'>> {
-    const doc = await this.documents.collection<ChunkDoc>(CHUNKS).get(query.chunkId);
+    const doc = await this.read<ChunkDoc>(CHUNKS, query).get(query.chunkId);
     if (doc === null || !mayAccess(accessOf(query), { workspaceId: doc.workspace_id, collectionId: doc.collection_id })) throw notFound('Chunk');
     const [withEmbedding] = query.includeEmbedding ? await this.withEmbeddings([doc]) : [toChunkRecord(doc)];
     if (withEmbedding === undefined) throw notFound('Chunk');
@@ -72,7 +76,7 @@ export class KnowledgeQueries {
     const filter: Record<string, unknown> = { ...scopeFilter(query, 'collection_id') };
     if (query.collectionId !== undefined) filter['collection_id'] = query.collectionId;
     if (query.contentId !== undefined) filter['content_id'] = query.contentId;
-    const page = await this.documents.collection<ChunkDoc>(CHUNKS).find({
+    const page = await this.read<ChunkDoc>(CHUNKS, query).find({
       filter: filter as Filter,
       sort: [['content_id', 'asc'], ['chunk_index', 'asc']],
       limit: query.limit,
@@ -83,7 +87,7 @@ export class KnowledgeQueries {
   }
 
   async visibleCollection(scope: KnowledgeScope, collectionId: string): Promise<CollectionDoc> {
-    const doc = await this.documents.collection<CollectionDoc>(COLLECTIONS).get(collectionId);
+    const doc = await this.read<CollectionDoc>(COLLECTIONS, scope).get(collectionId);
     if (doc === null || !mayAccess(accessOf(scope), { workspaceId: doc.workspace_id, collectionId: doc.id })) throw notFound('Collection');
     return doc;
   }

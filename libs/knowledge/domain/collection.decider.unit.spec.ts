@@ -91,10 +91,10 @@ describe('collectionDecider', () => {
     });
 
     it('is a no-op when nothing changes (same values, or nothing given)', () => {
-      spec.given([created]).when(update({ name: 'Docs', tags: ['a'], settings: { chunk_size: 256, chunk_overlap: 32 } })).then([]);
-      spec.given([created]).when(update({})).then([]);
+      spec.given([created]).when(update({ name: 'Docs', tags: ['a'], settings: { chunk_size: 256, chunk_overlap: 32 } })).thenNothingHappened();
+      spec.given([created]).when(update({})).thenNothingHappened();
       // Types forbid it (exactOptionalPropertyTypes), but a JSON-ish caller may still send it.
-      spec.given([created]).when(update({ name: undefined } as unknown as Partial<CollectionProperties>)).then([]);
+      spec.given([created]).when(update({ name: undefined } as unknown as Partial<CollectionProperties>)).thenNothingHappened();
     });
 
     it('can clear a nullable property', () => {
@@ -110,8 +110,8 @@ describe('collectionDecider', () => {
     });
 
     it('is a no-op for the current model, or for the model already being indexed', () => {
-      spec.given([created]).when(changeModel(local, 'r1')).then([]);
-      spec.given([created, reindexStarted('r1', local, remote)]).when(changeModel(remote, 'r2')).then([]);
+      spec.given([created]).when(changeModel(local, 'r1')).thenNothingHappened();
+      spec.given([created, reindexStarted('r1', local, remote)]).when(changeModel(remote, 'r2')).thenNothingHappened();
     });
 
     it('a second change supersedes the running re-index: only the newer one records chunks and completes', () => {
@@ -119,8 +119,8 @@ describe('collectionDecider', () => {
       const state = spec.given(running).when(changeModel(other, 'r2')).then([reindexStarted('r2', local, other)]);
       expect(state).toMatchObject({ embedding: local, reindex: { reindexId: 'r2', to: other } });
       const superseded = [...running, reindexStarted('r2', local, other)];
-      spec.given(superseded).when({ kind: 'reindex-chunks', reindexId: 'r1', chunks: [reindexChunk] }).then([]);
-      spec.given(superseded).when({ kind: 'complete-reindex', reindexId: 'r1', at: T2 }).then([]);
+      spec.given(superseded).when({ kind: 'reindex-chunks', reindexId: 'r1', chunks: [reindexChunk] }).thenNothingHappened();
+      spec.given(superseded).when({ kind: 'complete-reindex', reindexId: 'r1', at: T2 }).thenNothingHappened();
       spec.given(superseded).when({ kind: 'reindex-chunks', reindexId: 'r2', chunks: [reindexChunk] }).then([
         { type: 'knowledge.CollectionChunksReindexed', data: { collectionId: 'col_1', reindexId: 'r2', index: { name: other.index, dimensions: 1536, distance: 'cosine' }, chunks: [reindexChunk] } },
       ]);
@@ -137,15 +137,15 @@ describe('collectionDecider', () => {
       expect(state).toMatchObject({ embedding: remote, reindex: null });
       // Once completed, late work of that re-index is ignored.
       const done = [created, reindexStarted('r1', local, remote), { type: 'knowledge.CollectionReindexCompleted', data: { collectionId: 'col_1', reindexId: 'r1', from: local, to: remote, completedAt: T2 } } as CollectionEvent];
-      spec.given(done).when({ kind: 'reindex-chunks', reindexId: 'r1', chunks: [reindexChunk] }).then([]);
-      spec.given(done).when({ kind: 'complete-reindex', reindexId: 'r1', at: T2 }).then([]);
+      spec.given(done).when({ kind: 'reindex-chunks', reindexId: 'r1', chunks: [reindexChunk] }).thenNothingHappened();
+      spec.given(done).when({ kind: 'complete-reindex', reindexId: 'r1', at: T2 }).thenNothingHappened();
     });
 
     it('ignores re-index work for a deleted or absent collection', () => {
       const gone = [created, reindexStarted('r1', local, remote), deleted];
-      spec.given(gone).when({ kind: 'reindex-chunks', reindexId: 'r1', chunks: [reindexChunk] }).then([]);
-      spec.given(gone).when({ kind: 'complete-reindex', reindexId: 'r1', at: T2 }).then([]);
-      spec.given([]).when({ kind: 'complete-reindex', reindexId: 'r1', at: T2 }).then([]);
+      spec.given(gone).when({ kind: 'reindex-chunks', reindexId: 'r1', chunks: [reindexChunk] }).thenNothingHappened();
+      spec.given(gone).when({ kind: 'complete-reindex', reindexId: 'r1', at: T2 }).thenNothingHappened();
+      spec.given([]).when({ kind: 'complete-reindex', reindexId: 'r1', at: T2 }).thenNothingHappened();
     });
   });
 

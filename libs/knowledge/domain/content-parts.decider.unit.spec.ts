@@ -46,7 +46,7 @@ describe('content decider: text in parts', () => {
     spec
       .given([addedInParts(2, 'aa', 4)])
       .when({ kind: 'start', leaseId: 'l', leaseUntil: T0, chunkSize: 64, chunkOverlap: 0, embedding: { provider: 'p', model: 'm', dimensions: 2, distance: 'cosine', maxInputTokens: 64, index: 'i' }, maxAttempts: 3, at: T0 })
-      .then([]);
+      .thenNothingHappened();
   });
 
   it('hides the content from another workspace (not found)', () => {

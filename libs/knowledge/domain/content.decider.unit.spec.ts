@@ -92,7 +92,7 @@ describe('contentDecider', () => {
     });
 
     it('does not take a lease that is still held', () => {
-      spec.given(processing).when(start({ at: T1 })).then([]);
+      spec.given(processing).when(start({ at: T1 })).thenNothingHappened();
     });
 
     it('takes over a lapsed lease (its worker died) as the next attempt, dropping the dead attempt\'s chunks', () => {
@@ -103,7 +103,7 @@ describe('contentDecider', () => {
 
     it('honours renewals: a renewed lease is held until its new end', () => {
       const renewed: Of<'knowledge.ContentLeaseRenewed'> = { type: 'knowledge.ContentLeaseRenewed', data: { contentId: 'cnt_1', leaseId: 'lease_1', leaseUntil: T3 } };
-      spec.given([...processing, renewed]).when(start({ at: T2 })).then([]);
+      spec.given([...processing, renewed]).when(start({ at: T2 })).thenNothingHappened();
       // A renewal by a lease that is no longer the holder changes nothing.
       const stale: Of<'knowledge.ContentLeaseRenewed'> = { ...renewed, data: { ...renewed.data, leaseId: 'lease_0' } };
       spec.given([...processing, stale]).when(start({ at: T2 })).then([started(2, 'lease_new', T3, T2)]);
@@ -112,7 +112,7 @@ describe('contentDecider', () => {
     it('waits for a scheduled retry, then claims it', () => {
       const waiting = [...processing, failed(1, 'busy', T2)];
       expect(live(waiting).phase).toBe('waiting');
-      spec.given(waiting).when(start({ at: T1 })).then([]);
+      spec.given(waiting).when(start({ at: T1 })).thenNothingHappened();
       spec.given(waiting).when(start({ at: T2 })).then([started(2, 'lease_new', T3, T2)]);
     });
 
@@ -122,7 +122,7 @@ describe('contentDecider', () => {
       ['deleted', [added, deleted]],
       ['absent', []],
     ] as const)('never starts a %s content', (_what, given) => {
-      spec.given(given).when(start({ at: T3 })).then([]);
+      spec.given(given).when(start({ at: T3 })).thenNothingHappened();
     });
 
     it('turns a lapsed lease into failed once the attempts are used up, saying why', () => {
@@ -202,6 +202,36 @@ describe('contentDecider', () => {
     });
   });
 
+  describe('original file', () => {
+    const file = { name: 'doc.pdf', contentType: 'application/pdf', sizeBytes: 600_000, parts: 2 };
+    const withOriginal: Of<'knowledge.ContentAdded'> = { ...added, data: { ...added.data, original: file } };
+    const kept: Of<'knowledge.ContentOriginalKept'> = { type: 'knowledge.ContentOriginalKept', data: { contentId: 'cnt_1', file, keptAt: T1 } };
+
+    it('is kept once, then discarded once by retention', () => {
+      const state = spec.given([withOriginal]).when({ kind: 'keep-original', access, at: T1 }).then([kept]);
+      expect((state as LiveContent).original).toEqual({ file, state: 'kept' });
+      spec.given([withOriginal, kept]).when({ kind: 'keep-original', access, at: T2 }).thenNothingHappened();
+      const discarded = spec
+        .given([withOriginal, kept])
+        .when({ kind: 'discard-original', at: T2 })
+        .then([{ type: 'knowledge.ContentOriginalDiscarded', data: { contentId: 'cnt_1', reason: 'retention', discardedAt: T2 } }]);
+      expect((discarded as LiveContent).original).toBeNull();
+      spec.given([added]).when({ kind: 'discard-original', at: T2 }).thenNothingHappened();
+    });
+
+    it('refuses to keep what was never declared, and hides it from another workspace', () => {
+      spec.given([added]).when({ kind: 'keep-original', access, at: T1 }).thenThrows('conflict', 'no original');
+      spec.given([withOriginal]).when({ kind: 'keep-original', access: { workspaceId: 'ws_2', collections: null }, at: T1 }).thenThrows('not_found');
+    });
+
+    it('reprocesses from a text extracted again, which replaces the stored one (in parts), even on a new content', () => {
+      const text = { first: { sealed: 'dk_1:v1.a.b.c' }, firstBytes: 5, sizeBytes: 9, parts: 2 };
+      const state = spec.given([added]).when({ kind: 'reprocess', access, requestedBy: 'user:a', at: T2, text }).then([{ ...reprocessed, data: { ...reprocessed.data, text } }]);
+      expect(state).toMatchObject({ phase: 'uploading', textParts: [text.first], receivedBytes: 5, sizeBytes: 9, partsMissing: 1 });
+      spec.given([{ ...added, data: { ...added.data, parts: 2, sizeBytes: 20 } }]).when({ kind: 'reprocess', access, requestedBy: 'user:a', at: T2 }).thenThrows('conflict', 'still arriving');
+    });
+  });
+
   describe('reprocess', () => {
     it.each([
       ['completed', completedWithChunks],
@@ -215,7 +245,7 @@ describe('contentDecider', () => {
     });
 
     it('is a no-op on a content not started yet', () => {
-      spec.given([added]).when({ kind: 'reprocess', access, requestedBy: 'user:a', at: T2 }).then([]);
+      spec.given([added]).when({ kind: 'reprocess', access, requestedBy: 'user:a', at: T2 }).thenNothingHappened();
     });
 
     it.each([
@@ -330,8 +360,8 @@ describe('contentDecider', () => {
 
     it('cascades (no access) over a live content, and is a no-op once it is gone', () => {
       spec.given(processing).when({ kind: 'delete', access: null, cause: 'collection', at: T2 }).then([{ ...deleted, data: { ...deleted.data, cause: 'collection' } }]);
-      spec.given([added, deleted]).when({ kind: 'delete', access: null, cause: 'collection', at: T3 }).then([]);
-      spec.given([]).when({ kind: 'delete', access: null, cause: 'collection', at: T3 }).then([]);
+      spec.given([added, deleted]).when({ kind: 'delete', access: null, cause: 'collection', at: T3 }).thenNothingHappened();
+      spec.given([]).when({ kind: 'delete', access: null, cause: 'collection', at: T3 }).thenNothingHappened();
     });
 
     it('ignores every later event of a deleted content', () => {
