@@ -38,7 +38,7 @@ export class ContentOriginals {
     });
     if (command.part !== original.file.parts - 1) return null;
     for (let part = 0; part < original.file.parts - 1; part++) {
-      if ((await this.deps.blobs.get(partId(content.contentId, part))) === null) throw conflict(`Part ${part} of the original is missing`);
+      if (!(await this.deps.blobs.has(partId(content.contentId, part)))) throw conflict(`Part ${part} of the original is missing`);
     }
     const result = await handleCommand(this.deps.events, contentAggregate, contentStreamId(content.contentId), { kind: 'keep-original', access: command.access, at: this.deps.clock.now().toISOString() }, { retries: 10 });
     return result.position;

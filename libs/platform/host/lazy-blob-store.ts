@@ -16,6 +16,7 @@ export function lazyBlobStore(open: () => Promise<BlobStore>): BlobStore {
   return {
     put: async (id, bytes, meta) => (await store()).put(id, bytes, meta),
     get: async (id) => (await store()).get(id),
+    has: async (id) => (await store()).has(id),
     delete: async (id) => (await store()).delete(id),
     idsCreatedBefore: async (before, limit) => (await store()).idsCreatedBefore(before, limit),
     async close() {

@@ -56,6 +56,7 @@ export function describeBlobStoreContract(name: string, factory: BlobStoreFactor
 
     it('answers null for an id that holds nothing', async () => {
       expect(await store().get('cnt_never')).toBeNull();
+      expect(await store().has('cnt_never')).toBe(false);
     });
 
     it('takes a second put of an id as done: the first blob stays, and the put succeeds', async () => {
@@ -74,10 +75,12 @@ export function describeBlobStoreContract(name: string, factory: BlobStoreFactor
       expect(await fixture.current().holdsBytes(marker)).toBe(true); // the probe finds what is there
       await store().delete('cnt_gone');
       expect(await store().get('cnt_gone')).toBeNull();
+      expect(await store().has('cnt_gone')).toBe(false);
       expect(await fixture.current().holdsBytes(marker)).toBe(false);
       await store().delete('cnt_gone');
       await store().delete('cnt_never');
       expect(await store().get('cnt_kept')).not.toBeNull();
+      expect(await store().has('cnt_kept')).toBe(true);
     });
 
     it('lets an id be put again after its delete', async () => {
@@ -126,6 +129,7 @@ export function describeBlobStoreContract(name: string, factory: BlobStoreFactor
         await expect(store().put(id, Buffer.from('x'), meta())).rejects.toThrow(/invalid blob id/);
         await expect(store().get(id)).rejects.toThrow(/invalid blob id/);
         await expect(store().delete(id)).rejects.toThrow(/invalid blob id/);
+        await expect(store().has(id)).rejects.toThrow(/invalid blob id/);
       }
     });
   });

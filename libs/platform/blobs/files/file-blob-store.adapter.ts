@@ -65,6 +65,10 @@ class FileBlobStore implements BlobStore {
     return decodeBlobFile(data, path);
   }
 
+  async has(id: string): Promise<boolean> {
+    return exists(this.pathOf(id));
+  }
+
   async delete(id: string): Promise<void> {
     // Unlinking frees the file's blocks without overwriting them: what keeps a deleted blob
     // unreadable is that its bytes were sealed under a key that is shredded (README).

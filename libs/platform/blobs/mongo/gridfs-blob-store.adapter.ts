@@ -99,6 +99,10 @@ class GridFsBlobStore implements BlobStore {
     return { bytes: Buffer.concat(parts), meta: { contentType, name, workspaceId, createdAt } };
   }
 
+  async has(id: string): Promise<boolean> {
+    return this.isComplete(gridFsIdOf(id));
+  }
+
   async delete(id: string): Promise<void> {
     const fileId = gridFsIdOf(id);
     // The file document first, so that readers stop finding the blob at once; then its chunks.

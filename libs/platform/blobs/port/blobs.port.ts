@@ -31,6 +31,8 @@ export interface BlobStore {
   put(id: string, bytes: Buffer, meta: BlobMeta): Promise<void>;
   /** The blob, or null when there is none under `id` (never stored, or deleted). */
   get(id: string): Promise<StoredBlob | null>;
+  /** Whether a blob is stored under `id`, without reading it (a caller checking that every part of a file is in). */
+  has(id: string): Promise<boolean>;
   /** Removes the blob's bytes and meta from the store; deleting what is absent succeeds. */
   delete(id: string): Promise<void>;
   /**
