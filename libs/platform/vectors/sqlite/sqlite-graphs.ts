@@ -19,15 +19,14 @@
  * - A graph whose deleted slots reach `rebuildDeletedShare` of it is rebuilt; one whose
  *   collection empties is dropped with its file.
  */
-import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
-import { createHash } from 'node:crypto';
-import { basename, join } from 'node:path';
-import type Database from 'better-sqlite3';
-import type { VectorIndexDefinition } from '@lore/platform/vectors/port';
+import { existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { HnswGraph } from './hnsw-graph';
 import type { HnswParameters } from './hnsw-graph';
 import { graphTablesSql, tablesOf } from './sqlite-vector-schema';
-import type { Param } from './sqlite-vector-schema';
+import { countPoints, graphKey as key, storedVectorOf } from './graph-state';
+import type { CollectionGraph, GraphSql, GraphStatus } from './graph-state';
+import { GraphSnapshots } from './graph-snapshots';
 
 export interface GraphOptions extends Partial<HnswParameters> {
   /** Points a collection needs before it gets a graph (default GRAPH_DEFAULTS.minPoints). */
@@ -52,29 +51,6 @@ export interface PointChange {
   seq?: number;
 }
 
-interface Sql {
-  readonly db: Database.Database;
-  prepare(sql: string): Database.Statement<Param[]>;
-  run(sql: string, params: readonly Param[]): Database.RunResult;
-  definition(name: string): VectorIndexDefinition;
-}
-
-type Status = 'loading' | 'replaying' | 'building' | 'ready';
-
-interface CollectionGraph {
-  readonly index: string;
-  readonly collection: string;
-  status: Status;
-  graph: HnswGraph | null;
-  /** Building: last rowid read; replaying: last log position read. */
-  cursor: number;
-  /** Highest log position queued on the graph. */
-  lastSeq: number;
-  changesSinceSave: number;
-  lastChangeAt: number;
-  lastSaveAt: number;
-}
-
 const PAGE = 256;
 
 export class SqliteGraphs {
@@ -85,17 +61,18 @@ export class SqliteGraphs {
   /** Whether `scheduled` is a save's timer rather than an immediate. */
   private timer = false;
   private saving: Promise<void> | null = null;
-  private saveQueue: Promise<void> = Promise.resolve();
+  private readonly snapshots: GraphSnapshots;
   private waiters: Array<() => void> = [];
   private closed = false;
 
   constructor(
-    private readonly sql: Sql,
+    private readonly sql: GraphSql,
     /** Where snapshots go; null for an in-memory store (graphs are rebuilt on open). */
     private readonly dir: string | null,
     options: GraphOptions | false | undefined,
   ) {
     this.options = options === false ? { ...GRAPH_DEFAULTS, minPoints: Number.POSITIVE_INFINITY } : { ...GRAPH_DEFAULTS, ...options };
+    this.snapshots = new GraphSnapshots(sql, dir, (state) => this.states.get(key(state.index, state.collection)) === state);
   }
 
   /** On open: every registered graph is loaded (or rebuilt) in the background. */
@@ -114,7 +91,7 @@ export class SqliteGraphs {
           state.cursor = row.covered_seq;
           this.load(state, file);
         } else {
-          this.build(state, this.count(name, row.collection_id, Number.POSITIVE_INFINITY));
+          this.build(state, countPoints(this.sql, name, row.collection_id, Number.POSITIVE_INFINITY));
         }
       }
     }
@@ -127,7 +104,7 @@ export class SqliteGraphs {
     return state?.status === 'ready' ? state.graph : null;
   }
 
-  status(index: string, collection: string): Status | 'none' {
+  status(index: string, collection: string): GraphStatus | 'none' {
     return this.states.get(key(index, collection))?.status ?? 'none';
   }
 
@@ -199,7 +176,7 @@ export class SqliteGraphs {
   private async saveChanged(): Promise<void> {
     await this.saving;
     for (const state of [...this.states.values()]) {
-      if (state.status === 'ready' && state.changesSinceSave > 0) await this.save(state);
+      if (state.status === 'ready' && state.changesSinceSave > 0) await this.snapshots.save(state);
     }
   }
 
@@ -240,7 +217,7 @@ export class SqliteGraphs {
   private step(state: CollectionGraph, deadline: number): void {
     const graph = state.graph;
     if (!graph || state.status === 'loading') return;
-    const source = (rowid: number): Float32Array | null => this.vectorOf(state, rowid);
+    const source = (rowid: number): Float32Array | null => storedVectorOf(this.sql, state, rowid);
     if (state.status === 'ready') {
       graph.applySome(deadline, source);
       return;
@@ -256,7 +233,7 @@ export class SqliteGraphs {
       for (const rowid of rowids) {
         // A rowid written since the build started is (or was) in the queue, which holds its newer state.
         if (!graph.pending.has(rowid) && !graph.holds(rowid)) {
-          const vector = this.vectorOf(state, rowid);
+          const vector = storedVectorOf(this.sql, state, rowid);
           if (vector) graph.put(rowid, vector);
         }
         state.cursor = rowid;
@@ -290,27 +267,18 @@ export class SqliteGraphs {
     return true;
   }
 
-  private vectorOf(state: CollectionGraph, rowid: number): Float32Array | null {
-    const { points, knn } = tablesOf(state.index);
-    const collection = this.sql.prepare(`SELECT collection_id FROM ${points} WHERE rowid = ?`).pluck(true).get(rowid);
-    if (collection !== state.collection) return null;
-    const blob = this.sql.prepare(`SELECT embedding FROM ${knn} WHERE rowid = ?`).pluck(true).get(BigInt(rowid)) as Buffer | undefined;
-    if (!blob) return null;
-    return new Float32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength));
-  }
-
   // ---- life cycle of one collection's graph ----
 
   private maintain(index: string, collection: string): void {
     const state = this.states.get(key(index, collection));
     if (state?.status === 'loading') return;
     if (state) {
-      if (this.count(index, collection, 1) === 0) this.drop(state);
+      if (countPoints(this.sql, index, collection, 1) === 0) this.drop(state);
       else if (state.status === 'ready' && state.graph && state.graph.deletedShare() >= this.options.rebuildDeletedShare) this.build(state, state.graph.size());
       return;
     }
     if (!Number.isFinite(this.options.minPoints)) return;
-    const count = this.count(index, collection, this.options.minPoints);
+    const count = countPoints(this.sql, index, collection, this.options.minPoints);
     if (count >= this.options.minPoints) {
       this.ensureTables(index);
       // Registered before the first read, so every later write is logged for the first snapshot.
@@ -340,7 +308,7 @@ export class SqliteGraphs {
       },
       () => {
         if (this.states.get(key(state.index, state.collection)) !== state || this.closed) return;
-        this.build(state, this.count(state.index, state.collection, Number.POSITIVE_INFINITY));
+        this.build(state, countPoints(this.sql, state.index, state.collection, Number.POSITIVE_INFINITY));
         this.schedule();
       },
     );
@@ -348,7 +316,7 @@ export class SqliteGraphs {
 
   private drop(state: CollectionGraph, unregister = true): void {
     this.states.delete(key(state.index, state.collection));
-    const file = this.fileOf(state);
+    const file = this.snapshots.fileOf(state);
     if (file) rmSync(file, { force: true });
     if (unregister && this.hasTables(state.index)) {
       const { graphs, changes } = tablesOf(state.index);
@@ -368,7 +336,7 @@ export class SqliteGraphs {
       const due = Math.min(state.lastChangeAt, state.lastSaveAt + 10 * this.options.saveDelayMs) + this.options.saveDelayMs - now;
       if (due <= 0) {
         // A failed save (disk full …) leaves the graph serving; the next due save tries again.
-        this.saving = this.save(state).catch(() => undefined).finally(() => {
+        this.saving = this.snapshots.save(state).catch(() => undefined).finally(() => {
           this.saving = null;
           this.schedule();
         });
@@ -379,62 +347,13 @@ export class SqliteGraphs {
     if (Number.isFinite(wait)) this.schedule(Math.ceil(wait));
   }
 
-  /** One save at a time (background, flush and close may ask at once): each writes the same temporary file. */
-  private save(state: CollectionGraph): Promise<void> {
-    const run = this.saveQueue.then(() => this.saveNow(state));
-    this.saveQueue = run.catch(() => undefined);
-    return run;
-  }
-
-  /** Writes the snapshot on a libuv thread while the graph stays unchanged, then records the log position it covers. */
-  private async saveNow(state: CollectionGraph): Promise<void> {
-    const graph = state.graph;
-    const file = this.fileOf(state);
-    if (!graph || !file || !this.dir || state.changesSinceSave === 0 || this.states.get(key(state.index, state.collection)) !== state) return;
-    mkdirSync(this.dir, { recursive: true });
-    let covered = state.lastSeq;
-    for (const entry of graph.pending.values()) if (entry.seq > 0) covered = Math.min(covered, entry.seq - 1);
-    const changes = state.changesSinceSave;
-    graph.saving = true;
-    try {
-      await graph.save(`${file}.tmp`);
-    } finally {
-      graph.saving = false;
-    }
-    if (!this.sql.db.open) return;
-    if (this.states.get(key(state.index, state.collection)) !== state || state.graph !== graph) {
-      rmSync(`${file}.tmp`, { force: true });
-      return;
-    }
-    renameSync(`${file}.tmp`, file);
-    const { graphs, changes: log } = tablesOf(state.index);
-    this.sql.db.transaction(() => {
-      this.sql.run(`UPDATE ${graphs} SET covered_seq = ?, file = ? WHERE collection_id = ?`, [covered, basename(file), state.collection]);
-      this.sql.run(`DELETE FROM ${log} WHERE collection_id = ? AND seq <= ?`, [state.collection, covered]);
-    })();
-    state.changesSinceSave -= changes;
-    state.lastSaveAt = performance.now();
-  }
-
-  private fileOf(state: CollectionGraph): string | null {
-    if (!this.dir) return null;
-    const digest = createHash('sha256').update(state.collection).digest('hex').slice(0, 24);
-    return join(this.dir, `${state.index}-${digest}.hnsw`);
-  }
-
   // ---- helpers ----
-
-  /** The collection's points, counted up to `atMost` (a write to a big collection must not count it whole). */
-  private count(index: string, collection: string, atMost: number): number {
-    const limit = Number.isFinite(atMost) ? ` LIMIT ${Math.floor(atMost)}` : '';
-    return Number(this.sql.prepare(`SELECT count(*) FROM (SELECT 1 FROM ${tablesOf(index).points} WHERE collection_id = ?${limit})`).pluck(true).get(collection));
-  }
 
   private parameters(): HnswParameters {
     return { m: this.options.m, efConstruction: this.options.efConstruction, efSearch: this.options.efSearch };
   }
 
-  private newState(index: string, collection: string, status: Status): CollectionGraph {
+  private newState(index: string, collection: string, status: GraphStatus): CollectionGraph {
     const state: CollectionGraph = { index, collection, status, graph: null, cursor: 0, lastSeq: 0, changesSinceSave: 0, lastChangeAt: 0, lastSaveAt: performance.now() };
     this.states.set(key(index, collection), state);
     return state;
@@ -455,4 +374,3 @@ export class SqliteGraphs {
   }
 }
 
-const key = (index: string, collection: string): string => `${index}\u0000${collection}`;

@@ -7,17 +7,19 @@
  */
 import type Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
-import { notFound, compileFilter, type FilterNode } from '@lore/platform/kernel';
+import { notFound, compileFilter } from '@lore/platform/kernel';
 import { openPrivateDatabase } from '@lore/platform/sqlite';
-import type { Checkpoint, PointPayload, VectorIndex, VectorIndexDefinition, VectorPoint, VectorStore, VectorWrite } from '@lore/platform/vectors/port';
-import { assertId, assertIndexDefinition, assertIndexName, assertPayload, assertPoint, assertScope, sameDefinition, storedVector } from '@lore/platform/vectors/port';
-import { DATETIME_FUNCTION, datetimeWithin, filterSql, SqlParams } from './sqlite-filter.translator';
-import { CHECKPOINTS, createIndexSql, createKeywordSql, dropIndexSql, hasClusterColumn, REGISTRY, STORE_DDL, tablesOf, vectorBlob } from './sqlite-vector-schema';
-import type { IndexTables, Param } from './sqlite-vector-schema';
+import type { Checkpoint, VectorIndex, VectorIndexDefinition, VectorStore, VectorWrite } from '@lore/platform/vectors/port';
+import { assertId, assertIndexDefinition, assertIndexName, assertPayload, assertPoint, assertScope, sameDefinition } from '@lore/platform/vectors/port';
+import { DATETIME_FUNCTION, datetimeWithin } from './sqlite-filter.translator';
+import { CHECKPOINTS, createIndexSql, createKeywordSql, dropIndexSql, REGISTRY, STORE_DDL, tablesOf } from './sqlite-vector-schema';
+import type { Param } from './sqlite-vector-schema';
 import { SqliteVectorIndex } from './sqlite-vector-index';
 import { SqliteGraphs } from './sqlite-graphs';
-import type { GraphOptions, PointChange } from './sqlite-graphs';
+import type { GraphOptions } from './sqlite-graphs';
 import { KeywordIndex } from './keyword-index';
+import { PointWrites } from './sqlite-point-writes';
+import type { PlannedWrite, WriteEffects } from './sqlite-point-writes';
 
 export interface SqliteVectorStoreOptions {
   /** File path, or ':memory:' for a private in-memory database. */
@@ -48,36 +50,16 @@ export function openSqliteVectorStore(options: SqliteVectorStoreOptions): Vector
 type Statement = Database.Statement<Param[]>;
 const STATEMENT_CACHE_SIZE = 500;
 
-/** A write after validation, ready to apply inside the transaction. */
-type PlannedWrite =
-  | { readonly op: 'upsert'; readonly tables: IndexTables; readonly points: readonly VectorPoint[]; readonly definition: VectorIndexDefinition }
-  | { readonly op: 'delete'; readonly name: string; readonly tables: IndexTables; readonly ids: readonly string[] }
-  | { readonly op: 'deleteWhere'; readonly tables: readonly IndexTables[]; readonly names: readonly string[]; readonly collections: readonly string[]; readonly filter: FilterNode }
-  | { readonly op: 'setPayload'; readonly name: string; readonly tables: IndexTables; readonly ids: readonly string[]; readonly payload: Partial<PointPayload> };
-
-interface ExistingRow {
-  readonly rowid: number;
-  readonly collection_id: string;
-  readonly text: string;
-}
-
-/** What one `write` changed: per point for the graphs, per index the collections whose size changed. */
-interface WriteEffects {
-  readonly changes: PointChange[];
-  readonly touched: Map<string, Set<string>>;
-}
-
 export class SqliteVectorStore implements VectorStore {
   readonly db: Database.Database;
   readonly graphs: SqliteGraphs;
-  /** Whether an index's vec0 table has the earlier IVF layer's `cluster` column (new points get 0). */
-  private readonly clusterColumns = new Map<string, boolean>();
   /** The keyword indexes' in-memory side, by index name, loaded on first use (`keywords`). */
   private readonly keywordIndexes = new Map<string, KeywordIndex>();
   private readonly statements = new Map<string, Statement>();
   private readonly definitions = new Map<string, VectorIndexDefinition>();
   private readonly applyWrites: (writes: readonly PlannedWrite[], checkpoint: Checkpoint | undefined, effects: WriteEffects) => void;
   private readonly applyReset: (names: readonly string[], checkpointName: string) => void;
+  private readonly pointWrites = new PointWrites(this);
 
   constructor(options: SqliteVectorStoreOptions) {
     this.db = openPrivateDatabase(options.path, 'vectors');
@@ -97,7 +79,7 @@ export class SqliteVectorStore implements VectorStore {
     this.graphs.start([...this.definitions.keys()]);
 
     this.applyWrites = this.db.transaction((writes: readonly PlannedWrite[], checkpoint: Checkpoint | undefined, effects: WriteEffects) => {
-      for (const write of writes) this.applyWrite(write, effects);
+      for (const write of writes) this.pointWrites.apply(write, effects);
       this.graphs.log(effects.changes);
       if (checkpoint) {
         this.run(`INSERT INTO ${CHECKPOINTS} (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value`, [checkpoint.name, checkpoint.value]);
@@ -137,7 +119,7 @@ export class SqliteVectorStore implements VectorStore {
   async dropIndex(name: string): Promise<void> {
     assertIndexName(name);
     this.statements.clear();
-    this.clusterColumns.clear();
+    this.pointWrites.forgetColumns();
     this.graphs.forget([name]);
     this.keywordIndexes.delete(name);
     this.db.transaction(() => {
@@ -186,7 +168,7 @@ export class SqliteVectorStore implements VectorStore {
   async reset(indexes: readonly string[], checkpointName: string): Promise<void> {
     indexes.forEach(assertIndexName);
     this.statements.clear();
-    this.clusterColumns.clear();
+    this.pointWrites.forgetColumns();
     this.graphs.forget(indexes);
     for (const name of indexes) this.keywordIndexes.delete(name);
     this.applyReset(indexes, checkpointName);
@@ -267,127 +249,6 @@ export class SqliteVectorStore implements VectorStore {
         assertPayload(write.payload, true);
         return { op: 'setPayload', name: write.index, tables: tablesOf(write.index), ids: write.ids, payload: write.payload };
     }
-  }
-
-  /** `effects`: every point changed, and per index the collections whose size may have grown or reached 0 (graph upkeep). */
-  private applyWrite(write: PlannedWrite, effects: WriteEffects): void {
-    const touch = (name: string, collections: readonly string[]): void => {
-      const set = effects.touched.get(name) ?? new Set<string>();
-      for (const c of collections) set.add(c);
-      effects.touched.set(name, set);
-    };
-    switch (write.op) {
-      case 'upsert':
-        for (const point of write.points) this.upsertPoint(write.tables, point, write.definition, effects.changes);
-        touch(write.definition.name, write.points.map((p) => p.collectionId));
-        return;
-      case 'delete':
-        for (const id of write.ids) {
-          const row = this.existing(write.tables, id);
-          if (row) this.deleteRow(write.name, write.tables, row, effects.changes);
-        }
-        return;
-      case 'deleteWhere':
-        write.names.forEach((name, i) => {
-          const tables = write.tables[i];
-          if (tables) this.deleteWhere(name, tables, write.collections, write.filter, effects.changes);
-        });
-        for (const name of write.names) touch(name, write.collections);
-        return;
-      case 'setPayload':
-        for (const id of write.ids) this.setPayload(write.tables, id, write.payload);
-        return;
-    }
-  }
-
-  private existing(tables: IndexTables, id: string): ExistingRow | undefined {
-    return this.prepare(`SELECT p.rowid AS rowid, p.collection_id AS collection_id, t.text AS text FROM ${tables.points} AS p JOIN ${tables.text} AS t ON t.rowid = p.rowid WHERE p.id = ?`).get(id) as
-      | ExistingRow
-      | undefined;
-  }
-
-  private upsertPoint(tables: IndexTables, point: VectorPoint, definition: VectorIndexDefinition, changes: PointChange[]): void {
-    const { payload } = point;
-    const columns: Param[] = [point.collectionId, payload.content_id, payload.source, payload.chunk_index, JSON.stringify(payload.tags), JSON.stringify(payload.metadata)];
-    const row = this.existing(tables, point.id);
-    let rowid: number;
-    if (row) {
-      rowid = row.rowid;
-      // Moved to another collection: it leaves the old collection's graph.
-      if (row.collection_id !== point.collectionId) changes.push({ index: definition.name, collection: row.collection_id, rowid, vector: null });
-      this.run(`UPDATE ${tables.points} SET collection_id = ?, content_id = ?, source = ?, chunk_index = ?, tags = ?, metadata = ? WHERE rowid = ?`, [...columns, rowid]);
-      if (row.text !== point.text) this.run(`UPDATE ${tables.text} SET text = ? WHERE rowid = ?`, [point.text, rowid]);
-      if (row.text !== point.text || row.collection_id !== point.collectionId) {
-        const keywords = this.keywords(definition.name);
-        keywords.remove(rowid, row.collection_id);
-        keywords.add(rowid, point.collectionId, point.text);
-      }
-      // vec0 cannot move a row to another partition, and the vector changes anyway: replace the row.
-      this.run(`DELETE FROM ${tables.knn} WHERE rowid = ?`, [BigInt(rowid)]);
-    } else {
-      const inserted = this.run(`INSERT INTO ${tables.points} (collection_id, content_id, source, chunk_index, tags, metadata, id) VALUES (?, ?, ?, ?, ?, ?, ?)`, [...columns, point.id]);
-      rowid = Number(inserted.lastInsertRowid);
-      this.run(`INSERT INTO ${tables.text} (rowid, text) VALUES (?, ?)`, [rowid, point.text]);
-      this.keywords(definition.name).add(rowid, point.collectionId, point.text);
-    }
-    const vector = storedVector(point.vector, definition.distance);
-    const values: Param[] = [BigInt(rowid), point.collectionId, vectorBlob(vector), payload.content_id, payload.source ?? '', BigInt(payload.chunk_index)];
-    if (this.hasClusterColumn(definition.name)) {
-      this.run(`INSERT INTO ${tables.knn} (rowid, collection_id, embedding, content_id, source, chunk_index, cluster) VALUES (?, ?, ?, ?, ?, ?, 0)`, values);
-    } else {
-      this.run(`INSERT INTO ${tables.knn} (rowid, collection_id, embedding, content_id, source, chunk_index) VALUES (?, ?, ?, ?, ?, ?)`, values);
-    }
-    changes.push({ index: definition.name, collection: point.collectionId, rowid, vector });
-  }
-
-  private hasClusterColumn(name: string): boolean {
-    let found = this.clusterColumns.get(name);
-    if (found === undefined) {
-      found = hasClusterColumn(this.prepare(`SELECT sql FROM sqlite_master WHERE name = ?`).pluck(true).get(tablesOf(name).knn) as string | undefined);
-      this.clusterColumns.set(name, found);
-    }
-    return found;
-  }
-
-  private deleteRow(name: string, tables: IndexTables, row: ExistingRow, changes: PointChange[]): void {
-    changes.push({ index: name, collection: row.collection_id, rowid: row.rowid, vector: null });
-    this.keywords(name).remove(row.rowid, row.collection_id);
-    this.run(`DELETE FROM ${tables.knn} WHERE rowid = ?`, [BigInt(row.rowid)]);
-    this.run(`DELETE FROM ${tables.text} WHERE rowid = ?`, [row.rowid]);
-    this.run(`DELETE FROM ${tables.points} WHERE rowid = ?`, [row.rowid]);
-  }
-
-  private deleteWhere(name: string, tables: IndexTables, collections: readonly string[], filter: FilterNode, changes: PointChange[]): void {
-    if (filter.kind === 'none') return;
-    const params = new SqlParams();
-    const scope = `p.collection_id IN (${params.list(collections)})`;
-    const where = filter.kind === 'all' ? scope : `${scope} AND ${filterSql(filter, params)}`;
-    const rows = this.prepare(`SELECT p.rowid AS rowid, p.collection_id AS collection_id FROM ${tables.points} AS p WHERE ${where}`).all(...params.values) as ExistingRow[];
-    for (const row of rows) this.deleteRow(name, tables, row, changes);
-  }
-
-  private setPayload(tables: IndexTables, id: string, payload: Partial<PointPayload>): void {
-    const row = this.existing(tables, id);
-    if (!row) return;
-    const assignments: string[] = [];
-    const values: Param[] = [];
-    const knnAssignments: string[] = [];
-    const knnValues: Param[] = [];
-    const set = (column: string, value: Param, knnValue?: Param): void => {
-      assignments.push(`${column} = ?`);
-      values.push(value);
-      if (knnValue !== undefined) {
-        knnAssignments.push(`${column} = ?`);
-        knnValues.push(knnValue);
-      }
-    };
-    if (payload.content_id !== undefined) set('content_id', payload.content_id, payload.content_id);
-    if (payload.source !== undefined) set('source', payload.source, payload.source ?? '');
-    if (payload.chunk_index !== undefined) set('chunk_index', payload.chunk_index, BigInt(payload.chunk_index));
-    if (payload.tags !== undefined) set('tags', JSON.stringify(payload.tags));
-    if (payload.metadata !== undefined) set('metadata', JSON.stringify(payload.metadata));
-    if (assignments.length > 0) this.run(`UPDATE ${tables.points} SET ${assignments.join(', ')} WHERE rowid = ?`, [...values, row.rowid]);
-    if (knnAssignments.length > 0) this.run(`UPDATE ${tables.knn} SET ${knnAssignments.join(', ')} WHERE rowid = ?`, [...knnValues, BigInt(row.rowid)]);
   }
 
   /**
