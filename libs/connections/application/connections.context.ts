@@ -1,6 +1,6 @@
 import { defineContext } from '@lore/platform/cqrs';
 import { handle } from '@lore/platform/transport/port';
-import { connectionMessages, connectionsConfig, integrationMessages } from '@lore/connections/contracts';
+import { connectMessages, connectionMessages, connectionsConfig, integrationMessages } from '@lore/connections/contracts';
 import { IntegrationQueries } from './integrations.queries';
 import { ConnectionCommands } from './connection.commands';
 import { ConnectionQueries } from './connection.queries';
@@ -15,6 +15,8 @@ import { interruptedTests } from './interrupted-tests.worker';
 import { CONNECTIONS, CREDENTIALS } from './connection.read-models';
 import { tokenRequester } from './verification/oauth-tokens';
 import { webhooksModule } from './webhooks';
+import { ConnectSessions } from './connect/connect-sessions';
+import { connectionHealth } from './connect/connection-health.worker';
 
 /** How long erasure may wait for the other processors to pass a credential's erasure (at start-up they may be catching up). */
 const ERASURE_WAIT_MS = 10 * 60_000;
@@ -31,6 +33,8 @@ export const connectionsContext = defineContext({
     const queries = new ConnectionQueries(deps.documents);
     const tests = new ConnectionTests({ ...deps, vault });
     const webhooks = webhooksModule(deps);
+    const connect = connectMessages(deps.config.limits);
+    const sessions = new ConnectSessions({ ...deps, commands, tests });
     return {
       handlers: [
         handle(integrationMessages.list, (q) => integrations.list(q)),
@@ -42,6 +46,10 @@ export const connectionsContext = defineContext({
         handle(messages.test, (c) => tests.test(c)),
         handle(messages.get, (q) => queries.get(q)),
         handle(messages.list, (q) => queries.list(q)),
+        handle(connect.create, (c) => sessions.create(c)),
+        handle(connect.get, (q) => sessions.get(q)),
+        handle(connect.authorize, (c) => sessions.authorize(c)),
+        handle(connect.callback, (c) => sessions.callback(c)),
         ...webhooks.handlers,
       ],
       projections: [webhooks.watching(connectionsProjection)],
@@ -51,7 +59,7 @@ export const connectionsContext = defineContext({
         credentialErasureReactor({ ...deps, processedByOthers: (position, erased) => deps.readYourWrites.settleAllBut(CREDENTIAL_ERASURE, position, ERASURE_WAIT_MS, erased) }),
         ...webhooks.reactors,
       ],
-      workers: [credentialSweep({ ...deps, vault }), interruptedTests(deps), ...webhooks.workers],
+      workers: [credentialSweep({ ...deps, vault }), interruptedTests(deps), connectionHealth({ ...deps, tests }), ...webhooks.workers],
       async prepare() {
         const connections = deps.documents.collection(CONNECTIONS);
         await connections.ensureIndex(['workspace_id', 'user_id', 'created_at']);
