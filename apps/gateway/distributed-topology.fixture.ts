@@ -29,9 +29,11 @@ export async function startDistributedTopology(options: {
   readonly env?: NodeJS.ProcessEnv;
   readonly stdout?: 'pipe' | 'ignore';
   readonly readyTimeoutMs?: number;
+  /** The gateway's port, when the caller must know it before the start (LORE_PUBLIC_BASE_URL); a free one otherwise. */
+  readonly port?: number;
 }): Promise<DistributedTopology> {
   execFileSync(process.execPath, ['tools/build.mjs'], { cwd: ROOT, stdio: 'inherit' });
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const dataDir = mkdtempSync(join(tmpdir(), 'lore-distributed-'));
   const child = spawn(process.execPath, ['dist/distributed.js'], {
     cwd: ROOT,

@@ -22,7 +22,7 @@ export function connectMessages(limits: ConnectionLimits) {
         config: f.config.optional(),
         label: f.label.optional(),
         connectionId: z.string().min(1).max(100).optional(),
-        expiresInSeconds: z.number().int().min(60).max(86_400).optional(),
+        expiresInSeconds: z.number().int().min(1).max(86_400).optional(),
       }),
       ConnectSessionRecord,
     ),

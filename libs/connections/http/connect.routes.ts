@@ -23,7 +23,7 @@ export function connectRoutes({ limits, testTimeoutMs }: ConnectionsConfig): Htt
     config: f.config.optional().describe("The integration's configuration (its config_schema); the OAuth app's registered configuration wins"),
     label: f.label.optional().describe("The new connection's label; the integration's name when omitted"),
     connection_id: z.string().min(1).max(100).optional().describe('Reconnect this connection (new tokens) instead of creating one'),
-    expires_in: z.number().int().min(60).max(86_400).optional().describe('Seconds the session may take (CONNECT_SESSION_TTL_MS when omitted; at most CONNECT_SESSION_MAX_TTL_MS)'),
+    expires_in: z.number().int().min(1).max(86_400).optional().describe('Seconds the session may take (CONNECT_SESSION_TTL_MS when omitted; at most CONNECT_SESSION_MAX_TTL_MS)'),
   });
   return [
     route({
