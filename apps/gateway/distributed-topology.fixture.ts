@@ -74,6 +74,7 @@ export async function startDistributedTopology(options: {
   return { url, process: child, dataDir, stop };
 }
 
+/** A free port on 127.0.0.1 (the e2e libraries' `freePort` too: app code may not import test libraries). */
 export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -1,8 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connectTestEnv, describeConnectSessions, startOAuthAuthorizationServer, WEBHOOK_TEST_ENV, type LoreUnderTest, type OAuthAuthorizationServer } from '@lore/gateway/e2e';
-import { freePort } from '../gateway/distributed-topology.fixture';
+import { connectTestEnv, describeConnectSessions, freePort, startOAuthAuthorizationServer, WEBHOOK_TEST_ENV, type LoreUnderTest, type OAuthAuthorizationServer } from '@lore/gateway/e2e';
 import { startStandalone } from './bootstrap';
 
 const JWT_SECRET = 'connect-standalone-e2e-secret';

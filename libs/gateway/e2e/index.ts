@@ -21,3 +21,4 @@ export * from './limits.suite';
 export * from './admin.suite';
 export * from './oauth-authorization-server';
 export * from './connect-sessions.suite';
+export * from './free-port';
