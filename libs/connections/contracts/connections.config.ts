@@ -33,18 +33,24 @@ const OAuthClients = z
     return z.NEVER;
   });
 
+/** An absolute http(s) URL with no query, fragment or credentials, or null. */
+function plainHttpUrl(text: string): URL | null {
+  try {
+    const url = new URL(text);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.search === '' && url.hash === '' && url.username === '' && url.password === '' ? url : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Lore's public base URL (scheme, host, optional path prefix), without a trailing slash. */
 const PublicBaseUrl = z
   .string()
   .optional()
   .transform((text, ctx): string | null => {
     if (text === undefined || text.trim() === '') return null;
-    try {
-      const url = new URL(text.trim());
-      if ((url.protocol === 'https:' || url.protocol === 'http:') && url.search === '' && url.hash === '' && url.username === '') return url.toString().replace(/\/+$/, '');
-    } catch {
-      // reported below
-    }
+    const url = plainHttpUrl(text.trim());
+    if (url !== null) return url.toString().replace(/\/+$/, '');
     ctx.addIssue({ code: 'custom', message: 'must be an absolute http(s) URL without query, fragment or credentials, e.g. https://lore.example.com' });
     return z.NEVER;
   });
@@ -56,16 +62,9 @@ const RedirectUrls = z
   .transform((text, ctx): string[] => {
     if (text === undefined || text.trim() === '') return [];
     const urls = text.split(',').map((part) => part.trim()).filter(Boolean);
-    const bad = urls.filter((u) => {
-      try {
-        const url = new URL(u);
-        return !(url.protocol === 'https:' || url.protocol === 'http:') || url.hash !== '' || url.search !== '' || url.username !== '';
-      } catch {
-        return true;
-      }
-    });
+    const bad = urls.filter((u) => plainHttpUrl(u) === null);
     if (bad.length === 0 && urls.length <= 100) return urls;
-    ctx.addIssue({ code: 'custom', message: `must be up to 100 comma-separated absolute http(s) URLs without query or fragment (not: ${bad.join(', ')})` });
+    ctx.addIssue({ code: 'custom', message: `must be up to 100 comma-separated absolute http(s) URLs without query, fragment or credentials (not: ${bad.join(', ')})` });
     return z.NEVER;
   });
 
