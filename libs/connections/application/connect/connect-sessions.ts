@@ -179,7 +179,15 @@ export class ConnectSessions {
     const pkce = oauth2['pkce'] === true;
     const verifier = pkce ? randomSecret() : null;
     const sealedVerifier = verifier === null ? null : this.verifiers.seal(session.sessionId, verifier, await this.verifiers.newKey());
-    const result = await this.step(session, { kind: 'authorize', stateHash: hashOf(stateSecret), sealedVerifier, at: this.now() });
+    let result;
+    try {
+      result = await this.step(session, { kind: 'authorize', stateHash: hashOf(stateSecret), sealedVerifier, at: this.now() });
+    } catch (error) {
+      // Visited twice at once: the other visit goes on; this one's verifier was never sent.
+      await this.shred(sealedVerifier);
+      if (error instanceof AppError && error.code === 'conflict') return { location: outcomeUrl(session.redirectUrl, session.sessionId, { status: 'error', error: 'session_already_used' }) };
+      throw error;
+    }
     const after = this.live(result.state);
     if (after.status === 'failed') {
       await this.shred(sealedVerifier);
@@ -261,8 +269,10 @@ export class ConnectSessions {
       ...(shape === undefined ? {} : { shape }),
     });
     if (!got.ok) return this.fail(session, 'token_exchange_failed', `the code could not be exchanged: ${got.error}`);
-    const { access_token, refresh_token, expires_at, token_type } = got.token;
-    const credentials = { access_token, ...(refresh_token === undefined ? {} : { refresh_token }), ...(expires_at === null ? {} : { expires_at }), ...(token_type === undefined ? {} : { token_type }) };
+    const { access_token, refresh_token, expires_at } = got.token;
+    // The provider's token_type label was checked against the catalog (`token_response`); the
+    // stored `token_type` says how Lore presents the token, the method's default (Bearer).
+    const credentials = withDefaults(method.fields, { access_token, ...(refresh_token === undefined ? {} : { refresh_token }), ...(expires_at === null ? {} : { expires_at }) });
     const owner = { workspaceId: session.workspaceId, userId: session.userId, actor: session.createdBy };
     let connectionId: string;
     try {
