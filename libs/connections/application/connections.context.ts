@@ -1,4 +1,4 @@
-import { defineContext } from '@lore/platform/cqrs';
+import { defineContext, periodicTask } from '@lore/platform/cqrs';
 import { handle } from '@lore/platform/transport/port';
 import { connectMessages, connectionMessages, connectionsConfig, integrationMessages } from '@lore/connections/contracts';
 import { IntegrationQueries } from './integrations.queries';
@@ -16,6 +16,7 @@ import { CONNECTIONS, CREDENTIALS } from './connection.read-models';
 import { tokenRequester } from './verification/oauth-tokens';
 import { webhooksModule } from './webhooks';
 import { ConnectSessions } from './connect/connect-sessions';
+import { CONNECT_SESSIONS } from './connect/connect-sessions.projection';
 import { connectionHealth } from './connect/connection-health.worker';
 
 /** How long erasure may wait for the other processors to pass a credential's erasure (at start-up they may be catching up). */
@@ -59,13 +60,17 @@ export const connectionsContext = defineContext({
         credentialErasureReactor({ ...deps, processedByOthers: (position, erased) => deps.readYourWrites.settleAllBut(CREDENTIAL_ERASURE, position, ERASURE_WAIT_MS, erased) }),
         ...webhooks.reactors,
       ],
-      workers: [credentialSweep({ ...deps, vault }), interruptedTests(deps), connectionHealth({ ...deps, tests }), ...webhooks.workers],
+      workers: [credentialSweep({ ...deps, vault }), interruptedTests(deps), connectionHealth({ ...deps, tests }),
+        // Abandoned connect sessions end (and their verifiers' keys go) once past their time by a test's longest run.
+        periodicTask({ name: 'abandoned connect sessions', firstAfterMs: 30_000, everyMs: 60_000, log: deps.log, run: () => sessions.endAbandoned(deps.config.staleTestMs), routine: true }),
+        ...webhooks.workers],
       async prepare() {
         const connections = deps.documents.collection(CONNECTIONS);
         await connections.ensureIndex(['workspace_id', 'user_id', 'created_at']);
         await connections.ensureIndex(['workspace_id', 'user_id', 'integration_type', 'status']);
         await connections.ensureIndex(['status', 'updated_at']);
         await deps.documents.collection(CREDENTIALS).ensureIndex(['created_at']);
+        await deps.documents.collection(CONNECT_SESSIONS).ensureIndex(['status', 'expires_at']);
         await webhooks.prepare();
       },
     };

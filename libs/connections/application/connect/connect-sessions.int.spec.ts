@@ -1,14 +1,15 @@
 import { sealedKeyId } from '@lore/platform/crypto';
 import { readAggregateState } from '@lore/platform/cqrs';
 import { send } from '@lore/platform/transport/port';
-import { startContext, type RunningContext } from '@lore/platform/testing';
-import { systemClock } from '@lore/platform/kernel';
+import { startContext, until, type RunningContext } from '@lore/platform/testing';
+import { systemClock, type Clock } from '@lore/platform/kernel';
 import { connectMessages, connectionsConfig } from '@lore/connections/contracts';
 import { connectSessionDecider, connectSessionStreamId, upcastConnectSessionEvent } from '@lore/connections/domain';
 import { connectionsContext } from '../connections.context';
 import { ConnectSessions } from './connect-sessions';
 
 const owner = { workspaceId: 'ws', userId: 'alice', actor: 'user:alice' };
+type Stores = Awaited<ReturnType<RunningContext['openStores']>>;
 const messages = connectMessages({ maxConfigBytes: 16384, maxCredentialsBytes: 16384 });
 const env = {
   LORE_PUBLIC_BASE_URL: 'https://lore.example',
@@ -33,22 +34,44 @@ describe('connect sessions in the connections service', () => {
     return { session, token, authorize, state: authorize.searchParams.get('state') ?? '' };
   };
 
+  /** The service's own class over these stores: their keyring shreds what it holds (the running service caches its keys). */
+  const overStores = (stores: Stores, clock: Clock = systemClock): ConnectSessions => {
+    const unused = undefined as never;
+    return new ConnectSessions({
+      events: stores.events,
+      documents: stores.documents,
+      keyring: stores.keyring,
+      egress: unused,
+      clock,
+      log: { warn: () => undefined, error: () => undefined },
+      commands: unused,
+      tests: unused,
+      config: { ...connectionsConfig.parse(env), testTimeoutMs: 1_000 },
+    });
+  };
+
+  it('ends an abandoned session once past its time, and shreds its verifier', async () => {
+    const { session } = await start();
+    const stores = await running.openStores();
+    try {
+      const sessions = overStores(stores, { now: () => new Date(Date.parse(session.expires_at) + 120_000) });
+      await until(() => stores.documents.collection('connect_sessions').get(session.id), (doc) => doc?.['status'] === 'authorizing', 5_000);
+      const stored = await readAggregateState(stores.events, { name: 'connect-session', decider: connectSessionDecider, upcast: upcastConnectSessionEvent }, connectSessionStreamId(session.id));
+      if (stored.status === 'absent' || stored.sealedVerifier === null) throw new Error('no sealed verifier');
+      expect(await sessions.endAbandoned(60_000)).toBeGreaterThanOrEqual(1);
+      expect(await stores.keyring.get(sealedKeyId(stored.sealedVerifier))).toBeNull();
+      expect(await sessions.endAbandoned(60_000)).toBe(0);
+    } finally {
+      await stores.close();
+    }
+    expect(await send(running.transport, messages.get, { ...owner, sessionId: session.id })).toMatchObject({ status: 'failed', error: { code: 'session_expired' } });
+  });
+
   it('ends a callback whose PKCE verifier is gone as missing_verifier, with no exchange', async () => {
     const { session, state } = await start();
     const stores = await running.openStores();
     try {
-      // The service's own class over these stores: their keyring shreds what it holds (the running service caches its keys).
-      const unused = undefined as never;
-      const sessions = new ConnectSessions({
-        events: stores.events,
-        keyring: stores.keyring,
-        egress: unused,
-        clock: systemClock,
-        log: { warn: () => undefined, error: () => undefined },
-        commands: unused,
-        tests: unused,
-        config: { ...connectionsConfig.parse(env), testTimeoutMs: 1_000 },
-      });
+      const sessions = overStores(stores);
       const stored = await readAggregateState(stores.events, { name: 'connect-session', decider: connectSessionDecider, upcast: upcastConnectSessionEvent }, connectSessionStreamId(session.id));
       if (stored.status === 'absent' || stored.sealedVerifier === null) throw new Error('no sealed verifier');
       await stores.keyring.shred([sealedKeyId(stored.sealedVerifier)]);

@@ -2,6 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { AppError, failedChecks, newId, notFound, unavailable, type Clock, type EventMetadata, type ReplyIn, type ValidRequestIn } from '@lore/platform/kernel';
 import type { EventStore } from '@lore/platform/event-store/port';
 import type { Egress } from '@lore/platform/egress/port';
+import type { DocumentStore } from '@lore/platform/documents/port';
 import { SealedFields, sealedKeyId, type Keyring } from '@lore/platform/crypto';
 import { handleCommand, readAggregateState, type ContextLog } from '@lore/platform/cqrs';
 import type { AuthMethod, ConnectMessages, ConnectSettings, IntegrationRecord, OAuthApp } from '@lore/connections/contracts';
@@ -25,6 +26,7 @@ import { fillTemplate, withDefaults } from '../verification/templates';
 import { operatorClient } from './oauth-apps';
 import { allowedRedirect } from './redirect-urls';
 import { toSessionRecord } from './connect-session.record';
+import { CONNECT_SESSIONS, type ConnectSessionDoc } from './connect-sessions.projection';
 
 const sessionAggregate = { name: 'connect-session', decider: connectSessionDecider, upcast: upcastConnectSessionEvent };
 
@@ -33,6 +35,7 @@ export const authorizePath = (sessionId: string): string => `/api/v1/connect/ses
 
 export interface ConnectSessionDeps {
   readonly events: EventStore;
+  readonly documents: DocumentStore;
   readonly keyring: Keyring;
   readonly egress: Egress;
   readonly clock: Clock;
@@ -290,6 +293,27 @@ export class ConnectSessions {
     await this.step(session, { kind: 'complete', connectionId, connectionStatus: tested.status, testPassed: tested.success, at: this.now() });
     await this.shred(session.sealedVerifier);
     return { location: outcomeUrl(session.redirectUrl, session.sessionId, tested.success ? { status: 'success', connectionId } : { status: 'error', connectionId, error: 'connection_test_failed' }) };
+  }
+
+  /**
+   * Ends what was abandoned: a session past `expires_at` by more than `graceMs` that never came
+   * back (`session_expired`), or whose callback was cut off by a crash (`connection_failed`).
+   * Its sealed verifier's key is shredded. Answers how many were ended.
+   */
+  async endAbandoned(graceMs: number): Promise<number> {
+    const before = new Date(this.deps.clock.now().getTime() - graceMs).toISOString();
+    const { items } = await this.deps.documents
+      .collection<ConnectSessionDoc>(CONNECT_SESSIONS)
+      .find({ filter: { status: { $in: ['created', 'authorizing', 'exchanging'] }, expires_at: { $lt: before } }, limit: 500 });
+    let endedNow = 0;
+    for (const doc of items) {
+      const session = await this.read(doc.id);
+      if (session === null || ended(session)) continue;
+      const interrupted = session.status === 'exchanging';
+      await this.fail(session, interrupted ? 'connection_failed' : 'session_expired', interrupted ? 'the callback was interrupted (the service stopped while it ran); start a new connect session' : 'the connect session expired before the user came back');
+      endedNow++;
+    }
+    return endedNow;
   }
 
   /** Ends the session as failed (once) and sends the browser back with the code. */
