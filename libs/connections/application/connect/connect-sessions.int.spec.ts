@@ -15,7 +15,11 @@ const env = {
   LORE_PUBLIC_BASE_URL: 'https://lore.example',
   CONNECT_REDIRECT_URLS: 'https://app.example/connected',
   // Never contacted: every outcome here is decided before the token endpoint.
-  CONNECTION_OAUTH_CLIENTS: JSON.stringify({ gitlab: { client_id: 'app', client_secret: 'app-secret-DO-NOT-LEAK', config: { base_url: 'https://gitlab.internal.example' } } }),
+  CONNECTION_OAUTH_CLIENTS: JSON.stringify({
+    gitlab: { client_id: 'app', client_secret: 'app-secret-DO-NOT-LEAK', config: { base_url: 'https://gitlab.internal.example' } },
+    // Registered without the subdomain it belongs to: no configuration can be trusted with its secret.
+    zendesk: { client_id: 'zd', client_secret: 'zd-secret' },
+  }),
 };
 
 /** What the e2e suites cannot reach from outside: a verifier gone (its key shredded), and the session's events holding nothing in the clear. */
@@ -81,6 +85,18 @@ describe('connect sessions in the connections service', () => {
       await stores.close();
     }
     expect(await send(running.transport, messages.get, { ...owner, sessionId: session.id })).toMatchObject({ status: 'failed', error: { code: 'missing_verifier' } });
+  });
+
+  it('refuses, before the user is sent anywhere, a configuration that would move the token endpoint away from the OAuth app', async () => {
+    await expect(send(running.transport, messages.create, { ...owner, integration: 'slack', redirectUrl: 'https://app.example/connected' })).rejects.toMatchObject({ code: 'failed_checks', checks: [expect.stringMatching(/^integration: no OAuth app/)] });
+    await expect(send(running.transport, messages.create, { ...owner, integration: 'zendesk', config: { subdomain: 'attacker' }, redirectUrl: 'https://app.example/connected' })).rejects.toMatchObject({
+      code: 'failed_checks',
+      checks: [expect.stringMatching(/^config: Lore's OAuth app for "zendesk" is registered for another token endpoint/)],
+    });
+    await expect(send(running.transport, messages.create, { ...owner, integration: 'gitlab', redirectUrl: 'https://app.example.evil.test/connected', authMethodId: 'personal_access_token' })).rejects.toMatchObject({
+      code: 'failed_checks',
+      checks: expect.arrayContaining([expect.stringMatching(/^redirect_url:/), expect.stringMatching(/^auth_method_id: .* not an OAuth 2.0 authorization code method/)]),
+    });
   });
 
   it('keeps no link token, state secret, verifier or code in the clear in its events, and uses the app registered config', async () => {

@@ -115,6 +115,9 @@ export class ConnectSessions {
       errors.push(...checked.errors);
       const authorizationUrl = fillTemplate(chosen.method.oauth2?.authorization_url ?? '', { config: withDefaults(entry.config_schema, config), credentials: {} }, 'url');
       if ('error' in authorizationUrl) errors.push(`config: ${authorizationUrl.error}`);
+      else if (app !== undefined && operatorClient(entry, chosen.method, withDefaults(entry.config_schema, config), app) === undefined) {
+        errors.push(`config: Lore's OAuth app for "${entry.id}" is registered for another token endpoint than this configuration names`);
+      }
     }
     if (c.connectionId !== undefined) {
       const target = await readAggregateState(this.deps.events, connectionAggregate, connectionStreamId(c.connectionId));
