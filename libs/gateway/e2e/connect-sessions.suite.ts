@@ -1,3 +1,4 @@
+import { LoreClient } from '@lore/client';
 import { until } from '@lore/platform/testing';
 import { call, mintJwt, unique, type LoreUnderTest, type Reply } from './e2e-client';
 import { CONNECT_TEST_APP, type OAuthAuthorizationServer } from './oauth-authorization-server';
@@ -92,8 +93,11 @@ export function describeConnectSessions(lore: () => LoreUnderTest, oauth: () => 
       noSecretIn(created.body, done, connection, callback.location, atLore.location);
     });
 
-    it('reconnects an existing connection with new tokens instead of making another', async () => {
-      const first = outcome(await visit(await toProvider((await newSession()).body.connect_url)).then((r) => r.location));
+    it('reconnects an existing connection with new tokens instead of making another (through the TypeScript SDK)', async () => {
+      const sdk = new LoreClient({ baseUrl: lore().url, token });
+      const created = await sdk.connectSessions.create({ integration: 'gitlab', redirect_url: `${CONNECT_TEST_APP}/connected` });
+      const first = outcome((await visit(await toProvider(created.connect_url ?? ''))).location);
+      expect(await sdk.connectSessions.get(created.id)).toMatchObject({ status: 'completed', connection_id: first['connection_id'], scopes: ['read_api', 'read_user', 'read_repository'] });
       const count = (await connections()).length;
       const again = (await newSession({ connection_id: first['connection_id'] })).body;
       const back = outcome((await visit(await toProvider(again.connect_url))).location);
