@@ -11,6 +11,7 @@
 // passages indexed, default 200), MODELS_DIR, BENCH_DATA (the BEIR sets, default ../shared/data).
 import { createServer } from 'node:http';
 import { loadavg } from 'node:os';
+import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { DATA_DIR, startLore } from './lore-under-bench.mjs';
 import { readJsonl } from './search-data.mjs';

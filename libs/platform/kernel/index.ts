@@ -18,3 +18,4 @@ export * from './search/vector-filter';
 export * from './search/datetime';
 export * from './search/search-inputs';
 export * from './search/rerank-inputs';
+export * from './retry-policy';

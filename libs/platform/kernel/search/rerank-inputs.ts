@@ -67,5 +67,5 @@ export function effectiveRerank(query: RerankRequest | null | undefined, collect
 }
 
 function definedOnly(options: RerankOptions): RerankOptions {
-  return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as RerankOptions;
+  return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
 }

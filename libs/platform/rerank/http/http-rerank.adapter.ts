@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EgressRefused, type Egress, type OutboundResponse } from '@lore/platform/egress/port';
-import { isRetryableStatus, nextDelayMs, retryAfterMs, type RetryPolicy } from '@lore/platform/embeddings/openai';
+import { isRetryableStatus, nextDelayMs, retryAfterMs, type RetryPolicy } from '@lore/platform/kernel';
 import { RerankFailure, type RerankProvider, type RerankProviderInfo, type RerankScored } from '@lore/platform/rerank/port';
 import { RERANK_WIRE_FORMATS, type RerankApi } from './rerank-wire-formats';
 

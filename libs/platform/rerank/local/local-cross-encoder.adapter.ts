@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { resolveModel, type LocalDtype } from '@lore/platform/embeddings/local';
+import { resolveModel, type LocalDtype } from '@lore/platform/embeddings/port';
 import { RerankFailure, type RerankProvider, type RerankProviderInfo, type RerankScored } from '@lore/platform/rerank/port';
 import { CROSS_ENCODER_WORKER_SOURCE } from './cross-encoder-worker.source';
 
