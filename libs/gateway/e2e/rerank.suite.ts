@@ -153,6 +153,11 @@ export function describeRerank(lore: () => LoreUnderTest, standIns: () => Rerank
       const skipped = await call(lore(), 'POST', `/api/v1/conversations/${conversation.body.id}/context`, { token, body: { query: QUERY, rerank: { provider: 'cohere', on_error: 'skip' } } });
       expect(skipped.status).toBe(200);
       expect(skipped.body.warnings).toEqual(expect.arrayContaining([`collection ${collectionId} not re-ranked: Rerank provider cohere answered 500: scripted 500`]));
+      // With the default on_error ("fail"), a failed reranker fails the context as it fails a search.
+      standIns().servers.cohere.script({ status: 500 }, { status: 500 }, { status: 500 }, { status: 500 }, { status: 500 }, { status: 500 });
+      const failed = await call(lore(), 'POST', `/api/v1/conversations/${conversation.body.id}/context`, { token, body: { query: QUERY, rerank: { provider: 'cohere' } } });
+      expect(failed.status).toBe(502);
+      expect(failed.body).toEqual({ detail: 'Rerank provider cohere answered 500: scripted 500' });
     });
   });
 }
