@@ -104,6 +104,9 @@ export function describeRerank(lore: () => LoreUnderTest, standIns: () => Rerank
       const unknown = await search(lore(), token, { query: QUERY, collection_id: collectionId, rerank: { provider: 'nobody' } });
       expect(unknown.status).toBe(422);
       expect(locs(unknown)).toEqual([['body', 'rerank', 'provider']]);
+      const unknownDefault = await call(lore(), 'PATCH', `/api/v1/collections/${collectionId}`, { token, body: { settings: { rerank: { provider: 'nobody' } } } });
+      expect(unknownDefault.status).toBe(422);
+      expect(locs(unknownDefault)).toEqual([['body', 'settings', 'rerank', 'provider']]);
       const bad = await search(lore(), token, { query: QUERY, collection_id: collectionId, rerank: { top_n: 0, on_error: 'maybe' } });
       expect(bad.status).toBe(422);
       expect(locs(bad)).toEqual(expect.arrayContaining([['body', 'rerank', 'top_n'], ['body', 'rerank', 'on_error']]));
