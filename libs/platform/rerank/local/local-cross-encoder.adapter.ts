@@ -81,10 +81,16 @@ export class LocalCrossEncoderProvider implements RerankProvider {
         new RerankFailure('model_not_found', 'local', `has no model: ${this.info.model} (${dtype}) is in none of ${searched.join(', ')}; put its ONNX files in MODELS_DIR (README: Re-ranking)`),
       );
     }
+    let transformersPath: string;
+    try {
+      transformersPath = require.resolve('@huggingface/transformers');
+    } catch {
+      throw this.remember(new RerankFailure('model_not_found', 'local', 'needs the @huggingface/transformers package, which is not installed'));
+    }
     const worker = new Worker(CROSS_ENCODER_WORKER_SOURCE, {
       eval: true,
       workerData: {
-        transformersPath: require.resolve('@huggingface/transformers'),
+        transformersPath,
         model: this.info.model,
         dtype,
         root: source.root,
