@@ -28,7 +28,9 @@ const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 
 /**
  * One of the rerank APIs over Lore's egress (the operator's address rules and forward proxy
- * apply: a TEI or vLLM on a private address needs LORE_EGRESS_ALLOW).
+ * apply: a TEI or vLLM on a private address needs LORE_EGRESS_ALLOW). Its connection is kept
+ * alive between calls (`reuseConnection`): a search waits for each call, and a new connection
+ * per call was a round trip (and a wake-up of the process) too many.
  */
 export class HttpRerankProvider implements RerankProvider {
   readonly info: RerankProviderInfo;
@@ -60,7 +62,7 @@ export class HttpRerankProvider implements RerankProvider {
       let failure: RerankFailure;
       let serverWait: number | undefined;
       try {
-        const response = await this.egress.request({ method: 'POST', url: this.url, headers: this.headers, body, timeoutMs, maxResponseBytes: MAX_RESPONSE_BYTES, maxRedirects: 0 });
+        const response = await this.egress.request({ method: 'POST', url: this.url, headers: this.headers, body, timeoutMs, maxResponseBytes: MAX_RESPONSE_BYTES, maxRedirects: 0, reuseConnection: true });
         const parsed = parseJson(response);
         if (response.status >= 200 && response.status < 300) {
           if (parsed === undefined) throw this.failure('bad_response', 'sent a response that is not JSON');
