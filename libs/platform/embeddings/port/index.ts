@@ -6,3 +6,4 @@ export * from './vector-math';
 export * from './embedding-models';
 export * from './measured-embeddings';
 export * from './model-resolution';
+export * from './worker-priority';

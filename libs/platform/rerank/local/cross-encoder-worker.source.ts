@@ -1,3 +1,5 @@
+import { LOWER_WORKER_PRIORITY_SOURCE } from '@lore/platform/embeddings/port';
+
 /**
  * The local cross-encoder's worker thread, as plain CommonJS in a string started with
  * `new Worker(source, { eval: true })`, for the reason the embedding worker is one
@@ -16,12 +18,7 @@ export const CROSS_ENCODER_WORKER_SOURCE = String.raw`
 'use strict';
 const { parentPort, workerData } = require('node:worker_threads');
 const config = workerData;
-try {
-  const tid = Number(require('node:fs').readlinkSync('/proc/thread-self').split('/').pop());
-  if (config.nice > 0 && Number.isInteger(tid)) require('node:os').setPriority(tid, config.nice);
-} catch {
-  // Not Linux, or not allowed: the same priority as the rest of the process.
-}
+${LOWER_WORKER_PRIORITY_SOURCE}
 const messageOf = (error) => (error && error.message ? String(error.message) : String(error));
 const state = { tokenizer: null, model: null };
 const loading = load();
