@@ -9,7 +9,7 @@ import { AckPolicy, connect } from 'nats';
 import { lastValueFrom, timeout } from 'rxjs';
 import { describeWithServer } from '@lore/platform/testing';
 import { freePortRange, startDistributedTopology, type DistributedTopology } from './distributed-topology.fixture';
-import { call, describeAdmin, describeApiKeys, describeAuth, describeConversationContext, describeConversationMessages, describeConnections, describeConversations, describeErrors, describeEventStream, describeIntegrations, describeKnowledge, describeLargeContent, describeLimits, describeMemories, describeMemorySearch, describeMetrics, describeRoles, describeWebhooks, mintJwt, WEBHOOK_TEST_ENV, LIMITS_TEST_ENV, EVENTS_TEST_ENV, type LoreUnderTest } from '@lore/gateway/e2e';
+import { call, describeAdmin, describeApiKeys, describeAuth, describeConversationContext, describeConversationMessages, describeConnections, describeConversations, describeErrors, describeEventStream, describeIntegrations, describeKnowledge, describeLargeContent, describeLimits, describeMemories, describeMemorySearch, describeMetrics, describeRerank, describeRoles, describeWebhooks, mintJwt, startRerankStandIns, type RerankStandIns, WEBHOOK_TEST_ENV, LIMITS_TEST_ENV, EVENTS_TEST_ENV, type LoreUnderTest } from '@lore/gateway/e2e';
 import { modelsDirForTests } from '@lore/platform/embeddings/contract';
 import { eventStreamName } from '@lore/platform/transport/nats';
 import { workspaceToken } from '@lore/platform/transport/port';
@@ -44,7 +44,10 @@ describeWithServer('NATS_URL', 'distributed topology over NATS', (natsUrl) => {
   /** Each service's own `/metrics` (METRICS_PORT, then one port per service). */
   const serviceMetrics: string[] = [];
 
+  let rerank: RerankStandIns;
+
   beforeAll(async () => {
+    rerank = await startRerankStandIns();
     const metricsPort = await freePortRange(CONTEXTS.length);
     serviceMetrics.push(...CONTEXTS.map((_, i) => `http://127.0.0.1:${metricsPort + i}`));
     topology = await startDistributedTopology({
@@ -58,12 +61,16 @@ describeWithServer('NATS_URL', 'distributed topology over NATS', (natsUrl) => {
         EVENTS_HEARTBEAT_MS: '500',
         ...WEBHOOK_TEST_ENV, ...LIMITS_TEST_ENV, ...EVENTS_TEST_ENV,
         MODELS_DIR: modelsDirForTests(),
+        ...rerank.env,
       },
     });
     Object.assign(lore, { url: topology.url });
   }, 90_000);
 
-  afterAll(() => topology.stop());
+  afterAll(async () => {
+    await topology.stop();
+    await rerank.close();
+  });
 
   describeAuth(() => lore);
   describeErrors(() => lore);
@@ -75,6 +82,7 @@ describeWithServer('NATS_URL', 'distributed topology over NATS', (natsUrl) => {
   describeConversations(() => lore);
   describeConversationMessages(() => lore);
   describeConversationContext(() => lore);
+  describeRerank(() => lore, () => rerank);
   describeIntegrations(() => lore);
   describeConnections(() => lore);
   describeEventStream(() => lore);

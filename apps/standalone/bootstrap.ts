@@ -3,7 +3,8 @@ import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createLogger, LifecycleModule, loadConfig, openTransport, startTelemetry, type LoreConfig } from '@lore/platform/runtime';
-import { ContextHost, openEmbeddingModels } from '@lore/platform/host';
+import { ContextHost, openEmbeddingModels, openRerankers } from '@lore/platform/host';
+import { openEgress } from '@lore/platform/egress/node';
 import { journaledTransport, openEmbeddedEventFeed } from '@lore/platform/transport/sqlite-feed';
 import { eventIdSecretGeneratedMessage, GatewayErrorFilter, GatewayModule, gatewayServerOptions, loadEventIdSecret } from '@lore/gateway';
 import { CONTEXTS, composeEdges } from '../contexts';
@@ -21,14 +22,16 @@ export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Pro
   const transport = journaledTransport(await openTransport(config, logger, 'standalone', 'lore'), feed);
   // One set of models for every context: one local model in memory, one query cache.
   const embeddings = openEmbeddingModels(env);
+  // And one set of rerank providers (one local cross-encoder), calling out through the process's egress rules.
+  const rerankers = openRerankers(openEgress({ allow: config.egressAllow, ...(config.egressProxyUrl === undefined ? {} : { proxyUrl: config.egressProxyUrl }) }), env);
   // The in-process transport ignores NATS_URL, so /asyncapi.json must not name a NATS server.
   const gatewayConfig = { ...config, natsUrl: undefined };
   // By the distributed gateway's rule: LORE_EVENT_ID_SECRET, else LORE_MASTER_KEY, else DATA_DIR/event-id.key
   // (not master.key: rotating the master key must not invalidate the ids clients saved).
   const eventIdSecret = loadEventIdSecret({ secret: config.eventIdSecret, masterKey: config.masterKey, dataDir: config.dataDir, onGenerated: (file) => logger.info(eventIdSecretGeneratedMessage(file)) });
-  const hosts = CONTEXTS.map(({ service }) => new ContextHost(service, { config, transport, feed, feedCheckpoints: feed, logger, env, embeddings }));
+  const hosts = CONTEXTS.map(({ service }) => new ContextHost(service, { config, transport, feed, feedCheckpoints: feed, logger, env, embeddings, rerankers }));
   @Module({
-    imports: [LifecycleModule.forRoot([{ stop: () => telemetry.flush() }, { stop: () => embeddings.close() }, { stop: () => feed.close() }, { stop: () => transport.close() }, ...hosts]), GatewayModule.forRoot({ config: gatewayConfig, transport, feed, edges: composeEdges(env), eventIdSecret })],
+    imports: [LifecycleModule.forRoot([{ stop: () => telemetry.flush() }, { stop: () => embeddings.close() }, { stop: () => rerankers.close() }, { stop: () => feed.close() }, { stop: () => transport.close() }, ...hosts]), GatewayModule.forRoot({ config: gatewayConfig, transport, feed, edges: composeEdges(env), eventIdSecret })],
   })
   class StandaloneModule {}
   const app = await NestFactory.create<NestFastifyApplication>(StandaloneModule, new FastifyAdapter(gatewayServerOptions(config, logger)), {

@@ -1,7 +1,7 @@
 import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { call, describeAdmin, describeApiKeys, describeAuth, describeConversationContext, describeConversationMessages, describeConnections, describeConversations, describeErrors, describeEventStream, describeIntegrations, describeKnowledge, describeLargeContent, describeLimits, describeMemories, describeMemorySearch, describeMetrics, describeRoles, describeWebhooks, mintJwt, WEBHOOK_TEST_ENV, LIMITS_TEST_ENV, EVENTS_TEST_ENV, SseConnection, type LoreUnderTest } from '@lore/gateway/e2e';
+import { call, describeAdmin, describeApiKeys, describeAuth, describeConversationContext, describeConversationMessages, describeConnections, describeConversations, describeErrors, describeEventStream, describeIntegrations, describeKnowledge, describeLargeContent, describeLimits, describeMemories, describeMemorySearch, describeMetrics, describeRerank, describeRoles, describeWebhooks, mintJwt, startRerankStandIns, type RerankStandIns, WEBHOOK_TEST_ENV, LIMITS_TEST_ENV, EVENTS_TEST_ENV, SseConnection, type LoreUnderTest } from '@lore/gateway/e2e';
 import { modelsDirForTests } from '@lore/platform/embeddings/contract';
 import { startStandalone } from './bootstrap';
 
@@ -12,13 +12,16 @@ describe('standalone app over HTTP', () => {
   const env = { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, AUTH_JWT_SECRET: JWT_SECRET, LOG_LEVEL: 'silent', LORE_MASTER_KEY: '', LORE_EGRESS_ALLOW: '127.0.0.1', EVENTS_HEARTBEAT_MS: '500', ...WEBHOOK_TEST_ENV, ...LIMITS_TEST_ENV, ...EVENTS_TEST_ENV, MODELS_DIR: modelsDirForTests() };
   let running: Awaited<ReturnType<typeof startStandalone>>;
   let lore: LoreUnderTest;
+  let rerank: RerankStandIns;
 
   beforeAll(async () => {
-    running = await startStandalone(env);
+    rerank = await startRerankStandIns();
+    running = await startStandalone({ ...env, ...rerank.env });
     lore = { url: running.url, jwtSecret: JWT_SECRET };
   });
   afterAll(async () => {
     await running.app.close();
+    await rerank.close();
   });
 
   describeAuth(() => lore);
@@ -31,6 +34,7 @@ describe('standalone app over HTTP', () => {
   describeConversations(() => lore);
   describeConversationMessages(() => lore);
   describeConversationContext(() => lore);
+  describeRerank(() => lore, () => rerank);
   describeIntegrations(() => lore);
   describeConnections(() => lore);
   describeEventStream(() => lore);

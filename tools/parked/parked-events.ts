@@ -11,6 +11,7 @@
  * DATA_DIR, builds each context as the app does (integration events a retried reactor
  * publishes go to the same embedded feed) and retries in this process.
  */
+import { NO_RERANKERS } from '@lore/platform/rerank/port';
 import pino from 'pino';
 import type { Writable } from 'node:stream';
 import { openEgress } from '@lore/platform/egress/node';
@@ -137,7 +138,7 @@ async function inProcess(config: LoreConfig, env: NodeJS.ProcessEnv): Promise<Ma
     const stores = await openContextStores(config, service.name, logger);
     // A retried reaction answers to nobody: nothing waits for other processors here.
     const readYourWrites = { settle: async () => undefined, settleReactor: async () => undefined, settleAllBut: async () => undefined };
-    const parts = service.build({ ...stores, embeddings, transport, feed, egress, clock: systemClock, config: loadContextConfig(service, env), readYourWrites, log: logger });
+    const parts = service.build({ ...stores, embeddings, rerankers: NO_RERANKERS, transport, feed, egress, clock: systemClock, config: loadContextConfig(service, env), readYourWrites, log: logger });
     await parts.prepare?.();
     const processors = new EventProcessors(parts, stores.events, stores.documents, (name, error) => logger.warn({ processor: name, err: error }, 'retry failed'), stores.vectors, { feedCheckpoints: feed });
     await processors.loadParked();

@@ -5,6 +5,7 @@
  * same stores the services use, as configured by the same environment variables. Prints
  * progress per projection and exits non-zero on any failure.
  */
+import { NO_RERANKERS } from '@lore/platform/rerank/port';
 import pino from 'pino';
 import type { Writable } from 'node:stream';
 import { createNodeEgress } from '@lore/platform/egress/node';
@@ -54,7 +55,7 @@ export async function rebuildProjections(
     try {
       const readYourWrites = { settle: async () => undefined, settleReactor: async () => undefined, settleAllBut: async () => undefined };
       // Rebuilding reads the log only: nothing it builds is asked to reach out, so egress stays closed.
-      const parts = service.build({ ...stores, embeddings, transport, feed: NO_FEED, egress: createNodeEgress(), clock: systemClock, config: loadContextConfig(service, io.env), readYourWrites, log: logger });
+      const parts = service.build({ ...stores, embeddings, rerankers: NO_RERANKERS, transport, feed: NO_FEED, egress: createNodeEgress(), clock: systemClock, config: loadContextConfig(service, io.env), readYourWrites, log: logger });
       await parts.prepare?.();
       const processors = new EventProcessors(
         parts,

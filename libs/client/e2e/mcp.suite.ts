@@ -79,6 +79,10 @@ export function describeMcpTools(what: string, lore: () => LoreUnderTest, connec
 
       const found = json(await mcp.callTool({ name: 'search_knowledge', arguments: { query: 'boiling water kettle' } }));
       expect(found.results[0]).toMatchObject({ collection_id: mine.collectionId, content_name: 'note' });
+      // rerank_provider reaches the search: one this Lore does not have is the API's 422, readable by the model.
+      const unknownReranker = await mcp.callTool({ name: 'search_knowledge', arguments: { query: 'boiling water kettle', rerank_provider: 'nobody' } });
+      expect(unknownReranker.isError).toBe(true);
+      expect(json(unknownReranker)).toMatchObject({ status: 422 });
 
       const added = json(await mcp.callTool({ name: 'add_text_content', arguments: { collection_id: mine.collectionId, name: 'added', text: 'Added through MCP.' } }));
       expect(added).toMatchObject({ collection_id: mine.collectionId, name: 'added' });

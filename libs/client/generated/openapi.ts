@@ -907,6 +907,22 @@ export interface components {
             chunk_size: number;
             /** @description Tokens repeated from the end of the previous chunk */
             chunk_overlap: number;
+            /** @description Default re-ranking of this collection's searches */
+            rerank?: {
+                /** @description A configured rerank provider: `cohere`, `jina`, `tei`, `vllm` or `local` (default RERANK_DEFAULT_PROVIDER) */
+                provider?: string;
+                /** @description The provider's model (default: the one configured for it) */
+                model?: string;
+                /** @description Hits returned after re-ranking (default: the search's own limit) */
+                top_n?: number;
+                /** @description Retrieval hits sent to the reranker (default 50, at least top_n) */
+                candidates?: number;
+                /**
+                 * @description When the provider fails or times out: `fail` (default) answers 502/504; `skip` returns the retrieval order with `rerank.applied: false` and the error
+                 * @enum {string}
+                 */
+                on_error?: "fail" | "skip";
+            } | null;
         } & {
             [key: string]: unknown;
         };
@@ -1040,6 +1056,8 @@ export interface components {
                 memory: string;
                 topics: string[];
                 score: number;
+                /** @description The reranker's score and rank, when re-ranked */
+                rerank: components["schemas"]["RerankScore"] | null;
                 /** @constant */
                 source: "memory";
                 /** @description Tokens, counted with the embedding model's tokenizer */
@@ -1049,6 +1067,8 @@ export interface components {
                 chunk_id: string;
                 content: string;
                 score: number;
+                /** @description The reranker's score and rank, when re-ranked */
+                rerank: components["schemas"]["RerankScore"] | null;
                 collection_id: string;
                 content_id: string;
                 content_name: string | null;
@@ -1354,6 +1374,22 @@ export interface components {
             } | "lore-curated";
             curation_reason?: string;
         };
+        RerankOutcome: {
+            provider: string;
+            model: string;
+            /** @description Retrieval hits sent to the reranker */
+            candidates: number;
+            top_n: number;
+            /** @description false: the provider failed and `on_error: "skip"` kept the retrieval order */
+            applied: boolean;
+            /** @description Why re-ranking was skipped */
+            error: string | null;
+            elapsed_ms: number;
+        };
+        RerankScore: {
+            score: number;
+            rank: number;
+        };
         SearchResponse: {
             results: components["schemas"]["SearchResult"][];
             total_results: number;
@@ -1362,6 +1398,8 @@ export interface components {
             search_type: "vector" | "keyword" | "hybrid";
             collection_id: string;
             execution_time_ms: number | null;
+            /** @description The re-ranking step, when the query or the collection asked for one */
+            rerank: components["schemas"]["RerankOutcome"] | null;
         };
         SearchResult: {
             content: string;
@@ -1385,6 +1423,14 @@ export interface components {
                     /** @description Rank in that retriever's own list; null when it did not list the chunk and its score was computed for fusion */
                     rank: number | null;
                 } | null;
+                /** @description Re-ranked searches: the retrieval's own score and rank (`score` is then the reranker's) */
+                retrieval?: {
+                    score: number;
+                    /** @description Rank in that retriever's own list; null when it did not list the chunk and its score was computed for fusion */
+                    rank: number | null;
+                };
+                /** @description Re-ranked searches: the reranker's relevance score and the rank it gave */
+                rerank?: components["schemas"]["RerankScore"];
             };
         };
         /** ValidationError */
@@ -3884,6 +3930,22 @@ export interface operations {
                     chunk_limit?: number | null;
                     /** @description Recent messages to consider; default 50 */
                     message_limit?: number | null;
+                    /** @description Re-rank memories and passages (README: Re-ranking); default: each collection's `settings.rerank` for its passages; `false` skips those */
+                    rerank?: (false | {
+                        /** @description A configured rerank provider: `cohere`, `jina`, `tei`, `vllm` or `local` (default RERANK_DEFAULT_PROVIDER) */
+                        provider?: string;
+                        /** @description The provider's model (default: the one configured for it) */
+                        model?: string;
+                        /** @description Hits returned after re-ranking (default: the search's own limit) */
+                        top_n?: number;
+                        /** @description Retrieval hits sent to the reranker (default 50, at least top_n) */
+                        candidates?: number;
+                        /**
+                         * @description When the provider fails or times out: `fail` (default) answers 502/504; `skip` returns the retrieval order with `rerank.applied: false` and the error
+                         * @enum {string}
+                         */
+                        on_error?: "fail" | "skip";
+                    }) | null;
                 };
             };
         };
@@ -3942,6 +4004,24 @@ export interface operations {
                     RateLimit?: string;
                     /** @description The policies that apply: `"caller";q=6000;w=60, "workspace";q=24000;w=60` */
                     "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Gateway Timeout */
+            504: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -4965,6 +5045,22 @@ export interface operations {
                         chunk_size?: number;
                         /** @description Tokens repeated from the previous chunk; less than half of chunk_size (default 32) */
                         chunk_overlap?: number;
+                        /** @description The collection's default re-ranking of its searches (a query's `rerank` overrides it field by field; `false` there skips it); null removes it */
+                        rerank?: {
+                            /** @description A configured rerank provider: `cohere`, `jina`, `tei`, `vllm` or `local` (default RERANK_DEFAULT_PROVIDER) */
+                            provider?: string;
+                            /** @description The provider's model (default: the one configured for it) */
+                            model?: string;
+                            /** @description Hits returned after re-ranking (default: the search's own limit) */
+                            top_n?: number;
+                            /** @description Retrieval hits sent to the reranker (default 50, at least top_n) */
+                            candidates?: number;
+                            /**
+                             * @description When the provider fails or times out: `fail` (default) answers 502/504; `skip` returns the retrieval order with `rerank.applied: false` and the error
+                             * @enum {string}
+                             */
+                            on_error?: "fail" | "skip";
+                        } | null;
                     } & {
                         [key: string]: unknown;
                     }) | null;
@@ -5094,6 +5190,22 @@ export interface operations {
                             keyword: number;
                         };
                     }) | null;
+                    /** @description Re-rank the hits (README: Re-ranking); default: the collection's `settings.rerank`; `false` skips that */
+                    rerank?: (false | {
+                        /** @description A configured rerank provider: `cohere`, `jina`, `tei`, `vllm` or `local` (default RERANK_DEFAULT_PROVIDER) */
+                        provider?: string;
+                        /** @description The provider's model (default: the one configured for it) */
+                        model?: string;
+                        /** @description Hits returned after re-ranking (default: the search's own limit) */
+                        top_n?: number;
+                        /** @description Retrieval hits sent to the reranker (default 50, at least top_n) */
+                        candidates?: number;
+                        /**
+                         * @description When the provider fails or times out: `fail` (default) answers 502/504; `skip` returns the retrieval order with `rerank.applied: false` and the error
+                         * @enum {string}
+                         */
+                        on_error?: "fail" | "skip";
+                    }) | null;
                 };
             };
         };
@@ -5158,8 +5270,26 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
             /** @description Service Unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Gateway Timeout */
+            504: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5358,6 +5488,22 @@ export interface operations {
                         chunk_size?: number;
                         /** @description Tokens repeated from the previous chunk; less than half of chunk_size (default 32) */
                         chunk_overlap?: number;
+                        /** @description The collection's default re-ranking of its searches (a query's `rerank` overrides it field by field; `false` there skips it); null removes it */
+                        rerank?: {
+                            /** @description A configured rerank provider: `cohere`, `jina`, `tei`, `vllm` or `local` (default RERANK_DEFAULT_PROVIDER) */
+                            provider?: string;
+                            /** @description The provider's model (default: the one configured for it) */
+                            model?: string;
+                            /** @description Hits returned after re-ranking (default: the search's own limit) */
+                            top_n?: number;
+                            /** @description Retrieval hits sent to the reranker (default 50, at least top_n) */
+                            candidates?: number;
+                            /**
+                             * @description When the provider fails or times out: `fail` (default) answers 502/504; `skip` returns the retrieval order with `rerank.applied: false` and the error
+                             * @enum {string}
+                             */
+                            on_error?: "fail" | "skip";
+                        } | null;
                     } & {
                         [key: string]: unknown;
                     }) | null;
@@ -6920,6 +7066,22 @@ export interface operations {
                     memory_type?: ("user" | "agent" | "team" | "workflow") | null;
                     /** @default 10 */
                     limit?: number;
+                    /** @description Re-rank the hits (README: Re-ranking) */
+                    rerank?: {
+                        /** @description A configured rerank provider: `cohere`, `jina`, `tei`, `vllm` or `local` (default RERANK_DEFAULT_PROVIDER) */
+                        provider?: string;
+                        /** @description The provider's model (default: the one configured for it) */
+                        model?: string;
+                        /** @description Hits returned after re-ranking (default: the search's own limit) */
+                        top_n?: number;
+                        /** @description Retrieval hits sent to the reranker (default 50, at least top_n) */
+                        candidates?: number;
+                        /**
+                         * @description When the provider fails or times out: `fail` (default) answers 502/504; `skip` returns the retrieval order with `rerank.applied: false` and the error
+                         * @enum {string}
+                         */
+                        on_error?: "fail" | "skip";
+                    } | null;
                 };
             };
         };
@@ -6945,7 +7107,7 @@ export interface operations {
                             created_at: string;
                             /** @description ISO 8601 date-time */
                             updated_at: string;
-                            /** @description Fused hybrid score (weighted_score: 0.7 · cosine + 0.3 · normalised BM25) */
+                            /** @description Fused hybrid score (weighted_score: 0.7 · cosine + 0.3 · normalised BM25); the reranker's when re-ranked */
                             score: number;
                             scores: {
                                 vector: {
@@ -6956,11 +7118,20 @@ export interface operations {
                                     score: number;
                                     rank: number | null;
                                 } | null;
+                                /** @description Re-ranked searches: the hybrid search's own score and rank (`score` is then the reranker's) */
+                                retrieval?: {
+                                    score: number;
+                                    rank: number | null;
+                                };
+                                /** @description Re-ranked searches: the reranker's relevance score and the rank it gave */
+                                rerank?: components["schemas"]["RerankScore"];
                             };
                         }[];
                         total_results: number;
                         query: string;
                         execution_time_ms: number;
+                        /** @description The re-ranking step, when the query asked for one */
+                        rerank: components["schemas"]["RerankOutcome"] | null;
                     };
                 };
             };
@@ -7006,8 +7177,26 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
+            /** @description Bad Gateway */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
             /** @description Service Unavailable */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Gateway Timeout */
+            504: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -28,14 +28,15 @@ export function createLoreMcpServer(lore: LoreClient, info: { version: string } 
         collection_ids: z.array(z.string().min(1)).max(MAX_COLLECTIONS_SEARCHED).optional().describe('Collections to search (see list_collections)'),
         search_type: z.enum(['hybrid', 'vector', 'keyword']).optional(),
         max_results: z.number().int().min(1).max(50).optional().describe('Default 5'),
+        rerank_provider: z.string().min(1).max(50).optional().describe("Re-rank each collection's hits with this configured reranker (local, cohere, jina, tei, vllm); default: each collection's own setting"),
       },
       annotations: { readOnlyHint: true },
     },
-    ({ query, collection_ids, search_type, max_results }) =>
+    ({ query, collection_ids, search_type, max_results, rerank_provider }) =>
       answer(async () => {
         const limit = max_results ?? 5;
         const ids = collection_ids ?? (await lore.collections.list({ limit: MAX_COLLECTIONS_SEARCHED })).data.map((c) => c.id);
-        const searches = await Promise.all(ids.map((collection_id) => lore.collections.search({ query, collection_id, max_results: limit, ...(search_type === undefined ? {} : { search_type }) })));
+        const searches = await Promise.all(ids.map((collection_id) => lore.collections.search({ query, collection_id, max_results: limit, ...(search_type === undefined ? {} : { search_type }), ...(rerank_provider === undefined ? {} : { rerank: { provider: rerank_provider } }) })));
         const results = searches
           .flatMap((s, i) => s.results.map((r) => ({ collection_id: ids[i], ...r })))
           .sort((a, b) => b.score - a.score)

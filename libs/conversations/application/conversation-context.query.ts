@@ -1,4 +1,4 @@
-import { AppError, type ReplyIn, type ValidRequestIn } from '@lore/platform/kernel';
+import { AppError, type ReplyIn, type RerankOutcome, type ValidRequestIn } from '@lore/platform/kernel';
 import { send, type Transport } from '@lore/platform/transport/port';
 import type { EmbeddingModels } from '@lore/platform/embeddings/port';
 import type { ConversationMessages } from '@lore/conversations/contracts';
@@ -94,11 +94,12 @@ export class ConversationContextQuery {
       max_tokens: maxTokens,
       total_tokens: totalTokens,
       messages: fitted.messages.map(({ m, tokens }) => ({ id: m.id, role: m.role, sender_id: m.sender_id, content: m.content, created_at: m.created_at, tokens })),
-      memories: fitted.memories.map(({ m, tokens }) => ({ memory_id: m.memory.memory_id, memory: m.memory.memory, topics: m.memory.topics, score: m.score, source: 'memory' as const, tokens })),
+      memories: fitted.memories.map(({ m, tokens }) => ({ memory_id: m.memory.memory_id, memory: m.memory.memory, topics: m.memory.topics, score: m.score, rerank: m.scores.rerank ?? null, source: 'memory' as const, tokens })),
       chunks: fitted.chunks.map(({ c, tokens }) => ({
         chunk_id: c.chunk_id,
         content: c.content,
         score: c.score,
+        rerank: c.scores.rerank ?? null,
         collection_id: c.collection_id,
         content_id: c.content_id,
         content_name: c.content_name,
@@ -124,9 +125,13 @@ export class ConversationContextQuery {
         actor: scope.actor,
         query: query.slice(0, 10_000),
         limit,
+        // Memories have no collection default: only the request's own options re-rank them.
+        rerank: scope.rerank === false ? null : (scope.rerank ?? null),
       });
+      noteSkippedRerank(reply.rerank, 'memories', warnings);
       return reply.results;
     } catch (error) {
+      if (isRerankFailure(error)) throw error;
       warnings.push(`memories not searched: ${reason(error)}`);
       return [];
     }
@@ -141,9 +146,11 @@ export class ConversationContextQuery {
           return [];
         }
         try {
-          const results = await this.deps.knowledge.search(scope, collectionId, query.slice(0, 10_000), limit);
+          const { results, rerank } = await this.deps.knowledge.search(scope, collectionId, query.slice(0, 10_000), limit, scope.rerank);
+          noteSkippedRerank(rerank, `collection ${collectionId}`, warnings);
           return results.map((r) => ({ ...r, collection_id: collectionId }));
         } catch (error) {
+          if (isRerankFailure(error)) throw error;
           warnings.push(`collection ${collectionId} not searched: ${reason(error)}`);
           return [];
         }
@@ -189,6 +196,16 @@ async function timedInto<K extends string, T>(timings: Record<K, number>, key: K
   } finally {
     timings[key] = since(start);
   }
+}
+
+/** A reranker that failed with `on_error: "fail"` fails the context too (502/504), as it fails a search. */
+function isRerankFailure(error: unknown): boolean {
+  return error instanceof AppError && (error.code === 'bad_gateway' || error.code === 'gateway_timeout');
+}
+
+/** `on_error: "skip"`: the source is in retrieval order, and the reply says why. */
+function noteSkippedRerank(outcome: RerankOutcome | null, source: string, warnings: string[]): void {
+  if (outcome !== null && !outcome.applied) warnings.push(`${source} not re-ranked: ${outcome.error ?? 'the reranker failed'}`);
 }
 
 function reason(error: unknown): string {

@@ -1,4 +1,4 @@
-import { AppError, invalid } from '@lore/platform/kernel';
+import { AppError, invalid, type RerankOutcome, type RerankRequest } from '@lore/platform/kernel';
 import { send, type Transport } from '@lore/platform/transport/port';
 import { knowledgeMessages, type KnowledgeConfig, type KnowledgeMessages, type SearchResult } from '@lore/knowledge/contracts';
 
@@ -38,9 +38,10 @@ export class KnowledgeCollections {
     );
   }
 
-  async search(caller: KnowledgeCaller, collectionId: string, query: string, maxResults: number): Promise<SearchResult[]> {
-    const reply = await send(this.transport, this.messages.search, { ...scope(caller), collectionId, query, searchType: 'hybrid', maxResults });
-    return reply.results;
+  /** `rerank`: the context request's (undefined: the collection's default applies). */
+  async search(caller: KnowledgeCaller, collectionId: string, query: string, maxResults: number, rerank?: RerankRequest): Promise<{ results: SearchResult[]; rerank: RerankOutcome | null }> {
+    const reply = await send(this.transport, this.messages.search, { ...scope(caller), collectionId, query, searchType: 'hybrid', maxResults, rerank: rerank ?? null });
+    return { results: reply.results, rerank: reply.rerank };
   }
 }
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineMessage } from '@lore/platform/kernel';
+import { defineMessage, RerankRequestInput } from '@lore/platform/kernel';
 import { CONVERSATION_SORT_FIELDS, CONVERSATION_STATUSES, EXPORT_FORMATS, MESSAGE_SORT_FIELDS, type ContextDefaults, type ConversationLimits } from './conversations.config';
 import { conversationFields, ConversationId, MessageId, UserId } from './conversations.fields';
 import { ConversationContext, ConversationRecord, MessageRecord } from './conversations.records';
@@ -145,6 +145,7 @@ export function conversationMessages({ limits, context }: { readonly limits: Con
         memoryLimit: z.number().int().min(0).max(50).optional(),
         chunkLimit: z.number().int().min(0).max(50).optional(),
         messageLimit: z.number().int().min(0).max(1000).optional(),
+        rerank: RerankRequestInput.optional(),
       }),
       ConversationContext,
     ),

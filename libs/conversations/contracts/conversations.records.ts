@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { RerankScore } from '@lore/platform/kernel';
 import { CONVERSATION_STATUSES } from './conversations.config';
 
 /** A conversation (SPEC §2.8 shows none; modelled on R2R, OpenAI Conversations and LangGraph threads). */
@@ -58,11 +59,14 @@ export const ContextMessage = z.object({
   created_at: z.string(),
   tokens: Tokens,
 });
-export const ContextMemory = z.object({ memory_id: z.string(), memory: z.string(), topics: z.array(z.string()), score: z.number(), source: z.literal('memory'), tokens: Tokens });
+/** Set when the passage or memory was re-ranked: the reranker's score and rank (`score` is then the reranker's too). */
+const ContextRerank = RerankScore.nullable().describe('The reranker\'s score and rank, when re-ranked');
+export const ContextMemory = z.object({ memory_id: z.string(), memory: z.string(), topics: z.array(z.string()), score: z.number(), rerank: ContextRerank, source: z.literal('memory'), tokens: Tokens });
 export const ContextChunk = z.object({
   chunk_id: z.string(),
   content: z.string(),
   score: z.number(),
+  rerank: ContextRerank,
   collection_id: z.string(),
   content_id: z.string(),
   content_name: z.string().nullable(),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError } from '@lore/platform/kernel';
+import { AppError, RerankRequestInput } from '@lore/platform/kernel';
 import { actingOwner, cursorEnvelope, cursorPage, holdsPermission, route, TextReply, type HttpRoute, type RequestScope } from '@lore/platform/http';
 import {
   CONVERSATION_SORT_FIELDS,
@@ -205,12 +205,13 @@ export function conversationRoutes(messages: ConversationMessages, limits: Conve
         memory_limit: z.number().int().min(0).max(50).nullish().describe(`Memories to consider; default ${context.memoryLimit}`),
         chunk_limit: z.number().int().min(0).max(50).nullish().describe(`Passages to consider; default ${context.chunkLimit}`),
         message_limit: z.number().int().min(0).max(1000).nullish().describe(`Recent messages to consider; default ${context.messageLimit}`),
+        rerank: RerankRequestInput.nullish().describe("Re-rank memories and passages (README: Re-ranking); default: each collection's `settings.rerank` for its passages; `false` skips those"),
       })
         .default({})
         .describe('Every field is optional: an absent body takes the defaults'),
       status: 200,
       response: ConversationContext,
-      errors: [403, 404],
+      errors: [403, 404, 502, 504],
       handle: async ({ params, query, body, scope, send }) =>
         send(messages.context, {
           ...actingOwner(scope, query.user_id, WITH_COLLECTIONS),
@@ -222,6 +223,7 @@ export function conversationRoutes(messages: ConversationMessages, limits: Conve
           memoryLimit: body.memory_limit ?? undefined,
           chunkLimit: body.chunk_limit ?? undefined,
           messageLimit: body.message_limit ?? undefined,
+          rerank: body.rerank ?? undefined,
         }),
     }),
   ];

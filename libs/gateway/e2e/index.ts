@@ -22,3 +22,4 @@ export * from './admin.suite';
 export * from './oauth-authorization-server';
 export * from './connect-sessions.suite';
 export * from './free-port';
+export * from './rerank.suite';

@@ -3,6 +3,7 @@ import type { EventStore } from '@lore/platform/event-store/port';
 import type { DocumentStore } from '@lore/platform/documents/port';
 import type { EmbeddingModels } from '@lore/platform/embeddings/port';
 import type { VectorStore } from '@lore/platform/vectors/port';
+import type { Rerankers } from '@lore/platform/rerank/port';
 import { handleCommand, type ReadYourWrites } from '@lore/platform/cqrs';
 import type { KnowledgeMessages, KnowledgeScope } from '@lore/knowledge/contracts';
 import { collectionDecider, collectionStreamId, mayAccess, upcastCollectionEvent, type Access, type CollectionProperties } from '@lore/knowledge/domain';
@@ -21,6 +22,7 @@ export interface KnowledgeCommandDeps {
   readonly documents: DocumentStore;
   readonly vectors: VectorStore;
   readonly embeddings: EmbeddingModels;
+  readonly rerankers: Rerankers;
   readonly readYourWrites: ReadYourWrites;
   readonly clock: Clock;
 }
@@ -35,6 +37,7 @@ export class CollectionCommands {
     // fixed when the key is issued): refuse instead of answering 201 with an id that is then 404.
     if (command.collections !== null) throw forbidden('This API key is limited to specific collections and cannot create collections');
     const model = chooseModel(this.deps.embeddings, command.embedding);
+    this.checkRerank(command.settings);
     const settings = { ...(command.settings ?? {}), ...chunkingSettings(model, command.settings) };
     if (command.parentId !== undefined && command.parentId !== null) await this.assertParent(command, command.parentId, null);
     const now = this.deps.clock.now();
@@ -63,12 +66,21 @@ export class CollectionCommands {
     return this.record(collectionId);
   }
 
+  /** A default rerank provider must be one this service has (its searches would all be 422 otherwise). */
+  private checkRerank(settings: { readonly rerank?: { readonly provider?: string | undefined } | null | undefined } | null | undefined): void {
+    const provider = settings?.rerank?.provider;
+    if (provider === undefined || this.deps.rerankers.get(provider) !== null) return;
+    const known = this.deps.rerankers.list().map((p) => p.provider);
+    throw invalid(['message', 'settings', 'rerank', 'provider'], `Rerank provider ${provider} is not configured; available: ${known.join(', ')}`);
+  }
+
   async update(command: ValidRequestIn<KnowledgeMessages, 'updateCollection'>): Promise<ReplyIn<KnowledgeMessages, 'updateCollection'>> {
     const access = { workspaceId: command.workspaceId, collections: command.collections };
     const current = await this.visible(command.collectionId, access);
     if (command.parentId !== undefined && command.parentId !== null) await this.assertParent(command, command.parentId, command.collectionId);
     const target = command.embedding === undefined || command.embedding === null ? null : chooseModel(this.deps.embeddings, { provider: current.model.provider, model: current.model.model, ...definedFields(command.embedding) });
     const model = target ?? current.pending_model ?? current.model;
+    this.checkRerank(command.settings);
     const settings = command.settings === undefined || command.settings === null ? (target === null ? undefined : { ...current.settings, ...chunkingSettings(model, current.settings) }) : { ...current.settings, ...command.settings, ...chunkingSettings(model, { ...current.settings, ...command.settings }) };
     const changes: Partial<CollectionProperties> = definedFields({
       name: command.name,

@@ -1,4 +1,5 @@
-import type { ReplyOf, ValidRequestOf } from '@lore/platform/kernel';
+import { effectiveRerank, RerankOptionsInput, type RerankOutcome, type ReplyOf, type ValidRequestOf } from '@lore/platform/kernel';
+import { RerankStep, type Rerankers } from '@lore/platform/rerank/port';
 import type { DocumentStore } from '@lore/platform/documents/port';
 import type { EmbeddingModels } from '@lore/platform/embeddings/port';
 import type { HybridHit, PointHit, VectorStore } from '@lore/platform/vectors/port';
@@ -20,7 +21,13 @@ export class KnowledgeSearch {
   private readonly ready = new Set<string>();
 
   constructor(
-    private readonly deps: { readonly documents: DocumentStore; readonly vectors: VectorStore; readonly embeddings: EmbeddingModels; readonly queries: KnowledgeQueries },
+    private readonly deps: {
+      readonly documents: DocumentStore;
+      readonly vectors: VectorStore;
+      readonly embeddings: EmbeddingModels;
+      readonly rerankers: Rerankers;
+      readonly queries: KnowledgeQueries;
+    },
   ) {}
 
   async search(request: Request): Promise<Reply> {
@@ -30,8 +37,11 @@ export class KnowledgeSearch {
     const filter = request.filters ?? undefined;
     const model = collection.model;
     const scope = { collections: [collection.id], ...(filter === undefined ? {} : { filter }) };
-    const limit = request.maxResults;
-    const empty = (): Reply => this.reply([], started);
+    // Re-ranking reads `candidates` retrieval hits and keeps `top_n` (checked before retrieval: a bad provider is a 422, not a wasted search).
+    const rerankOptions = effectiveRerank(request.rerank, collectionDefault(collection.settings));
+    const rerank = rerankOptions === null ? null : RerankStep.plan(this.deps.rerankers, rerankOptions, request.maxResults);
+    const limit = rerank?.candidates ?? request.maxResults;
+    const empty = (): Reply => this.reply([], started, null);
     const vectorOf = async (): Promise<Float32Array> => providerOf(this.deps.embeddings, model).embedQuery(request.query);
 
     let hits: readonly (PointHit | HybridHit)[];
@@ -56,11 +66,14 @@ export class KnowledgeSearch {
     }
     const names = await this.contentNames(hits.map((h) => h.payload.content_id));
     const results = hits.map((hit) => toResult(hit, request.searchType, names));
-    return this.reply(results, started);
+    if (rerank === null) return this.reply(results, started, null);
+    const { ranked, outcome } = await rerank.apply(request.query, results.map((r, i) => ({ r, rank: i + 1 })), ({ r }) => r.content);
+    const reranked = ranked.map(({ hit: { r, rank }, rerank: mark }): SearchResult => (mark === null ? r : { ...r, score: mark.score, scores: { ...r.scores, retrieval: { score: r.score, rank }, rerank: mark } }));
+    return this.reply(reranked, started, outcome);
   }
 
-  private reply(results: SearchResult[], started: number): Reply {
-    return { results, executionTimeMs: Math.round((performance.now() - started) * 100) / 100 };
+  private reply(results: SearchResult[], started: number, rerank: RerankOutcome | null): Reply {
+    return { results, executionTimeMs: Math.round((performance.now() - started) * 100) / 100, rerank };
   }
 
   private async hasIndex(model: { readonly index: string }): Promise<boolean> {
@@ -98,4 +111,10 @@ function toResult(hit: PointHit | HybridHit, searchType: Request['searchType'], 
     content_name: names.get(hit.payload.content_id) ?? null,
     scores,
   };
+}
+
+/** A collection's `settings.rerank`, as stored (checked when set; a value that no longer parses is ignored, not fatal to search). */
+function collectionDefault(settings: Readonly<Record<string, unknown>> | undefined): ReturnType<typeof RerankOptionsInput.parse> | null {
+  const parsed = RerankOptionsInput.nullish().safeParse(settings?.['rerank']);
+  return parsed.success ? (parsed.data ?? null) : null;
 }

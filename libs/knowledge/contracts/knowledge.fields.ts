@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { jsonDepth, MAX_JSON_DEPTH } from '@lore/platform/kernel';
+import { jsonDepth, MAX_JSON_DEPTH, RerankOptionsInput } from '@lore/platform/kernel';
 import { VISIBILITIES } from './knowledge.config';
 
 /** JSON objects users attach (metadata, meta_data, settings): bounded in depth and size. */
@@ -22,6 +22,7 @@ export const settingsInput = z
   .object({
     chunk_size: z.number().int().min(16).max(8192).optional().describe('Most tokens per chunk; at most the model\'s max_input_tokens (default: that maximum)'),
     chunk_overlap: z.number().int().min(0).max(4096).optional().describe('Tokens repeated from the previous chunk; less than half of chunk_size (default 32)'),
+    rerank: RerankOptionsInput.nullable().optional().describe("The collection's default re-ranking of its searches (a query's `rerank` overrides it field by field; `false` there skips it); null removes it"),
   })
   .catchall(z.unknown())
   .refine((value) => jsonDepth(value) <= MAX_JSON_DEPTH, { message: `Must nest at most ${MAX_JSON_DEPTH} levels` });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineMessage, FusionOptionsInput, VectorFilterInput } from '@lore/platform/kernel';
+import { defineMessage, FusionOptionsInput, RerankOutcome, RerankRequestInput, VectorFilterInput } from '@lore/platform/kernel';
 import { CONTENT_STATUSES, SEARCH_TYPES, VISIBILITIES } from './knowledge.config';
 import { ChunkId, collectionProperties, CollectionId, contentFields, ContentId, jsonObject } from './knowledge.fields';
 import { ChunkRecord, CollectionRecord, ContentRecord, SearchResult } from './knowledge.records';
@@ -23,6 +23,7 @@ export const SearchRequestFields = {
   filters: VectorFilterInput.nullish().describe('Filter grammar of the README: metadata.<key>, content_id, source, tags, chunk_index with $eq $ne $in $nin $gt $gte $lt $lte $exists $and $or $not'),
   max_results: z.number().int().min(1).max(100).default(10),
   fusion: FusionOptionsInput.nullish(),
+  rerank: RerankRequestInput.nullish().describe("Re-rank the hits (README: Re-ranking); default: the collection's `settings.rerank`; `false` skips that"),
 };
 
 const Ref = KnowledgeScope;
@@ -142,9 +143,10 @@ export function knowledgeMessages(limits: { readonly maxUploadBytes: number }) {
         filters: SearchRequestFields.filters,
         maxResults: SearchRequestFields.max_results,
         fusion: SearchRequestFields.fusion,
+        rerank: SearchRequestFields.rerank,
       }),
       // The hits and the time; the edge shapes the HTTP reply (SearchResponse), as memory search does.
-      z.object({ results: z.array(SearchResult), executionTimeMs: z.number() }),
+      z.object({ results: z.array(SearchResult), executionTimeMs: z.number(), rerank: RerankOutcome.nullable() }),
     ),
   };
 }

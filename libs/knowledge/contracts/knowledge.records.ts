@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { RerankOptionsInput, RerankOutcome, RerankScore } from '@lore/platform/kernel';
 import { CONTENT_STATUSES, SEARCH_TYPES, VISIBILITIES } from './knowledge.config';
 
 const Json = z.record(z.string(), z.unknown());
@@ -18,6 +19,7 @@ export const CollectionSettings = z
   .object({
     chunk_size: z.number().int().describe('Most tokens per chunk, as the embedding model counts them'),
     chunk_overlap: z.number().int().describe('Tokens repeated from the end of the previous chunk'),
+    rerank: RerankOptionsInput.nullable().optional().describe('Default re-ranking of this collection\'s searches'),
   })
   .catchall(z.unknown())
   .meta({ id: 'CollectionSettings' });
@@ -114,7 +116,12 @@ export const SearchResult = z
     chunk_id: z.string(),
     chunk_index: z.number().int(),
     content_name: z.string().nullable(),
-    scores: z.object({ vector: LegScore.nullable(), keyword: LegScore.nullable() }),
+    scores: z.object({
+      vector: LegScore.nullable(),
+      keyword: LegScore.nullable(),
+      retrieval: LegScore.optional().describe("Re-ranked searches: the retrieval's own score and rank (`score` is then the reranker's)"),
+      rerank: RerankScore.optional().describe("Re-ranked searches: the reranker's relevance score and the rank it gave"),
+    }),
   })
   .meta({ id: 'SearchResult' });
 export type SearchResult = z.infer<typeof SearchResult>;
@@ -127,6 +134,7 @@ export const SearchResponse = z
     search_type: z.enum(SEARCH_TYPES),
     collection_id: z.string(),
     execution_time_ms: z.number().nullable(),
+    rerank: RerankOutcome.nullable().describe('The re-ranking step, when the query or the collection asked for one'),
   })
   .meta({ id: 'SearchResponse' });
 export type SearchResponse = z.infer<typeof SearchResponse>;

@@ -82,9 +82,9 @@ export function collectionRoutes(messages: KnowledgeMessages): HttpRoute[] {
       body: SearchBody,
       status: 200,
       response: SearchResponse,
-      errors: [404, 503],
+      errors: [404, 502, 503, 504],
       handle: async ({ body, scope, send }) => {
-        const { results, executionTimeMs } = await send(messages.search, {
+        const { results, executionTimeMs, rerank } = await send(messages.search, {
           ...knowledgeScope(scope),
           query: body.query,
           collectionId: body.collection_id,
@@ -92,8 +92,9 @@ export function collectionRoutes(messages: KnowledgeMessages): HttpRoute[] {
           filters: body.filters ?? null,
           maxResults: body.max_results,
           fusion: body.fusion ?? null,
+          rerank: body.rerank ?? null,
         });
-        return { results, total_results: results.length, query: body.query, search_type: body.search_type, collection_id: body.collection_id, execution_time_ms: executionTimeMs };
+        return { results, total_results: results.length, query: body.query, search_type: body.search_type, collection_id: body.collection_id, execution_time_ms: executionTimeMs, rerank };
       },
     }),
     route({

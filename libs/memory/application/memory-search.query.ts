@@ -1,4 +1,5 @@
 import { positionFromString, unavailable, type ReplyIn, type ValidRequestIn, type VectorFilter } from '@lore/platform/kernel';
+import { RerankStep, type Rerankers } from '@lore/platform/rerank/port';
 import { workspaceCollection, type DocumentStore } from '@lore/platform/documents/port';
 import type { EmbeddingModels } from '@lore/platform/embeddings/port';
 import type { VectorStore } from '@lore/platform/vectors/port';
@@ -23,6 +24,7 @@ export class MemorySearch {
       readonly documents: DocumentStore;
       readonly vectors: VectorStore;
       readonly embeddings: EmbeddingModels;
+      readonly rerankers: Rerankers;
       readonly sealed: SealedFields<MemoryContent>;
       readonly readYourWrites: ReadYourWrites;
     },
@@ -30,12 +32,13 @@ export class MemorySearch {
 
   async search(request: ValidRequestIn<MemoryMessages, 'search'>): Promise<ReplyIn<MemoryMessages, 'search'>> {
     const started = performance.now();
+    const rerank = request.rerank == null ? null : RerankStep.plan(this.deps.rerankers, request.rerank, request.limit);
     const provider = this.deps.embeddings.get(this.deps.embeddings.defaultModel);
     if (provider === null) throw unavailable('no embedding model is configured');
     const partition = memoryPartition(request.workspaceId, request.userId);
     const [vector] = await Promise.all([provider.embedQuery(request.query), this.indexed(partition)]);
     const index = memoryIndexName(provider);
-    if (!(await this.deps.vectors.listIndexes()).some((i) => i.name === index)) return { results: [], executionTimeMs: elapsed(started) };
+    if (!(await this.deps.vectors.listIndexes()).some((i) => i.name === index)) return { results: [], executionTimeMs: elapsed(started), rerank: null };
     const conditions: VectorFilter[] = [];
     if (request.memoryType !== undefined) conditions.push({ source: request.memoryType });
     if (request.topics !== undefined && request.topics.length > 0) conditions.push({ tags: { $containsAll: request.topics } });
@@ -43,7 +46,7 @@ export class MemorySearch {
       collections: [partition],
       vector,
       text: request.query,
-      limit: request.limit,
+      limit: rerank?.candidates ?? request.limit,
       ...(conditions.length === 0 ? {} : { filter: { $and: conditions } }),
     });
     const docs = await workspaceCollection<MemoryDoc>(this.deps.documents, MEMORIES, request.workspaceId).find({ filter: { id: { $in: hits.map((h) => h.id) } } });
@@ -55,7 +58,10 @@ export class MemorySearch {
       if (doc === undefined || doc.user_id !== request.userId) continue;
       results.push({ memory: toMemoryRecord(doc, await this.deps.sealed.open(doc.id, doc.content)), score: hit.score, scores: { vector: hit.legs.vector, keyword: hit.legs.keyword } });
     }
-    return { results, executionTimeMs: elapsed(started) };
+    if (rerank === null) return { results, executionTimeMs: elapsed(started), rerank: null };
+    const { ranked, outcome } = await rerank.apply(request.query, results.map((hit, i) => ({ hit, rank: i + 1 })), ({ hit }) => hit.memory.memory);
+    const reranked = ranked.map(({ hit: { hit, rank }, rerank: mark }) => (mark === null ? hit : { ...hit, score: mark.score, scores: { ...hit.scores, retrieval: { score: hit.score, rank }, rerank: mark } }));
+    return { results: reranked, executionTimeMs: elapsed(started), rerank: outcome };
   }
 
   /** Resolves once the index has taken in the partition's latest memory event (bounded, then 503). */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineMessage, jsonDepth, MAX_JSON_DEPTH } from '@lore/platform/kernel';
+import { defineMessage, jsonDepth, MAX_JSON_DEPTH, RerankOptionsInput, RerankOutcome } from '@lore/platform/kernel';
 import { MEMORY_TYPES, type MemoryLimits } from './memory.config';
 import { MemoryRecord, MemorySearchHit, MemoryVersion, MemoryWithHistory } from './memory.records';
 
@@ -73,8 +73,9 @@ export function memoryMessages(limits: MemoryLimits) {
         memoryType: z.enum(MEMORY_TYPES).optional(),
         topics: z.array(z.string().max(limits.maxTopicChars)).max(limits.maxTopics).optional(),
         limit: z.number().int().min(1).max(100).default(10),
+        rerank: RerankOptionsInput.nullish(),
       }),
-      z.object({ results: z.array(MemorySearchHit), executionTimeMs: z.number() }),
+      z.object({ results: z.array(MemorySearchHit), executionTimeMs: z.number(), rerank: RerankOutcome.nullable() }),
     ),
     history: defineMessage('memory.query.history', ref, z.object({ versions: z.array(MemoryVersion) })),
     export: defineMessage('memory.query.export', Scope, z.object({ exportedAt: z.string(), memories: z.array(MemoryWithHistory) })),

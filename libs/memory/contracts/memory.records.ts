@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { RerankScore } from '@lore/platform/kernel';
 import { MEMORY_TYPES } from './memory.config';
 
 /** A memory as the API shows it (SPEC §2.8), also the reply of the memory messages. */
@@ -38,7 +39,12 @@ export const MemorySearchHit = z
   .object({
     memory: MemoryRecord,
     score: z.number(),
-    scores: z.object({ vector: LegScore.nullable(), keyword: LegScore.nullable() }),
+    scores: z.object({
+      vector: LegScore.nullable(),
+      keyword: LegScore.nullable(),
+      retrieval: LegScore.optional().describe("Re-ranked searches: the hybrid search's own score and rank (`score` is then the reranker's)"),
+      rerank: RerankScore.optional().describe("Re-ranked searches: the reranker's relevance score and the rank it gave"),
+    }),
   })
   .meta({ id: 'MemorySearchHit' });
 export type MemorySearchHit = z.infer<typeof MemorySearchHit>;

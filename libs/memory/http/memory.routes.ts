@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import { RerankOptionsInput, RerankOutcome } from '@lore/platform/kernel';
 import { actingOwner, commaList, cursorOffsetPage, offsetEnvelope, offsetPage, route, skipLimitQuery, type HttpRoute } from '@lore/platform/http';
-import { MEMORY_TYPES, MemoryRecord, MemoryVersion, MemoryWithHistory, memoryFields, memoryMessages, type MemoryLimits } from '@lore/memory/contracts';
+import { MEMORY_TYPES, MemoryRecord, MemorySearchHit, MemoryVersion, MemoryWithHistory, memoryFields, memoryMessages, type MemoryLimits } from '@lore/memory/contracts';
 
 const userId = z.string().min(1).max(255);
 const MemoryIdParams = z.object({ memory_id: z.string().min(1).max(100) });
@@ -28,13 +29,16 @@ const DeleteMemoryResponse = z.object({ memory_id: z.string(), message: z.string
 const DeleteUserMemoriesResponse = z.object({ user_id: z.string(), deleted_count: z.number().int(), message: z.string() });
 const MemoryHistoryResponse = z.object({ memory_id: z.string(), versions: z.array(MemoryVersion) });
 const MemorySearchResult = MemoryRecord.extend({
-  score: z.number().describe('Fused hybrid score (weighted_score: 0.7 · cosine + 0.3 · normalised BM25)'),
-  scores: z.object({
-    vector: z.object({ score: z.number(), rank: z.number().int().nullable() }).nullable(),
-    keyword: z.object({ score: z.number(), rank: z.number().int().nullable() }).nullable(),
-  }),
+  score: z.number().describe("Fused hybrid score (weighted_score: 0.7 · cosine + 0.3 · normalised BM25); the reranker's when re-ranked"),
+  scores: MemorySearchHit.shape.scores,
 });
-const MemorySearchResponse = z.object({ results: z.array(MemorySearchResult), total_results: z.number().int(), query: z.string(), execution_time_ms: z.number() });
+const MemorySearchResponse = z.object({
+  results: z.array(MemorySearchResult),
+  total_results: z.number().int(),
+  query: z.string(),
+  execution_time_ms: z.number(),
+  rerank: RerankOutcome.nullable().describe('The re-ranking step, when the query asked for one'),
+});
 const MemoryExportResponse = z.object({ user_id: z.string(), workspace_id: z.string(), exported_at: z.string(), memories: z.array(MemoryWithHistory) });
 
 /** Memories over HTTP (SPEC §4.8), plus list, history, bulk delete and export. */
@@ -154,10 +158,11 @@ export function memoryRoutes(limits: MemoryLimits): HttpRoute[] {
         topics: topics.nullish().describe('Only memories having every listed topic'),
         memory_type: z.enum(MEMORY_TYPES).nullish(),
         limit: z.number().int().min(1).max(100).default(10),
+        rerank: RerankOptionsInput.nullish().describe('Re-rank the hits (README: Re-ranking)'),
       }),
       status: 200,
       response: MemorySearchResponse,
-      errors: [403, 503],
+      errors: [403, 502, 503, 504],
       handle: async ({ body, scope, send }) => {
         const found = await send(messages.search, {
           ...actingOwner(scope, body.user_id, { keyMustName: true }),
@@ -165,9 +170,10 @@ export function memoryRoutes(limits: MemoryLimits): HttpRoute[] {
           limit: body.limit,
           memoryType: body.memory_type ?? undefined,
           topics: body.topics?.length ? body.topics : undefined,
+          rerank: body.rerank ?? null,
         });
         const results = found.results.map((hit) => ({ ...hit.memory, score: hit.score, scores: hit.scores }));
-        return { results, total_results: results.length, query: body.query, execution_time_ms: found.executionTimeMs };
+        return { results, total_results: results.length, query: body.query, execution_time_ms: found.executionTimeMs, rerank: found.rerank };
       },
     }),
     route({

@@ -9,6 +9,7 @@ import type { VectorStore } from '@lore/platform/vectors/port';
 import type { EmbeddingModels } from '@lore/platform/embeddings/port';
 import type { Egress } from '@lore/platform/egress/port';
 import type { BlobStore } from '@lore/platform/blobs/port';
+import type { Rerankers } from '@lore/platform/rerank/port';
 
 /**
  * Read-your-writes for a context's commands (ARCHITECTURE §3.6): `settle` waits until the
@@ -38,6 +39,8 @@ export interface ContextDeps<Config> {
   readonly blobs: BlobStore;
   /** The process's embedding models (shared by its contexts: one local model in memory). */
   readonly embeddings: EmbeddingModels;
+  /** The process's rerank providers (README: Re-ranking), shared like the embedding models. */
+  readonly rerankers: Rerankers;
   readonly transport: Transport;
   /** Every context's integration events as one resumable log (what webhooks deliver). */
   readonly feed: EventFeed;

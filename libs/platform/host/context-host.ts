@@ -9,6 +9,8 @@ import type { EmbeddingModels } from '@lore/platform/embeddings/port';
 import { openEgress } from '@lore/platform/egress/node';
 import { openContextStores, type ContextStores } from './context-stores';
 import { openEmbeddingModels } from './embedding-models';
+import { openRerankers } from './rerank-providers';
+import type { Rerankers } from '@lore/platform/rerank/port';
 
 /**
  * Hosts one context in a process: opens its stores, builds it from its definition, starts
@@ -24,6 +26,7 @@ export class ContextHost<C = unknown> implements Lifecycle {
   private unregisterMetrics: (() => void) | null = null;
   /** Opened here when the process did not pass its shared models. */
   private ownEmbeddings: EmbeddingModels | null = null;
+  private ownRerankers: Rerankers | null = null;
 
   constructor(
     readonly definition: ContextDefinition<C>,
@@ -38,6 +41,8 @@ export class ContextHost<C = unknown> implements Lifecycle {
       readonly env?: NodeJS.ProcessEnv;
       /** The process's models, shared by the contexts it hosts; opened from the environment when absent. */
       readonly embeddings?: EmbeddingModels;
+      /** The process's rerank providers; opened from the environment (with this host's egress) when absent. */
+      readonly rerankers?: Rerankers;
     },
   ) {}
 
@@ -56,7 +61,8 @@ export class ContextHost<C = unknown> implements Lifecycle {
     };
     const embeddings = deps.embeddings ?? (this.ownEmbeddings = openEmbeddingModels(deps.env ?? process.env));
     const egress = openEgress({ allow: deps.config.egressAllow, ...(deps.config.egressProxyUrl === undefined ? {} : { proxyUrl: deps.config.egressProxyUrl }) });
-    const parts = definition.build({ ...stores, embeddings, transport: deps.transport, feed: deps.feed, egress, clock: systemClock, config: contextConfig, readYourWrites, log });
+    const rerankers = deps.rerankers ?? (this.ownRerankers = openRerankers(egress, deps.env ?? process.env));
+    const parts = definition.build({ ...stores, embeddings, rerankers, transport: deps.transport, feed: deps.feed, egress, clock: systemClock, config: contextConfig, readYourWrites, log });
     await parts.prepare?.();
     const onError = (processor: string, error: unknown): void => log.error({ processor, err: error }, 'event processor failed');
     const onParked = (record: { processor: string; streamId: string; eventId: string; eventType: string; workspaceId: string | null; attempts: number }): void =>
@@ -93,6 +99,7 @@ export class ContextHost<C = unknown> implements Lifecycle {
     await this.processors?.stop();
     await this.stores?.close();
     await this.ownEmbeddings?.close();
+    await this.ownRerankers?.close();
   }
 
   private running(): EventProcessors {

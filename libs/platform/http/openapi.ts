@@ -114,7 +114,9 @@ const ERROR_DESCRIPTIONS: Readonly<Record<number, string>> = {
   422: 'Validation Error',
   429: 'Too Many Requests',
   500: 'Internal Server Error',
+  502: 'Bad Gateway',
   503: 'Service Unavailable',
+  504: 'Gateway Timeout',
 };
 
 /** Fastify's `/a/:id` becomes OpenAPI's `/a/{id}`. */

@@ -188,6 +188,8 @@ const STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   too_large: 413,
   rate_limited: 429,
   unavailable: 503,
+  bad_gateway: 502,
+  gateway_timeout: 504,
   internal: 500,
 };
 

@@ -12,6 +12,8 @@ export type ErrorCode =
   | 'too_large' // 413
   | 'rate_limited' // 429
   | 'unavailable' // 503
+  | 'bad_gateway' // 502: a model provider Lore called (a rerank API) failed or answered nonsense
+  | 'gateway_timeout' // 504: a model provider Lore called did not answer in time
   | 'internal'; // 500
 
 export interface ValidationIssue {

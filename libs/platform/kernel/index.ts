@@ -17,3 +17,5 @@ export * from './limits';
 export * from './search/vector-filter';
 export * from './search/datetime';
 export * from './search/search-inputs';
+export * from './search/rerank-inputs';
+export * from './retry-policy';

@@ -16,6 +16,8 @@ export interface Hop {
   readonly timeoutMs: number;
   readonly maxBytes: number;
   readonly userAgent: string;
+  /** The request's `reuseConnection`: a connector may take a kept-alive socket to these same addresses. */
+  readonly reuseConnection: boolean;
 }
 
 export interface HopResult {

@@ -121,3 +121,20 @@ describe('createNodeEgress defaults', () => {
     expect(() => createNodeEgress({ defaultTimeoutMs: 0 })).toThrow('egress: defaultTimeoutMs must be a positive number');
   });
 });
+
+describe('createNodeEgress connection reuse', () => {
+  it('keeps a connection open only for requests that ask, and only to the same vetted address', async () => {
+    const server = await serve(ok);
+    const sockets = new Set<unknown>();
+    const egress = createNodeEgress({ allow: ['127.0.0.1'] });
+    const url = `http://127.0.0.1:${server.port}/`;
+    for (let i = 0; i < 3; i++) await egress.request({ method: 'POST', url, body: 'x', reuseConnection: true });
+    for (const req of server.seen) sockets.add(req.socket);
+    expect(server.seen).toHaveLength(3);
+    expect(sockets.size).toBe(1);
+    await egress.request({ method: 'POST', url, body: 'x' });
+    await egress.request({ method: 'POST', url, body: 'x' });
+    expect(new Set(server.seen.slice(3).map((req) => req.socket)).size).toBe(2);
+    expect(server.seen.slice(3).every((req) => !sockets.has(req.socket))).toBe(true);
+  });
+});

@@ -64,7 +64,7 @@ async function send(request: OutboundRequest, config: Config): Promise<OutboundR
   for (let redirects = 0; ; redirects++) {
     // Vetted again on every hop: a same-host redirect still resolves the name afresh.
     const addresses = await vet(url, config.allow, config.resolve, deadline, timeoutMs);
-    const hop = { url, method, headers, body, addresses, deadline, timeoutMs, maxBytes, userAgent: config.userAgent };
+    const hop = { url, method, headers, body, addresses, deadline, timeoutMs, maxBytes, userAgent: config.userAgent, reuseConnection: request.reuseConnection === true };
     const result = await exchange(hop, config.connector);
     const location = result.headers['location'];
     if (!REDIRECTS.has(result.status) || location === undefined) {

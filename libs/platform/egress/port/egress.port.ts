@@ -25,6 +25,13 @@ export interface OutboundRequest {
   readonly maxResponseBytes?: number;
   /** Same-host redirects followed at most (0: none is followed, the 3xx is refused). */
   readonly maxRedirects?: number;
+  /**
+   * Keep the connection open for the next request to the same host and the same vetted
+   * addresses (direct egress only; a proxy's tunnel is never kept). For services an operator
+   * configured and calls on every search (rerank APIs), where a new connection per call is a
+   * round trip too many; user-given URLs (webhooks, connection tests) do not ask for it.
+   */
+  readonly reuseConnection?: boolean;
 }
 
 export interface OutboundResponse {

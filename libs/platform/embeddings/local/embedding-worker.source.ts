@@ -1,3 +1,5 @@
+import { LOWER_WORKER_PRIORITY_SOURCE } from '@lore/platform/embeddings/port';
+
 /**
  * The worker thread's code, as plain CommonJS in a string started with `new Worker(source,
  * { eval: true })`. A string because the same code must run from the esbuild bundle in dist/
@@ -30,15 +32,7 @@ export const EMBEDDING_WORKER_SOURCE = String.raw`
 'use strict';
 const { parentPort, workerData } = require('node:worker_threads');
 const config = workerData;
-// Below the event loop's priority (Linux: a thread's own nice value, set through its id): the
-// model's runs are background work that would otherwise take the cores from the requests and
-// projections of the main thread as often as they get them (several workers keep every core busy).
-try {
-  const tid = Number(require('node:fs').readlinkSync('/proc/thread-self').split('/').pop());
-  if (config.nice > 0 && Number.isInteger(tid)) require('node:os').setPriority(tid, config.nice);
-} catch {
-  // Not Linux, or not allowed: the same priority as the rest of the process.
-}
+${LOWER_WORKER_PRIORITY_SOURCE}
 const state = { tokenizer: null, model: null, trailingId: 0, normalizer: null, prefix: '##', unk: '[UNK]', added: new Set(), normCache: new Map() };
 
 const messageOf = (error) => (error && error.message ? String(error.message) : String(error));

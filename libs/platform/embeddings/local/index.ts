@@ -1,3 +1,4 @@
 export * from './local-embeddings.adapter';
-export { DEFAULT_REMOTE_HOST, ONNX_FILE, modelFiles, resolveModel } from './model-resolution';
-export type { LocalDtype, ModelLocations, ModelResolution, ModelSource } from './model-resolution';
+// Model resolution lives in the port (the local cross-encoder resolves its files the same way); re-exported here for existing importers.
+export { DEFAULT_REMOTE_HOST, ONNX_FILE, modelFiles, resolveModel } from '@lore/platform/embeddings/port';
+export type { LocalDtype, ModelLocations, ModelResolution, ModelSource } from '@lore/platform/embeddings/port';

@@ -5,8 +5,7 @@ import { AppError } from '@lore/platform/kernel';
 import { EmbeddingBatcher, EmbeddingUnavailableError } from '@lore/platform/embeddings/port';
 import type { EmbeddingProvider, EmbeddingProviderInfo, Tokenization } from '@lore/platform/embeddings/port';
 import { EMBEDDING_WORKER_SOURCE } from './embedding-worker.source';
-import { DEFAULT_REMOTE_HOST, modelFiles, resolveModel } from './model-resolution';
-import type { LocalDtype, ModelSource } from './model-resolution';
+import { DEFAULT_REMOTE_HOST, modelFiles, resolveModel, type LocalDtype, type ModelSource } from '@lore/platform/embeddings/port';
 
 export const DEFAULT_LOCAL_MODEL = 'Xenova/all-MiniLM-L6-v2';
 

@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { TRICKY_TEXTS, describeWithModels, longText } from '@lore/platform/embeddings/contract';
 import { EmbeddingUnavailableError, cosineSimilarity } from '@lore/platform/embeddings/port';
 import { DEFAULT_LOCAL_MODEL, LocalEmbeddingProvider } from './local-embeddings.adapter';
-import { modelFiles } from './model-resolution';
+import { modelFiles } from '@lore/platform/embeddings/port';
 
 const MODEL = DEFAULT_LOCAL_MODEL;
 const maxAbsDiff = (a: ArrayLike<number>, b: ArrayLike<number>): number => {

@@ -5,3 +5,5 @@ export * from './query-cache';
 export * from './vector-math';
 export * from './embedding-models';
 export * from './measured-embeddings';
+export * from './model-resolution';
+export * from './worker-priority';

@@ -47,6 +47,8 @@ const ERROR_CODES: Readonly<Record<ErrorCode, true>> = {
   too_large: true,
   rate_limited: true,
   unavailable: true,
+  bad_gateway: true,
+  gateway_timeout: true,
   internal: true,
 };
 

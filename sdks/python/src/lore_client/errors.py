@@ -99,8 +99,16 @@ class InternalServerError(APIError):
     """500."""
 
 
+class BadGatewayError(APIError):
+    """502: a model provider Lore called (a rerank API) failed; ``detail`` carries its message."""
+
+
 class ServiceUnavailableError(APIError):
     """503: a context service did not answer in time, or Lore is stopping."""
+
+
+class GatewayTimeoutError(APIError):
+    """504: a model provider Lore called (a rerank API) did not answer in time."""
 
 
 _BY_STATUS: dict[int, type[APIError]] = {
@@ -113,7 +121,9 @@ _BY_STATUS: dict[int, type[APIError]] = {
     422: UnprocessableEntityError,
     429: RateLimitError,
     500: InternalServerError,
+    502: BadGatewayError,
     503: ServiceUnavailableError,
+    504: GatewayTimeoutError,
 }
 
 

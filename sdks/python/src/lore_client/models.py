@@ -49,6 +49,36 @@ class ChunkRecord(BaseModel):
     """
 
 
+class CollectionSettingsRerank(BaseModel):
+    """
+    Re-rank the retrieval hits with a cross-encoder or a rerank API
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    provider: Annotated[str | None, Field(max_length=50, min_length=1)] = None
+    """
+    A configured rerank provider: `cohere`, `jina`, `tei`, `vllm` or `local` (default RERANK_DEFAULT_PROVIDER)
+    """
+    model: Annotated[str | None, Field(max_length=200, min_length=1)] = None
+    """
+    The provider's model (default: the one configured for it)
+    """
+    top_n: Annotated[int | None, Field(ge=1, le=100)] = None
+    """
+    Hits returned after re-ranking (default: the search's own limit)
+    """
+    candidates: Annotated[int | None, Field(ge=1, le=200)] = None
+    """
+    Retrieval hits sent to the reranker (default 50, at least top_n)
+    """
+    on_error: Literal["fail", "skip"] | None = None
+    """
+    When the provider fails or times out: `fail` (default) answers 502/504; `skip` returns the retrieval order with `rerank.applied: false` and the error
+    """
+
+
 class CollectionSettings(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -63,6 +93,10 @@ class CollectionSettings(BaseModel):
     chunk_overlap: int
     """
     Tokens repeated from the end of the previous chunk
+    """
+    rerank: CollectionSettingsRerank | None = None
+    """
+    Default re-ranking of this collection's searches
     """
 
 
@@ -191,39 +225,6 @@ class ConversationContextMessage(BaseModel):
     """
 
 
-class ConversationContextMemory(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
-    memory_id: str
-    memory: str
-    topics: list[str]
-    score: float
-    source: Literal["memory"]
-    tokens: int
-    """
-    Tokens, counted with the embedding model's tokenizer
-    """
-
-
-class ConversationContextChunk(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
-    chunk_id: str
-    content: str
-    score: float
-    collection_id: str
-    content_id: str
-    content_name: str | None
-    source: str | None
-    metadata: dict[str, Any]
-    tokens: int
-    """
-    Tokens, counted with the embedding model's tokenizer
-    """
-
-
 class ConversationContextOmitted(BaseModel):
     """
     Found but left out to stay within max_tokens
@@ -257,46 +258,6 @@ class ConversationContextTimings(BaseModel):
     memories_ms: float
     chunks_ms: float
     tokens_ms: float
-
-
-class ConversationContext(BaseModel):
-    model_config = ConfigDict(
-        extra="allow",
-    )
-    conversation_id: str
-    query: str | None
-    """
-    What memories and chunks were ranked against: the given query, else the last user message
-    """
-    max_tokens: int
-    total_tokens: int
-    """
-    Tokens of `context`
-    """
-    messages: list[ConversationContextMessage]
-    """
-    The last messages of the active path, oldest first
-    """
-    memories: list[ConversationContextMemory]
-    chunks: list[ConversationContextChunk]
-    omitted: ConversationContextOmitted
-    """
-    Found but left out to stay within max_tokens
-    """
-    warnings: list[str]
-    """
-    Sources that could not be searched (a collection deleted or outside the key's scope, no embedding model)
-    """
-    context: str
-    """
-    The sections above, ready to put in a prompt
-    """
-    tokenizer: ConversationContextTokenizer
-    timings: ConversationContextTimings
-    """
-    Where the time went: reading the conversation, memory search, passage search (the two run side by side), counting tokens
-    """
-    execution_time_ms: float
 
 
 class ConversationRecord(BaseModel):
@@ -743,6 +704,36 @@ class ProviderModelRecord(BaseModel):
     curation_reason: str | None = None
 
 
+class RerankOutcome(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    provider: str
+    model: str
+    candidates: int
+    """
+    Retrieval hits sent to the reranker
+    """
+    top_n: int
+    applied: bool
+    """
+    false: the provider failed and `on_error: "skip"` kept the retrieval order
+    """
+    error: str | None
+    """
+    Why re-ranking was skipped
+    """
+    elapsed_ms: float
+
+
+class RerankScore(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    score: float
+    rank: int
+
+
 class SearchResultScoresVector(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -758,12 +749,35 @@ class SearchResultScoresKeyword(SearchResultScoresVector):
     pass
 
 
+class SearchResultScoresRetrieval(BaseModel):
+    """
+    Re-ranked searches: the retrieval's own score and rank (`score` is then the reranker's)
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    score: float
+    rank: int | None
+    """
+    Rank in that retriever's own list; null when it did not list the chunk and its score was computed for fusion
+    """
+
+
 class SearchResultScores(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
     vector: SearchResultScoresVector | None
     keyword: SearchResultScoresKeyword | None
+    retrieval: SearchResultScoresRetrieval | None = None
+    """
+    Re-ranked searches: the retrieval's own score and rank (`score` is then the reranker's)
+    """
+    rerank: RerankScore | None = None
+    """
+    Re-ranked searches: the reranker's relevance score and the rank it gave
+    """
 
 
 class SearchResult(BaseModel):
@@ -1165,12 +1179,32 @@ class SearchMemoriesResponseResultScoresKeyword(SearchMemoriesResponseResultScor
     pass
 
 
+class SearchMemoriesResponseResultScoresRetrieval(BaseModel):
+    """
+    Re-ranked searches: the hybrid search's own score and rank (`score` is then the reranker's)
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    score: float
+    rank: int | None
+
+
 class SearchMemoriesResponseResultScores(BaseModel):
     model_config = ConfigDict(
         extra="allow",
     )
     vector: SearchMemoriesResponseResultScoresVector | None
     keyword: SearchMemoriesResponseResultScoresKeyword | None
+    retrieval: SearchMemoriesResponseResultScoresRetrieval | None = None
+    """
+    Re-ranked searches: the hybrid search's own score and rank (`score` is then the reranker's)
+    """
+    rerank: RerankScore | None = None
+    """
+    Re-ranked searches: the reranker's relevance score and the rank it gave
+    """
 
 
 class SearchMemoriesResponseResult(BaseModel):
@@ -1193,7 +1227,7 @@ class SearchMemoriesResponseResult(BaseModel):
     """
     score: float
     """
-    Fused hybrid score (weighted_score: 0.7 · cosine + 0.3 · normalised BM25)
+    Fused hybrid score (weighted_score: 0.7 · cosine + 0.3 · normalised BM25); the reranker's when re-ranked
     """
     scores: SearchMemoriesResponseResultScores
 
@@ -1206,6 +1240,10 @@ class SearchMemoriesResponse(BaseModel):
     total_results: int
     query: str
     execution_time_ms: float
+    rerank: RerankOutcome | None
+    """
+    The re-ranking step, when the query asked for one
+    """
 
 
 class DeleteMemoryResponse(BaseModel):
@@ -1409,6 +1447,87 @@ class ConnectionTestResult(BaseModel):
     connection: ConnectionRecord
 
 
+class ConversationContextMemory(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    memory_id: str
+    memory: str
+    topics: list[str]
+    score: float
+    rerank: RerankScore | None
+    """
+    The reranker's score and rank, when re-ranked
+    """
+    source: Literal["memory"]
+    tokens: int
+    """
+    Tokens, counted with the embedding model's tokenizer
+    """
+
+
+class ConversationContextChunk(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    chunk_id: str
+    content: str
+    score: float
+    rerank: RerankScore | None
+    """
+    The reranker's score and rank, when re-ranked
+    """
+    collection_id: str
+    content_id: str
+    content_name: str | None
+    source: str | None
+    metadata: dict[str, Any]
+    tokens: int
+    """
+    Tokens, counted with the embedding model's tokenizer
+    """
+
+
+class ConversationContext(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    conversation_id: str
+    query: str | None
+    """
+    What memories and chunks were ranked against: the given query, else the last user message
+    """
+    max_tokens: int
+    total_tokens: int
+    """
+    Tokens of `context`
+    """
+    messages: list[ConversationContextMessage]
+    """
+    The last messages of the active path, oldest first
+    """
+    memories: list[ConversationContextMemory]
+    chunks: list[ConversationContextChunk]
+    omitted: ConversationContextOmitted
+    """
+    Found but left out to stay within max_tokens
+    """
+    warnings: list[str]
+    """
+    Sources that could not be searched (a collection deleted or outside the key's scope, no embedding model)
+    """
+    context: str
+    """
+    The sections above, ready to put in a prompt
+    """
+    tokenizer: ConversationContextTokenizer
+    timings: ConversationContextTimings
+    """
+    Where the time went: reading the conversation, memory search, passage search (the two run side by side), counting tokens
+    """
+    execution_time_ms: float
+
+
 class HTTPValidationError(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -1426,6 +1545,10 @@ class SearchResponse(BaseModel):
     search_type: Literal["vector", "keyword", "hybrid"]
     collection_id: str
     execution_time_ms: float | None
+    rerank: RerankOutcome | None
+    """
+    The re-ranking step, when the query or the collection asked for one
+    """
 
 
 class ListConnectionsResponse(BaseModel):

@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal
 
-from typing_extensions import NotRequired
+from typing_extensions import NotRequired, TypedDict
 
 
 class ListIntegrationsQuery(TypedDict):
@@ -296,6 +296,33 @@ class ExportConversationQuery(TypedDict):
     format: NotRequired[Literal["json", "markdown"]]
 
 
+class ConversationContextBodyRerank(TypedDict, closed=True):
+    """
+    Re-rank the retrieval hits with a cross-encoder or a rerank API
+    """
+
+    provider: NotRequired[str]
+    """
+    A configured rerank provider: `cohere`, `jina`, `tei`, `vllm` or `local` (default RERANK_DEFAULT_PROVIDER)
+    """
+    model: NotRequired[str]
+    """
+    The provider's model (default: the one configured for it)
+    """
+    top_n: NotRequired[int]
+    """
+    Hits returned after re-ranking (default: the search's own limit)
+    """
+    candidates: NotRequired[int]
+    """
+    Retrieval hits sent to the reranker (default 50, at least top_n)
+    """
+    on_error: NotRequired[Literal["fail", "skip"]]
+    """
+    When the provider fails or times out: `fail` (default) answers 502/504; `skip` returns the retrieval order with `rerank.applied: false` and the error
+    """
+
+
 class ConversationContextBody(TypedDict):
     """
     Every field is optional: an absent body takes the defaults
@@ -320,6 +347,10 @@ class ConversationContextBody(TypedDict):
     message_limit: NotRequired[int | None]
     """
     Recent messages to consider; default 50
+    """
+    rerank: NotRequired[Literal[False] | ConversationContextBodyRerank | None]
+    """
+    Re-rank memories and passages (README: Re-ranking); default: each collection's `settings.rerank` for its passages; `false` skips those
     """
 
 
@@ -476,6 +507,12 @@ class ListApiKeysQuery(TypedDict):
     status: NotRequired[Literal["active", "inactive", "revoked"]]
 
 
+class CreateCollectionBodySettingsRerank(ConversationContextBodyRerank):
+    """
+    Re-rank the retrieval hits with a cross-encoder or a rerank API
+    """
+
+
 class CreateCollectionBodySettings(TypedDict):
     chunk_size: NotRequired[int]
     """
@@ -484,6 +521,10 @@ class CreateCollectionBodySettings(TypedDict):
     chunk_overlap: NotRequired[int]
     """
     Tokens repeated from the previous chunk; less than half of chunk_size (default 32)
+    """
+    rerank: NotRequired[CreateCollectionBodySettingsRerank | None]
+    """
+    The collection's default re-ranking of its searches (a query's `rerank` overrides it field by field; `false` there skips it); null removes it
     """
 
 
@@ -608,6 +649,12 @@ class SearchCollectionBodyFusion3(TypedDict):
     weights: NotRequired[SearchCollectionBodyFusion3Weights]
 
 
+class SearchCollectionBodyRerank(ConversationContextBodyRerank):
+    """
+    Re-rank the retrieval hits with a cross-encoder or a rerank API
+    """
+
+
 class SearchCollectionBody(TypedDict):
     query: str
     collection_id: str
@@ -618,10 +665,31 @@ class SearchCollectionBody(TypedDict):
     """
     max_results: NotRequired[int]
     fusion: NotRequired[SearchCollectionBodyFusion | SearchCollectionBodyFusion1 | SearchCollectionBodyFusion2 | SearchCollectionBodyFusion3 | None]
+    rerank: NotRequired[Literal[False] | SearchCollectionBodyRerank | None]
+    """
+    Re-rank the hits (README: Re-ranking); default: the collection's `settings.rerank`; `false` skips that
+    """
 
 
-class UpdateCollectionBodySettings(CreateCollectionBodySettings):
-    pass
+class UpdateCollectionBodySettingsRerank(ConversationContextBodyRerank):
+    """
+    Re-rank the retrieval hits with a cross-encoder or a rerank API
+    """
+
+
+class UpdateCollectionBodySettings(TypedDict):
+    chunk_size: NotRequired[int]
+    """
+    Most tokens per chunk; at most the model's max_input_tokens (default: that maximum)
+    """
+    chunk_overlap: NotRequired[int]
+    """
+    Tokens repeated from the previous chunk; less than half of chunk_size (default 32)
+    """
+    rerank: NotRequired[UpdateCollectionBodySettingsRerank | None]
+    """
+    The collection's default re-ranking of its searches (a query's `rerank` overrides it field by field; `false` there skips it); null removes it
+    """
 
 
 class UpdateCollectionBodyEmbedding(CreateCollectionBodyEmbedding):
@@ -760,6 +828,12 @@ class ExportUserMemoriesQuery(GetConnectSessionQuery):
     pass
 
 
+class SearchMemoriesBodyRerank(ConversationContextBodyRerank):
+    """
+    Re-rank the retrieval hits with a cross-encoder or a rerank API
+    """
+
+
 class SearchMemoriesBody(TypedDict):
     user_id: NotRequired[str]
     """
@@ -772,6 +846,10 @@ class SearchMemoriesBody(TypedDict):
     """
     memory_type: NotRequired[Literal["user", "agent", "team", "workflow"] | None]
     limit: NotRequired[int]
+    rerank: NotRequired[SearchMemoriesBodyRerank | None]
+    """
+    Re-rank the hits (README: Re-ranking)
+    """
 
 
 class GetMemoryQuery(GetConnectSessionQuery):

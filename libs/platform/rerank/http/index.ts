@@ -1,0 +1,2 @@
+export * from './http-rerank.adapter';
+export * from './rerank-wire-formats';

@@ -1,0 +1,1 @@
+export * from './local-cross-encoder.adapter';

@@ -1,0 +1,2 @@
+export * from './rerank.port';
+export * from './rerank-step';
