@@ -2,3 +2,4 @@ export * from './context-stores';
 export * from './context-host';
 export * from './service-process';
 export * from './embedding-models';
+export * from './chat-model';

@@ -1,1 +1,2 @@
 export * from './egress.port';
+export * from './retry-policy';

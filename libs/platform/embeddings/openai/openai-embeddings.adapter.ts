@@ -3,8 +3,7 @@ import { AppError, invalid } from '@lore/platform/kernel';
 import { EmbeddingBatcher, EmbeddingUnavailableError, l2Normalize } from '@lore/platform/embeddings/port';
 import type { EmbeddingProvider, EmbeddingProviderInfo, EmbeddingUnavailableReason, Tokenization } from '@lore/platform/embeddings/port';
 import { approximateTokenize, truncateApproximately } from './approximate-tokenizer';
-import { DEFAULT_RETRY_POLICY, isRetryableStatus, nextDelayMs, retryAfterMs } from './retry-policy';
-import type { RetryPolicy } from './retry-policy';
+import { DEFAULT_RETRY_POLICY, isRetryableStatus, nextDelayMs, retryAfterMs, type RetryPolicy } from '@lore/platform/egress/port';
 
 export interface OpenAIEmbeddingOptions {
   /**
