@@ -1,11 +1,11 @@
-import { positionFromString, unavailable, type ReplyIn, type ValidRequestIn, type VectorFilter } from '@lore/platform/kernel';
+import { positionFromString, unavailable, type Clock, type ReplyIn, type ValidRequestIn, type VectorFilter } from '@lore/platform/kernel';
 import { workspaceCollection, type DocumentStore } from '@lore/platform/documents/port';
 import type { EmbeddingModels } from '@lore/platform/embeddings/port';
 import type { VectorStore } from '@lore/platform/vectors/port';
 import type { ReadYourWrites } from '@lore/platform/cqrs';
 import type { SealedFields } from '@lore/platform/crypto';
 import type { MemoryMessages } from '@lore/memory/contracts';
-import { MEMORIES, type MemoryDoc } from './memory.read-models';
+import { liveMemoryFilter, MEMORIES, type MemoryDoc } from './memory.read-models';
 import { toMemoryRecord, type MemoryContent } from './memory-content';
 import { MEMORY_SEARCH_INDEX, memoryIndexName, memoryPartition } from './memory-search-index.reactor';
 import { MEMORY_SEARCH_POSITIONS, type MemorySearchPositionDoc } from './memory-search-positions.projection';
@@ -25,6 +25,7 @@ export class MemorySearch {
       readonly embeddings: EmbeddingModels;
       readonly sealed: SealedFields<MemoryContent>;
       readonly readYourWrites: ReadYourWrites;
+      readonly clock: Clock;
     },
   ) {}
 
@@ -43,16 +44,20 @@ export class MemorySearch {
       collections: [partition],
       vector,
       text: request.query,
-      limit: request.limit,
+      // Expired memories are filtered below (they stay in the index until the sweep erases them): ask for a few more.
+      limit: Math.min(request.limit + OVERFETCH, 200),
       ...(conditions.length === 0 ? {} : { filter: { $and: conditions } }),
     });
-    const docs = await workspaceCollection<MemoryDoc>(this.deps.documents, MEMORIES, request.workspaceId).find({ filter: { id: { $in: hits.map((h) => h.id) } } });
+    const docs = await workspaceCollection<MemoryDoc>(this.deps.documents, MEMORIES, request.workspaceId).find({
+      filter: { ...liveMemoryFilter(this.deps.clock.now()), id: { $in: hits.map((h) => h.id) } },
+    });
     const byId = new Map(docs.items.map((d) => [d.id, d]));
     const results: ReplyIn<MemoryMessages, 'search'>['results'] = [];
     for (const hit of hits) {
       const doc = byId.get(hit.id);
-      // Deleted between the index and the read model: gone, and never another user's.
+      // Deleted between the index and the read model, superseded or expired: gone, and never another user's.
       if (doc === undefined || doc.user_id !== request.userId) continue;
+      if (results.length === request.limit) break;
       results.push({ memory: toMemoryRecord(doc, await this.deps.sealed.open(doc.id, doc.content)), score: hit.score, scores: { vector: hit.legs.vector, keyword: hit.legs.keyword } });
     }
     return { results, executionTimeMs: elapsed(started) };
@@ -66,6 +71,9 @@ export class MemorySearch {
     await this.deps.readYourWrites.settleReactor(MEMORY_SEARCH_INDEX, positionFromString(latest.position));
   }
 }
+
+/** Hits asked for beyond the limit, to make up for expired memories not yet erased. */
+const OVERFETCH = 10;
 
 function elapsed(started: number): number {
   return Math.round((performance.now() - started) * 100) / 100;
