@@ -11,6 +11,7 @@ import { conversationsProjection } from './conversations.projection';
 import { conversationEventsPublisher } from './conversation-events.publisher';
 import { CONVERSATION_ERASURE, conversationErasureReactor } from './conversation-erasure.reactor';
 import { CONVERSATIONS, MESSAGES } from './conversations.read-models';
+import { conversationMemoryExtractionReactor } from './memory-extraction.reactor';
 
 /** How long erasure may wait for the read models and the publisher to pass a deletion (they may be catching up at start-up). */
 const ERASURE_WAIT_MS = 10 * 60_000;
@@ -45,6 +46,7 @@ export const conversationsContext = defineContext({
       projections: [conversationsProjection(seals)],
       reactors: [
         conversationEventsPublisher(deps.transport),
+        conversationMemoryExtractionReactor({ ...deps, queries }),
         conversationErasureReactor({ ...deps, processedByOthers: (position, erased) => deps.readYourWrites.settleAllBut(CONVERSATION_ERASURE, position, ERASURE_WAIT_MS, erased) }),
       ],
       async prepare() {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CONVERSATION_STATUSES } from './conversations.config';
+import { CONVERSATION_STATUSES, MEMORY_EXTRACTION_SETTINGS } from './conversations.config';
 
 /** A conversation (SPEC §2.8 shows none; modelled on R2R, OpenAI Conversations and LangGraph threads). */
 export const ConversationRecord = z
@@ -10,6 +10,9 @@ export const ConversationRecord = z
     title: z.string().nullable(),
     status: z.enum(CONVERSATION_STATUSES),
     collection_ids: z.array(z.string()).describe('Collections the context endpoint searches'),
+    memory_extraction: z
+      .enum(MEMORY_EXTRACTION_SETTINGS)
+      .describe("`after_user_turn`: memories are extracted from the conversation in the background after each user message (README, \"Memory extraction\")"),
     tags: z.array(z.string()),
     metadata: z.record(z.string(), z.unknown()),
     message_count: z.number().int().describe('Messages on every branch'),

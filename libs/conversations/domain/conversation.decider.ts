@@ -23,6 +23,9 @@ export interface MessageNode {
   readonly deleted: boolean;
 }
 
+/** Whether memories are extracted in the background after each user message of the conversation. */
+export type MemoryExtractionSetting = 'off' | 'after_user_turn';
+
 /** Children lists are keyed by parent id; the roots under this key. */
 export const ROOTS = '';
 
@@ -31,6 +34,7 @@ export type LiveConversation = Owner & {
   readonly conversationId: string;
   readonly createdBy: string;
   readonly collectionIds: readonly string[];
+  readonly memoryExtraction: MemoryExtractionSetting;
   readonly content: string;
   readonly createdAt: string;
   readonly updatedAt: string;
@@ -66,6 +70,7 @@ export type ConversationCommand =
       readonly createdBy: string;
       readonly status: ConversationStatus;
       readonly collectionIds: readonly string[];
+      readonly memoryExtraction?: MemoryExtractionSetting;
       readonly content: string;
       readonly at: string;
     })
@@ -73,6 +78,7 @@ export type ConversationCommand =
       readonly kind: 'update';
       readonly content?: string;
       readonly collectionIds?: readonly string[];
+      readonly memoryExtraction?: MemoryExtractionSetting;
       readonly status?: ConversationStatus;
       /** Moves the active path to end at this message (a branch the client chose). */
       readonly currentMessageId?: string;
@@ -189,6 +195,7 @@ export const conversationDecider: Decider<ConversationCommand, ConversationState
               createdBy: command.createdBy,
               status: command.status,
               collectionIds: [...command.collectionIds],
+              ...(command.memoryExtraction === undefined || command.memoryExtraction === 'off' ? {} : { memoryExtraction: command.memoryExtraction }),
               content: command.content,
               createdAt: command.at,
             },
@@ -201,6 +208,7 @@ export const conversationDecider: Decider<ConversationCommand, ConversationState
           conversationId: conversation.conversationId,
           ...(command.content === undefined ? {} : { content: command.content }),
           ...(command.collectionIds === undefined ? {} : { collectionIds: [...command.collectionIds] }),
+          ...(command.memoryExtraction === undefined || command.memoryExtraction === conversation.memoryExtraction ? {} : { memoryExtraction: command.memoryExtraction }),
           ...(command.status === undefined || command.status === conversation.status ? {} : { status: command.status }),
           updatedAt: command.at,
         };
@@ -278,6 +286,7 @@ export const conversationDecider: Decider<ConversationCommand, ConversationState
       const d = event.data;
       return {
         ...d,
+        memoryExtraction: d.memoryExtraction ?? 'off',
         updatedAt: d.createdAt,
         currentMessageId: null,
         messages: PersistentMap.empty(),
@@ -297,6 +306,7 @@ export const conversationDecider: Decider<ConversationCommand, ConversationState
           ...state,
           ...(d.content === undefined ? {} : { content: d.content }),
           ...(d.collectionIds === undefined ? {} : { collectionIds: d.collectionIds }),
+          ...(d.memoryExtraction === undefined ? {} : { memoryExtraction: d.memoryExtraction }),
           ...(d.status === undefined ? {} : { status: d.status }),
           updatedAt: d.updatedAt,
         };

@@ -18,6 +18,8 @@ export const ConversationStarted = z.object({
     createdBy: z.string(),
     status: z.enum(['active', 'archived']),
     collectionIds: z.array(z.string()),
+    /** `after_user_turn`: memories are extracted in the background after each user message (absent: off). */
+    memoryExtraction: z.enum(['off', 'after_user_turn']).optional(),
     /** Sealed { title, tags, metadata }. */
     content: z.string(),
     createdAt: z.string(),
@@ -31,6 +33,7 @@ export const ConversationUpdated = z.object({
     /** The whole sealed { title, tags, metadata } after the change, when it changed. */
     content: z.string().optional(),
     collectionIds: z.array(z.string()).optional(),
+    memoryExtraction: z.enum(['off', 'after_user_turn']).optional(),
     status: z.enum(['active', 'archived']).optional(),
     updatedAt: z.string(),
   }),
