@@ -9,7 +9,7 @@ import { AckPolicy, connect } from 'nats';
 import { lastValueFrom, timeout } from 'rxjs';
 import { describeWithServer } from '@lore/platform/testing';
 import { freePortRange, startDistributedTopology, type DistributedTopology } from './distributed-topology.fixture';
-import { call, describeAdmin, describeApiKeys, describeAuth, describeConversationContext, describeConversationMessages, describeConnections, describeConversations, describeErrors, describeEventStream, describeIntegrations, describeKnowledge, describeLargeContent, describeLimits, describeMemories, describeMemorySearch, describeMetrics, describeRoles, describeWebhooks, mintJwt, WEBHOOK_TEST_ENV, LIMITS_TEST_ENV, EVENTS_TEST_ENV, type LoreUnderTest } from '@lore/gateway/e2e';
+import { call, describeAdmin, describeApiKeys, describeAuth, describeConversationContext, describeConversationMessages, describeConnections, describeConversations, describeErrors, describeEventStream, describeIntegrations, describeKnowledge, describeLargeContent, describeLimits, describeMemories, describeMemorySearch, describeMemoryExtraction, startMemoryModelStandIn, describeMetrics, describeRoles, describeWebhooks, mintJwt, WEBHOOK_TEST_ENV, LIMITS_TEST_ENV, EVENTS_TEST_ENV, type LoreUnderTest } from '@lore/gateway/e2e';
 import { modelsDirForTests } from '@lore/platform/embeddings/contract';
 import { eventStreamName } from '@lore/platform/transport/nats';
 import { workspaceToken } from '@lore/platform/transport/port';
@@ -44,7 +44,10 @@ describeWithServer('NATS_URL', 'distributed topology over NATS', (natsUrl) => {
   /** Each service's own `/metrics` (METRICS_PORT, then one port per service). */
   const serviceMetrics: string[] = [];
 
+  let chat: Awaited<ReturnType<typeof startMemoryModelStandIn>>;
+
   beforeAll(async () => {
+    chat = await startMemoryModelStandIn();
     const metricsPort = await freePortRange(CONTEXTS.length);
     serviceMetrics.push(...CONTEXTS.map((_, i) => `http://127.0.0.1:${metricsPort + i}`));
     topology = await startDistributedTopology({
@@ -58,12 +61,16 @@ describeWithServer('NATS_URL', 'distributed topology over NATS', (natsUrl) => {
         EVENTS_HEARTBEAT_MS: '500',
         ...WEBHOOK_TEST_ENV, ...LIMITS_TEST_ENV, ...EVENTS_TEST_ENV,
         MODELS_DIR: modelsDirForTests(),
+        ...chat.env,
       },
     });
     Object.assign(lore, { url: topology.url });
   }, 90_000);
 
-  afterAll(() => topology.stop());
+  afterAll(async () => {
+    await topology.stop();
+    await chat.server.close();
+  });
 
   describeAuth(() => lore);
   describeErrors(() => lore);
@@ -72,6 +79,7 @@ describeWithServer('NATS_URL', 'distributed topology over NATS', (natsUrl) => {
   describeKnowledge(() => lore);
   describeLargeContent(() => lore);
   describeMemorySearch(() => lore);
+  describeMemoryExtraction(() => lore, () => chat.server);
   describeConversations(() => lore);
   describeConversationMessages(() => lore);
   describeConversationContext(() => lore);

@@ -1,7 +1,7 @@
 import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { call, describeAdmin, describeApiKeys, describeAuth, describeConversationContext, describeConversationMessages, describeConnections, describeConversations, describeErrors, describeEventStream, describeIntegrations, describeKnowledge, describeLargeContent, describeLimits, describeMemories, describeMemorySearch, describeMetrics, describeRoles, describeWebhooks, mintJwt, WEBHOOK_TEST_ENV, LIMITS_TEST_ENV, EVENTS_TEST_ENV, SseConnection, type LoreUnderTest } from '@lore/gateway/e2e';
+import { call, describeAdmin, describeApiKeys, describeAuth, describeConversationContext, describeConversationMessages, describeConnections, describeConversations, describeErrors, describeEventStream, describeIntegrations, describeKnowledge, describeLargeContent, describeLimits, describeMemories, describeMemorySearch, describeMemoryExtraction, startMemoryModelStandIn, describeMetrics, describeRoles, describeWebhooks, mintJwt, WEBHOOK_TEST_ENV, LIMITS_TEST_ENV, EVENTS_TEST_ENV, SseConnection, type LoreUnderTest } from '@lore/gateway/e2e';
 import { modelsDirForTests } from '@lore/platform/embeddings/contract';
 import { startStandalone } from './bootstrap';
 
@@ -12,13 +12,16 @@ describe('standalone app over HTTP', () => {
   const env = { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, AUTH_JWT_SECRET: JWT_SECRET, LOG_LEVEL: 'silent', LORE_MASTER_KEY: '', LORE_EGRESS_ALLOW: '127.0.0.1', EVENTS_HEARTBEAT_MS: '500', ...WEBHOOK_TEST_ENV, ...LIMITS_TEST_ENV, ...EVENTS_TEST_ENV, MODELS_DIR: modelsDirForTests() };
   let running: Awaited<ReturnType<typeof startStandalone>>;
   let lore: LoreUnderTest;
+  let chat: Awaited<ReturnType<typeof startMemoryModelStandIn>>;
 
   beforeAll(async () => {
-    running = await startStandalone(env);
+    chat = await startMemoryModelStandIn();
+    running = await startStandalone({ ...env, ...chat.env });
     lore = { url: running.url, jwtSecret: JWT_SECRET };
   });
   afterAll(async () => {
     await running.app.close();
+    await chat.server.close();
   });
 
   describeAuth(() => lore);
@@ -28,6 +31,7 @@ describe('standalone app over HTTP', () => {
   describeKnowledge(() => lore);
   describeLargeContent(() => lore);
   describeMemorySearch(() => lore);
+  describeMemoryExtraction(() => lore, () => chat.server);
   describeConversations(() => lore);
   describeConversationMessages(() => lore);
   describeConversationContext(() => lore);
