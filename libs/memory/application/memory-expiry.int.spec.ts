@@ -1,4 +1,4 @@
-import { AppError } from '@lore/platform/kernel';
+import type { AppError } from '@lore/platform/kernel';
 import { send } from '@lore/platform/transport/port';
 import { startContext, until, type RunningContext } from '@lore/platform/testing';
 import { memoryMessages } from '@lore/memory/contracts';

@@ -1,4 +1,6 @@
-import { newId, unavailable, type Clock, type ReplyIn, type ValidRequestIn } from '@lore/platform/kernel';
+import { invalid, newId, unavailable, type Clock, type ReplyIn, type ValidRequestIn } from '@lore/platform/kernel';
+import { send, type Transport } from '@lore/platform/transport/port';
+import type { ConversationMessages } from '@lore/conversations/contracts';
 import { workspaceCollection, type DocumentStore } from '@lore/platform/documents/port';
 import { ChatModelError, type ChatModel, type ChatUsage } from '@lore/platform/chat/port';
 import type { SealedFields } from '@lore/platform/crypto';
@@ -30,6 +32,9 @@ export class MemoryExtraction {
   constructor(
     private readonly deps: {
       readonly chat: ChatModel | null;
+      readonly transport: Transport;
+      /** The conversations service's active-path query, for extraction from a `conversationId`. */
+      readonly conversationMessages: ConversationMessages['conversationMessages'];
       readonly commands: MemoryCommands;
       readonly search: MemorySearch;
       readonly documents: DocumentStore;
@@ -44,7 +49,7 @@ export class MemoryExtraction {
     const chat = this.deps.chat;
     if (chat === null) throw unavailable('No chat model is configured: set CHAT_OPENAI_BASE_URL (README, Configuration) to extract memories.');
     const extractionId = newId('ext', this.deps.clock.now().getTime());
-    const messages = request.messages.slice(-this.deps.settings.maxMessages);
+    const messages = (await this.sourceMessages(request)).slice(-this.deps.settings.maxMessages);
     const sourceMessageIds = messages.flatMap((m) => (m.id ? [m.id] : []));
     const usage = { prompt_tokens: 0, completion_tokens: 0 };
     const count = (u: ChatUsage | null): void => {
@@ -150,6 +155,24 @@ export class MemoryExtraction {
       case 'none':
         return record(p, await this.deps.commands.decide({ ...owner, memoryId: decided.target }, { kind: 'none' }, p, why), decided.reason, similarity);
     }
+  }
+
+  /**
+   * The given messages (with a `conversationId` they came from, as the background reactor sends
+   * them), or else the conversation's active path (its tail), read from the conversations service as the user.
+   */
+  private async sourceMessages(request: ExtractRequest): Promise<ReadonlyArray<{ readonly id?: string | null | undefined; readonly role: string; readonly content: string }>> {
+    const given = request.messages ?? null;
+    const conversationId = request.conversationId ?? null;
+    if (given !== null) return given;
+    if (conversationId === null) throw invalid(['message', 'messages'], 'Give `messages` or a `conversationId`', 'value_error');
+    const max = this.deps.settings.maxMessages;
+    const ref = { workspaceId: request.workspaceId, userId: request.userId, actor: request.actor, collections: null, conversationId, includeBranches: false };
+    // The active path, oldest first: the first page tells its length, the second is its tail.
+    const first = await send(this.deps.transport, this.deps.conversationMessages, { ...ref, skip: 0, limit: max });
+    const page = first.total > max ? await send(this.deps.transport, this.deps.conversationMessages, { ...ref, skip: first.total - max, limit: max }) : first;
+    if (page.items.length === 0) throw invalid(['message', 'conversationId'], 'The conversation has no messages to extract from', 'value_error');
+    return page.items.map((m) => ({ id: m.id, role: m.role, content: m.content }));
   }
 
   /** The model's decision, or a clear failure when it names no memory it was shown (never a guess). */

@@ -3,9 +3,9 @@ import { memoryConfig } from '@lore/memory/contracts';
 import { conversationsConfig } from '@lore/conversations/contracts';
 
 /**
- * The service reads its own slice, and the conversations slice its edge reads (the edge sends
- * the conversations service a message to read a conversation for extraction): a service's
- * configuration holds at least what its edge reads (apps/contexts.ts).
+ * The service reads its own slice, and the conversations slice: extraction from a
+ * `conversationId` sends the conversations service its active-path query, built from the same
+ * configuration that service reads.
  */
 export const memoryServiceConfig = z.intersection(memoryConfig, conversationsConfig.transform((conversations) => ({ conversations })));
 export type MemoryServiceConfig = z.output<typeof memoryServiceConfig>;

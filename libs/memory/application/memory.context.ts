@@ -2,6 +2,7 @@ import { defineContext, periodicTask } from '@lore/platform/cqrs';
 import { SealedFields } from '@lore/platform/crypto';
 import { handle } from '@lore/platform/transport/port';
 import { memoryMessages } from '@lore/memory/contracts';
+import { conversationMessages } from '@lore/conversations/contracts';
 import { memoryServiceConfig } from './memory-service.config';
 import { MemoryCommands } from './memory.commands';
 import { MemoryQueries } from './memory.queries';
@@ -33,7 +34,15 @@ export const memoryContext = defineContext({
     const commands = new MemoryCommands({ ...deps, sealed, notes, quota: deps.config.quota, ttlSecondsByType: deps.config.ttlSecondsByType });
     const queries = new MemoryQueries(deps.documents, sealed, notes, deps.clock);
     const search = new MemorySearch({ ...deps, sealed });
-    const extraction = new MemoryExtraction({ ...deps, commands, search, sealed, limits: deps.config.limits, settings: deps.config.extraction });
+    const extraction = new MemoryExtraction({
+      ...deps,
+      commands,
+      search,
+      sealed,
+      limits: deps.config.limits,
+      settings: deps.config.extraction,
+      conversationMessages: conversationMessages(deps.config.conversations).conversationMessages,
+    });
     return {
       handlers: [
         handle(messages.create, (c) => commands.create(c)),

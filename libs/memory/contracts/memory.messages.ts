@@ -95,7 +95,9 @@ export function memoryMessages(limits: MemoryLimits) {
         messages: z
           .array(z.object({ id: z.string().min(1).max(200).nullish(), role: z.string().min(1).max(50), content: z.string().min(1).max(100_000) }))
           .min(1)
-          .max(1000),
+          .max(1000)
+          .nullish(),
+        /** Without `messages`: the service reads this conversation's active path (the user's, else not found). */
         conversationId: z.string().min(1).max(200).nullish(),
         memoryType: z.enum(MEMORY_TYPES).default('user'),
       }),

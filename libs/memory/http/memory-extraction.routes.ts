@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { actingOwner, route, type HttpRoute } from '@lore/platform/http';
 import { invalid } from '@lore/platform/kernel';
-import { ExtractionReply, MEMORY_TYPES, MemoryDecision, MemoryRecord, type MemoryExtractionSettings, type MemoryMessages } from '@lore/memory/contracts';
-import type { ConversationMessages } from '@lore/conversations/contracts';
+import { ExtractionReply, MEMORY_TYPES, MemoryDecision, MemoryRecord, type MemoryMessages } from '@lore/memory/contracts';
 
 const userId = z.string().min(1).max(255);
 
@@ -27,11 +26,7 @@ const ExtractBody = z.object({
 });
 
 /** Memory extraction and the undo of its decisions (README, "Memory extraction"). */
-export function extractionRoutes(
-  messages: MemoryMessages,
-  settings: MemoryExtractionSettings,
-  conversationMessages: ConversationMessages['conversationMessages'],
-): HttpRoute[] {
+export function extractionRoutes(messages: MemoryMessages): HttpRoute[] {
   const common = { tags: ['Memories'], auth: true } as const;
   return [
     route({
@@ -49,17 +44,12 @@ export function extractionRoutes(
         if ((body.messages === undefined) === (body.conversation_id === undefined)) {
           throw invalid(['body', 'messages'], 'Give exactly one of `messages` and `conversation_id`', 'value_error');
         }
-        const owner = actingOwner(scope, body.user_id, { keyMustName: true });
-        let source = (body.messages ?? []).map((m) => ({ id: m.id ?? null, role: m.role, content: m.content }));
-        if (body.conversation_id !== undefined) {
-          const ref = { ...actingOwner(scope, body.user_id, { keyMustName: true, collections: true }), conversationId: body.conversation_id };
-          // The active path, oldest first: the first page tells its length, the second is its tail.
-          const first = await send(conversationMessages, { ...ref, skip: 0, limit: settings.maxMessages });
-          const page = first.total > settings.maxMessages ? await send(conversationMessages, { ...ref, skip: first.total - settings.maxMessages, limit: settings.maxMessages }) : first;
-          source = page.items.map((m) => ({ id: m.id, role: m.role, content: m.content }));
-          if (source.length === 0) throw invalid(['body', 'conversation_id'], 'The conversation has no messages to extract from', 'value_error');
-        }
-        return send(messages.extract, { ...owner, messages: source, conversationId: body.conversation_id ?? null, memoryType: body.memory_type });
+        return send(messages.extract, {
+          ...actingOwner(scope, body.user_id, { keyMustName: true }),
+          messages: body.messages?.map((m) => ({ id: m.id ?? null, role: m.role, content: m.content })) ?? null,
+          conversationId: body.conversation_id ?? null,
+          memoryType: body.memory_type,
+        });
       },
     }),
     route({
