@@ -268,6 +268,10 @@ class ConversationRecord(BaseModel):
     """
     Collections the context endpoint searches
     """
+    memory_extraction: Literal["off", "after_user_turn"]
+    """
+    `after_user_turn`: memories are extracted from the conversation in the background after each user message (README, "Memory extraction")
+    """
     tags: list[str]
     metadata: dict[str, Any]
     message_count: int
@@ -473,6 +477,42 @@ class IntegrationRecord(BaseModel):
     deprecation: IntegrationRecordDeprecation | None
 
 
+class MemoryDecision(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    decision_id: str
+    """
+    What `POST /api/v1/memories/{memory_id}/decisions/{decision_id}/undo` takes
+    """
+    decision: Literal["add", "update", "invalidate", "none", "undo"]
+    check: Literal["exact_duplicate", "near_duplicate", "no_similar_memory", "model", "user"]
+    """
+    What decided: a duplicate check before any model, no similar memory to compare with (added), the model, or a user (undo)
+    """
+    extraction_id: str | None
+    conversation_id: str | None
+    source_message_ids: list[str]
+    model: str | None
+    prompt_version: str | None
+    undoes: str | None
+    """
+    The decision an undo reverted
+    """
+    fact: str | None
+    """
+    The fact the model proposed
+    """
+    reason: str | None
+    """
+    The model's reason
+    """
+    similarity: float | None
+    """
+    Cosine similarity to the closest memory, when one was compared
+    """
+
+
 class MemoryRecord(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -491,6 +531,14 @@ class MemoryRecord(BaseModel):
     """
     ISO 8601 date-time
     """
+    status: Literal["active", "superseded"]
+    """
+    `superseded`: invalidated by a memory-extraction decision (or an add undone); out of lists and search, its history kept
+    """
+    expires_at: str | None
+    """
+    When it leaves lists and search and is erased; null: never
+    """
 
 
 class MemoryVersion(BaseModel):
@@ -499,13 +547,17 @@ class MemoryVersion(BaseModel):
     )
     version: int
     """
-    1 for the first version, then one more per replacement
+    1 for the first version, then one more per change
     """
-    event: Literal["created", "replaced"]
+    event: Literal["created", "replaced", "invalidated", "reinstated"]
     memory: str
     topics: list[str]
     metadata: dict[str, Any]
     recorded_at: str
+    decision: MemoryDecision | None
+    """
+    Why it changed, when memory extraction decided it; null for a change a client made
+    """
 
 
 class MessageRecord(BaseModel):
@@ -1007,6 +1059,26 @@ class DeleteChunkResponse(DeleteCollectionResponse):
     pass
 
 
+class ExtractMemoriesResponseUsage(BaseModel):
+    """
+    Tokens the chat model reported for this extraction
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    prompt_tokens: int
+    completion_tokens: int
+
+
+class UndoMemoryDecisionResponse(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    memory: MemoryRecord
+    decision: MemoryDecision
+
+
 class CreateMemoryResponse(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -1055,6 +1127,14 @@ class ExportUserMemoriesResponseMemory(BaseModel):
     updated_at: str
     """
     ISO 8601 date-time
+    """
+    status: Literal["active", "superseded"]
+    """
+    `superseded`: invalidated by a memory-extraction decision (or an add undone); out of lists and search, its history kept
+    """
+    expires_at: str | None
+    """
+    When it leaves lists and search and is erased; null: never
     """
     history: list[MemoryVersion]
 
@@ -1106,6 +1186,14 @@ class SearchMemoriesResponseResult(BaseModel):
     updated_at: str
     """
     ISO 8601 date-time
+    """
+    status: Literal["active", "superseded"]
+    """
+    `superseded`: invalidated by a memory-extraction decision (or an add undone); out of lists and search, its history kept
+    """
+    expires_at: str | None
+    """
+    When it leaves lists and search and is erased; null: never
     """
     score: float
     """
@@ -1325,6 +1413,32 @@ class ConnectionTestResult(BaseModel):
     connection: ConnectionRecord
 
 
+class ExtractionDecision(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    decision_id: str | None
+    """
+    Null only for a fact that was not kept (no memory to record it on)
+    """
+    decision: Literal["add", "update", "invalidate", "none"]
+    check: Literal["exact_duplicate", "near_duplicate", "no_similar_memory", "model"]
+    fact: str
+    reason: str | None
+    similarity: float | None
+    """
+    Cosine similarity to the closest live memory, when there was one
+    """
+    memory_id: str | None
+    """
+    The memory added, updated, invalidated or matched
+    """
+    memory: MemoryRecord | None
+    """
+    That memory after the decision
+    """
+
+
 class HTTPValidationError(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -1372,3 +1486,22 @@ class ListCollectionsResponse(BaseModel):
     next_page: int | None = None
     next_cursor: str | None = None
     has_more: bool | None = None
+
+
+class ExtractMemoriesResponse(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    extraction_id: str
+    model: str
+    prompt_version: str
+    source_message_ids: list[str]
+    decisions: list[ExtractionDecision]
+    dropped_facts: int
+    """
+    Facts past MEMORY_EXTRACTION_MAX_FACTS, not considered
+    """
+    usage: ExtractMemoriesResponseUsage
+    """
+    Tokens the chat model reported for this extraction
+    """
