@@ -63,7 +63,8 @@ export function memorySearchIndexReactor(deps: {
       await deps.vectors.ensureIndex({ name: index, dimensions: provider.info.dimensions, distance: 'cosine' });
       // Only the last event of each memory in the batch matters.
       const latest = new Map<string, MemoryEvent>();
-      for (const event of recorded.map(upcastMemoryEvent)) latest.set(event.data.memoryId, event);
+      // A matched fact (decision `none`) changes nothing: it must not hide an earlier change in the batch.
+      for (const event of recorded.map(upcastMemoryEvent)) if (event.type !== 'memory.MemoryMatched') latest.set(event.data.memoryId, event);
       const writes: VectorWrite[] = [];
       const toEmbed: { id: string; partition: string; memoryType: string; content: MemoryContent }[] = [];
       for (const event of latest.values()) {
@@ -72,7 +73,6 @@ export function memorySearchIndexReactor(deps: {
           writes.push({ op: 'delete', index, ids: [event.data.memoryId] });
           continue;
         }
-        if (event.type === 'memory.MemoryMatched') continue; // nothing changed
         // Anything but a creation: the memory as it now is (an invalidated one leaves the index, a reinstated one returns).
         const memory = event.type === 'memory.MemoryCreated' ? { ...event.data, superseded: false } : await currentMemory(deps.events, event.data.memoryId);
         if (memory === null) continue; // erased meanwhile
