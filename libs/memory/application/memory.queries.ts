@@ -2,7 +2,7 @@ import { AppError, notFound, type Clock, type ReplyIn, type ValidRequestIn } fro
 import { decodeCursor, encodeCursor, workspaceCollection, type DocumentStore, type Filter } from '@lore/platform/documents/port';
 import type { SealedFields } from '@lore/platform/crypto';
 import type { MemoryMessages, MemoryRecord, MemoryVersion } from '@lore/memory/contracts';
-import { toMemoryRecord, toMemoryVersion, type DecisionNote, type MemoryContent } from './memory-content';
+import { isLive, toMemoryRecord, toMemoryVersion, type DecisionNote, type MemoryContent } from './memory-content';
 import { liveMemoryFilter, MEMORIES, MEMORY_VERSIONS, type MemoryDoc, type MemoryVersionDoc } from './memory.read-models';
 
 export class MemoryQueries {
@@ -43,8 +43,12 @@ export class MemoryQueries {
    */
   async list(query: ValidRequestIn<MemoryMessages, 'list'>): Promise<ReplyIn<MemoryMessages, 'list'>> {
     const memories = this.memories(query.workspaceId);
+    const now = this.clock.now();
+    // The store pages without the expiry condition: a keyset cursor is bound to its filter, and
+    // one holding "now" would change with every page. Expired memories are dropped from each
+    // page instead (a page may come out shorter), and counted out of `total` exactly.
     const filter: Filter = {
-      ...liveMemoryFilter(this.clock.now()),
+      superseded: false,
       user_id: query.userId,
       ...(query.memoryType === undefined ? {} : { memory_type: query.memoryType }),
     };
@@ -53,13 +57,13 @@ export class MemoryQueries {
     const search = query.search?.toLowerCase();
     if (topics.length === 0 && !search) {
       const [total, page] = await Promise.all([
-        memories.count(filter),
+        memories.count({ ...filter, ...liveMemoryFilter(now) }),
         memories.find({ filter, sort, limit: query.limit, ...(query.cursor ? { cursor: query.cursor } : { skip: query.skip }) }),
       ]);
-      const opened = await Promise.all(page.items.map(async (doc) => this.openRecord(doc)));
+      const opened = await Promise.all(page.items.filter((doc) => isLive(doc, now)).map(async (doc) => this.openRecord(doc)));
       return { items: opened.filter((r) => r !== null), total, nextCursor: page.nextCursor };
     }
-    const all = (await memories.find({ filter, sort })).items;
+    const all = (await memories.find({ filter: { ...filter, ...liveMemoryFilter(now) }, sort })).items;
     const matching: Array<{ doc: MemoryDoc; content: MemoryContent }> = [];
     for (const doc of all) {
       const content = await this.openContent(doc.id, doc.content);
