@@ -50,7 +50,7 @@ export function conversationMemoryExtractionReactor(deps: {
           const scope = { ...owner, actor: ACTOR, collections: null, conversationId };
           const path = await deps.queries.conversationMessages({ ...scope, includeBranches: false, leafId: messageId, skip: 0, limit: 1000 });
           const messages = path.items.slice(-maxMessages).map((m) => ({ id: m.id, role: m.role, content: m.content }));
-          await send(deps.transport, extract, { ...owner, actor: ACTOR, messages, conversationId, memoryType: 'user' });
+          await send(deps.transport, extract, { ...owner, actor: ACTOR, messages, conversationId, memoryType: 'user' }, { timeoutMs: deps.config.memory.extraction.timeoutMs });
         } catch (error) {
           // Erased meanwhile, or the model failed: nothing to retry here (see above).
           if (!(error instanceof AppError)) throw error;

@@ -26,6 +26,8 @@ export interface MemoryExtractionSettings {
   readonly maxFacts: number;
   /** Most conversation messages (the latest) one extraction reads. */
   readonly maxMessages: number;
+  /** How long one extraction may take, all its model calls included (it outlasts REQUEST_TIMEOUT_MS). */
+  readonly timeoutMs: number;
 }
 
 /** `MEMORY_TTL_BY_TYPE`: `type=seconds` pairs, comma-separated (`workflow=86400,agent=604800`). */
@@ -61,6 +63,7 @@ export const memoryConfig = z
     MEMORY_EXTRACTION_CANDIDATES: envOptional.pipe(z.coerce.number<string | undefined>().int().min(1).max(20).default(5)),
     MEMORY_EXTRACTION_MAX_FACTS: envOptional.pipe(z.coerce.number<string | undefined>().int().min(1).max(100).default(20)),
     MEMORY_EXTRACTION_MAX_MESSAGES: envOptional.pipe(z.coerce.number<string | undefined>().int().min(1).max(1000).default(50)),
+    MEMORY_EXTRACTION_TIMEOUT_MS: envInt(300_000),
   })
   .transform((e) => ({
     quota: new WorkspaceQuota('memories', 'QUOTA_MEMORIES', e.QUOTA_MEMORIES, e.LORE_WORKSPACE_LIMITS),
@@ -77,6 +80,7 @@ export const memoryConfig = z
       candidates: e.MEMORY_EXTRACTION_CANDIDATES,
       maxFacts: e.MEMORY_EXTRACTION_MAX_FACTS,
       maxMessages: e.MEMORY_EXTRACTION_MAX_MESSAGES,
+      timeoutMs: e.MEMORY_EXTRACTION_TIMEOUT_MS,
     } satisfies MemoryExtractionSettings,
   }));
 export type MemoryConfig = z.output<typeof memoryConfig>;

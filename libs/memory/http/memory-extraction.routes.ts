@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { actingOwner, route, type HttpRoute } from '@lore/platform/http';
 import { invalid } from '@lore/platform/kernel';
-import { ExtractionReply, MEMORY_TYPES, MemoryDecision, MemoryRecord, type MemoryMessages } from '@lore/memory/contracts';
+import { ExtractionReply, MEMORY_TYPES, MemoryDecision, MemoryRecord, type MemoryExtractionSettings, type MemoryMessages } from '@lore/memory/contracts';
 
 const userId = z.string().min(1).max(255);
 
@@ -26,7 +26,7 @@ const ExtractBody = z.object({
 });
 
 /** Memory extraction and the undo of its decisions (README, "Memory extraction"). */
-export function extractionRoutes(messages: MemoryMessages): HttpRoute[] {
+export function extractionRoutes(messages: MemoryMessages, settings: MemoryExtractionSettings): HttpRoute[] {
   const common = { tags: ['Memories'], auth: true } as const;
   return [
     route({
@@ -36,6 +36,8 @@ export function extractionRoutes(messages: MemoryMessages): HttpRoute[] {
       operationId: 'extract_memories',
       summary: 'Extract memories from messages or a conversation with the chat model',
       permission: ['memories', 'write'],
+      // One model call for the facts and one per fact that needs deciding: longer than REQUEST_TIMEOUT_MS.
+      timeoutMs: settings.timeoutMs,
       body: ExtractBody,
       status: 200,
       response: ExtractionReply,

@@ -8,5 +8,5 @@ export const memoryEdge = defineEdge({
   name: 'memory',
   config: memoryConfig,
   events: [memoryIntegrationEvents],
-  routes: ({ limits }) => memoryRoutes(limits),
+  routes: ({ limits, extraction }) => memoryRoutes(limits, extraction),
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { actingOwner, commaList, cursorOffsetPage, offsetEnvelope, offsetPage, route, skipLimitQuery, type HttpRoute } from '@lore/platform/http';
-import { MEMORY_TYPES, MemoryRecord, MemoryVersion, MemoryWithHistory, memoryFields, memoryMessages, type MemoryLimits } from '@lore/memory/contracts';
+import { MEMORY_TYPES, MemoryRecord, MemoryVersion, MemoryWithHistory, memoryFields, memoryMessages, type MemoryExtractionSettings, type MemoryLimits } from '@lore/memory/contracts';
 import { extractionRoutes } from './memory-extraction.routes';
 
 const userId = z.string().min(1).max(255);
@@ -39,7 +39,7 @@ const MemorySearchResponse = z.object({ results: z.array(MemorySearchResult), to
 const MemoryExportResponse = z.object({ user_id: z.string(), workspace_id: z.string(), exported_at: z.string(), memories: z.array(MemoryWithHistory) });
 
 /** Memories over HTTP (SPEC §4.8), plus list, history, bulk delete and export. */
-export function memoryRoutes(limits: MemoryLimits): HttpRoute[] {
+export function memoryRoutes(limits: MemoryLimits, extraction: MemoryExtractionSettings): HttpRoute[] {
   const messages = memoryMessages(limits);
   const { memory, topics, metadata } = memoryFields(limits);
   const createBody = z.object({
@@ -62,7 +62,7 @@ export function memoryRoutes(limits: MemoryLimits): HttpRoute[] {
   const common = { tags: ['Memories'], auth: true } as const;
 
   return [
-    ...extractionRoutes(messages),
+    ...extractionRoutes(messages, extraction),
     route({
       ...common,
       method: 'POST',
