@@ -338,6 +338,29 @@ export class ConversationCommands {
     return doc;
   }
 
+  /**
+   * Caches a branch summary (context compaction) as an event, sealed with the key of the message
+   * it runs through (so that deleting any message it covers shreds it too).
+   */
+  async summarise(
+    owner: Owner & { readonly conversationId: string },
+    summary: { readonly throughMessageId: string; readonly messageCount: number; readonly text: string; readonly model: string; readonly promptVersion: string },
+  ): Promise<void> {
+    const result = await handleCommand(
+      this.deps.events,
+      this.aggregate,
+      conversationStreamId(owner.conversationId),
+      async (state) => {
+        const node = messageOf(ownedConversation(state, owner), summary.throughMessageId);
+        const key = await this.deps.seals.checksums.keyOf(node.checksum);
+        const { text, ...rest } = summary;
+        return { kind: 'summarise' as const, workspaceId: owner.workspaceId, userId: owner.userId, ...rest, content: this.deps.seals.summaries.seal(summary.throughMessageId, text, key), at: this.deps.clock.now().toISOString() };
+      },
+      { retries: CONFLICT_RETRIES, metadata: metadata(owner) },
+    );
+    await this.deps.readYourWrites.settle(result.position);
+  }
+
   private async conversationDoc(conversationId: string): Promise<ConversationDoc> {
     const doc = await this.deps.documents.collection<ConversationDoc>(CONVERSATIONS).get(conversationId);
     if (doc === null) throw notFound('Conversation');

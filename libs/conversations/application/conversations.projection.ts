@@ -117,6 +117,8 @@ export function conversationsProjection(seals: ConversationSeals): Projection {
         }
         case 'conversations.CurrentMessageSelected':
           return conversation((current) => current && { ...current, current_message_id: event.data.messageId, updated_at: event.data.selectedAt });
+        case 'conversations.BranchSummarised':
+          return; // conversationSummariesProjection's
         case 'conversations.ConversationDeleted':
           return conversation(() => {
             context.deleteMany(MESSAGES, { conversation_id: event.data.conversationId });

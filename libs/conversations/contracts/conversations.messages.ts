@@ -147,6 +147,8 @@ export function conversationMessages({ limits, context }: { readonly limits: Con
         memoryLimit: z.number().int().min(0).max(50).optional(),
         chunkLimit: z.number().int().min(0).max(50).optional(),
         messageLimit: z.number().int().min(0).max(1000).optional(),
+        /** Summarise the older messages that do not fit with the chat model (cached per branch). */
+        compact: z.boolean().default(false),
       }),
       ConversationContext,
     ),

@@ -102,6 +102,15 @@ export type ConversationCommand =
       })
   | (Owner & { readonly kind: 'update-message'; readonly messageId: string; readonly content: string; readonly at: string })
   | (Owner & { readonly kind: 'delete-message'; readonly messageId: string; readonly at: string })
+  | (Owner & {
+      readonly kind: 'summarise';
+      readonly throughMessageId: string;
+      readonly messageCount: number;
+      readonly content: string;
+      readonly model: string;
+      readonly promptVersion: string;
+      readonly at: string;
+    })
   | (Owner & { readonly kind: 'delete'; readonly at: string });
 
 /**
@@ -267,6 +276,13 @@ export const conversationDecider: Decider<ConversationCommand, ConversationState
           },
         ];
       }
+      case 'summarise': {
+        // A cache: allowed on an archived conversation too (reading its context is).
+        const conversation = ownedConversation(state, command);
+        messageOf(conversation, command.throughMessageId);
+        const { throughMessageId, messageCount, content, model, promptVersion } = command;
+        return [{ type: 'conversations.BranchSummarised', data: { conversationId: conversation.conversationId, throughMessageId, messageCount, content, model, promptVersion, summarisedAt: command.at } }];
+      }
       case 'delete': {
         // Deleting what the owner already deleted changes nothing (its erasure completes).
         if (state.status === 'deleted' && state.workspaceId === command.workspaceId && state.userId === command.userId) return [];
@@ -345,6 +361,8 @@ export const conversationDecider: Decider<ConversationCommand, ConversationState
         }
         return { ...state, messages, currentMessageId: event.data.currentMessageId, updatedAt: event.data.deletedAt };
       }
+      case 'conversations.BranchSummarised':
+        return state;
       case 'conversations.CurrentMessageSelected':
         return { ...state, currentMessageId: event.data.messageId, updatedAt: event.data.selectedAt };
     }

@@ -87,6 +87,26 @@ export const CurrentMessageSelected = z.object({
   data: z.object({ conversationId: z.string(), messageId: z.string(), selectedAt: z.string() }),
 });
 
+/**
+ * The path from the root to `throughMessageId` summarised by the chat model (context
+ * compaction), cached for every context request on a branch through that message. `content` is
+ * sealed with that message's own key: deleting any message it covers deletes that message's
+ * subtree, the through-message included, and so shreds the summary with it.
+ */
+export const BranchSummarised = z.object({
+  type: z.literal('conversations.BranchSummarised'),
+  data: z.object({
+    conversationId: z.string(),
+    throughMessageId: z.string(),
+    messageCount: z.number().int(),
+    /** Sealed summary text, under the through-message's key. */
+    content: z.string(),
+    model: z.string(),
+    promptVersion: z.string(),
+    summarisedAt: z.string(),
+  }),
+});
+
 export const ConversationDeleted = z.object({
   type: z.literal('conversations.ConversationDeleted'),
   data: z.object({ conversationId: z.string(), workspaceId: z.string(), userId: z.string(), deletedAt: z.string() }),
@@ -99,6 +119,7 @@ export const ConversationEvent = z.discriminatedUnion('type', [
   MessageUpdated,
   MessagesDeleted,
   CurrentMessageSelected,
+  BranchSummarised,
   ConversationDeleted,
 ]);
 export type ConversationEvent = z.infer<typeof ConversationEvent>;

@@ -221,6 +221,10 @@ export function conversationRoutes(messages: ConversationMessages, limits: Conve
         memory_limit: z.number().int().min(0).max(50).nullish().describe(`Memories to consider; default ${context.memoryLimit}`),
         chunk_limit: z.number().int().min(0).max(50).nullish().describe(`Passages to consider; default ${context.chunkLimit}`),
         message_limit: z.number().int().min(0).max(1000).nullish().describe(`Recent messages to consider; default ${context.messageLimit}`),
+        compact: z
+          .boolean()
+          .nullish()
+          .describe('Summarise the older messages that do not fit with the chat model (CHAT_OPENAI_BASE_URL), cached per branch; default false'),
       })
         .default({})
         .describe('Every field is optional: an absent body takes the defaults'),
@@ -238,6 +242,7 @@ export function conversationRoutes(messages: ConversationMessages, limits: Conve
           memoryLimit: body.memory_limit ?? undefined,
           chunkLimit: body.chunk_limit ?? undefined,
           messageLimit: body.message_limit ?? undefined,
+          compact: body.compact ?? false,
         }),
     }),
   ];

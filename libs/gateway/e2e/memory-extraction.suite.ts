@@ -11,6 +11,7 @@ import { call, mintJwt, unique, type LoreUnderTest } from './e2e-client';
  */
 export function scriptedMemoryModel(body: ChatCompletionRequestBody): unknown {
   const input = body.messages.at(-1)?.content ?? '';
+  if (body.response_format?.json_schema?.name === 'conversation_summary') return { summary: `SUMMARY of ${input.split('\n\n').length} messages` };
   if (body.response_format?.json_schema?.name === 'memory_facts') {
     const listed = input.includes('FACTS:') ? (input.split('FACTS:').at(-1)?.split('\n\n')[0] ?? '') : '';
     return { facts: listed.split('|').map((f) => f.trim()).filter((f) => f !== '').map((fact) => ({ fact, topics: [] })) };
@@ -117,6 +118,32 @@ export function describeMemoryExtraction(lore: () => LoreUnderTest, chat: () => 
       expect(await live(erin.token)).toEqual(['Parked on level 2']);
       await until(() => live(erin.token), (items) => items.length === 0, 10_000);
       expect((await call(lore(), 'GET', `/api/v1/memories/${created.body.memory_id}`, { token: erin.token })).status).toBe(404);
+    });
+
+    it('compacts the older messages that do not fit into a summary, cached per branch, on request', async () => {
+      const frank = await user();
+      const conversation = (await call(lore(), 'POST', '/api/v1/conversations', { token: frank.token, body: {} })).body;
+      for (let i = 1; i <= 6; i++) {
+        const role = i % 2 === 1 ? 'user' : 'assistant';
+        await call(lore(), 'POST', `/api/v1/conversations/${conversation.id}/messages`, { token: frank.token, body: { role, content: `turn ${i}: ${'lorem ipsum dolor sit amet '.repeat(8)}` } });
+      }
+      const context = (body: Record<string, unknown>) => call(lore(), 'POST', `/api/v1/conversations/${conversation.id}/context`, { token: frank.token, body: { max_tokens: 200, memory_limit: 0, chunk_limit: 0, ...body } });
+      const plain = await context({});
+      expect(plain.body.summary).toBeNull();
+      const kept = plain.body.messages.length;
+      expect(kept).toBeLessThan(6);
+
+      const calls = chat().requests.length;
+      const compacted = await context({ compact: true });
+      expect(compacted.status).toBe(200);
+      expect(compacted.body.summary).toMatchObject({ message_count: 6 - compacted.body.messages.length, text: `SUMMARY of ${6 - compacted.body.messages.length} messages`, cached: false });
+      expect(compacted.body.context).toContain('## Earlier in the conversation (summary)');
+      expect(compacted.body.total_tokens).toBeLessThanOrEqual(200);
+      expect(chat().requests.length).toBe(calls + 1);
+
+      const again = await context({ compact: true });
+      expect(again.body.summary).toMatchObject({ through_message_id: compacted.body.summary.through_message_id, cached: true });
+      expect(chat().requests.length).toBe(calls + 1);
     });
   });
 }
