@@ -1003,6 +1003,18 @@ export interface components {
             };
             /** @description Sources that could not be searched (a collection deleted or outside the key's scope, no embedding model) */
             warnings: string[];
+            /** @description With `compact`: the chat model's summary of the older messages that did not fit, when it fits in what is left of the budget */
+            summary: {
+                /** @description The summary covers the active path from its first message to this one */
+                through_message_id: string;
+                message_count: number;
+                text: string;
+                model: string;
+                /** @description Read from the branch cache rather than asked of the model now */
+                cached: boolean;
+                /** @description Tokens, counted with the embedding model's tokenizer */
+                tokens: number;
+            } | null;
             /** @description The sections above, ready to put in a prompt */
             context: string;
             tokenizer: {
@@ -3588,6 +3600,8 @@ export interface operations {
                     chunk_limit?: number | null;
                     /** @description Recent messages to consider; default 50 */
                     message_limit?: number | null;
+                    /** @description Summarise the older messages that do not fit with the chat model (CHAT_OPENAI_BASE_URL), cached per branch; default false */
+                    compact?: boolean | null;
                 };
             };
         };

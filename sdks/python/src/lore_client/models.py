@@ -190,6 +190,31 @@ class ConversationContextOmitted(BaseModel):
     chunks: int
 
 
+class ConversationContextSummary(BaseModel):
+    """
+    With `compact`: the chat model's summary of the older messages that did not fit, when it fits in what is left of the budget
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    through_message_id: str
+    """
+    The summary covers the active path from its first message to this one
+    """
+    message_count: int
+    text: str
+    model: str
+    cached: bool
+    """
+    Read from the branch cache rather than asked of the model now
+    """
+    tokens: int
+    """
+    Tokens, counted with the embedding model's tokenizer
+    """
+
+
 class ConversationContextTokenizer(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -239,6 +264,10 @@ class ConversationContext(BaseModel):
     warnings: list[str]
     """
     Sources that could not be searched (a collection deleted or outside the key's scope, no embedding model)
+    """
+    summary: ConversationContextSummary | None
+    """
+    With `compact`: the chat model's summary of the older messages that did not fit, when it fits in what is left of the budget
     """
     context: str
     """

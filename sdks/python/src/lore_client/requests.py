@@ -269,6 +269,10 @@ class ConversationContextBody(TypedDict):
     """
     Recent messages to consider; default 50
     """
+    compact: NotRequired[bool | None]
+    """
+    Summarise the older messages that do not fit with the chat model (CHAT_OPENAI_BASE_URL), cached per branch; default false
+    """
 
 
 class ConversationContextQuery(GetConversationQuery):
