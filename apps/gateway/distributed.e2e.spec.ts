@@ -9,7 +9,7 @@ import { AckPolicy, connect } from 'nats';
 import { lastValueFrom, timeout } from 'rxjs';
 import { describeWithServer } from '@lore/platform/testing';
 import { freePortRange, startDistributedTopology, type DistributedTopology } from './distributed-topology.fixture';
-import { call, describeAdmin, describeApiKeys, describeAuth, describeConversationContext, describeConversationMessages, describeConnections, describeConversations, describeErrors, describeEventStream, describeIntegrations, describeKnowledge, describeLargeContent, describeLimits, describeMemories, describeMemorySearch, describeMetrics, describeRerank, describeRoles, describeWebhooks, mintJwt, startRerankStandIns, type RerankStandIns, WEBHOOK_TEST_ENV, LIMITS_TEST_ENV, EVENTS_TEST_ENV, type LoreUnderTest } from '@lore/gateway/e2e';
+import { call, describeAdmin, describeApiKeys, describeAuth, describeConversationContext, describeConversationMessages, describeConnections, describeConversations, describeErrors, describeEventStream, describeIntegrations, describeKnowledge, describeLargeContent, describeLimits, describeMemories, describeMemorySearch, describeMemoryExtraction, startMemoryModelStandIn, describeMetrics, describeRerank, describeRoles, describeWebhooks, mintJwt, startRerankStandIns, type RerankStandIns, WEBHOOK_TEST_ENV, LIMITS_TEST_ENV, EVENTS_TEST_ENV, type LoreUnderTest } from '@lore/gateway/e2e';
 import { modelsDirForTests } from '@lore/platform/embeddings/contract';
 import { eventStreamName } from '@lore/platform/transport/nats';
 import { workspaceToken } from '@lore/platform/transport/port';
@@ -45,9 +45,11 @@ describeWithServer('NATS_URL', 'distributed topology over NATS', (natsUrl) => {
   const serviceMetrics: string[] = [];
 
   let rerank: RerankStandIns;
+  let chat: Awaited<ReturnType<typeof startMemoryModelStandIn>>;
 
   beforeAll(async () => {
     rerank = await startRerankStandIns();
+    chat = await startMemoryModelStandIn();
     const metricsPort = await freePortRange(CONTEXTS.length);
     serviceMetrics.push(...CONTEXTS.map((_, i) => `http://127.0.0.1:${metricsPort + i}`));
     topology = await startDistributedTopology({
@@ -62,6 +64,7 @@ describeWithServer('NATS_URL', 'distributed topology over NATS', (natsUrl) => {
         ...WEBHOOK_TEST_ENV, ...LIMITS_TEST_ENV, ...EVENTS_TEST_ENV,
         MODELS_DIR: modelsDirForTests(),
         ...rerank.env,
+        ...chat.env,
       },
     });
     Object.assign(lore, { url: topology.url });
@@ -70,6 +73,7 @@ describeWithServer('NATS_URL', 'distributed topology over NATS', (natsUrl) => {
   afterAll(async () => {
     await topology.stop();
     await rerank.close();
+    await chat.server.close();
   });
 
   describeAuth(() => lore);
@@ -79,6 +83,7 @@ describeWithServer('NATS_URL', 'distributed topology over NATS', (natsUrl) => {
   describeKnowledge(() => lore);
   describeLargeContent(() => lore);
   describeMemorySearch(() => lore);
+  describeMemoryExtraction(() => lore, () => chat.server);
   describeConversations(() => lore);
   describeConversationMessages(() => lore);
   describeConversationContext(() => lore);

@@ -1,7 +1,7 @@
 import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { call, describeAdmin, describeApiKeys, describeAuth, describeConversationContext, describeConversationMessages, describeConnections, describeConversations, describeErrors, describeEventStream, describeIntegrations, describeKnowledge, describeLargeContent, describeLimits, describeMemories, describeMemorySearch, describeMetrics, describeRerank, describeRoles, describeWebhooks, mintJwt, startRerankStandIns, type RerankStandIns, WEBHOOK_TEST_ENV, LIMITS_TEST_ENV, EVENTS_TEST_ENV, SseConnection, type LoreUnderTest } from '@lore/gateway/e2e';
+import { call, describeAdmin, describeApiKeys, describeAuth, describeConversationContext, describeConversationMessages, describeConnections, describeConversations, describeErrors, describeEventStream, describeIntegrations, describeKnowledge, describeLargeContent, describeLimits, describeMemories, describeMemorySearch, describeMemoryExtraction, startMemoryModelStandIn, describeMetrics, describeRerank, describeRoles, describeWebhooks, mintJwt, startRerankStandIns, type RerankStandIns, WEBHOOK_TEST_ENV, LIMITS_TEST_ENV, EVENTS_TEST_ENV, SseConnection, type LoreUnderTest } from '@lore/gateway/e2e';
 import { modelsDirForTests } from '@lore/platform/embeddings/contract';
 import { startStandalone } from './bootstrap';
 
@@ -13,15 +13,18 @@ describe('standalone app over HTTP', () => {
   let running: Awaited<ReturnType<typeof startStandalone>>;
   let lore: LoreUnderTest;
   let rerank: RerankStandIns;
+  let chat: Awaited<ReturnType<typeof startMemoryModelStandIn>>;
 
   beforeAll(async () => {
     rerank = await startRerankStandIns();
-    running = await startStandalone({ ...env, ...rerank.env });
+    chat = await startMemoryModelStandIn();
+    running = await startStandalone({ ...env, ...rerank.env, ...chat.env });
     lore = { url: running.url, jwtSecret: JWT_SECRET };
   });
   afterAll(async () => {
     await running.app.close();
     await rerank.close();
+    await chat.server.close();
   });
 
   describeAuth(() => lore);
@@ -31,6 +34,7 @@ describe('standalone app over HTTP', () => {
   describeKnowledge(() => lore);
   describeLargeContent(() => lore);
   describeMemorySearch(() => lore);
+  describeMemoryExtraction(() => lore, () => chat.server);
   describeConversations(() => lore);
   describeConversationMessages(() => lore);
   describeConversationContext(() => lore);

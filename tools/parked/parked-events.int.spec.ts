@@ -53,7 +53,7 @@ describe('npm run parked', () => {
       const ready = await call(lore, 'GET', '/ready');
       expect(ready.status).toBe(200);
       expect(ready.body.status).toBe('degraded');
-      expect(ready.body.parked['memory.memories.v1']).toBe(1);
+      expect(ready.body.parked['memory.memories.v2']).toBe(1);
       expect((await call(lore, 'GET', '/api/v1/memories', { token })).body.data.map((m: { memory: string }) => m.memory)).toEqual(['still served']);
     } finally {
       await running.app.close();
@@ -64,7 +64,7 @@ describe('npm run parked', () => {
     const records = listed.out.trim().split('\n').map((line) => JSON.parse(line) as { id: string; processor: string; streamId: string; workspaceId: string; reason: string });
     expect(records.length).toBeGreaterThanOrEqual(1);
     expect(records.every((r) => r.streamId === poisonStream && r.workspaceId === 'ws-parked' && r.reason === 'failed')).toBe(true);
-    expect(records.map((r) => r.processor)).toContain('memory.memories.v1');
+    expect(records.map((r) => r.processor)).toContain('memory.memories.v2');
     expect((await run(['list', '--workspace', 'another'])).err).toContain('0 parked event(s)');
 
     const again = await run(['retry', '--all']);

@@ -21,7 +21,7 @@ import { journaledTransport, openEmbeddedEventFeed } from '@lore/platform/transp
 import { parkedEventsListMessage, parkedEventsRetryMessage, send, type ParkedEventRecord, type Transport } from '@lore/platform/transport/port';
 import { EventProcessors } from '@lore/platform/projections';
 import { loadConfig, loadContextConfig, openTransport, type LoreConfig } from '@lore/platform/runtime';
-import { openContextStores, openEmbeddingModels } from '@lore/platform/host';
+import { openChatModel, openContextStores, openEmbeddingModels } from '@lore/platform/host';
 import { CONTEXTS } from '../../apps/contexts';
 
 interface Io {
@@ -138,7 +138,7 @@ async function inProcess(config: LoreConfig, env: NodeJS.ProcessEnv): Promise<Ma
     const stores = await openContextStores(config, service.name, logger);
     // A retried reaction answers to nobody: nothing waits for other processors here.
     const readYourWrites = { settle: async () => undefined, settleReactor: async () => undefined, settleAllBut: async () => undefined };
-    const parts = service.build({ ...stores, embeddings, rerankers: NO_RERANKERS, transport, feed, egress, clock: systemClock, config: loadContextConfig(service, env), readYourWrites, log: logger });
+    const parts = service.build({ ...stores, embeddings, rerankers: NO_RERANKERS, chat: openChatModel(egress, env), transport, feed, egress, clock: systemClock, config: loadContextConfig(service, env), readYourWrites, log: logger });
     await parts.prepare?.();
     const processors = new EventProcessors(parts, stores.events, stores.documents, (name, error) => logger.warn({ processor: name, err: error }, 'retry failed'), stores.vectors, { feedCheckpoints: feed });
     await processors.loadParked();

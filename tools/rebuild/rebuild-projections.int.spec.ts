@@ -58,7 +58,7 @@ describe('npm run projections:rebuild', () => {
   it('rebuilds every projection of every context, reports each, exits 0, and the read models serve the same data', async () => {
     const { code, out, err } = await run([]);
     expect({ code, err }).toEqual({ code: 0, err: '' });
-    for (const name of ['keys.api-keys.v2', 'memory.memories.v1', 'memory.memory-versions.v1']) expect(out).toContain(`${name}: rebuilt`);
+    for (const name of ['keys.api-keys.v2', 'memory.memories.v2', 'memory.memory-versions.v2']) expect(out).toContain(`${name}: rebuilt`);
     expect(out).not.toContain('integration-events');
     for (const name of ['conversations', 'connections.connections.v1']) expect(out).toMatch(new RegExp(`${name}[^\n]*: rebuilt`));
     const running = await startStandalone(env);
@@ -74,9 +74,9 @@ describe('npm run projections:rebuild', () => {
   });
 
   it('rebuilds only the named projection, and fails on a name it does not know', async () => {
-    const one = await run(['memory.memories.v1']);
+    const one = await run(['memory.memories.v2']);
     expect(one.code).toBe(0);
-    expect(one.out).toContain('memory.memories.v1: rebuilt');
+    expect(one.out).toContain('memory.memories.v2: rebuilt');
     expect(one.out).not.toContain('memory-versions');
     const unknown = await run(['memory.nothing.v1']);
     expect(unknown.code).toBe(1);
@@ -89,6 +89,6 @@ describe('npm run projections:rebuild', () => {
     await stores.close();
     const { code, err } = await run([]);
     expect(code).toBe(1);
-    expect(err).toContain('memory.memories.v1');
+    expect(err).toContain('memory.memories.v2');
   });
 });

@@ -54,8 +54,9 @@ export async function rebuildProjections(
     const stores = await openContextStores(config, service.name, logger);
     try {
       const readYourWrites = { settle: async () => undefined, settleReactor: async () => undefined, settleAllBut: async () => undefined };
-      // Rebuilding reads the log only: nothing it builds is asked to reach out, so egress stays closed.
-      const parts = service.build({ ...stores, embeddings, rerankers: NO_RERANKERS, transport, feed: NO_FEED, egress: createNodeEgress(), clock: systemClock, config: loadContextConfig(service, io.env), readYourWrites, log: logger });
+      // Rebuilding reads the log only: nothing it builds is asked to reach out, so egress stays closed,
+      // and no chat model is there to call: model decisions (memory extraction) replay from their events.
+      const parts = service.build({ ...stores, embeddings, rerankers: NO_RERANKERS, chat: null, transport, feed: NO_FEED, egress: createNodeEgress(), clock: systemClock, config: loadContextConfig(service, io.env), readYourWrites, log: logger });
       await parts.prepare?.();
       const processors = new EventProcessors(
         parts,

@@ -669,6 +669,40 @@ export interface paths {
         patch: operations["update_chunk_unprefixed"];
         trace?: never;
     };
+    "/api/v1/memories/extract": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Extract memories from messages or a conversation with the chat model */
+        post: operations["extract_memories"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/memories/{memory_id}/decisions/{decision_id}/undo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Undo a memory's latest extraction decision (by a new event) */
+        post: operations["undo_memory_decision"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/memories": {
         parameters: {
             query?: never;
@@ -1087,6 +1121,18 @@ export interface components {
             };
             /** @description Sources that could not be searched (a collection deleted or outside the key's scope, no embedding model) */
             warnings: string[];
+            /** @description With `compact`: the chat model's summary of the older messages that did not fit, when it fits in what is left of the budget */
+            summary: {
+                /** @description The summary covers the active path from its first message to this one */
+                through_message_id: string;
+                message_count: number;
+                text: string;
+                model: string;
+                /** @description Read from the branch cache rather than asked of the model now */
+                cached: boolean;
+                /** @description Tokens, counted with the embedding model's tokenizer */
+                tokens: number;
+            } | null;
             /** @description The sections above, ready to put in a prompt */
             context: string;
             tokenizer: {
@@ -1112,6 +1158,11 @@ export interface components {
             status: "active" | "archived";
             /** @description Collections the context endpoint searches */
             collection_ids: string[];
+            /**
+             * @description `after_user_turn`: memories are extracted from the conversation in the background after each user message (README, "Memory extraction")
+             * @enum {string}
+             */
+            memory_extraction: "off" | "after_user_turn";
             tags: string[];
             metadata: {
                 [key: string]: unknown;
@@ -1168,6 +1219,22 @@ export interface components {
             distance: "cosine";
             /** @description Tokens of a chunk the model reads */
             max_input_tokens: number;
+        };
+        ExtractionDecision: {
+            /** @description Null only for a fact that was not kept (no memory to record it on) */
+            decision_id: string | null;
+            /** @enum {string} */
+            decision: "add" | "update" | "invalidate" | "none";
+            /** @enum {string} */
+            check: "exact_duplicate" | "near_duplicate" | "no_similar_memory" | "model";
+            fact: string;
+            reason: string | null;
+            /** @description Cosine similarity to the closest live memory, when there was one */
+            similarity: number | null;
+            /** @description The memory added, updated, invalidated or matched */
+            memory_id: string | null;
+            /** @description That memory after the decision */
+            memory: components["schemas"]["MemoryRecord"] | null;
         };
         /** HTTPCheckError */
         HTTPCheckError: {
@@ -1272,6 +1339,30 @@ export interface components {
                 reason: string;
             } | null;
         };
+        MemoryDecision: {
+            /** @description What `POST /api/v1/memories/{memory_id}/decisions/{decision_id}/undo` takes */
+            decision_id: string;
+            /** @enum {string} */
+            decision: "add" | "update" | "invalidate" | "none" | "undo";
+            /**
+             * @description What decided: a duplicate check before any model, no similar memory to compare with (added), the model, or a user (undo)
+             * @enum {string}
+             */
+            check: "exact_duplicate" | "near_duplicate" | "no_similar_memory" | "model" | "user";
+            extraction_id: string | null;
+            conversation_id: string | null;
+            source_message_ids: string[];
+            model: string | null;
+            prompt_version: string | null;
+            /** @description The decision an undo reverted */
+            undoes: string | null;
+            /** @description The fact the model proposed */
+            fact: string | null;
+            /** @description The model's reason */
+            reason: string | null;
+            /** @description Cosine similarity to the closest memory, when one was compared */
+            similarity: number | null;
+        };
         MemoryRecord: {
             memory_id: string;
             user_id: string;
@@ -1286,18 +1377,27 @@ export interface components {
             created_at: string;
             /** @description ISO 8601 date-time */
             updated_at: string;
+            /**
+             * @description `superseded`: invalidated by a memory-extraction decision (or an add undone); out of lists and search, its history kept
+             * @enum {string}
+             */
+            status: "active" | "superseded";
+            /** @description When it leaves lists and search and is erased; null: never */
+            expires_at: string | null;
         };
         MemoryVersion: {
-            /** @description 1 for the first version, then one more per replacement */
+            /** @description 1 for the first version, then one more per change */
             version: number;
             /** @enum {string} */
-            event: "created" | "replaced";
+            event: "created" | "replaced" | "invalidated" | "reinstated";
             memory: string;
             topics: string[];
             metadata: {
                 [key: string]: unknown;
             };
             recorded_at: string;
+            /** @description Why it changed, when memory extraction decided it; null for a change a client made */
+            decision: components["schemas"]["MemoryDecision"] | null;
         };
         MessageRecord: {
             id: string;
@@ -3404,6 +3504,7 @@ export interface operations {
                     status?: ("active" | "archived") | null;
                     /** @description Collections of the workspace the context endpoint searches */
                     collection_ids?: string[] | null;
+                    memory_extraction?: ("off" | "after_user_turn") | null;
                     tags?: string[] | null;
                     metadata?: {
                         [key: string]: unknown;
@@ -3732,6 +3833,11 @@ export interface operations {
                     /** @enum {string} */
                     status?: "active" | "archived";
                     collection_ids?: string[];
+                    /**
+                     * @description `after_user_turn`: extract memories for the owner in the background after each user message (needs memories:write); `off` (default): only on request
+                     * @enum {string}
+                     */
+                    memory_extraction?: "off" | "after_user_turn";
                     tags?: string[];
                     /** @description Replaces the metadata */
                     metadata?: {
@@ -3946,6 +4052,8 @@ export interface operations {
                          */
                         on_error?: "fail" | "skip";
                     }) | null;
+                    /** @description Summarise the older messages that do not fit with the chat model (CHAT_OPENAI_BASE_URL), cached per branch; default false */
+                    compact?: boolean | null;
                 };
             };
         };
@@ -6718,6 +6826,220 @@ export interface operations {
             };
         };
     };
+    extract_memories: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Workspace to act in; defaults to the credential's own workspace. */
+                "X-Workspace-Id"?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Whose memories. Required for API-key callers; a JWT caller may omit it (its own). Another user takes a workspace administrator, or a key one minted: 403 otherwise. */
+                    user_id?: string;
+                    /** @description The messages to extract from; or give `conversation_id` */
+                    messages?: {
+                        /** @description Named as a source of the decisions */
+                        id?: string | null;
+                        /** @description `user`, `assistant`, … */
+                        role: string;
+                        content: string;
+                    }[];
+                    /** @description Extract from this conversation's active path (its latest MEMORY_EXTRACTION_MAX_MESSAGES messages); the conversation must be the user's */
+                    conversation_id?: string;
+                    /**
+                     * @description The type of the memories added
+                     * @default user
+                     * @enum {string}
+                     */
+                    memory_type?: "user" | "agent" | "team" | "workflow";
+                };
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        extraction_id: string;
+                        model: string;
+                        prompt_version: string;
+                        source_message_ids: string[];
+                        decisions: components["schemas"]["ExtractionDecision"][];
+                        /** @description Facts past MEMORY_EXTRACTION_MAX_FACTS, not considered */
+                        dropped_facts: number;
+                        /** @description Tokens the chat model reported for this extraction */
+                        usage: {
+                            prompt_tokens: number;
+                            completion_tokens: number;
+                        };
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Seconds until the request would be admitted */
+                    "Retry-After"?: number;
+                    /** @description The refusing policy's remaining units and seconds until one frees: `"caller";r=0;t=12` */
+                    RateLimit?: string;
+                    /** @description The policies that apply: `"caller";q=6000;w=60, "workspace";q=24000;w=60` */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    undo_memory_decision: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Workspace to act in; defaults to the credential's own workspace. */
+                "X-Workspace-Id"?: string | null;
+            };
+            path: {
+                memory_id: string;
+                decision_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    user_id?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        memory: components["schemas"]["MemoryRecord"];
+                        decision: components["schemas"]["MemoryDecision"];
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Seconds until the request would be admitted */
+                    "Retry-After"?: number;
+                    /** @description The refusing policy's remaining units and seconds until one frees: `"caller";r=0;t=12` */
+                    RateLimit?: string;
+                    /** @description The policies that apply: `"caller";q=6000;w=60, "workspace";q=24000;w=60` */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
     list_memories: {
         parameters: {
             query?: {
@@ -6826,6 +7148,8 @@ export interface operations {
                     metadata?: {
                         [key: string]: unknown;
                     } | null;
+                    /** @description When the memory leaves lists and search (at once) and is erased (by the next sweep). Absent: the TTL of its type (MEMORY_TTL_BY_TYPE), if any; null: never. */
+                    expires_at?: string | null;
                 };
             };
         };
@@ -6996,6 +7320,13 @@ export interface operations {
                             created_at: string;
                             /** @description ISO 8601 date-time */
                             updated_at: string;
+                            /**
+                             * @description `superseded`: invalidated by a memory-extraction decision (or an add undone); out of lists and search, its history kept
+                             * @enum {string}
+                             */
+                            status: "active" | "superseded";
+                            /** @description When it leaves lists and search and is erased; null: never */
+                            expires_at: string | null;
                             history: components["schemas"]["MemoryVersion"][];
                         }[];
                     };
@@ -7107,6 +7438,13 @@ export interface operations {
                             created_at: string;
                             /** @description ISO 8601 date-time */
                             updated_at: string;
+                            /**
+                             * @description `superseded`: invalidated by a memory-extraction decision (or an add undone); out of lists and search, its history kept
+                             * @enum {string}
+                             */
+                            status: "active" | "superseded";
+                            /** @description When it leaves lists and search and is erased; null: never */
+                            expires_at: string | null;
                             /** @description Fused hybrid score (weighted_score: 0.7 · cosine + 0.3 · normalised BM25); the reranker's when re-ranked */
                             score: number;
                             scores: {

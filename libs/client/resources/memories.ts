@@ -51,6 +51,20 @@ export class Memories {
     return unwrap(this.http.api.GET('/api/v1/memories/export', { params: { query } }));
   }
 
+  /**
+   * Memory extraction: the server's chat model proposes facts from `messages` or a
+   * `conversation_id`, and each is decided (add, update, invalidate, none) against the user's
+   * memories. Not repeated after a 503: a retry would decide again (duplicates come out `none`).
+   */
+  extract(body: BodyOf<'extract_memories'>): Promise<ReplyOf<'extract_memories'>> {
+    return unwrap(this.http.api.POST('/api/v1/memories/extract', { body }));
+  }
+
+  /** Undoes a memory's latest extraction decision (by a new event; 409 for an older one). */
+  undoDecision(memoryId: string, decisionId: string, body: BodyOf<'undo_memory_decision'> = {}): Promise<ReplyOf<'undo_memory_decision'>> {
+    return unwrap(this.http.api.POST('/api/v1/memories/{memory_id}/decisions/{decision_id}/undo', { params: { path: { memory_id: memoryId, decision_id: decisionId } }, body }));
+  }
+
   /** Hybrid search over one user's memories; a read, so it is repeated after a 503. */
   search(body: BodyOf<'search_memories'>): Promise<ReplyOf<'search_memories'>> {
     return unwrap(this.http.api.POST('/api/v1/memories/search', { body, fetch: this.http.idempotent }));

@@ -23,10 +23,12 @@ export interface ConversationSeals {
   readonly messages: SealedFields<MessageContent>;
   /** A message's checksum on its own, under the message's key: what recognising a retry opens. */
   readonly checksums: SealedFields<string>;
+  /** A branch summary (context compaction), under the key of the message it runs through. */
+  readonly summaries: SealedFields<string>;
 }
 
 export function conversationSeals(keyring: Keyring): ConversationSeals {
-  return { conversations: new SealedFields(keyring, 'Conversation'), messages: new SealedFields(keyring, 'Message'), checksums: new SealedFields(keyring, 'Message') };
+  return { conversations: new SealedFields(keyring, 'Conversation'), messages: new SealedFields(keyring, 'Message'), checksums: new SealedFields(keyring, 'Message'), summaries: new SealedFields(keyring, 'Message') };
 }
 
 /** SPEC §2.5 `checksum`: SHA-256 of the UTF-8 content, lower-case hex. */

@@ -8,6 +8,7 @@ import type { ConversationsServiceConfig } from './conversations-service.config'
 import { pathTo, type ConversationQueries } from './conversation.queries';
 import { fitToBudget } from './context-budget';
 import { ContextTokenizers } from './context-tokenizer';
+import type { ContextCompaction } from './context-compaction';
 import type { KnowledgeCollections } from './knowledge-collections';
 
 const HEADINGS = { memories: '## What you remember about the user', chunks: '## Relevant passages', messages: '## Conversation so far' } as const;
@@ -31,6 +32,7 @@ export class ConversationContextQuery {
       readonly queries: ConversationQueries;
       readonly knowledge: KnowledgeCollections;
       readonly config: ConversationsServiceConfig;
+      readonly compaction: ContextCompaction;
     },
   ) {
     this.memorySearch = memoryMessages(deps.config.memory.limits).search;
@@ -86,6 +88,21 @@ export class ConversationContextQuery {
       context = assemble(fitted);
       [totalTokens = 0] = await tokenizer.count([context]);
     }
+    // Opt-in: the older messages that did not fit, summarised (cached per branch), when the summary fits what is left.
+    let summary: ReplyIn<ConversationMessages, 'context'>['summary'] = null;
+    if (request.compact) {
+      const older = path.slice(0, path.length - fitted.messages.length);
+      const branch = await this.deps.compaction.summarise({ ...request, conversationId: conversation.id }, older, warnings);
+      if (branch !== null) {
+        const compacted = withSummary(context, `${SUMMARY_HEADING}\n${branch.text}`);
+        const [compactedTokens = 0, summaryTokens = 0] = await tokenizer.count([compacted, branch.text]);
+        if (compactedTokens <= maxTokens) {
+          context = compacted;
+          totalTokens = compactedTokens;
+          summary = { through_message_id: branch.throughMessageId, message_count: branch.messageCount, text: branch.text, model: branch.model, cached: branch.cached, tokens: summaryTokens };
+        } else warnings.push(`older messages summarised, but the summary (${summaryTokens} tokens) does not fit in max_tokens`);
+      }
+    }
     timings.tokens_ms = since(counting);
 
     return {
@@ -109,6 +126,7 @@ export class ConversationContextQuery {
       })),
       omitted: { messages: recent.length - fitted.messages.length, memories: memories.length - fitted.memories.length, chunks: chunks.length - fitted.chunks.length },
       warnings,
+      summary,
       context,
       tokenizer: { model: tokenizer.model, exact: tokenizer.exact },
       timings,
@@ -164,6 +182,15 @@ interface Fitted {
   messages: Array<{ readonly line: string }>;
   memories: Array<{ readonly line: string }>;
   chunks: Array<{ readonly line: string }>;
+}
+
+const SUMMARY_HEADING = '## Earlier in the conversation (summary)';
+
+/** The summary goes right before the recent messages it leads up to. */
+function withSummary(context: string, section: string): string {
+  const at = context.indexOf(HEADINGS.messages);
+  if (at === -1) return context === '' ? section : `${context}\n\n${section}`;
+  return `${context.slice(0, at)}${section}\n\n${context.slice(at)}`;
 }
 
 /** The prompt-ready text: memories, passages, then the conversation. */

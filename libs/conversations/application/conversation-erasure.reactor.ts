@@ -31,8 +31,9 @@ export function conversationErasureReactor(deps: StreamErasureDeps): Reactor {
   });
 }
 
-/** Whether an event seals the content of one of these messages. */
+/** Whether an event seals the content of one of these messages (a branch summary: under its through-message's key). */
 function isMessageIn(messageIds: ReadonlySet<string>, recorded: RecordedEvent): boolean {
   const event = upcastConversationEvent(recorded);
+  if (event.type === 'conversations.BranchSummarised') return messageIds.has(event.data.throughMessageId);
   return (event.type === 'conversations.MessageAppended' || event.type === 'conversations.MessageUpdated') && messageIds.has(event.data.messageId);
 }

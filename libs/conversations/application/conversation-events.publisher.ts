@@ -12,7 +12,7 @@ export function conversationEventsPublisher(transport: Transport): Reactor {
   return integrationEventsPublisher(transport, { name: 'conversations.integration-events.v1', streamPrefix: CONVERSATION_STREAM_PREFIX, integrationEvent });
 }
 
-function integrationEvent(recorded: RecordedEvent): ConversationIntegrationEvent {
+function integrationEvent(recorded: RecordedEvent): ConversationIntegrationEvent | null {
   const event = upcastConversationEvent(recorded);
   const meta = recorded.metadata;
   const base = {
@@ -36,5 +36,7 @@ function integrationEvent(recorded: RecordedEvent): ConversationIntegrationEvent
       return { ...base, type: 'message.updated', message_ids: [event.data.messageId] };
     case 'conversations.MessagesDeleted':
       return { ...base, type: 'messages.deleted', message_ids: event.data.messageIds };
+    case 'conversations.BranchSummarised':
+      return null; // a cache of the context endpoint: nothing a subscriber reads changed
   }
 }

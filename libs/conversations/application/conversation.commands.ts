@@ -74,6 +74,7 @@ export class ConversationCommands {
         createdBy: command.actor,
         status: command.status,
         collectionIds: [...new Set(command.collectionIds)],
+        memoryExtraction: command.memoryExtraction,
         content: this.deps.seals.conversations.seal(conversationId, content, key),
         at: now.toISOString(),
       },
@@ -109,6 +110,7 @@ export class ConversationCommands {
           userId: command.userId,
           ...(content === undefined ? {} : { content }),
           ...(command.collectionIds === undefined ? {} : { collectionIds: [...new Set(command.collectionIds)] }),
+          ...(command.memoryExtraction === undefined ? {} : { memoryExtraction: command.memoryExtraction }),
           ...(command.status === undefined ? {} : { status: command.status }),
           ...(command.currentMessageId === undefined ? {} : { currentMessageId: command.currentMessageId }),
           at: this.deps.clock.now().toISOString(),
@@ -334,6 +336,29 @@ export class ConversationCommands {
     const doc = await workspaceCollection<MessageDoc>(this.deps.documents, MESSAGES, ref.workspaceId).get(ref.messageId);
     if (doc === null || doc.owner_id !== ref.userId) throw notFound('Message');
     return doc;
+  }
+
+  /**
+   * Caches a branch summary (context compaction) as an event, sealed with the key of the message
+   * it runs through (so that deleting any message it covers shreds it too).
+   */
+  async summarise(
+    owner: Owner & { readonly conversationId: string },
+    summary: { readonly throughMessageId: string; readonly messageCount: number; readonly text: string; readonly model: string; readonly promptVersion: string },
+  ): Promise<void> {
+    const result = await handleCommand(
+      this.deps.events,
+      this.aggregate,
+      conversationStreamId(owner.conversationId),
+      async (state) => {
+        const node = messageOf(ownedConversation(state, owner), summary.throughMessageId);
+        const key = await this.deps.seals.checksums.keyOf(node.checksum);
+        const { text, ...rest } = summary;
+        return { kind: 'summarise' as const, workspaceId: owner.workspaceId, userId: owner.userId, ...rest, content: this.deps.seals.summaries.seal(summary.throughMessageId, text, key), at: this.deps.clock.now().toISOString() };
+      },
+      { retries: CONFLICT_RETRIES, metadata: metadata(owner) },
+    );
+    await this.deps.readYourWrites.settle(result.position);
   }
 
   private async conversationDoc(conversationId: string): Promise<ConversationDoc> {

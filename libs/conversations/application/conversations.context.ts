@@ -11,6 +11,9 @@ import { conversationsProjection } from './conversations.projection';
 import { conversationEventsPublisher } from './conversation-events.publisher';
 import { CONVERSATION_ERASURE, conversationErasureReactor } from './conversation-erasure.reactor';
 import { CONVERSATIONS, MESSAGES } from './conversations.read-models';
+import { conversationMemoryExtractionReactor } from './memory-extraction.reactor';
+import { ContextCompaction } from './context-compaction';
+import { conversationSummariesProjection } from './conversation-summaries.projection';
 
 /** How long erasure may wait for the read models and the publisher to pass a deletion (they may be catching up at start-up). */
 const ERASURE_WAIT_MS = 10 * 60_000;
@@ -25,7 +28,8 @@ export const conversationsContext = defineContext({
     const knowledge = new KnowledgeCollections(deps.transport, deps.config.knowledge);
     const commands = new ConversationCommands({ ...deps, seals, knowledge, quota: deps.config.quota });
     const queries = new ConversationQueries(deps.documents, deps.clock);
-    const context = new ConversationContextQuery({ ...deps, queries, knowledge });
+    const compaction = new ContextCompaction({ ...deps, commands });
+    const context = new ConversationContextQuery({ ...deps, queries, knowledge, compaction });
     return {
       handlers: [
         handle(messages.create, (c) => commands.create(c)),
@@ -42,9 +46,10 @@ export const conversationsContext = defineContext({
         handle(messages.export, (q) => queries.export(q)),
         handle(messages.context, (q) => context.context(q)),
       ],
-      projections: [conversationsProjection(seals)],
+      projections: [conversationsProjection(seals), conversationSummariesProjection(seals.summaries)],
       reactors: [
         conversationEventsPublisher(deps.transport),
+        conversationMemoryExtractionReactor({ ...deps, queries }),
         conversationErasureReactor({ ...deps, processedByOthers: (position, erased) => deps.readYourWrites.settleAllBut(CONVERSATION_ERASURE, position, ERASURE_WAIT_MS, erased) }),
       ],
       async prepare() {

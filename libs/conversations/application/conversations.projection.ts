@@ -5,7 +5,8 @@ import { CONVERSATIONS, MESSAGES, type ConversationDoc, type MessageDoc } from '
 import { messageRecord } from './message-record';
 
 /** v2: every document records the stream revision it reflects (`evolveDocument`); v1 documents are rebuilt. */
-export const CONVERSATIONS_PROJECTION = 'conversations.read-models.v2';
+/** v3: conversations carry `memory_extraction`. */
+export const CONVERSATIONS_PROJECTION = 'conversations.read-models.v3';
 
 /**
  * Conversations and their messages, in one projection so that a message and its
@@ -36,6 +37,7 @@ export function conversationsProjection(seals: ConversationSeals): Projection {
               title: content.title,
               status: d.status,
               collection_ids: d.collectionIds,
+              memory_extraction: d.memoryExtraction ?? 'off',
               tags: content.tags,
               metadata: content.metadata,
               message_count: 0,
@@ -56,6 +58,7 @@ export function conversationsProjection(seals: ConversationSeals): Projection {
               ...current,
               ...(content === null ? {} : { title: content.title, tags: content.tags, metadata: content.metadata }),
               ...(d.collectionIds === undefined ? {} : { collection_ids: d.collectionIds }),
+              ...(d.memoryExtraction === undefined ? {} : { memory_extraction: d.memoryExtraction }),
               ...(d.status === undefined ? {} : { status: d.status }),
               updated_at: d.updatedAt,
             };
@@ -114,6 +117,8 @@ export function conversationsProjection(seals: ConversationSeals): Projection {
         }
         case 'conversations.CurrentMessageSelected':
           return conversation((current) => current && { ...current, current_message_id: event.data.messageId, updated_at: event.data.selectedAt });
+        case 'conversations.BranchSummarised':
+          return; // conversationSummariesProjection's
         case 'conversations.ConversationDeleted':
           return conversation(() => {
             context.deleteMany(MESSAGES, { conversation_id: event.data.conversationId });

@@ -72,3 +72,6 @@ export const CONVERSATION_STATUSES = ['active', 'archived'] as const;
 export const CONVERSATION_SORT_FIELDS = ['id', 'updated_at', 'created_at', 'title'] as const;
 export const MESSAGE_SORT_FIELDS = ['created_at', 'updated_at', 'sent_at', 'id'] as const;
 export const EXPORT_FORMATS = ['json', 'markdown'] as const;
+
+/** Whether memories are extracted in the background after each user message of a conversation. */
+export const MEMORY_EXTRACTION_SETTINGS = ['off', 'after_user_turn'] as const;

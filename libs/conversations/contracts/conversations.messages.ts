@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineMessage, RerankRequestInput } from '@lore/platform/kernel';
-import { CONVERSATION_SORT_FIELDS, CONVERSATION_STATUSES, EXPORT_FORMATS, MESSAGE_SORT_FIELDS, type ContextDefaults, type ConversationLimits } from './conversations.config';
+import { CONVERSATION_SORT_FIELDS, CONVERSATION_STATUSES, EXPORT_FORMATS, MEMORY_EXTRACTION_SETTINGS, MESSAGE_SORT_FIELDS, type ContextDefaults, type ConversationLimits } from './conversations.config';
 import { conversationFields, ConversationId, MessageId, UserId } from './conversations.fields';
 import { ConversationContext, ConversationRecord, MessageRecord } from './conversations.records';
 
@@ -47,6 +47,7 @@ export function conversationMessages({ limits, context }: { readonly limits: Con
         title: f.title.nullish(),
         status: z.enum(CONVERSATION_STATUSES).default('active'),
         collectionIds: f.collectionIds.default([]),
+        memoryExtraction: z.enum(MEMORY_EXTRACTION_SETTINGS).default('off'),
         tags: f.tags.default([]),
         metadata: f.metadata.default({}),
       }),
@@ -59,6 +60,7 @@ export function conversationMessages({ limits, context }: { readonly limits: Con
         title: f.title.nullish(),
         status: z.enum(CONVERSATION_STATUSES).optional(),
         collectionIds: f.collectionIds.optional(),
+        memoryExtraction: z.enum(MEMORY_EXTRACTION_SETTINGS).optional(),
         tags: f.tags.optional(),
         metadata: f.metadata.optional(),
         currentMessageId: MessageId.optional(),
@@ -146,6 +148,8 @@ export function conversationMessages({ limits, context }: { readonly limits: Con
         chunkLimit: z.number().int().min(0).max(50).optional(),
         messageLimit: z.number().int().min(0).max(1000).optional(),
         rerank: RerankRequestInput.optional(),
+        /** Summarise the older messages that do not fit with the chat model (cached per branch). */
+        compact: z.boolean().default(false),
       }),
       ConversationContext,
     ),

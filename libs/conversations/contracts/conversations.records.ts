@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { RerankScore } from '@lore/platform/kernel';
-import { CONVERSATION_STATUSES } from './conversations.config';
+import { CONVERSATION_STATUSES, MEMORY_EXTRACTION_SETTINGS } from './conversations.config';
 
 /** A conversation (SPEC §2.8 shows none; modelled on R2R, OpenAI Conversations and LangGraph threads). */
 export const ConversationRecord = z
@@ -11,6 +11,9 @@ export const ConversationRecord = z
     title: z.string().nullable(),
     status: z.enum(CONVERSATION_STATUSES),
     collection_ids: z.array(z.string()).describe('Collections the context endpoint searches'),
+    memory_extraction: z
+      .enum(MEMORY_EXTRACTION_SETTINGS)
+      .describe("`after_user_turn`: memories are extracted from the conversation in the background after each user message (README, \"Memory extraction\")"),
     tags: z.array(z.string()),
     metadata: z.record(z.string(), z.unknown()),
     message_count: z.number().int().describe('Messages on every branch'),
@@ -87,6 +90,17 @@ export const ConversationContext = z
     chunks: z.array(ContextChunk),
     omitted: z.object({ messages: z.number().int(), memories: z.number().int(), chunks: z.number().int() }).describe('Found but left out to stay within max_tokens'),
     warnings: z.array(z.string()).describe('Sources that could not be searched (a collection deleted or outside the key\'s scope, no embedding model)'),
+    summary: z
+      .object({
+        through_message_id: z.string().describe('The summary covers the active path from its first message to this one'),
+        message_count: z.number().int(),
+        text: z.string(),
+        model: z.string(),
+        cached: z.boolean().describe('Read from the branch cache rather than asked of the model now'),
+        tokens: Tokens,
+      })
+      .nullable()
+      .describe('With `compact`: the chat model\'s summary of the older messages that did not fit, when it fits in what is left of the budget'),
     context: z.string().describe('The sections above, ready to put in a prompt'),
     tokenizer: z.object({ model: z.string(), exact: z.boolean() }),
     timings: z

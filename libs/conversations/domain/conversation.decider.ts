@@ -23,6 +23,9 @@ export interface MessageNode {
   readonly deleted: boolean;
 }
 
+/** Whether memories are extracted in the background after each user message of the conversation. */
+export type MemoryExtractionSetting = 'off' | 'after_user_turn';
+
 /** Children lists are keyed by parent id; the roots under this key. */
 export const ROOTS = '';
 
@@ -31,6 +34,7 @@ export type LiveConversation = Owner & {
   readonly conversationId: string;
   readonly createdBy: string;
   readonly collectionIds: readonly string[];
+  readonly memoryExtraction: MemoryExtractionSetting;
   readonly content: string;
   readonly createdAt: string;
   readonly updatedAt: string;
@@ -66,6 +70,7 @@ export type ConversationCommand =
       readonly createdBy: string;
       readonly status: ConversationStatus;
       readonly collectionIds: readonly string[];
+      readonly memoryExtraction?: MemoryExtractionSetting;
       readonly content: string;
       readonly at: string;
     })
@@ -73,6 +78,7 @@ export type ConversationCommand =
       readonly kind: 'update';
       readonly content?: string;
       readonly collectionIds?: readonly string[];
+      readonly memoryExtraction?: MemoryExtractionSetting;
       readonly status?: ConversationStatus;
       /** Moves the active path to end at this message (a branch the client chose). */
       readonly currentMessageId?: string;
@@ -96,6 +102,15 @@ export type ConversationCommand =
       })
   | (Owner & { readonly kind: 'update-message'; readonly messageId: string; readonly content: string; readonly at: string })
   | (Owner & { readonly kind: 'delete-message'; readonly messageId: string; readonly at: string })
+  | (Owner & {
+      readonly kind: 'summarise';
+      readonly throughMessageId: string;
+      readonly messageCount: number;
+      readonly content: string;
+      readonly model: string;
+      readonly promptVersion: string;
+      readonly at: string;
+    })
   | (Owner & { readonly kind: 'delete'; readonly at: string });
 
 /**
@@ -189,6 +204,7 @@ export const conversationDecider: Decider<ConversationCommand, ConversationState
               createdBy: command.createdBy,
               status: command.status,
               collectionIds: [...command.collectionIds],
+              ...(command.memoryExtraction === undefined || command.memoryExtraction === 'off' ? {} : { memoryExtraction: command.memoryExtraction }),
               content: command.content,
               createdAt: command.at,
             },
@@ -201,6 +217,7 @@ export const conversationDecider: Decider<ConversationCommand, ConversationState
           conversationId: conversation.conversationId,
           ...(command.content === undefined ? {} : { content: command.content }),
           ...(command.collectionIds === undefined ? {} : { collectionIds: [...command.collectionIds] }),
+          ...(command.memoryExtraction === undefined || command.memoryExtraction === conversation.memoryExtraction ? {} : { memoryExtraction: command.memoryExtraction }),
           ...(command.status === undefined || command.status === conversation.status ? {} : { status: command.status }),
           updatedAt: command.at,
         };
@@ -259,6 +276,13 @@ export const conversationDecider: Decider<ConversationCommand, ConversationState
           },
         ];
       }
+      case 'summarise': {
+        // A cache: allowed on an archived conversation too (reading its context is).
+        const conversation = ownedConversation(state, command);
+        messageOf(conversation, command.throughMessageId);
+        const { throughMessageId, messageCount, content, model, promptVersion } = command;
+        return [{ type: 'conversations.BranchSummarised', data: { conversationId: conversation.conversationId, throughMessageId, messageCount, content, model, promptVersion, summarisedAt: command.at } }];
+      }
       case 'delete': {
         // Deleting what the owner already deleted changes nothing (its erasure completes).
         if (state.status === 'deleted' && state.workspaceId === command.workspaceId && state.userId === command.userId) return [];
@@ -278,6 +302,7 @@ export const conversationDecider: Decider<ConversationCommand, ConversationState
       const d = event.data;
       return {
         ...d,
+        memoryExtraction: d.memoryExtraction ?? 'off',
         updatedAt: d.createdAt,
         currentMessageId: null,
         messages: PersistentMap.empty(),
@@ -297,6 +322,7 @@ export const conversationDecider: Decider<ConversationCommand, ConversationState
           ...state,
           ...(d.content === undefined ? {} : { content: d.content }),
           ...(d.collectionIds === undefined ? {} : { collectionIds: d.collectionIds }),
+          ...(d.memoryExtraction === undefined ? {} : { memoryExtraction: d.memoryExtraction }),
           ...(d.status === undefined ? {} : { status: d.status }),
           updatedAt: d.updatedAt,
         };
@@ -335,6 +361,8 @@ export const conversationDecider: Decider<ConversationCommand, ConversationState
         }
         return { ...state, messages, currentMessageId: event.data.currentMessageId, updatedAt: event.data.deletedAt };
       }
+      case 'conversations.BranchSummarised':
+        return state;
       case 'conversations.CurrentMessageSelected':
         return { ...state, currentMessageId: event.data.messageId, updatedAt: event.data.selectedAt };
     }

@@ -57,6 +57,17 @@ describe('conversationDecider', () => {
     spec.given([started]).when(start).thenThrows('conflict');
   });
 
+  it('records the memory-extraction setting only when it changes, and folds it (off by default)', () => {
+    const start: ConversationCommand = { kind: 'start', conversationId: 'conv_1', ...owner, createdBy: 'user:alice', status: 'active', collectionIds: [], memoryExtraction: 'after_user_turn', content: 'sealed-c', at: T(0) };
+    const on = { ...started, data: { ...started.data, memoryExtraction: 'after_user_turn' as const } };
+    spec.given([]).when(start).then([on]);
+    expect(live(spec.given([started]).state).memoryExtraction).toBe('off');
+    expect(live(spec.given([on]).state).memoryExtraction).toBe('after_user_turn');
+    const turnOff: ConversationCommand = { kind: 'update', ...owner, memoryExtraction: 'off', at: T(2) };
+    spec.given([on]).when(turnOff).then([{ type: 'conversations.ConversationUpdated', data: { conversationId: 'conv_1', memoryExtraction: 'off', updatedAt: T(2) } }]);
+    spec.given([started]).when(turnOff).thenNothingHappened();
+  });
+
   describe('append', () => {
     it('continues the active path when no parent is given', () => {
       spec.given([started]).when(append('m1')).then([appendedEvent('m1', null)]);

@@ -18,6 +18,8 @@ export const ConversationStarted = z.object({
     createdBy: z.string(),
     status: z.enum(['active', 'archived']),
     collectionIds: z.array(z.string()),
+    /** `after_user_turn`: memories are extracted in the background after each user message (absent: off). */
+    memoryExtraction: z.enum(['off', 'after_user_turn']).optional(),
     /** Sealed { title, tags, metadata }. */
     content: z.string(),
     createdAt: z.string(),
@@ -31,6 +33,7 @@ export const ConversationUpdated = z.object({
     /** The whole sealed { title, tags, metadata } after the change, when it changed. */
     content: z.string().optional(),
     collectionIds: z.array(z.string()).optional(),
+    memoryExtraction: z.enum(['off', 'after_user_turn']).optional(),
     status: z.enum(['active', 'archived']).optional(),
     updatedAt: z.string(),
   }),
@@ -84,6 +87,26 @@ export const CurrentMessageSelected = z.object({
   data: z.object({ conversationId: z.string(), messageId: z.string(), selectedAt: z.string() }),
 });
 
+/**
+ * The path from the root to `throughMessageId` summarised by the chat model (context
+ * compaction), cached for every context request on a branch through that message. `content` is
+ * sealed with that message's own key: deleting any message it covers deletes that message's
+ * subtree, the through-message included, and so shreds the summary with it.
+ */
+export const BranchSummarised = z.object({
+  type: z.literal('conversations.BranchSummarised'),
+  data: z.object({
+    conversationId: z.string(),
+    throughMessageId: z.string(),
+    messageCount: z.number().int(),
+    /** Sealed summary text, under the through-message's key. */
+    content: z.string(),
+    model: z.string(),
+    promptVersion: z.string(),
+    summarisedAt: z.string(),
+  }),
+});
+
 export const ConversationDeleted = z.object({
   type: z.literal('conversations.ConversationDeleted'),
   data: z.object({ conversationId: z.string(), workspaceId: z.string(), userId: z.string(), deletedAt: z.string() }),
@@ -96,6 +119,7 @@ export const ConversationEvent = z.discriminatedUnion('type', [
   MessageUpdated,
   MessagesDeleted,
   CurrentMessageSelected,
+  BranchSummarised,
   ConversationDeleted,
 ]);
 export type ConversationEvent = z.infer<typeof ConversationEvent>;

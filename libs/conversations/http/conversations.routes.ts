@@ -7,6 +7,7 @@ import {
   ConversationContext,
   ConversationRecord,
   EXPORT_FORMATS,
+  MEMORY_EXTRACTION_SETTINGS,
   MessageId,
   MessageRecord,
   UserId,
@@ -27,6 +28,15 @@ const ExportResponse = z.object({
 
 /** SPEC §4.7 (the conversation list), plus create, get, update, delete, export and the next turn's context. */
 /** Naming collections for a conversation to search takes the right to read them: 403 otherwise. */
+const memoryExtraction = z
+  .enum(MEMORY_EXTRACTION_SETTINGS)
+  .describe('`after_user_turn`: extract memories for the owner in the background after each user message (needs memories:write); `off` (default): only on request');
+
+/** Background extraction writes the owner's memories: turning it on takes the permission to write them. */
+function mayExtractMemories(scope: RequestScope, setting: string | null | undefined): void {
+  if (setting === 'after_user_turn' && !holdsPermission(scope.caller, 'memories', 'write')) throw new AppError('forbidden', 'memory_extraction after_user_turn needs the permission memories:write');
+}
+
 function mayNameCollections(scope: RequestScope, collectionIds: readonly string[] | null | undefined): void {
   if (collectionIds && collectionIds.length > 0 && !holdsPermission(scope.caller, 'collections', 'read')) throw new AppError('forbidden', 'collection_ids need the permission collections:read');
 }
@@ -84,6 +94,7 @@ export function conversationRoutes(messages: ConversationMessages, limits: Conve
         title: f.title.nullish(),
         status: z.enum(CONVERSATION_STATUSES).nullish().describe('Default `active`'),
         collection_ids: f.collectionIds.nullish().describe('Collections of the workspace the context endpoint searches'),
+        memory_extraction: memoryExtraction.nullish(),
         tags: f.tags.nullish(),
         metadata: f.metadata.nullish(),
       })
@@ -94,11 +105,13 @@ export function conversationRoutes(messages: ConversationMessages, limits: Conve
       errors: [403],
       handle: async ({ body, scope, send }) => {
         mayNameCollections(scope, body.collection_ids);
+        mayExtractMemories(scope, body.memory_extraction);
         return send(messages.create, {
           ...actingOwner(scope, body.user_id, WITH_COLLECTIONS),
           title: body.title ?? null,
           status: body.status ?? 'active',
           collectionIds: body.collection_ids ?? [],
+          memoryExtraction: body.memory_extraction ?? 'off',
           tags: body.tags ?? [],
           metadata: body.metadata ?? {},
         });
@@ -133,6 +146,7 @@ export function conversationRoutes(messages: ConversationMessages, limits: Conve
         title: f.title.nullish().describe('null clears the title'),
         status: z.enum(CONVERSATION_STATUSES).optional(),
         collection_ids: f.collectionIds.optional(),
+        memory_extraction: memoryExtraction.optional(),
         tags: f.tags.optional(),
         metadata: f.metadata.optional().describe('Replaces the metadata'),
         current_message_id: MessageId.optional().describe('Make the active path end at this message (switch branch)'),
@@ -142,12 +156,14 @@ export function conversationRoutes(messages: ConversationMessages, limits: Conve
       errors: [403, 404, 409],
       handle: async ({ params, query, body, scope, send }) => {
         mayNameCollections(scope, body.collection_ids);
+        mayExtractMemories(scope, body.memory_extraction);
         return send(messages.update, {
           ...actingOwner(scope, query.user_id, WITH_COLLECTIONS),
           conversationId: params.conversation_id,
           title: body.title,
           status: body.status,
           collectionIds: body.collection_ids,
+          memoryExtraction: body.memory_extraction,
           tags: body.tags,
           metadata: body.metadata,
           currentMessageId: body.current_message_id,
@@ -206,6 +222,10 @@ export function conversationRoutes(messages: ConversationMessages, limits: Conve
         chunk_limit: z.number().int().min(0).max(50).nullish().describe(`Passages to consider; default ${context.chunkLimit}`),
         message_limit: z.number().int().min(0).max(1000).nullish().describe(`Recent messages to consider; default ${context.messageLimit}`),
         rerank: RerankRequestInput.nullish().describe("Re-rank memories and passages (README: Re-ranking); default: each collection's `settings.rerank` for its passages; `false` skips those"),
+        compact: z
+          .boolean()
+          .nullish()
+          .describe('Summarise the older messages that do not fit with the chat model (CHAT_OPENAI_BASE_URL), cached per branch; default false'),
       })
         .default({})
         .describe('Every field is optional: an absent body takes the defaults'),
@@ -224,6 +244,7 @@ export function conversationRoutes(messages: ConversationMessages, limits: Conve
           chunkLimit: body.chunk_limit ?? undefined,
           messageLimit: body.message_limit ?? undefined,
           rerank: body.rerank ?? undefined,
+          compact: body.compact ?? false,
         }),
     }),
   ];

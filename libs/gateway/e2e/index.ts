@@ -23,3 +23,4 @@ export * from './oauth-authorization-server';
 export * from './connect-sessions.suite';
 export * from './free-port';
 export * from './rerank.suite';
+export * from './memory-extraction.suite';

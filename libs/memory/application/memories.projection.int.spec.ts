@@ -26,6 +26,8 @@ const doc = (memoryId: string, version = 1) => ({
   version,
   created_at: at(0),
   updated_at: at(version === 1 ? 0 : version),
+  superseded: false,
+  expires_at: null,
   revision: version - 1,
 });
 

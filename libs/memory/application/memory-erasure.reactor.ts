@@ -17,7 +17,10 @@ export function memoryErasureReactor(deps: StreamErasureDeps & { readonly vector
     erasedStream: (event) => (event.type === 'memory.MemoryDeleted' ? memoryStreamId(upcastMemoryEvent(event).data.memoryId) : null),
     keyIdsOf: (event) => {
       const data = upcastMemoryEvent(event).data;
-      return 'content' in data ? [sealedKeyId(data.content)] : [];
+      // A decision's note is sealed under the memory's key too; naming it as well keeps that true by construction.
+      const keys = 'content' in data ? [sealedKeyId(data.content)] : [];
+      if ('provenance' in data && data.provenance !== undefined && data.provenance.note !== '') keys.push(sealedKeyId(data.provenance.note));
+      return [...new Set(keys)];
     },
     afterwards: () => deps.vectors.purgeDeleted(),
   });

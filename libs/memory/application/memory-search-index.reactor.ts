@@ -5,7 +5,7 @@ import type { VectorStore, VectorWrite } from '@lore/platform/vectors/port';
 import type { Reactor } from '@lore/platform/projections';
 import { boundedKey } from '@lore/platform/kernel';
 import type { SealedFields } from '@lore/platform/crypto';
-import { MEMORY_STREAM_PREFIX, memoryStreamId, upcastMemoryEvent, type MemoryEvent } from '@lore/memory/domain';
+import { MEMORY_STREAM_PREFIX, memoryDecider, memoryStreamId, upcastMemoryEvent, type ActiveMemory, type MemoryEvent } from '@lore/memory/domain';
 import type { MemoryContent } from './memory-content';
 
 /**
@@ -63,7 +63,8 @@ export function memorySearchIndexReactor(deps: {
       await deps.vectors.ensureIndex({ name: index, dimensions: provider.info.dimensions, distance: 'cosine' });
       // Only the last event of each memory in the batch matters.
       const latest = new Map<string, MemoryEvent>();
-      for (const event of recorded.map(upcastMemoryEvent)) latest.set(event.data.memoryId, event);
+      // A matched fact (decision `none`) changes nothing: it must not hide an earlier change in the batch.
+      for (const event of recorded.map(upcastMemoryEvent)) if (event.type !== 'memory.MemoryMatched') latest.set(event.data.memoryId, event);
       const writes: VectorWrite[] = [];
       const toEmbed: { id: string; partition: string; memoryType: string; content: MemoryContent }[] = [];
       for (const event of latest.values()) {
@@ -72,12 +73,17 @@ export function memorySearchIndexReactor(deps: {
           writes.push({ op: 'delete', index, ids: [event.data.memoryId] });
           continue;
         }
+        // Anything but a creation: the memory as it now is (an invalidated one leaves the index, a reinstated one returns).
+        const memory = event.type === 'memory.MemoryCreated' ? { ...event.data, superseded: false } : await currentMemory(deps.events, event.data.memoryId);
+        if (memory === null) continue; // erased meanwhile
+        if (memory.superseded) {
+          writes.push({ op: 'delete', index, ids: [event.data.memoryId] });
+          continue;
+        }
         if (modelMissing) continue; // unsearchable by meaning until replaced, as when the model refuses it
-        const content = await openOrNull(deps.sealed, event.data.memoryId, event.data.content);
+        const content = await openOrNull(deps.sealed, event.data.memoryId, memory.content);
         if (content === null) continue;
-        const memoryType = event.type === 'memory.MemoryCreated' ? event.data.memoryType : await typeOf(deps.events, event.data.memoryId);
-        if (memoryType === null) continue; // erased meanwhile
-        toEmbed.push({ id: event.data.memoryId, partition, memoryType, content });
+        toEmbed.push({ id: event.data.memoryId, partition, memoryType: memory.memoryType, content });
       }
       let vectors: Float32Array[];
       try {
@@ -130,10 +136,8 @@ async function openOrNull(sealed: SealedFields<MemoryContent>, memoryId: string,
   }
 }
 
-/** A replacement keeps the memory's type, recorded by its creation; null once the memory is erased. */
-async function typeOf(events: EventStore, memoryId: string): Promise<string | null> {
-  const [first] = await events.readStream(memoryStreamId(memoryId), { maxCount: 1 });
-  if (first === undefined) return null;
-  const created = upcastMemoryEvent(first);
-  return created.type === 'memory.MemoryCreated' ? created.data.memoryType : null;
+/** The memory folded from its stream (a replacement keeps the type its creation recorded); null once erased or deleted. */
+async function currentMemory(events: EventStore, memoryId: string): Promise<ActiveMemory | null> {
+  const state = (await events.readStream(memoryStreamId(memoryId))).map(upcastMemoryEvent).reduce(memoryDecider.evolve, memoryDecider.initialState());
+  return state.status === 'active' ? state : null;
 }

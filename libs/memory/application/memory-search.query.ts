@@ -1,4 +1,4 @@
-import { positionFromString, unavailable, type ReplyIn, type ValidRequestIn, type VectorFilter } from '@lore/platform/kernel';
+import { positionFromString, unavailable, type Clock, type ReplyIn, type ValidRequestIn, type VectorFilter } from '@lore/platform/kernel';
 import { RerankStep, type Rerankers } from '@lore/platform/rerank/port';
 import { workspaceCollection, type DocumentStore } from '@lore/platform/documents/port';
 import type { EmbeddingModels } from '@lore/platform/embeddings/port';
@@ -6,7 +6,7 @@ import type { VectorStore } from '@lore/platform/vectors/port';
 import type { ReadYourWrites } from '@lore/platform/cqrs';
 import type { SealedFields } from '@lore/platform/crypto';
 import type { MemoryMessages } from '@lore/memory/contracts';
-import { MEMORIES, type MemoryDoc } from './memory.read-models';
+import { liveMemoryFilter, MEMORIES, type MemoryDoc } from './memory.read-models';
 import { toMemoryRecord, type MemoryContent } from './memory-content';
 import { MEMORY_SEARCH_INDEX, memoryIndexName, memoryPartition } from './memory-search-index.reactor';
 import { MEMORY_SEARCH_POSITIONS, type MemorySearchPositionDoc } from './memory-search-positions.projection';
@@ -27,12 +27,15 @@ export class MemorySearch {
       readonly rerankers: Rerankers;
       readonly sealed: SealedFields<MemoryContent>;
       readonly readYourWrites: ReadYourWrites;
+      readonly clock: Clock;
     },
   ) {}
 
   async search(request: ValidRequestIn<MemoryMessages, 'search'>): Promise<ReplyIn<MemoryMessages, 'search'>> {
     const started = performance.now();
     const rerank = request.rerank == null ? null : RerankStep.plan(this.deps.rerankers, request.rerank, request.limit);
+    // With a rerank step, its candidates are read and re-ranked; without, the page asked for.
+    const wanted = rerank?.candidates ?? request.limit;
     const provider = this.deps.embeddings.get(this.deps.embeddings.defaultModel);
     if (provider === null) throw unavailable('no embedding model is configured');
     const partition = memoryPartition(request.workspaceId, request.userId);
@@ -46,16 +49,20 @@ export class MemorySearch {
       collections: [partition],
       vector,
       text: request.query,
-      limit: rerank?.candidates ?? request.limit,
+      // Expired memories are filtered below (they stay in the index until the sweep erases them): ask for a few more.
+      limit: Math.min(wanted + OVERFETCH, Math.max(wanted, 200)),
       ...(conditions.length === 0 ? {} : { filter: { $and: conditions } }),
     });
-    const docs = await workspaceCollection<MemoryDoc>(this.deps.documents, MEMORIES, request.workspaceId).find({ filter: { id: { $in: hits.map((h) => h.id) } } });
+    const docs = await workspaceCollection<MemoryDoc>(this.deps.documents, MEMORIES, request.workspaceId).find({
+      filter: { ...liveMemoryFilter(this.deps.clock.now()), id: { $in: hits.map((h) => h.id) } },
+    });
     const byId = new Map(docs.items.map((d) => [d.id, d]));
     const results: ReplyIn<MemoryMessages, 'search'>['results'] = [];
     for (const hit of hits) {
       const doc = byId.get(hit.id);
-      // Deleted between the index and the read model: gone, and never another user's.
+      // Deleted between the index and the read model, superseded or expired: gone, and never another user's.
       if (doc === undefined || doc.user_id !== request.userId) continue;
+      if (results.length === wanted) break;
       results.push({ memory: toMemoryRecord(doc, await this.deps.sealed.open(doc.id, doc.content)), score: hit.score, scores: { vector: hit.legs.vector, keyword: hit.legs.keyword } });
     }
     if (rerank === null) return { results, executionTimeMs: elapsed(started), rerank: null };
@@ -72,6 +79,9 @@ export class MemorySearch {
     await this.deps.readYourWrites.settleReactor(MEMORY_SEARCH_INDEX, positionFromString(latest.position));
   }
 }
+
+/** Hits asked for beyond the limit, to make up for expired memories not yet erased. */
+const OVERFETCH = 10;
 
 function elapsed(started: number): number {
   return Math.round((performance.now() - started) * 100) / 100;

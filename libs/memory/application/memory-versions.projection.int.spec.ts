@@ -23,6 +23,7 @@ const version = (memoryId: string, n: number) => ({
   event: n === 1 ? 'created' : 'replaced',
   content: `sealed:${memoryId}:${n}`,
   recorded_at: at(n === 1 ? 0 : n),
+  provenance: null,
 });
 
 describe('memory versions projection', () => {

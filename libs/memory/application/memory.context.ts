@@ -1,10 +1,13 @@
-import { defineContext } from '@lore/platform/cqrs';
+import { defineContext, periodicTask } from '@lore/platform/cqrs';
 import { SealedFields } from '@lore/platform/crypto';
 import { handle } from '@lore/platform/transport/port';
-import { memoryConfig, memoryMessages } from '@lore/memory/contracts';
+import { memoryMessages } from '@lore/memory/contracts';
+import { conversationMessages } from '@lore/conversations/contracts';
+import { memoryServiceConfig } from './memory-service.config';
 import { MemoryCommands } from './memory.commands';
 import { MemoryQueries } from './memory.queries';
-import type { MemoryContent } from './memory-content';
+import type { DecisionNote, MemoryContent } from './memory-content';
+import { MemoryExtraction } from './memory-extraction';
 import { memoriesProjection } from './memories.projection';
 import { memoryVersionsProjection } from './memory-versions.projection';
 import { memoryEventsPublisher } from './memory-events.publisher';
@@ -23,13 +26,23 @@ const ERASURE_WAIT_MS = 10 * 60_000;
 /** The memory context: per-user memories, sealed at rest, permanently deletable. */
 export const memoryContext = defineContext({
   name: 'memory',
-  config: memoryConfig,
+  config: memoryServiceConfig,
   build(deps) {
     const messages = memoryMessages(deps.config.limits);
     const sealed = new SealedFields<MemoryContent>(deps.keyring, 'Memory');
-    const commands = new MemoryCommands({ ...deps, sealed, quota: deps.config.quota });
-    const queries = new MemoryQueries(deps.documents, sealed, deps.clock);
+    const notes = new SealedFields<DecisionNote>(deps.keyring, 'Memory');
+    const commands = new MemoryCommands({ ...deps, sealed, notes, quota: deps.config.quota, ttlSecondsByType: deps.config.ttlSecondsByType });
+    const queries = new MemoryQueries(deps.documents, sealed, notes, deps.clock);
     const search = new MemorySearch({ ...deps, sealed });
+    const extraction = new MemoryExtraction({
+      ...deps,
+      commands,
+      search,
+      sealed,
+      limits: deps.config.limits,
+      settings: deps.config.extraction,
+      conversationMessages: conversationMessages(deps.config.conversations).conversationMessages,
+    });
     return {
       handlers: [
         handle(messages.create, (c) => commands.create(c)),
@@ -41,6 +54,11 @@ export const memoryContext = defineContext({
         handle(messages.history, (q) => queries.history(q)),
         handle(messages.search, (q) => search.search(q)),
         handle(messages.export, (q) => queries.export(q)),
+        handle(messages.extract, (c) => extraction.extract(c)),
+        handle(messages.undoDecision, (c) => commands.undoDecision(c)),
+      ],
+      workers: [
+        periodicTask({ name: 'memory expiry sweep', firstAfterMs: 1_000, everyMs: deps.config.expirySweepMs, log: deps.log, routine: true, run: () => commands.expireDue() }),
       ],
       projections: [memoriesProjection, memoryVersionsProjection, memorySearchPositionsProjection],
       reactors: [
@@ -54,6 +72,7 @@ export const memoryContext = defineContext({
         await memories.ensureIndex(['workspace_id', 'user_id', 'updated_at']);
         await deps.documents.collection(MEMORY_VERSIONS).ensureIndex(['memory_id', 'version']);
         await deps.documents.collection(MEMORY_VERSIONS).ensureIndex(['workspace_id', 'user_id']);
+        await memories.ensureIndex(['expires_at']);
       },
     };
   },

@@ -2,13 +2,14 @@ import { AppError, notFound, type Clock, type ReplyIn, type ValidRequestIn } fro
 import { decodeCursor, encodeCursor, workspaceCollection, type DocumentStore, type Filter } from '@lore/platform/documents/port';
 import type { SealedFields } from '@lore/platform/crypto';
 import type { MemoryMessages, MemoryRecord, MemoryVersion } from '@lore/memory/contracts';
-import { toMemoryRecord, toMemoryVersion, type MemoryContent } from './memory-content';
-import { MEMORIES, MEMORY_VERSIONS, type MemoryDoc, type MemoryVersionDoc } from './memory.read-models';
+import { isLive, toMemoryRecord, toMemoryVersion, type DecisionNote, type MemoryContent } from './memory-content';
+import { liveMemoryFilter, MEMORIES, MEMORY_VERSIONS, type MemoryDoc, type MemoryVersionDoc } from './memory.read-models';
 
 export class MemoryQueries {
   constructor(
     private readonly documents: DocumentStore,
     private readonly sealed: SealedFields<MemoryContent>,
+    private readonly notes: SealedFields<DecisionNote>,
     private readonly clock: Clock,
   ) {}
 
@@ -22,15 +23,16 @@ export class MemoryQueries {
 
   async get(ref: ValidRequestIn<MemoryMessages, 'get'>): Promise<ReplyIn<MemoryMessages, 'get'>> {
     const doc = await this.memories(ref.workspaceId).get(ref.memoryId);
-    // Another user's memory is indistinguishable from a missing one (as another workspace's is).
-    if (doc === null || doc.user_id !== ref.userId) throw notFound('Memory');
+    // Another user's memory is indistinguishable from a missing one (as another workspace's is);
+    // so is an expired one, which the sweep is about to erase. A superseded one is shown, with its status.
+    if (doc === null || doc.user_id !== ref.userId || isExpired(doc, this.clock.now())) throw notFound('Memory');
     return toMemoryRecord(doc, await this.sealed.open(doc.id, doc.content));
   }
 
   async history(ref: ValidRequestIn<MemoryMessages, 'history'>): Promise<ReplyIn<MemoryMessages, 'history'>> {
     await this.get(ref);
     const page = await this.versions(ref.workspaceId).find({ filter: { memory_id: ref.memoryId }, sort: [['version', 'asc']] });
-    const versions = await Promise.all(page.items.map(async (v) => toMemoryVersion(v, await this.sealed.open(v.memory_id, v.content))));
+    const versions = await Promise.all(page.items.map(async (v) => toMemoryVersion(v, await this.sealed.open(v.memory_id, v.content), await this.openNote(v))));
     return { versions };
   }
 
@@ -41,7 +43,12 @@ export class MemoryQueries {
    */
   async list(query: ValidRequestIn<MemoryMessages, 'list'>): Promise<ReplyIn<MemoryMessages, 'list'>> {
     const memories = this.memories(query.workspaceId);
+    const now = this.clock.now();
+    // The store pages without the expiry condition: a keyset cursor is bound to its filter, and
+    // one holding "now" would change with every page. Expired memories are dropped from each
+    // page instead (a page may come out shorter), and counted out of `total` exactly.
     const filter: Filter = {
+      superseded: false,
       user_id: query.userId,
       ...(query.memoryType === undefined ? {} : { memory_type: query.memoryType }),
     };
@@ -50,13 +57,13 @@ export class MemoryQueries {
     const search = query.search?.toLowerCase();
     if (topics.length === 0 && !search) {
       const [total, page] = await Promise.all([
-        memories.count(filter),
+        memories.count({ ...filter, ...liveMemoryFilter(now) }),
         memories.find({ filter, sort, limit: query.limit, ...(query.cursor ? { cursor: query.cursor } : { skip: query.skip }) }),
       ]);
-      const opened = await Promise.all(page.items.map(async (doc) => this.openRecord(doc)));
+      const opened = await Promise.all(page.items.filter((doc) => isLive(doc, now)).map(async (doc) => this.openRecord(doc)));
       return { items: opened.filter((r) => r !== null), total, nextCursor: page.nextCursor };
     }
-    const all = (await memories.find({ filter, sort })).items;
+    const all = (await memories.find({ filter: { ...filter, ...liveMemoryFilter(now) }, sort })).items;
     const matching: Array<{ doc: MemoryDoc; content: MemoryContent }> = [];
     for (const doc of all) {
       const content = await this.openContent(doc.id, doc.content);
@@ -78,8 +85,10 @@ export class MemoryQueries {
 
   async export(scope: ValidRequestIn<MemoryMessages, 'export'>): Promise<ReplyIn<MemoryMessages, 'export'>> {
     const filter = { user_id: scope.userId };
+    // Superseded memories are exported too (with their status): they are the user's data. Expired ones are not.
+    const unexpired = { $or: [{ expires_at: { $exists: false } }, { expires_at: { $gt: this.clock.now().toISOString() } }] };
     const [docs, versions] = await Promise.all([
-      this.memories(scope.workspaceId).find({ filter, sort: [['created_at', 'asc']] }),
+      this.memories(scope.workspaceId).find({ filter: { ...filter, ...unexpired }, sort: [['created_at', 'asc']] }),
       this.versions(scope.workspaceId).find({ filter, sort: [['memory_id', 'asc'], ['version', 'asc']] }),
     ]);
     const byMemory = new Map<string, MemoryVersion[]>();
@@ -87,7 +96,7 @@ export class MemoryQueries {
       const content = await this.openContent(v.memory_id, v.content);
       if (content === null) continue;
       const list = byMemory.get(v.memory_id) ?? [];
-      list.push(toMemoryVersion(v, content));
+      list.push(toMemoryVersion(v, content, await this.openNote(v)));
       byMemory.set(v.memory_id, list);
     }
     const opened = await Promise.all(docs.items.map(async (doc) => this.openRecord(doc)));
@@ -98,6 +107,16 @@ export class MemoryQueries {
   private async openRecord(doc: MemoryDoc): Promise<MemoryRecord | null> {
     const content = await this.openContent(doc.id, doc.content);
     return content === null ? null : toMemoryRecord(doc, content);
+  }
+
+  private async openNote(version: MemoryVersionDoc): Promise<DecisionNote | null> {
+    if (version.provenance === null || version.provenance === undefined) return null;
+    try {
+      return await this.notes.open(version.memory_id, version.provenance.note);
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'not_found') return null;
+      throw error;
+    }
   }
 
   /** Null for a memory erased since the read: a listing leaves it out rather than failing. */
@@ -123,4 +142,8 @@ function startAfterCursor(docs: readonly MemoryDoc[], cursor: string, sortBy: 'c
     return cmp * sign > 0;
   });
   return index === -1 ? docs.length : index;
+}
+
+function isExpired(doc: MemoryDoc, now: Date): boolean {
+  return doc.expires_at != null && doc.expires_at <= now.toISOString();
 }

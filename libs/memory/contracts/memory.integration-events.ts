@@ -6,7 +6,7 @@ import { z } from 'zod';
  * subscribers fetch what they are allowed to read, and deletion stays permanent.
  */
 export const MemoryIntegrationEvent = z.object({
-  type: z.enum(['memory.created', 'memory.replaced', 'memory.deleted']),
+  type: z.enum(['memory.created', 'memory.replaced', 'memory.invalidated', 'memory.reinstated', 'memory.deleted']),
   event_id: z.string(),
   occurred_at: z.string(),
   workspace_id: z.string(),

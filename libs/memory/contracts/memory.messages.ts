@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { defineMessage, jsonDepth, MAX_JSON_DEPTH, RerankOptionsInput, RerankOutcome } from '@lore/platform/kernel';
 import { MEMORY_TYPES, type MemoryLimits } from './memory.config';
-import { MemoryRecord, MemorySearchHit, MemoryVersion, MemoryWithHistory } from './memory.records';
+import { MemoryDecision, MemoryRecord, MemorySearchHit, MemoryVersion, MemoryWithHistory } from './memory.records';
+import { ExtractionReply } from './memory-extraction.records';
 
 /** Who acts and for whom: resolved by the gateway from the credential (ARCHITECTURE §4). */
 const Scope = z.object({
@@ -37,7 +38,14 @@ export function memoryMessages(limits: MemoryLimits) {
   return {
     create: defineMessage(
       'memory.command.create',
-      Scope.extend({ memory, memoryType: z.enum(MEMORY_TYPES), topics: topics.nullish(), metadata: metadata.nullish() }),
+      Scope.extend({
+        memory,
+        memoryType: z.enum(MEMORY_TYPES),
+        topics: topics.nullish(),
+        metadata: metadata.nullish(),
+        /** Absent: the type's TTL (MEMORY_TTL_BY_TYPE) applies, if any; null: never expires. */
+        expiresAt: z.iso.datetime({ offset: true }).nullish(),
+      }),
       MemoryRecord,
     ),
     /** `topics` / `metadata` null or absent keep the current ones. */
@@ -78,6 +86,30 @@ export function memoryMessages(limits: MemoryLimits) {
       z.object({ results: z.array(MemorySearchHit), executionTimeMs: z.number(), rerank: RerankOutcome.nullable() }),
     ),
     history: defineMessage('memory.query.history', ref, z.object({ versions: z.array(MemoryVersion) })),
+    /**
+     * Memory extraction: the chat model proposes facts from the messages; each is checked for
+     * duplicates, compared with the user's most similar memories and decided (README, "Memory extraction").
+     */
+    extract: defineMessage(
+      'memory.command.extract',
+      Scope.extend({
+        messages: z
+          .array(z.object({ id: z.string().min(1).max(200).nullish(), role: z.string().min(1).max(50), content: z.string().min(1).max(100_000) }))
+          .min(1)
+          .max(1000)
+          .nullish(),
+        /** Without `messages`: the service reads this conversation's active path (the user's, else not found). */
+        conversationId: z.string().min(1).max(200).nullish(),
+        memoryType: z.enum(MEMORY_TYPES).default('user'),
+      }),
+      ExtractionReply,
+    ),
+    /** Reverts a memory's latest model decision by a new event. */
+    undoDecision: defineMessage(
+      'memory.command.undo-decision',
+      ref.extend({ decisionId: z.string().min(1).max(100) }),
+      z.object({ memory: MemoryRecord, decision: MemoryDecision }),
+    ),
     export: defineMessage('memory.query.export', Scope, z.object({ exportedAt: z.string(), memories: z.array(MemoryWithHistory) })),
   };
 }

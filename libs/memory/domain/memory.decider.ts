@@ -1,5 +1,5 @@
 import { conflict, notFound, type Decider } from '@lore/platform/kernel';
-import type { MemoryEvent, MemoryType } from './memory.events';
+import type { Decision, MemoryEvent, MemoryType, Provenance } from './memory.events';
 
 interface Owner {
   readonly workspaceId: string;
@@ -14,6 +14,11 @@ export type ActiveMemory = Owner & {
   readonly version: number;
   readonly createdAt: string;
   readonly updatedAt: string;
+  /** Invalidated (by a model decision, or an add undone): out of lists and search, kept with its history. */
+  readonly superseded: boolean;
+  readonly expiresAt: string | null;
+  /** The latest change a model decided (or an undo), which an undo reverts; null after a user's own change. */
+  readonly lastDecision: { readonly decisionId: string; readonly decision: Decision; readonly previousContent: string | null } | null;
 };
 
 export type MemoryState =
@@ -22,10 +27,19 @@ export type MemoryState =
   /** Deleted, erasure possibly still pending: the owner is kept so a repeated delete is recognised. */
   | (Owner & { readonly status: 'deleted'; readonly memoryId: string });
 
+interface Decided {
+  /** Present when a model decided the change (memory extraction). */
+  readonly provenance?: Provenance | undefined;
+}
+
 export type MemoryCommand =
-  | (Owner & { readonly kind: 'create'; readonly memoryId: string; readonly memoryType: MemoryType; readonly content: string; readonly at: string })
-  | (Owner & { readonly kind: 'replace'; readonly content: string; readonly at: string })
-  | (Owner & { readonly kind: 'delete'; readonly at: string });
+  | (Owner & Decided & { readonly kind: 'create'; readonly memoryId: string; readonly memoryType: MemoryType; readonly content: string; readonly expiresAt?: string | null | undefined; readonly at: string })
+  | (Owner & Decided & { readonly kind: 'replace'; readonly content: string; readonly at: string })
+  | (Owner & { readonly kind: 'invalidate'; readonly provenance: Provenance; readonly at: string })
+  | (Owner & { readonly kind: 'match'; readonly provenance: Provenance; readonly at: string })
+  /** Reverts the latest model decision, which must be `provenance.undoes`. */
+  | (Owner & { readonly kind: 'undo'; readonly provenance: Provenance & { readonly undoes: string }; readonly at: string })
+  | (Owner & { readonly kind: 'delete'; readonly at: string; readonly reason?: 'expired' });
 
 /**
  * The ownership rule, defined once: a memory exists for a caller only in its own workspace
@@ -55,6 +69,8 @@ export const memoryDecider: Decider<MemoryCommand, MemoryState, MemoryEvent> = {
               memoryType: command.memoryType,
               content: command.content,
               createdAt: command.at,
+              ...(command.expiresAt == null ? {} : { expiresAt: command.expiresAt }),
+              ...(command.provenance === undefined ? {} : { provenance: command.provenance }),
             },
           },
         ];
@@ -70,10 +86,22 @@ export const memoryDecider: Decider<MemoryCommand, MemoryState, MemoryEvent> = {
               version: memory.version + 1,
               content: command.content,
               replacedAt: command.at,
+              ...(command.provenance === undefined ? {} : { provenance: command.provenance }),
             },
           },
         ];
       }
+      case 'invalidate': {
+        const memory = ownedMemory(state, command);
+        if (memory.superseded) throw conflict(`memory ${memory.memoryId} is already invalidated`);
+        return [invalidated(memory, command.provenance, command.at)];
+      }
+      case 'match': {
+        const memory = ownedMemory(state, command);
+        return [{ type: 'memory.MemoryMatched', data: { ...ids(memory), matchedAt: command.at, provenance: command.provenance } }];
+      }
+      case 'undo':
+        return [undo(ownedMemory(state, command), command.provenance, command.at)];
       case 'delete': {
         // Deleting what the owner already deleted changes nothing (its erasure completes).
         if (state.status === 'deleted' && state.workspaceId === command.workspaceId && state.userId === command.userId) return [];
@@ -81,7 +109,7 @@ export const memoryDecider: Decider<MemoryCommand, MemoryState, MemoryEvent> = {
         return [
           {
             type: 'memory.MemoryDeleted',
-            data: { memoryId: memory.memoryId, workspaceId: memory.workspaceId, userId: memory.userId, deletedAt: command.at },
+            data: { ...ids(memory), deletedAt: command.at, ...(command.reason === undefined ? {} : { reason: command.reason }) },
           },
         ];
       }
@@ -90,13 +118,66 @@ export const memoryDecider: Decider<MemoryCommand, MemoryState, MemoryEvent> = {
 
   evolve(state, event) {
     switch (event.type) {
-      case 'memory.MemoryCreated':
-        return { status: 'active', ...event.data, version: 1, updatedAt: event.data.createdAt };
+      case 'memory.MemoryCreated': {
+        const { provenance, expiresAt, ...data } = event.data;
+        return { status: 'active', ...data, version: 1, updatedAt: data.createdAt, superseded: false, expiresAt: expiresAt ?? null, lastDecision: decisionOf(provenance, null) };
+      }
       case 'memory.MemoryReplaced':
         if (state.status !== 'active') return state;
-        return { ...state, content: event.data.content, version: event.data.version, updatedAt: event.data.replacedAt };
+        return {
+          ...state,
+          content: event.data.content,
+          version: event.data.version,
+          updatedAt: event.data.replacedAt,
+          lastDecision: decisionOf(event.data.provenance, state.content),
+        };
+      case 'memory.MemoryInvalidated':
+        if (state.status !== 'active') return state;
+        return { ...state, superseded: true, version: event.data.version, updatedAt: event.data.invalidatedAt, lastDecision: decisionOf(event.data.provenance, null) };
+      case 'memory.MemoryReinstated':
+        if (state.status !== 'active') return state;
+        return { ...state, superseded: false, version: event.data.version, updatedAt: event.data.reinstatedAt, lastDecision: decisionOf(event.data.provenance, null) };
+      case 'memory.MemoryMatched':
+        return state;
       case 'memory.MemoryDeleted':
         return { status: 'deleted', memoryId: event.data.memoryId, workspaceId: event.data.workspaceId, userId: event.data.userId };
     }
   },
 };
+
+function ids(memory: ActiveMemory): Owner & { readonly memoryId: string } {
+  return { memoryId: memory.memoryId, workspaceId: memory.workspaceId, userId: memory.userId };
+}
+
+function invalidated(memory: ActiveMemory, provenance: Provenance, at: string): MemoryEvent {
+  return { type: 'memory.MemoryInvalidated', data: { ...ids(memory), version: memory.version + 1, invalidatedAt: at, provenance } };
+}
+
+function decisionOf(provenance: Provenance | undefined, previousContent: string | null): ActiveMemory['lastDecision'] {
+  return provenance === undefined ? null : { decisionId: provenance.decisionId, decision: provenance.decision, previousContent };
+}
+
+/**
+ * Undo reverts the memory's latest model decision by a new event: an add is invalidated, an
+ * update restores the version before it, an invalidation is reinstated. Only the latest: undoing
+ * an older one would silently drop what came after, so that is a conflict, as is undoing an undo
+ * (make the change again instead) or a decision a user's own edit has overtaken.
+ */
+function undo(memory: ActiveMemory, provenance: Provenance & { readonly undoes: string }, at: string): MemoryEvent {
+  const last = memory.lastDecision;
+  if (last === null || last.decisionId !== provenance.undoes) {
+    throw conflict(`decision ${provenance.undoes} is not the latest change of memory ${memory.memoryId}: only the latest model decision can be undone`);
+  }
+  switch (last.decision) {
+    case 'add':
+      return invalidated(memory, provenance, at);
+    case 'update':
+      if (last.previousContent === null) throw conflict(`decision ${last.decisionId} has no earlier version to restore`);
+      return { type: 'memory.MemoryReplaced', data: { ...ids(memory), version: memory.version + 1, content: last.previousContent, replacedAt: at, provenance } };
+    case 'invalidate':
+      return { type: 'memory.MemoryReinstated', data: { ...ids(memory), version: memory.version + 1, reinstatedAt: at, provenance } };
+    case 'none':
+    case 'undo':
+      throw conflict(`decision ${last.decisionId} (${last.decision}) cannot be undone`);
+  }
+}

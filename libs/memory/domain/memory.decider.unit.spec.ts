@@ -1,6 +1,6 @@
 import { deciderSpec, recordedEvent } from '@lore/platform/testing';
 import { memoryDecider, type MemoryCommand, type MemoryState } from './memory.decider';
-import type { MemoryCreated, MemoryDeleted, MemoryEvent, MemoryReplaced } from './memory.events';
+import type { MemoryCreated, MemoryDeleted, MemoryEvent, MemoryInvalidated, MemoryReplaced, Provenance } from './memory.events';
 import { upcastMemoryEvent } from './memory.upcasters';
 
 const owner = { workspaceId: 'ws_1', userId: 'user_1' } as const;
@@ -37,6 +37,25 @@ const replace = (over: Partial<Extract<MemoryCommand, { kind: 'replace' }>> = {}
   at: T1,
   ...over,
 });
+const provenance = (decisionId: string, decision: Provenance['decision'], undoes: string | null = null): Provenance => ({
+  decisionId,
+  decision,
+  check: decision === 'undo' ? 'user' : 'model',
+  extractionId: 'ext_1',
+  conversationId: null,
+  sourceMessageIds: ['msg_1'],
+  model: 'scripted',
+  promptVersion: 'memory-extraction/v1',
+  undoes,
+  note: 'sealed-note',
+});
+const invalidate = (decisionId = 'dec_inv'): MemoryCommand => ({ kind: 'invalidate', ...owner, provenance: provenance(decisionId, 'invalidate'), at: T1 });
+const match = (): MemoryCommand => ({ kind: 'match', ...owner, provenance: provenance('dec_none', 'none'), at: T1 });
+const undo = (undoes: string): MemoryCommand => ({ kind: 'undo', ...owner, provenance: { ...provenance('dec_undo', 'undo', undoes), undoes }, at: T2 });
+const invalidated = (version: number, decisionId = 'dec_inv'): MemoryInvalidated => ({
+  type: 'memory.MemoryInvalidated',
+  data: { memoryId: 'mem_1', ...owner, version, invalidatedAt: T1, provenance: provenance(decisionId, 'invalidate') },
+});
 const remove = (over: Partial<Extract<MemoryCommand, { kind: 'delete' }>> = {}): MemoryCommand => ({ kind: 'delete', ...owner, at: T1, ...over });
 
 const spec = deciderSpec(memoryDecider);
@@ -67,6 +86,9 @@ describe('memoryDecider', () => {
         version: 1,
         createdAt: T0,
         updatedAt: T0,
+        superseded: false,
+        expiresAt: null,
+        lastDecision: null,
       });
     });
 
@@ -143,11 +165,18 @@ describe('memoryDecider', () => {
   describe('every command in every state', () => {
     /** Events for a command that succeeds, an error code for one that is refused. */
     const expected: Record<MemoryState['status'], Record<MemoryCommand['kind'], readonly MemoryEvent[] | 'conflict' | 'not_found'>> = {
-      absent: { create: [created], replace: 'not_found', delete: 'not_found' },
-      active: { create: 'conflict', replace: [replaced(2, 'sealed-v2', T1)], delete: [deleted] },
-      deleted: { create: 'conflict', replace: 'not_found', delete: [] },
+      absent: { create: [created], replace: 'not_found', delete: 'not_found', invalidate: 'not_found', match: 'not_found', undo: 'not_found' },
+      active: {
+        create: 'conflict',
+        replace: [replaced(2, 'sealed-v2', T1)],
+        delete: [deleted],
+        invalidate: [invalidated(2)],
+        match: [{ type: 'memory.MemoryMatched', data: { memoryId: 'mem_1', ...owner, matchedAt: T1, provenance: provenance('dec_none', 'none') } }],
+        undo: 'conflict',
+      },
+      deleted: { create: 'conflict', replace: 'not_found', delete: [], invalidate: 'not_found', match: 'not_found', undo: 'not_found' },
     };
-    const commands: ReadonlyArray<MemoryCommand> = [create(), replace(), remove()];
+    const commands: ReadonlyArray<MemoryCommand> = [create(), replace(), remove(), invalidate(), match(), undo('dec_x')];
     for (const [status, given] of states) {
       for (const command of commands) {
         const outcome = expected[status][command.kind];
@@ -174,6 +203,9 @@ describe('memoryDecider', () => {
         version: 3,
         createdAt: T0,
         updatedAt: T2,
+        superseded: false,
+        expiresAt: null,
+        lastDecision: null,
       });
     });
 
@@ -212,5 +244,36 @@ describe('upcastMemoryEvent', () => {
     ['null data', recorded('memory.MemoryDeleted', null)],
   ])('rejects %s', (_what, event) => {
     expect(() => upcastMemoryEvent(event)).toThrow();
+  });
+
+  describe('model decisions and their undo', () => {
+    const decidedUpdate: MemoryReplaced = { ...replaced(2, 'sealed-berlin', T1), data: { ...replaced(2, 'sealed-berlin', T1).data, provenance: provenance('dec_upd', 'update') } };
+
+    it('undoes an update by restoring the version before it, as a new version', () => {
+      spec
+        .given([created, decidedUpdate])
+        .when(undo('dec_upd'))
+        .then([{ type: 'memory.MemoryReplaced', data: { memoryId: 'mem_1', ...owner, version: 3, content: 'sealed-v1', replacedAt: T2, provenance: { ...provenance('dec_undo', 'undo', 'dec_upd') } } }]);
+    });
+
+    it('undoes an add by invalidating the memory, and an invalidation by reinstating it', () => {
+      const decidedAdd: MemoryCreated = { ...created, data: { ...created.data, provenance: provenance('dec_add', 'add') } };
+      spec.given([decidedAdd]).when(undo('dec_add')).then([{ ...invalidated(2, 'dec_undo'), data: { ...invalidated(2).data, invalidatedAt: T2, provenance: provenance('dec_undo', 'undo', 'dec_add') } }]);
+      spec
+        .given([created, invalidated(2)])
+        .when(undo('dec_inv'))
+        .then([{ type: 'memory.MemoryReinstated', data: { memoryId: 'mem_1', ...owner, version: 3, reinstatedAt: T2, provenance: provenance('dec_undo', 'undo', 'dec_inv') } }]);
+    });
+
+    it('undoes only the latest decision, and not once a client edit has overtaken it', () => {
+      spec.given([created, decidedUpdate, invalidated(3)]).when(undo('dec_upd')).thenThrows('conflict');
+      spec.given([created, decidedUpdate, replaced(3, 'sealed-edit', T2)]).when(undo('dec_upd')).thenThrows('conflict');
+    });
+
+    it('does not invalidate a memory twice; a superseded memory stays in the state, marked', () => {
+      const arranged = spec.given([created, invalidated(2)]);
+      expect(arranged.state).toMatchObject({ status: 'active', superseded: true, version: 2 });
+      arranged.when(invalidate('dec_again')).thenThrows('conflict');
+    });
   });
 });

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { RerankOptionsInput, RerankOutcome } from '@lore/platform/kernel';
 import { actingOwner, commaList, cursorOffsetPage, offsetEnvelope, offsetPage, route, skipLimitQuery, type HttpRoute } from '@lore/platform/http';
-import { MEMORY_TYPES, MemoryRecord, MemorySearchHit, MemoryVersion, MemoryWithHistory, memoryFields, memoryMessages, type MemoryLimits } from '@lore/memory/contracts';
+import { MEMORY_TYPES, MemoryRecord, MemorySearchHit, MemoryVersion, MemoryWithHistory, memoryFields, memoryMessages, type MemoryExtractionSettings, type MemoryLimits } from '@lore/memory/contracts';
+import { extractionRoutes } from './memory-extraction.routes';
 
 const userId = z.string().min(1).max(255);
 const MemoryIdParams = z.object({ memory_id: z.string().min(1).max(100) });
@@ -42,7 +43,7 @@ const MemorySearchResponse = z.object({
 const MemoryExportResponse = z.object({ user_id: z.string(), workspace_id: z.string(), exported_at: z.string(), memories: z.array(MemoryWithHistory) });
 
 /** Memories over HTTP (SPEC §4.8), plus list, history, bulk delete and export. */
-export function memoryRoutes(limits: MemoryLimits): HttpRoute[] {
+export function memoryRoutes(limits: MemoryLimits, extraction: MemoryExtractionSettings): HttpRoute[] {
   const messages = memoryMessages(limits);
   const { memory, topics, metadata } = memoryFields(limits);
   const createBody = z.object({
@@ -51,6 +52,10 @@ export function memoryRoutes(limits: MemoryLimits): HttpRoute[] {
     memory_type: z.enum(MEMORY_TYPES).nullish().describe('Defaults to `user`'),
     topics: topics.nullish(),
     metadata: metadata.nullish(),
+    expires_at: z.iso
+      .datetime({ offset: true })
+      .nullish()
+      .describe('When the memory leaves lists and search (at once) and is erased (by the next sweep). Absent: the TTL of its type (MEMORY_TTL_BY_TYPE), if any; null: never.'),
   });
   const replaceBody = z.object({
     memory,
@@ -61,6 +66,7 @@ export function memoryRoutes(limits: MemoryLimits): HttpRoute[] {
   const common = { tags: ['Memories'], auth: true } as const;
 
   return [
+    ...extractionRoutes(messages, extraction),
     route({
       ...common,
       method: 'POST',
@@ -79,6 +85,7 @@ export function memoryRoutes(limits: MemoryLimits): HttpRoute[] {
           memoryType: body.memory_type ?? 'user',
           topics: body.topics ?? null,
           metadata: body.metadata ?? null,
+          ...(body.expires_at === undefined ? {} : { expiresAt: body.expires_at }),
         });
         return { memory_id: created.memory_id, message: 'Memory created successfully', memory: created };
       },

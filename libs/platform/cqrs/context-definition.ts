@@ -8,6 +8,7 @@ import type { ReadModelProjection, Reactor } from '@lore/platform/projections';
 import type { VectorStore } from '@lore/platform/vectors/port';
 import type { EmbeddingModels } from '@lore/platform/embeddings/port';
 import type { Egress } from '@lore/platform/egress/port';
+import type { ChatModel } from '@lore/platform/chat/port';
 import type { BlobStore } from '@lore/platform/blobs/port';
 import type { Rerankers } from '@lore/platform/rerank/port';
 
@@ -44,6 +45,8 @@ export interface ContextDeps<Config> {
   readonly transport: Transport;
   /** Every context's integration events as one resumable log (what webhooks deliver). */
   readonly feed: EventFeed;
+  /** The process's chat model (CHAT_OPENAI_BASE_URL); null when none is configured. */
+  readonly chat: ChatModel | null;
   /** Outbound HTTP to addresses users give (SSRF-guarded; LORE_EGRESS_ALLOW widens it). */
   readonly egress: Egress;
   readonly clock: Clock;

@@ -11,6 +11,7 @@ import { openContextStores, type ContextStores } from './context-stores';
 import { openEmbeddingModels } from './embedding-models';
 import { openRerankers } from './rerank-providers';
 import type { Rerankers } from '@lore/platform/rerank/port';
+import { openChatModel } from './chat-model';
 
 /**
  * Hosts one context in a process: opens its stores, builds it from its definition, starts
@@ -62,7 +63,8 @@ export class ContextHost<C = unknown> implements Lifecycle {
     const embeddings = deps.embeddings ?? (this.ownEmbeddings = openEmbeddingModels(deps.env ?? process.env));
     const egress = openEgress({ allow: deps.config.egressAllow, ...(deps.config.egressProxyUrl === undefined ? {} : { proxyUrl: deps.config.egressProxyUrl }) });
     const rerankers = deps.rerankers ?? (this.ownRerankers = openRerankers(egress, deps.env ?? process.env));
-    const parts = definition.build({ ...stores, embeddings, rerankers, transport: deps.transport, feed: deps.feed, egress, clock: systemClock, config: contextConfig, readYourWrites, log });
+    const chat = openChatModel(egress, deps.env ?? process.env);
+    const parts = definition.build({ ...stores, embeddings, rerankers, chat, transport: deps.transport, feed: deps.feed, egress, clock: systemClock, config: contextConfig, readYourWrites, log });
     await parts.prepare?.();
     const onError = (processor: string, error: unknown): void => log.error({ processor, err: error }, 'event processor failed');
     const onParked = (record: { processor: string; streamId: string; eventId: string; eventType: string; workspaceId: string | null; attempts: number }): void =>

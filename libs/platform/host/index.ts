@@ -3,3 +3,4 @@ export * from './context-host';
 export * from './service-process';
 export * from './embedding-models';
 export * from './rerank-providers';
+export * from './chat-model';

@@ -6,8 +6,8 @@ export interface IntegrationEventsPublisher<E extends IntegrationEventEnvelope> 
   /** The reactor's checkpoint name (`<context>.integration-events.v1`). */
   readonly name: string;
   readonly streamPrefix: string;
-  /** What downstream systems see of a domain event: ids and types, never sealed content. */
-  readonly integrationEvent: (recorded: RecordedEvent) => E;
+  /** What downstream systems see of a domain event: ids and types, never sealed content; null for an event that changes nothing they see. */
+  readonly integrationEvent: (recorded: RecordedEvent) => E | null;
 }
 
 /**
@@ -22,7 +22,7 @@ export function integrationEventsPublisher<E extends IntegrationEventEnvelope>(t
     checkpointInFeed: true,
     streamPrefixes: [publisher.streamPrefix],
     async react(events) {
-      await publishIntegrationEvents(transport, events.map(publisher.integrationEvent));
+      await publishIntegrationEvents(transport, events.map(publisher.integrationEvent).filter((e): e is E => e !== null));
     },
   };
 }

@@ -59,6 +59,28 @@ export const embeddingDuration = new Histogram({
   registers: [metricsRegistry],
 });
 
+export const chatTokens = new Counter({
+  name: 'lore_chat_tokens_total',
+  help: 'Tokens of chat-model calls as the server counted them (its `usage`), by provider, model and kind (prompt or completion).',
+  labelNames: ['provider', 'model', 'kind'] as const,
+  registers: [metricsRegistry],
+});
+
+export const chatCalls = new Counter({
+  name: 'lore_chat_calls_total',
+  help: 'Chat-model calls, by provider, model and outcome (ok, or why it failed: timeout, rate_limited, server_error, network, refused, malformed_output).',
+  labelNames: ['provider', 'model', 'outcome'] as const,
+  registers: [metricsRegistry],
+});
+
+export const chatDuration = new Histogram({
+  name: 'lore_chat_duration_seconds',
+  help: 'Time of one chat-model call, retries included, by provider, model and outcome.',
+  labelNames: ['provider', 'model', 'outcome'] as const,
+  buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
+  registers: [metricsRegistry],
+});
+
 const rateLimitRefusals = new Counter({
   name: 'lore_rate_limit_refusals_total',
   help: 'Requests the gateway refused with 429 by a request-rate limit, by scope: caller (the API key, or the user of a JWT) or workspace.',

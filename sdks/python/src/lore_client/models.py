@@ -238,6 +238,31 @@ class ConversationContextOmitted(BaseModel):
     chunks: int
 
 
+class ConversationContextSummary(BaseModel):
+    """
+    With `compact`: the chat model's summary of the older messages that did not fit, when it fits in what is left of the budget
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    through_message_id: str
+    """
+    The summary covers the active path from its first message to this one
+    """
+    message_count: int
+    text: str
+    model: str
+    cached: bool
+    """
+    Read from the branch cache rather than asked of the model now
+    """
+    tokens: int
+    """
+    Tokens, counted with the embedding model's tokenizer
+    """
+
+
 class ConversationContextTokenizer(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -275,6 +300,10 @@ class ConversationRecord(BaseModel):
     collection_ids: list[str]
     """
     Collections the context endpoint searches
+    """
+    memory_extraction: Literal["off", "after_user_turn"]
+    """
+    `after_user_turn`: memories are extracted from the conversation in the background after each user message (README, "Memory extraction")
     """
     tags: list[str]
     metadata: dict[str, Any]
@@ -518,6 +547,42 @@ class IntegrationRecord(BaseModel):
     deprecation: IntegrationRecordDeprecation | None
 
 
+class MemoryDecision(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    decision_id: str
+    """
+    What `POST /api/v1/memories/{memory_id}/decisions/{decision_id}/undo` takes
+    """
+    decision: Literal["add", "update", "invalidate", "none", "undo"]
+    check: Literal["exact_duplicate", "near_duplicate", "no_similar_memory", "model", "user"]
+    """
+    What decided: a duplicate check before any model, no similar memory to compare with (added), the model, or a user (undo)
+    """
+    extraction_id: str | None
+    conversation_id: str | None
+    source_message_ids: list[str]
+    model: str | None
+    prompt_version: str | None
+    undoes: str | None
+    """
+    The decision an undo reverted
+    """
+    fact: str | None
+    """
+    The fact the model proposed
+    """
+    reason: str | None
+    """
+    The model's reason
+    """
+    similarity: float | None
+    """
+    Cosine similarity to the closest memory, when one was compared
+    """
+
+
 class MemoryRecord(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -536,6 +601,14 @@ class MemoryRecord(BaseModel):
     """
     ISO 8601 date-time
     """
+    status: Literal["active", "superseded"]
+    """
+    `superseded`: invalidated by a memory-extraction decision (or an add undone); out of lists and search, its history kept
+    """
+    expires_at: str | None
+    """
+    When it leaves lists and search and is erased; null: never
+    """
 
 
 class MemoryVersion(BaseModel):
@@ -544,13 +617,17 @@ class MemoryVersion(BaseModel):
     )
     version: int
     """
-    1 for the first version, then one more per replacement
+    1 for the first version, then one more per change
     """
-    event: Literal["created", "replaced"]
+    event: Literal["created", "replaced", "invalidated", "reinstated"]
     memory: str
     topics: list[str]
     metadata: dict[str, Any]
     recorded_at: str
+    decision: MemoryDecision | None
+    """
+    Why it changed, when memory extraction decided it; null for a change a client made
+    """
 
 
 class MessageRecord(BaseModel):
@@ -1105,6 +1182,26 @@ class DeleteChunkResponse(DeleteCollectionResponse):
     pass
 
 
+class ExtractMemoriesResponseUsage(BaseModel):
+    """
+    Tokens the chat model reported for this extraction
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    prompt_tokens: int
+    completion_tokens: int
+
+
+class UndoMemoryDecisionResponse(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    memory: MemoryRecord
+    decision: MemoryDecision
+
+
 class CreateMemoryResponse(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -1153,6 +1250,14 @@ class ExportUserMemoriesResponseMemory(BaseModel):
     updated_at: str
     """
     ISO 8601 date-time
+    """
+    status: Literal["active", "superseded"]
+    """
+    `superseded`: invalidated by a memory-extraction decision (or an add undone); out of lists and search, its history kept
+    """
+    expires_at: str | None
+    """
+    When it leaves lists and search and is erased; null: never
     """
     history: list[MemoryVersion]
 
@@ -1224,6 +1329,14 @@ class SearchMemoriesResponseResult(BaseModel):
     updated_at: str
     """
     ISO 8601 date-time
+    """
+    status: Literal["active", "superseded"]
+    """
+    `superseded`: invalidated by a memory-extraction decision (or an add undone); out of lists and search, its history kept
+    """
+    expires_at: str | None
+    """
+    When it leaves lists and search and is erased; null: never
     """
     score: float
     """
@@ -1516,6 +1629,10 @@ class ConversationContext(BaseModel):
     """
     Sources that could not be searched (a collection deleted or outside the key's scope, no embedding model)
     """
+    summary: ConversationContextSummary | None
+    """
+    With `compact`: the chat model's summary of the older messages that did not fit, when it fits in what is left of the budget
+    """
     context: str
     """
     The sections above, ready to put in a prompt
@@ -1526,6 +1643,32 @@ class ConversationContext(BaseModel):
     Where the time went: reading the conversation, memory search, passage search (the two run side by side), counting tokens
     """
     execution_time_ms: float
+
+
+class ExtractionDecision(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    decision_id: str | None
+    """
+    Null only for a fact that was not kept (no memory to record it on)
+    """
+    decision: Literal["add", "update", "invalidate", "none"]
+    check: Literal["exact_duplicate", "near_duplicate", "no_similar_memory", "model"]
+    fact: str
+    reason: str | None
+    similarity: float | None
+    """
+    Cosine similarity to the closest live memory, when there was one
+    """
+    memory_id: str | None
+    """
+    The memory added, updated, invalidated or matched
+    """
+    memory: MemoryRecord | None
+    """
+    That memory after the decision
+    """
 
 
 class HTTPValidationError(BaseModel):
@@ -1579,3 +1722,22 @@ class ListCollectionsResponse(BaseModel):
     next_page: int | None = None
     next_cursor: str | None = None
     has_more: bool | None = None
+
+
+class ExtractMemoriesResponse(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    extraction_id: str
+    model: str
+    prompt_version: str
+    source_message_ids: list[str]
+    decisions: list[ExtractionDecision]
+    dropped_facts: int
+    """
+    Facts past MEMORY_EXTRACTION_MAX_FACTS, not considered
+    """
+    usage: ExtractMemoriesResponseUsage
+    """
+    Tokens the chat model reported for this extraction
+    """

@@ -228,6 +228,7 @@ class CreateConversationBody(TypedDict):
     """
     Collections of the workspace the context endpoint searches
     """
+    memory_extraction: NotRequired[Literal["off", "after_user_turn"] | None]
     tags: NotRequired[list[str] | None]
     metadata: NotRequired[dict[str, Any] | None]
 
@@ -269,6 +270,10 @@ class UpdateConversationBody(TypedDict):
     """
     status: NotRequired[Literal["active", "archived"]]
     collection_ids: NotRequired[list[str]]
+    memory_extraction: NotRequired[Literal["off", "after_user_turn"]]
+    """
+    `after_user_turn`: extract memories for the owner in the background after each user message (needs memories:write); `off` (default): only on request
+    """
     tags: NotRequired[list[str]]
     metadata: NotRequired[dict[str, Any]]
     """
@@ -351,6 +356,10 @@ class ConversationContextBody(TypedDict):
     rerank: NotRequired[Literal[False] | ConversationContextBodyRerank | None]
     """
     Re-rank memories and passages (README: Re-ranking); default: each collection's `settings.rerank` for its passages; `false` skips those
+    """
+    compact: NotRequired[bool | None]
+    """
+    Summarise the older messages that do not fit with the chat model (CHAT_OPENAI_BASE_URL), cached per branch; default false
     """
 
 
@@ -785,6 +794,41 @@ class GetChunkQuery(TypedDict):
     include_embedding: NotRequired[str]
 
 
+class ExtractMemoriesBodyMessage(TypedDict):
+    id: NotRequired[str | None]
+    """
+    Named as a source of the decisions
+    """
+    role: str
+    """
+    `user`, `assistant`, …
+    """
+    content: str
+
+
+class ExtractMemoriesBody(TypedDict):
+    user_id: NotRequired[str]
+    """
+    Whose memories. Required for API-key callers; a JWT caller may omit it (its own). Another user takes a workspace administrator, or a key one minted: 403 otherwise.
+    """
+    messages: NotRequired[list[ExtractMemoriesBodyMessage]]
+    """
+    The messages to extract from; or give `conversation_id`
+    """
+    conversation_id: NotRequired[str]
+    """
+    Extract from this conversation's active path (its latest MEMORY_EXTRACTION_MAX_MESSAGES messages); the conversation must be the user's
+    """
+    memory_type: NotRequired[Literal["user", "agent", "team", "workflow"]]
+    """
+    The type of the memories added
+    """
+
+
+class UndoMemoryDecisionBody(TypedDict):
+    user_id: NotRequired[str | None]
+
+
 class CreateMemoryBody(TypedDict):
     user_id: NotRequired[str]
     """
@@ -797,6 +841,10 @@ class CreateMemoryBody(TypedDict):
     """
     topics: NotRequired[list[str] | None]
     metadata: NotRequired[dict[str, Any] | None]
+    expires_at: NotRequired[str | None]
+    """
+    When the memory leaves lists and search (at once) and is erased (by the next sweep). Absent: the TTL of its type (MEMORY_TTL_BY_TYPE), if any; null: never.
+    """
 
 
 class ListMemoriesQuery(TypedDict):

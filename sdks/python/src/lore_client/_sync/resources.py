@@ -312,6 +312,15 @@ class Memories(_Resource):
     def search(self, **body: Unpack[r.SearchMemoriesBody]) -> m.SearchMemoriesResponse:
         return self._client._call(m.SearchMemoriesResponse, "POST", "/api/v1/memories/search", json=body)
 
+    def extract(self, **body: Unpack[r.ExtractMemoriesBody]) -> m.ExtractMemoriesResponse:
+        """Memory extraction by the server's chat model, from ``messages`` or a ``conversation_id``: each fact decided add, update, invalidate or none."""
+        return self._client._call(m.ExtractMemoriesResponse, "POST", "/api/v1/memories/extract", json=body)
+
+    def undo_decision(self, memory_id: str, decision_id: str, *, user_id: str | None = None) -> m.UndoMemoryDecisionResponse:
+        """Undoes the memory's latest extraction decision by a new event (409 for an older one)."""
+        path = f"/api/v1/memories/{_id(memory_id)}/decisions/{_id(decision_id)}/undo"
+        return self._client._call(m.UndoMemoryDecisionResponse, "POST", path, json={"user_id": user_id})
+
     def delete(self, memory_id: str, *, user_id: str | None = None) -> m.DeleteMemoryResponse:
         path = f"/api/v1/memories/{_id(memory_id)}"
         return self._client._call(m.DeleteMemoryResponse, "DELETE", path, params={"user_id": user_id})
