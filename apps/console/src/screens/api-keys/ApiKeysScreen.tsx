@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import type { ReplyOf } from '@lore/client';
 import { CreateKeyForm } from './CreateKeyForm';
-import { CreatedKey } from './CreatedKey';
+import { ShownOnce } from '../shared/ShownOnce';
 import { KeyList } from './KeyList';
 
 /** API keys of the workspace: create one (its secret is shown once), list them, revoke. */
@@ -11,7 +11,11 @@ export function ApiKeysScreen() {
   return (
     <section aria-labelledby="api-keys-title" className="screen">
       <h1 id="api-keys-title">API keys</h1>
-      {created && <CreatedKey created={created} onDone={() => setCreated(undefined)} />}
+      {created && (
+        <ShownOnce title={`Key “${created.label}” created`} value={created.key} copyLabel="Copy key" onDone={() => setCreated(undefined)}>
+          <p>Copy the key now: it is shown only once. Send it as <code>Authorization: Bearer &lt;key&gt;</code>.</p>
+        </ShownOnce>
+      )}
       <div className="screen-columns">
         <CreateKeyForm onCreated={(key) => { setCreated(key); setListVersion((n) => n + 1); }} />
         <KeyList version={listVersion} />

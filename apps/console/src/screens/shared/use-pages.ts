@@ -65,3 +65,20 @@ export function usePages<T>(key: string, fetchPage: (token: string | undefined) 
 export function offsetPage<T>(items: readonly T[], skip: number, hasMore: boolean | null | undefined): Page<T> {
   return { items, next: hasMore ? String(skip + items.length) : undefined };
 }
+
+/** Pages over a list held in memory (a live tail): the page index is the caller's state. */
+export function arrayPages<T>(all: readonly T[], index: number, size: number, setIndex: (index: number) => void): Pages<T> {
+  const last = Math.max(0, Math.ceil(all.length / size) - 1);
+  const shown = Math.min(index, last);
+  return {
+    items: all.slice(shown * size, shown * size + size),
+    loading: false,
+    error: undefined,
+    number: shown + 1,
+    hasNext: shown < last,
+    hasPrevious: shown > 0,
+    next: () => setIndex(Math.min(shown + 1, last)),
+    previous: () => setIndex(Math.max(shown - 1, 0)),
+    reload: () => undefined,
+  };
+}
