@@ -5,18 +5,18 @@ import { ShownOnce } from '../shared/ShownOnce';
 import { KeyList } from './KeyList';
 
 /** API keys of the workspace: create one (its secret is shown once), list them, revoke. */
-export function ApiKeysScreen() {
+export default function ApiKeysScreen() {
   const [created, setCreated] = useState<ReplyOf<'create_api_key'> | undefined>();
   const [listVersion, setListVersion] = useState(0);
   return (
-    <section aria-labelledby="api-keys-title" className="screen">
+    <section aria-labelledby="api-keys-title">
       <h1 id="api-keys-title">API keys</h1>
       {created && (
         <ShownOnce title={`Key “${created.label}” created`} value={created.key} copyLabel="Copy key" onDone={() => setCreated(undefined)}>
           <p>Copy the key now: it is shown only once. Send it as <code>Authorization: Bearer &lt;key&gt;</code>.</p>
         </ShownOnce>
       )}
-      <div className="screen-columns">
+      <div>
         <CreateKeyForm onCreated={(key) => { setCreated(key); setListVersion((n) => n + 1); }} />
         <KeyList version={listVersion} />
       </div>

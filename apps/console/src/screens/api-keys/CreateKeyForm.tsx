@@ -1,8 +1,10 @@
 import { useState, type FormEvent } from 'react';
 import type { ReplyOf } from '@lore/client';
-import { ErrorBanner, useLore } from '../../ui';
-import { FieldIssues } from '../shared/FieldIssues';
+import { useLore } from '../../app/lore-context';
+import { ErrorBanner } from '../../ui/ErrorBanner';
+import { TextAreaField, TextField } from '../../ui/fields';
 import { issuesByField } from '../shared/api-issues';
+import { useSubmit } from '../shared/use-answer';
 import { createKeyBody, EMPTY_KEY_FORM, PERMISSION_ACTIONS, PERMISSION_RESOURCES, type KeyFormValues } from './key-request';
 
 const FIELDS = ['label', 'permissions', 'collections', 'ip_whitelist', 'expires_at'];
@@ -13,82 +15,63 @@ const FIELDS = ['label', 'permissions', 'collections', 'ip_whitelist', 'expires_
  * refuses is shown under the field it names.
  */
 export function CreateKeyForm({ onCreated }: { onCreated: (key: ReplyOf<'create_api_key'>) => void }) {
-  const lore = useLore();
+  const { lore } = useLore();
   const [values, setValues] = useState<KeyFormValues>(EMPTY_KEY_FORM);
-  const [error, setError] = useState<unknown>();
-  const [busy, setBusy] = useState(false);
+  const request = useSubmit();
   const set = (patch: Partial<KeyFormValues>) => setValues((current) => ({ ...current, ...patch }));
   const toggle = (permission: string) => {
     const permissions = new Set(values.permissions);
     if (!permissions.delete(permission)) permissions.add(permission);
     set({ permissions });
   };
-
-  const submit = async (event: FormEvent) => {
+  const submit = (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    try {
+    void request.run(async () => {
       onCreated(await lore.apiKeys.create(createKeyBody(values)));
       setValues(EMPTY_KEY_FORM);
-      setError(undefined);
-    } catch (failure) {
-      setError(failure);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
-  const issues = issuesByField(error, FIELDS);
-  const described = (field: string) => (issues[field] ? { 'aria-invalid': true, 'aria-describedby': `key-${field}-issues` } : {});
+  const issues = issuesByField(request.error, FIELDS);
+  const issue = (field: string) => issues[field]?.join('; ');
   return (
-    <form className="panel stacked-form" onSubmit={(e) => void submit(e)} aria-labelledby="create-key-title">
+    <form className="card stack" onSubmit={submit} aria-labelledby="create-key-title">
       <h2 id="create-key-title">Create a key</h2>
-      {issues[''] && <ErrorBanner error={error} />}
-      <label>
-        Label
-        <input name="label" required maxLength={255} value={values.label} onChange={(e) => set({ label: e.target.value })} {...described('label')} />
-      </label>
-      <FieldIssues id="key-label-issues" issues={issues['label']} />
-      <fieldset {...described('permissions')}>
+      {issues[''] === undefined ? null : <ErrorBanner error={request.error} />}
+      <TextField label="Label" name="label" required maxLength={255} value={values.label} onChange={(label) => set({ label })} error={issue('label')} />
+      <fieldset aria-describedby={issue('permissions') === undefined ? undefined : 'key-permissions-error'}>
         <legend>Permissions</legend>
-        <table className="permission-grid">
-          <thead>
-            <tr>
-              <th scope="col">Resource</th>
-              {PERMISSION_ACTIONS.map((action) => <th scope="col" key={action}>{action}</th>)}
-            </tr>
-          </thead>
-          <tbody>
-            {PERMISSION_RESOURCES.map((resource) => (
-              <tr key={resource}>
-                <th scope="row">{resource}</th>
-                {PERMISSION_ACTIONS.map((action) => (
-                  <td key={action}>
-                    <input type="checkbox" aria-label={`${resource}:${action}`} checked={values.permissions.has(`${resource}:${action}`)} onChange={() => toggle(`${resource}:${action}`)} />
-                  </td>
-                ))}
+        <div className="table-scroll">
+          <table>
+            <caption className="small muted">What the key may do; `write` does not include `read`.</caption>
+            <thead>
+              <tr>
+                <th scope="col">Resource</th>
+                {PERMISSION_ACTIONS.map((action) => <th scope="col" key={action}>{action}</th>)}
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {PERMISSION_RESOURCES.map((resource) => (
+                <tr key={resource}>
+                  <th scope="row">{resource}</th>
+                  {PERMISSION_ACTIONS.map((action) => (
+                    <td key={action}>
+                      <input type="checkbox" aria-label={`${resource}:${action}`} checked={values.permissions.has(`${resource}:${action}`)} onChange={() => toggle(`${resource}:${action}`)} />
+                    </td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+        {issue('permissions') === undefined ? null : <span id="key-permissions-error" className="field-error">{issue('permissions')}</span>}
       </fieldset>
-      <FieldIssues id="key-permissions-issues" issues={issues['permissions']} />
-      <label>
-        Collections (one id per line; empty: every collection)
-        <textarea name="collections" rows={2} value={values.collections} onChange={(e) => set({ collections: e.target.value })} {...described('collections')} />
-      </label>
-      <FieldIssues id="key-collections-issues" issues={issues['collections']} />
-      <label>
-        Allowed addresses (IP or CIDR, one per line; empty: any)
-        <textarea name="ip_whitelist" rows={2} value={values.ipRules} onChange={(e) => set({ ipRules: e.target.value })} {...described('ip_whitelist')} />
-      </label>
-      <FieldIssues id="key-ip_whitelist-issues" issues={issues['ip_whitelist']} />
-      <label>
-        Expires (empty: never)
-        <input name="expires_at" type="datetime-local" value={values.expiresAt} onChange={(e) => set({ expiresAt: e.target.value })} {...described('expires_at')} />
-      </label>
-      <FieldIssues id="key-expires_at-issues" issues={issues['expires_at']} />
-      <button type="submit" disabled={busy}>Create key</button>
+      <TextAreaField label="Collections" name="collections" rows={2} value={values.collections} onChange={(collections) => set({ collections })} error={issue('collections')} hint="Collection ids, one per line; empty: every collection" />
+      <TextAreaField label="Allowed addresses" name="ip_whitelist" rows={2} value={values.ipRules} onChange={(ipRules) => set({ ipRules })} error={issue('ip_whitelist')} hint="IP addresses or CIDR ranges, one per line; empty: any address" />
+      <TextField label="Expires" name="expires_at" type="datetime-local" value={values.expiresAt} onChange={(expiresAt) => set({ expiresAt })} error={issue('expires_at')} hint="Empty: never" />
+      <div className="actions">
+        <button type="submit" className="primary" disabled={request.busy}>Create key</button>
+      </div>
     </form>
   );
 }

@@ -1,107 +1,70 @@
 import { useEffect, useState } from 'react';
 import type { ApiKey, LoreClient } from '@lore/client';
-import { ConfirmDialog, ErrorBanner, useLore } from '../../ui';
-import { Pager } from '../shared/Pager';
-import { offsetPage, usePages, type Page } from '../shared/use-pages';
+import { useLore } from '../../app/lore-context';
+import { ConfirmDialog } from '../../ui/ConfirmDialog';
+import { ErrorBanner } from '../../ui/ErrorBanner';
+import { SelectField } from '../../ui/fields';
+import { PagedTable, type Column } from '../../ui/PagedTable';
+import { offsetPage, skipOf, usePaged, type Page } from '../../ui/paging';
+import { useSubmit } from '../shared/use-answer';
 
 const PAGE_SIZE = 20;
 type StatusFilter = '' | 'active' | 'inactive' | 'revoked';
+const STATUSES = [
+  { value: '', label: 'any' },
+  { value: 'active', label: 'active' },
+  { value: 'inactive', label: 'inactive' },
+  { value: 'revoked', label: 'revoked' },
+] as const;
 
-async function keyPage(lore: LoreClient, status: StatusFilter, token: string | undefined): Promise<Page<ApiKey>> {
-  const skip = Number(token ?? 0);
+async function keyPage(lore: LoreClient, status: StatusFilter, token: string | null): Promise<Page<ApiKey>> {
+  const skip = skipOf(token);
   const page = await lore.apiKeys.list({ skip, limit: PAGE_SIZE, ...(status === '' ? {} : { status }) });
   return offsetPage(page.data, skip, page.has_more);
 }
 
 /** The workspace's keys with what each may do; revoking asks first (and revokes the keys it created). */
 export function KeyList({ version }: { version: number }) {
-  const lore = useLore();
+  const { lore } = useLore();
   const [status, setStatus] = useState<StatusFilter>('active');
-  const pages = usePages(status, (token) => keyPage(lore, status, token));
+  const paged = usePaged((token) => keyPage(lore, status, token), `${status}/${version}`);
   const [revoking, setRevoking] = useState<ApiKey | undefined>();
-  const [revokeError, setRevokeError] = useState<unknown>();
-  const { reload } = pages;
-  useEffect(() => {
-    if (version > 0) reload();
-  }, [version, reload]);
+  const request = useSubmit();
+  useEffect(() => setRevoking(undefined), [version]);
 
-  const revoke = async (key: ApiKey) => {
-    try {
+  const revoke = (key: ApiKey) => {
+    setRevoking(undefined);
+    void request.run(async () => {
       await lore.apiKeys.revoke(key.id);
-      setRevokeError(undefined);
-      reload();
-    } catch (error) {
-      setRevokeError(error);
-    } finally {
-      setRevoking(undefined);
-    }
+      paged.reload();
+    });
   };
 
+  const columns: readonly Column<ApiKey>[] = [
+    { header: 'Label', cell: (k) => <>{k.label}<br /><code className="small muted">{k.id}</code></> },
+    { header: 'Permissions', cell: (k) => k.permissions.join(', ') || 'none' },
+    { header: 'Collections', cell: (k) => (k.collections.length === 0 ? 'every collection' : k.collections.join(', ')) },
+    { header: 'Addresses', cell: (k) => (k.ip_whitelist.length === 0 ? 'any' : k.ip_whitelist.join(', ')) },
+    { header: 'Expires', cell: (k) => (k.expires_at === null ? 'never' : new Date(k.expires_at).toLocaleString()) },
+    { header: 'Last used', cell: (k) => (k.last_used_at === null ? 'never' : new Date(k.last_used_at).toLocaleString()) },
+    { header: 'Status', cell: (k) => k.status },
+    {
+      header: 'Actions',
+      cell: (k) => (k.status === 'revoked' ? null : <button type="button" className="danger" onClick={() => setRevoking(k)} aria-label={`Revoke ${k.label}`}>Revoke</button>),
+    },
+  ];
+
   return (
-    <div>
-      <label className="inline-filter">
-        Status
-        <select value={status} onChange={(e) => setStatus(e.target.value as StatusFilter)}>
-          <option value="">any</option>
-          <option value="active">active</option>
-          <option value="inactive">inactive</option>
-          <option value="revoked">revoked</option>
-        </select>
-      </label>
-      <ErrorBanner error={pages.error ?? revokeError} />
-      <table className="data-table" aria-busy={pages.loading}>
-        <caption>API keys</caption>
-        <thead>
-          <tr>
-            <th scope="col">Label</th>
-            <th scope="col">Permissions</th>
-            <th scope="col">Scope</th>
-            <th scope="col">Expires</th>
-            <th scope="col">Status</th>
-            <th scope="col">Actions</th>
-          </tr>
-        </thead>
-        <tbody>
-          {pages.items.map((key) => (
-            <tr key={key.id}>
-              <td>
-                {key.label}
-                <br />
-                <code className="muted">{key.id}</code>
-              </td>
-              <td>{key.permissions.join(', ') || 'none'}</td>
-              <td>
-                {key.collections.length === 0 ? 'every collection' : key.collections.join(', ')}
-                <br />
-                {key.ip_whitelist.length === 0 ? 'any address' : key.ip_whitelist.join(', ')}
-              </td>
-              <td>{key.expires_at === null ? 'never' : new Date(key.expires_at).toLocaleString()}</td>
-              <td>{key.status}</td>
-              <td className="actions">
-                {key.status !== 'revoked' && (
-                  <button type="button" className="danger" onClick={() => setRevoking(key)} aria-label={`Revoke ${key.label}`}>
-                    Revoke
-                  </button>
-                )}
-              </td>
-            </tr>
-          ))}
-          {!pages.loading && pages.items.length === 0 && (
-            <tr>
-              <td colSpan={6}>No keys.</td>
-            </tr>
-          )}
-        </tbody>
-      </table>
-      <Pager pages={pages} label="API keys" />
-      <ConfirmDialog
-        open={revoking !== undefined}
-        title="Revoke this key?"
-        message={`“${revoking?.label ?? ''}” and every key it created stop working at once. This cannot be undone.`}
-        confirmLabel="Revoke"
-        onConfirm={() => revoking && void revoke(revoking)}
-        onCancel={() => setRevoking(undefined)}
-      />
-    </div>
+    <section aria-labelledby="key-list-title">
+      <h2 id="key-list-title">Keys</h2>
+      <div className="row">
+        <SelectField label="Status" name="status" value={status} onChange={setStatus} options={STATUSES} />
+      </div>
+      <ErrorBanner error={request.error} onDismiss={request.clear} />
+      <PagedTable caption="API keys" what="keys" columns={columns} paged={paged} rowKey={(k) => k.id} empty="No keys." />
+      <ConfirmDialog open={revoking !== undefined} title="Revoke this key?" confirmLabel="Revoke" onConfirm={() => revoking && revoke(revoking)} onCancel={() => setRevoking(undefined)}>
+        <p>“{revoking?.label}” and every key it created stop working at once. This cannot be undone.</p>
+      </ConfirmDialog>
+    </section>
   );
 }

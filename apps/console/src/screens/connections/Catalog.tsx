@@ -1,54 +1,55 @@
-import { useEffect, useMemo, useState } from 'react';
+import { useMemo, useState } from 'react';
 import type { Integration } from '@lore/client';
-import { ErrorBanner, useLore } from '../../ui';
-import { Pager } from '../shared/Pager';
-import { arrayPages } from '../shared/use-pages';
+import { useLore } from '../../app/lore-context';
+import { ErrorBanner } from '../../ui/ErrorBanner';
+import { SelectField } from '../../ui/fields';
+import { Loading } from '../../ui/states';
+import { useAnswer } from '../shared/use-answer';
 
 const PAGE_SIZE = 12;
 
-/** The integration catalog (one answer, unpaged by the API) browsed by category, paged in the browser. */
+/** The integration catalog (one answer, unpaged by the API) browsed by category, a dozen entries at a time. */
 export function Catalog({ onConnect }: { onConnect: (entry: Integration) => void }) {
-  const lore = useLore();
-  const [entries, setEntries] = useState<Integration[] | undefined>();
-  const [error, setError] = useState<unknown>();
+  const { lore } = useLore();
+  const catalog = useAnswer(() => lore.integrations.list(), 'catalog');
   const [category, setCategory] = useState('');
-  useEffect(() => {
-    lore.integrations.list().then(setEntries, setError);
-  }, [lore]);
-
-  const categories = useMemo(() => [...new Set((entries ?? []).flatMap((entry) => entry.categories))].sort(), [entries]);
-  const shown = useMemo(() => (entries ?? []).filter((entry) => category === '' || entry.categories.includes(category)), [entries, category]);
-  const [pageIndex, setPageIndex] = useState(0);
-  const pages = arrayPages(shown, pageIndex, PAGE_SIZE, setPageIndex);
+  const [shownCount, setShownCount] = useState(PAGE_SIZE);
+  const entries = catalog.value ?? [];
+  const categories = useMemo(() => [...new Set(entries.flatMap((entry) => entry.categories))].sort(), [entries]);
+  const matching = entries.filter((entry) => category === '' || entry.categories.includes(category));
 
   return (
-    <section aria-labelledby="catalog-title" className="panel">
+    <section aria-labelledby="catalog-title">
       <h2 id="catalog-title">Catalog</h2>
-      <ErrorBanner error={error} />
-      <label className="inline-filter">
-        Category
-        <select name="category" value={category} onChange={(e) => { setCategory(e.target.value); setPageIndex(0); }}>
-          <option value="">all ({entries?.length ?? 0})</option>
-          {categories.map((name) => (
-            <option key={name} value={name}>{name}</option>
-          ))}
-        </select>
-      </label>
-      <ul className="cards" aria-busy={entries === undefined}>
-        {pages.items.map((entry) => (
+      <ErrorBanner error={catalog.error} />
+      <div className="row">
+        <SelectField
+          label="Category"
+          name="category"
+          value={category}
+          onChange={(value) => {
+            setCategory(value);
+            setShownCount(PAGE_SIZE);
+          }}
+          options={[{ value: '', label: `all (${entries.length})` }, ...categories.map((name) => ({ value: name, label: name }))]}
+        />
+      </div>
+      {catalog.loading ? <Loading what="the catalog" /> : null}
+      <ul className="grid-2 plain-list">
+        {matching.slice(0, shownCount).map((entry) => (
           <li key={entry.id} className="card">
             <h3>{entry.name}</h3>
-            <p className="muted">
+            <p className="muted small">
               {entry.categories.join(', ')} · {entry.status}
             </p>
             <p>{entry.description}</p>
-            <button type="button" onClick={() => onConnect(entry)} aria-label={`Connect ${entry.name}`}>
-              Connect
-            </button>
+            <button type="button" onClick={() => onConnect(entry)} aria-label={`Connect ${entry.name}`}>Connect</button>
           </li>
         ))}
       </ul>
-      <Pager pages={pages} label="Catalog" />
+      {shownCount < matching.length ? (
+        <button type="button" onClick={() => setShownCount((count) => count + PAGE_SIZE)}>Load more integrations</button>
+      ) : null}
     </section>
   );
 }

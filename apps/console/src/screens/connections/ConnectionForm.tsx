@@ -1,12 +1,16 @@
 import { useMemo, useState } from 'react';
 import Form from '@rjsf/core';
 import type { ErrorSchema } from '@rjsf/utils';
-import validator from '@rjsf/validator-ajv8';
+import { customizeValidator } from '@rjsf/validator-ajv8';
 import type { Connection, Integration } from '@lore/client';
 import { LoreApiError } from '@lore/client';
-import { useLore } from '../../ui';
+import { useLore } from '../../app/lore-context';
 import { apiErrorsToFields, authMethodOf, connectionFormSchema, connectionUiSchema, credentialsToSend, type ConnectionFormData } from './connection-form-schema';
 import { configPatch } from './config-patch';
+import { SelectField } from '../../ui/fields';
+
+/** Ajv (draft-07 with formats) for the browser-side checks; the API's Ajv 2020 stays the authority. */
+const validator = customizeValidator<ConnectionFormData>();
 
 export interface ConnectionFormProps {
   readonly entry: Integration;
@@ -23,7 +27,7 @@ export interface ConnectionFormProps {
  * Credentials go out once and are never read back; the form is emptied after saving.
  */
 export default function ConnectionForm({ entry, connection, onSaved, onCancel }: ConnectionFormProps) {
-  const lore = useLore();
+  const { lore } = useLore();
   const mode = connection === undefined ? 'create' : 'edit';
   const [methodId, setMethodId] = useState(connection?.auth_method_id ?? entry.default_auth_method_id);
   const method = authMethodOf(entry, methodId);
@@ -60,21 +64,16 @@ export default function ConnectionForm({ entry, connection, onSaved, onCancel }:
 
   const titleId = `connection-form-${entry.id}`;
   return (
-    <section className="panel connection-form" aria-labelledby={titleId}>
+    <section className="card stack" aria-labelledby={titleId}>
       <h2 id={titleId}>{mode === 'create' ? `Connect ${entry.name}` : `Edit “${connection?.label ?? ''}”`}</h2>
       <p className="muted">
         {entry.description} <a href={entry.docs_url} target="_blank" rel="noreferrer">Documentation</a>
       </p>
       {entry.auth_methods.length > 1 && (
-        <label>
-          Authentication
-          <select name="auth_method_id" value={methodId} onChange={(e) => setMethodId(e.target.value)} disabled={mode === 'edit'}>
-            {entry.auth_methods.map((m) => <option key={m.id} value={m.id}>{m.label}</option>)}
-          </select>
-        </label>
+        <SelectField label="Authentication" name="auth_method_id" value={methodId} onChange={setMethodId} options={entry.auth_methods.map((m) => ({ value: m.id, label: m.label }))} />
       )}
       {unplaced.length > 0 && (
-        <div role="alert" className="error-banner">
+        <div role="alert" className="banner error">
           <p>The API refused the connection:</p>
           <ul>{unplaced.map((line) => <li key={line}>{line}</li>)}</ul>
         </div>
@@ -92,8 +91,8 @@ export default function ConnectionForm({ entry, connection, onSaved, onCancel }:
         focusOnFirstError
         idPrefix={`conn-${entry.id}`}
       >
-        <div className="form-actions">
-          <button type="submit" disabled={busy}>{mode === 'create' ? 'Create connection' : 'Save changes'}</button>
+        <div className="actions">
+          <button type="submit" className="primary" disabled={busy}>{mode === 'create' ? 'Create connection' : 'Save changes'}</button>
           <button type="button" onClick={onCancel}>Cancel</button>
         </div>
       </Form>

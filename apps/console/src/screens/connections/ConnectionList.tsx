@@ -1,14 +1,17 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import type { Connection, Integration, LoreClient, ReplyOf } from '@lore/client';
-import { ConfirmDialog, ErrorBanner, useLore } from '../../ui';
-import { Pager } from '../shared/Pager';
-import { offsetPage, usePages, type Page } from '../shared/use-pages';
+import { useLore } from '../../app/lore-context';
+import { ConfirmDialog } from '../../ui/ConfirmDialog';
+import { ErrorBanner } from '../../ui/ErrorBanner';
+import { PagedTable, type Column } from '../../ui/PagedTable';
+import { offsetPage, skipOf, usePaged, type Page } from '../../ui/paging';
+import { useSubmit } from '../shared/use-answer';
 import { TestResult } from './TestResult';
 
 const PAGE_SIZE = 20;
 
-async function connectionPage(lore: LoreClient, token: string | undefined): Promise<Page<Connection>> {
-  const skip = Number(token ?? 0);
+async function connectionPage(lore: LoreClient, token: string | null): Promise<Page<Connection>> {
+  const skip = skipOf(token);
   const page = await lore.connections.list({ skip, limit: PAGE_SIZE });
   return offsetPage(page.data, skip, page.has_more);
 }
@@ -20,92 +23,58 @@ function credentialText(connection: Connection): string {
   return `${credential.fields_set.join(', ') || 'no fields'}${credential.hint ? ` (${credential.hint})` : ''}`;
 }
 
-/** The workspace's connections: test one and see what the verification request answered; edit; delete. */
+/** The workspace's connections: test one and see what its verification request answered; edit; delete. */
 export function ConnectionList({ version, onEdit }: { version: number; onEdit: (entry: Integration, connection: Connection) => void }) {
-  const lore = useLore();
-  const pages = usePages('connections', (token) => connectionPage(lore, token));
+  const { lore } = useLore();
+  const paged = usePaged((token) => connectionPage(lore, token), `connections/${version}`);
   const [result, setResult] = useState<ReplyOf<'test_connection'> | undefined>();
-  const [busy, setBusy] = useState<string | undefined>();
-  const [error, setError] = useState<unknown>();
   const [deleting, setDeleting] = useState<Connection | undefined>();
-  const { reload } = pages;
-  useEffect(() => {
-    if (version > 0) reload();
-  }, [version, reload]);
+  const request = useSubmit();
+  const replace = (saved: Connection) => paged.update((items) => items.map((item) => (item.id === saved.id ? saved : item)));
 
-  const act = async (connection: Connection, action: () => Promise<void>) => {
-    setBusy(connection.id);
-    try {
-      await action();
-      setError(undefined);
-    } catch (failure) {
-      setError(failure);
-    } finally {
-      setBusy(undefined);
-    }
-  };
-  const test = (connection: Connection) => act(connection, async () => {
-    setResult(await lore.connections.test(connection.id));
-    reload();
-  });
-  const edit = (connection: Connection) => act(connection, async () => onEdit(await lore.integrations.get(connection.integration), connection));
-  const remove = (connection: Connection) => act(connection, async () => {
+  const test = (connection: Connection) =>
+    void request.run(async () => {
+      setResult(undefined);
+      const answer = await lore.connections.test(connection.id);
+      setResult(answer);
+      replace(answer.connection);
+    });
+  const edit = (connection: Connection) => void request.run(async () => onEdit(await lore.integrations.get(connection.integration), connection));
+  const remove = (connection: Connection) => {
     setDeleting(undefined);
-    await lore.connections.delete(connection.id);
-    reload();
-  });
+    void request.run(async () => {
+      await lore.connections.delete(connection.id);
+      paged.update((items) => items.filter((item) => item.id !== connection.id));
+    });
+  };
+
+  const columns: readonly Column<Connection>[] = [
+    { header: 'Label', cell: (c) => c.label },
+    { header: 'Integration', cell: (c) => c.integration },
+    { header: 'Status', cell: (c) => <>{c.status}{c.status_reason ? <span className="muted small"> · {c.status_reason}</span> : null}</> },
+    { header: 'Credential', cell: credentialText },
+    { header: 'Last tested', cell: (c) => (c.last_tested_at === null ? 'never' : new Date(c.last_tested_at).toLocaleString()) },
+    {
+      header: 'Actions',
+      cell: (c) => (
+        <span className="row">
+          <button type="button" disabled={request.busy} onClick={() => test(c)} aria-label={`Test ${c.label}`}>Test</button>
+          <button type="button" disabled={request.busy} onClick={() => edit(c)} aria-label={`Edit ${c.label}`}>Edit</button>
+          <button type="button" className="danger" disabled={request.busy} onClick={() => setDeleting(c)} aria-label={`Delete ${c.label}`}>Delete</button>
+        </span>
+      ),
+    },
+  ];
 
   return (
-    <section aria-labelledby="connection-list-title" className="panel">
+    <section aria-labelledby="connection-list-title">
       <h2 id="connection-list-title">Your connections</h2>
-      <ErrorBanner error={pages.error ?? error} />
-      {result && <TestResult result={result} />}
-      <table className="data-table" aria-busy={pages.loading}>
-        <caption className="visually-hidden">Connections</caption>
-        <thead>
-          <tr>
-            <th scope="col">Label</th>
-            <th scope="col">Integration</th>
-            <th scope="col">Status</th>
-            <th scope="col">Credential</th>
-            <th scope="col">Last tested</th>
-            <th scope="col">Actions</th>
-          </tr>
-        </thead>
-        <tbody>
-          {pages.items.map((connection) => (
-            <tr key={connection.id}>
-              <td>{connection.label}</td>
-              <td>{connection.integration}</td>
-              <td>
-                {connection.status}
-                {connection.status_reason && <span className="muted"> · {connection.status_reason}</span>}
-              </td>
-              <td>{credentialText(connection)}</td>
-              <td>{connection.last_tested_at === null ? 'never' : new Date(connection.last_tested_at).toLocaleString()}</td>
-              <td className="actions">
-                <button type="button" disabled={busy === connection.id} onClick={() => void test(connection)} aria-label={`Test ${connection.label}`}>Test</button>
-                <button type="button" disabled={busy === connection.id} onClick={() => void edit(connection)} aria-label={`Edit ${connection.label}`}>Edit</button>
-                <button type="button" className="danger" disabled={busy === connection.id} onClick={() => setDeleting(connection)} aria-label={`Delete ${connection.label}`}>Delete</button>
-              </td>
-            </tr>
-          ))}
-          {!pages.loading && pages.items.length === 0 && (
-            <tr>
-              <td colSpan={6}>No connections yet: pick an integration in the catalog.</td>
-            </tr>
-          )}
-        </tbody>
-      </table>
-      <Pager pages={pages} label="Connections" />
-      <ConfirmDialog
-        open={deleting !== undefined}
-        title="Delete this connection?"
-        message={`“${deleting?.label ?? ''}” is deleted and its stored credential shredded.`}
-        confirmLabel="Delete"
-        onConfirm={() => deleting && void remove(deleting)}
-        onCancel={() => setDeleting(undefined)}
-      />
+      <ErrorBanner error={request.error} onDismiss={request.clear} />
+      {result === undefined ? null : <TestResult result={result} />}
+      <PagedTable caption="Connections" what="connections" columns={columns} paged={paged} rowKey={(c) => c.id} empty="No connections yet: pick an integration in the catalog below." />
+      <ConfirmDialog open={deleting !== undefined} title="Delete this connection?" onConfirm={() => deleting && remove(deleting)} onCancel={() => setDeleting(undefined)}>
+        <p>“{deleting?.label}” is deleted and its stored credential shredded.</p>
+      </ConfirmDialog>
     </section>
   );
 }

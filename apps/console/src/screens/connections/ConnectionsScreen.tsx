@@ -1,5 +1,6 @@
 import { lazy, Suspense, useState } from 'react';
 import type { Connection, Integration } from '@lore/client';
+import { Loading } from '../../ui/states';
 import { Catalog } from './Catalog';
 import { ConnectionList } from './ConnectionList';
 
@@ -13,14 +14,14 @@ type Editing = { readonly entry: Integration; readonly connection?: Connection }
  * Connections: the integration catalog browsed by category, a form generated from the chosen
  * entry's JSON Schemas, and the workspace's connections with their test results.
  */
-export function ConnectionsScreen() {
+export default function ConnectionsScreen() {
   const [editing, setEditing] = useState<Editing | undefined>();
   const [listVersion, setListVersion] = useState(0);
   return (
-    <section aria-labelledby="connections-title" className="screen">
+    <section aria-labelledby="connections-title">
       <h1 id="connections-title">Connections</h1>
       {editing && (
-        <Suspense fallback={<p role="status">Loading the form…</p>}>
+        <Suspense fallback={<Loading what="the form" />}>
           <ConnectionForm
             entry={editing.entry}
             {...(editing.connection ? { connection: editing.connection } : {})}

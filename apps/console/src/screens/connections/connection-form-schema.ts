@@ -40,7 +40,7 @@ export function connectionFormSchema(entry: Integration, method: AuthMethod | un
 }
 
 /** Secret fields are password inputs that browsers do not fill or remember. */
-export function connectionUiSchema(method: AuthMethod | undefined): UiSchema {
+export function connectionUiSchema(method: AuthMethod | undefined): UiSchema<ConnectionFormData> {
   const credentials: UiSchema = {};
   for (const field of method?.secret_fields ?? []) credentials[field] = { 'ui:widget': 'password', 'ui:autocomplete': 'new-password' };
   return { 'ui:submitButtonOptions': { norender: true }, credentials };

@@ -1,4 +1,5 @@
 import { useState, type FormEvent } from 'react';
+import { SelectField, TextField } from '../../ui/fields';
 
 export interface ConversationQuery {
   /** Empty: the signed-in user's own conversations. */
@@ -9,44 +10,34 @@ export interface ConversationQuery {
   readonly collectionId?: string;
 }
 
+const STATUSES = [
+  { value: '', label: 'any' },
+  { value: 'active', label: 'active' },
+  { value: 'archived', label: 'archived' },
+] as const;
+
 /** Owner, status, title and collection filters, applied on submit. */
 export function ConversationFilters({ value, onChange }: { value: ConversationQuery; onChange: (query: ConversationQuery) => void }) {
   const [userId, setUserId] = useState(value.userId);
-  const [status, setStatus] = useState(value.status ?? '');
+  const [status, setStatus] = useState<'' | 'active' | 'archived'>(value.status ?? '');
   const [title, setTitle] = useState(value.title ?? '');
   const [collectionId, setCollectionId] = useState(value.collectionId ?? '');
   const submit = (event: FormEvent) => {
     event.preventDefault();
     onChange({
       userId: userId.trim(),
-      ...(status === '' ? {} : { status: status as 'active' | 'archived' }),
+      ...(status === '' ? {} : { status }),
       ...(title.trim() === '' ? {} : { title: title.trim() }),
       ...(collectionId.trim() === '' ? {} : { collectionId: collectionId.trim() }),
     });
   };
   return (
-    <form className="filters" onSubmit={submit} aria-label="Conversation filters">
-      <label>
-        User
-        <input name="user_id" value={userId} onChange={(e) => setUserId(e.target.value)} placeholder="yourself" autoComplete="off" />
-      </label>
-      <label>
-        Status
-        <select name="status" value={status} onChange={(e) => setStatus(e.target.value)}>
-          <option value="">any</option>
-          <option value="active">active</option>
-          <option value="archived">archived</option>
-        </select>
-      </label>
-      <label>
-        Title contains
-        <input name="title" value={title} onChange={(e) => setTitle(e.target.value)} maxLength={500} />
-      </label>
-      <label>
-        Collection
-        <input name="collection_id" value={collectionId} onChange={(e) => setCollectionId(e.target.value)} autoComplete="off" />
-      </label>
-      <button type="submit">Show conversations</button>
+    <form className="row" onSubmit={submit} aria-label="Conversation filters">
+      <TextField label="User" name="user_id" value={userId} onChange={setUserId} placeholder="yourself" autoComplete="off" hint="Empty: your own" />
+      <SelectField label="Status" name="status" value={status} onChange={setStatus} options={STATUSES} />
+      <TextField label="Title contains" name="title" value={title} onChange={setTitle} maxLength={500} />
+      <TextField label="Collection" name="collection_id" value={collectionId} onChange={setCollectionId} autoComplete="off" />
+      <button type="submit" className="primary">Show conversations</button>
     </form>
   );
 }

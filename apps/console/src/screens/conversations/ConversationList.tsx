@@ -1,61 +1,40 @@
 import type { Conversation, LoreClient } from '@lore/client';
-import { ErrorBanner, useLore } from '../../ui';
-import { Pager } from '../shared/Pager';
-import { usePages, type Page } from '../shared/use-pages';
+import { useLore } from '../../app/lore-context';
+import { PagedTable, type Column } from '../../ui/PagedTable';
+import { cursorPage, usePaged, type Page } from '../../ui/paging';
 import type { ConversationQuery } from './ConversationFilters';
 
 const PAGE_SIZE = 20;
 
-async function conversationPage(lore: LoreClient, query: ConversationQuery, cursor: string | undefined): Promise<Page<Conversation>> {
+async function conversationPage(lore: LoreClient, query: ConversationQuery, cursor: string | null): Promise<Page<Conversation>> {
   const page = await lore.conversations.list({
     limit: PAGE_SIZE,
     ...(query.userId === '' ? {} : { user_id: query.userId }),
     ...(query.status === undefined ? {} : { status: query.status }),
     ...(query.title === undefined ? {} : { search: query.title }),
     ...(query.collectionId === undefined ? {} : { collection_id: query.collectionId }),
-    ...(cursor === undefined ? {} : { cursor }),
+    ...(cursor === null ? {} : { cursor }),
   });
-  return { items: page.conversations, next: page.has_more && page.next_cursor ? page.next_cursor : undefined };
+  return cursorPage(page.conversations, page.next_cursor, page.has_more);
 }
 
-/** Conversations, most recently updated first. */
+/** Conversations, most recently updated first; a title opens the conversation. */
 export function ConversationList({ query, selected, onOpen }: { query: ConversationQuery; selected: string | undefined; onOpen: (id: string) => void }) {
-  const lore = useLore();
-  const pages = usePages(JSON.stringify(query), (cursor) => conversationPage(lore, query, cursor));
-  return (
-    <div>
-      <ErrorBanner error={pages.error} />
-      <table className="data-table" aria-busy={pages.loading}>
-        <caption>Conversations</caption>
-        <thead>
-          <tr>
-            <th scope="col">Title</th>
-            <th scope="col">Status</th>
-            <th scope="col">Messages</th>
-            <th scope="col">Last message</th>
-          </tr>
-        </thead>
-        <tbody>
-          {pages.items.map((conversation) => (
-            <tr key={conversation.id}>
-              <td>
-                <button type="button" className="link" onClick={() => onOpen(conversation.id)} aria-pressed={conversation.id === selected}>
-                  {conversation.title ?? conversation.id}
-                </button>
-              </td>
-              <td>{conversation.status}</td>
-              <td>{conversation.message_count}</td>
-              <td>{conversation.last_message_at === null ? '–' : new Date(conversation.last_message_at).toLocaleString()}</td>
-            </tr>
-          ))}
-          {!pages.loading && pages.items.length === 0 && (
-            <tr>
-              <td colSpan={4}>No conversations.</td>
-            </tr>
-          )}
-        </tbody>
-      </table>
-      <Pager pages={pages} label="Conversations" />
-    </div>
-  );
+  const { lore } = useLore();
+  const paged = usePaged((cursor) => conversationPage(lore, query, cursor), JSON.stringify(query));
+  const columns: readonly Column<Conversation>[] = [
+    {
+      header: 'Title',
+      cell: (c) => (
+        <button type="button" className="link" onClick={() => onOpen(c.id)} aria-pressed={c.id === selected}>
+          {c.title ?? c.id}
+        </button>
+      ),
+    },
+    { header: 'Status', cell: (c) => c.status },
+    { header: 'Messages', cell: (c) => c.message_count },
+    { header: 'Tags', cell: (c) => c.tags.join(', ') },
+    { header: 'Last message', cell: (c) => (c.last_message_at === null ? '–' : new Date(c.last_message_at).toLocaleString()) },
+  ];
+  return <PagedTable caption="Conversations" what="conversations" columns={columns} paged={paged} rowKey={(c) => c.id} empty="No conversations match." />;
 }

@@ -1,99 +1,73 @@
 import { useState } from 'react';
 import type { LoreClient, Webhook, WebhookDelivery } from '@lore/client';
-import { ErrorBanner, useLore } from '../../ui';
-import { Pager } from '../shared/Pager';
-import { usePages, type Page } from '../shared/use-pages';
+import { useLore } from '../../app/lore-context';
+import { ErrorBanner } from '../../ui/ErrorBanner';
+import { SelectField } from '../../ui/fields';
+import { PagedTable, type Column } from '../../ui/PagedTable';
+import { cursorPage, usePaged, type Page } from '../../ui/paging';
+import { useSubmit } from '../shared/use-answer';
 
 const PAGE_SIZE = 20;
 type StatusFilter = '' | 'pending' | 'delivered' | 'failed';
+const STATUSES = [
+  { value: '', label: 'any' },
+  { value: 'pending', label: 'pending' },
+  { value: 'delivered', label: 'delivered' },
+  { value: 'failed', label: 'failed' },
+] as const;
 
-async function deliveryPage(lore: LoreClient, webhookId: string, status: StatusFilter, cursor: string | undefined): Promise<Page<WebhookDelivery>> {
-  const page = await lore.webhooks.listDeliveries(webhookId, { limit: PAGE_SIZE, ...(status === '' ? {} : { status }), ...(cursor === undefined ? {} : { cursor }) });
-  return { items: page.deliveries, next: page.has_more && page.next_cursor ? page.next_cursor : undefined };
+async function deliveryPage(lore: LoreClient, webhookId: string, status: StatusFilter, cursor: string | null): Promise<Page<WebhookDelivery>> {
+  const page = await lore.webhooks.listDeliveries(webhookId, { limit: PAGE_SIZE, ...(status === '' ? {} : { status }), ...(cursor === null ? {} : { cursor }) });
+  return cursorPage(page.deliveries, page.next_cursor, page.has_more);
+}
+
+/** The last attempt of a delivery in a line: when, what the endpoint answered, how long, why it failed. */
+function lastAttempt(delivery: WebhookDelivery): string {
+  const last = delivery.attempts.at(-1);
+  if (last === undefined) return '–';
+  const answer = last.status_code === null ? 'no answer' : `HTTP ${last.status_code}`;
+  return `${new Date(last.at).toLocaleString()} · ${answer} · ${last.duration_ms} ms${last.error ? ` · ${last.error}` : ''}`;
 }
 
 /** The delivery log of one webhook, newest first: each delivery's attempts, and sending one again. */
 export function DeliveryLog({ webhook, onClose }: { webhook: Webhook; onClose: () => void }) {
-  const lore = useLore();
+  const { lore } = useLore();
   const [status, setStatus] = useState<StatusFilter>('');
-  const pages = usePages(`${webhook.id}/${status}`, (cursor) => deliveryPage(lore, webhook.id, status, cursor));
-  const [error, setError] = useState<unknown>();
-  const [sending, setSending] = useState<string | undefined>();
+  const paged = usePaged((cursor) => deliveryPage(lore, webhook.id, status, cursor), `${webhook.id}/${status}`);
+  const request = useSubmit();
+  const redeliver = (delivery: WebhookDelivery) =>
+    void request.run(async () => {
+      const sent = await lore.webhooks.redeliver(webhook.id, delivery.id);
+      paged.update((items) => items.map((item) => (item.id === sent.id ? sent : item)));
+    });
 
-  const redeliver = async (delivery: WebhookDelivery) => {
-    setSending(delivery.id);
-    try {
-      await lore.webhooks.redeliver(webhook.id, delivery.id);
-      setError(undefined);
-      pages.reload();
-    } catch (failure) {
-      setError(failure);
-    } finally {
-      setSending(undefined);
-    }
-  };
+  const columns: readonly Column<WebhookDelivery>[] = [
+    { header: 'Event', cell: (d) => <>{d.event_type}<div className="muted small"><code>{d.event_id}</code></div></> },
+    { header: 'Status', cell: (d) => <span className={`status ${d.status === 'delivered' ? 'completed' : d.status}`}>{d.status}</span> },
+    { header: 'Attempts', cell: (d) => d.attempt_count },
+    { header: 'Last attempt', cell: (d) => <>{lastAttempt(d)}{d.next_attempt_at ? <div className="muted small">next attempt {new Date(d.next_attempt_at).toLocaleString()}</div> : null}</> },
+    {
+      header: 'Actions',
+      cell: (d) => (
+        <button type="button" disabled={request.busy} onClick={() => redeliver(d)} aria-label={`Redeliver ${d.event_type} ${d.event_id}`}>
+          Redeliver
+        </button>
+      ),
+    },
+  ];
 
   return (
-    <section aria-labelledby="deliveries-title" className="panel">
-      <header className="panel-header">
+    <section aria-labelledby="deliveries-title" className="card">
+      <div className="row">
         <h3 id="deliveries-title">Deliveries to {webhook.url}</h3>
-        <button type="button" onClick={pages.reload}>Refresh</button>
+        <button type="button" onClick={paged.reload}>Refresh</button>
         <button type="button" onClick={onClose}>Close deliveries</button>
-      </header>
-      <label className="inline-filter">
-        Status
-        <select value={status} onChange={(e) => setStatus(e.target.value as StatusFilter)}>
-          <option value="">any</option>
-          <option value="pending">pending</option>
-          <option value="delivered">delivered</option>
-          <option value="failed">failed</option>
-        </select>
-      </label>
-      <ErrorBanner error={pages.error ?? error} />
-      <table className="data-table" aria-busy={pages.loading}>
-        <caption className="visually-hidden">Deliveries</caption>
-        <thead>
-          <tr>
-            <th scope="col">Event</th>
-            <th scope="col">Status</th>
-            <th scope="col">Attempts</th>
-            <th scope="col">Last attempt</th>
-            <th scope="col">Actions</th>
-          </tr>
-        </thead>
-        <tbody>
-          {pages.items.map((delivery) => {
-            const last = delivery.attempts[delivery.attempts.length - 1];
-            return (
-              <tr key={delivery.id} data-testid="delivery">
-                <td>
-                  {delivery.event_type}
-                  <div className="muted"><code>{delivery.event_id}</code></div>
-                </td>
-                <td>{delivery.status}</td>
-                <td>{delivery.attempt_count}</td>
-                <td>
-                  {last === undefined
-                    ? '–'
-                    : `${new Date(last.at).toLocaleString()} · ${last.status_code === null ? 'no answer' : `HTTP ${last.status_code}`} · ${last.duration_ms} ms${last.error ? ` · ${last.error}` : ''}`}
-                  {delivery.next_attempt_at && <div className="muted">next attempt {new Date(delivery.next_attempt_at).toLocaleString()}</div>}
-                </td>
-                <td className="actions">
-                  <button type="button" disabled={sending === delivery.id} onClick={() => void redeliver(delivery)} aria-label={`Redeliver ${delivery.event_type} ${delivery.event_id}`}>
-                    Redeliver
-                  </button>
-                </td>
-              </tr>
-            );
-          })}
-          {!pages.loading && pages.items.length === 0 && (
-            <tr>
-              <td colSpan={5}>No deliveries.</td>
-            </tr>
-          )}
-        </tbody>
-      </table>
-      <Pager pages={pages} label="Deliveries" />
+      </div>
+      <div className="row">
+        <SelectField label="Delivery status" name="delivery_status" value={status} onChange={setStatus} options={STATUSES} />
+      </div>
+      <ErrorBanner error={request.error} onDismiss={request.clear} />
+      <PagedTable caption="Deliveries, newest first" what="deliveries" columns={columns} paged={paged} rowKey={(d) => d.id} empty="No deliveries yet." />
     </section>
   );
 }

@@ -6,11 +6,11 @@ import { CreateWebhookForm } from './CreateWebhookForm';
 import { WebhookList } from './WebhookList';
 
 /** Events and webhooks: a live tail of the workspace's event stream, and the webhooks that receive it. */
-export function EventsScreen() {
+export default function EventsScreen() {
   const [created, setCreated] = useState<ReplyOf<'create_webhook'> | undefined>();
   const [listVersion, setListVersion] = useState(0);
   return (
-    <section aria-labelledby="events-title" className="screen">
+    <section aria-labelledby="events-title">
       <h1 id="events-title">Events and webhooks</h1>
       <LiveTail />
       {created && (
@@ -20,7 +20,7 @@ export function EventsScreen() {
           </p>
         </ShownOnce>
       )}
-      <div className="screen-columns">
+      <div>
         <CreateWebhookForm onCreated={(webhook) => { setCreated(webhook); setListVersion((n) => n + 1); }} />
         <WebhookList version={listVersion} />
       </div>

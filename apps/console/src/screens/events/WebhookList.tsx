@@ -1,96 +1,65 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import type { LoreClient, Webhook } from '@lore/client';
-import { ConfirmDialog, ErrorBanner, useLore } from '../../ui';
-import { Pager } from '../shared/Pager';
-import { offsetPage, usePages, type Page } from '../shared/use-pages';
+import { useLore } from '../../app/lore-context';
+import { ConfirmDialog } from '../../ui/ConfirmDialog';
+import { ErrorBanner } from '../../ui/ErrorBanner';
+import { PagedTable, type Column } from '../../ui/PagedTable';
+import { offsetPage, skipOf, usePaged, type Page } from '../../ui/paging';
+import { useSubmit } from '../shared/use-answer';
 import { DeliveryLog } from './DeliveryLog';
 
 const PAGE_SIZE = 20;
 
-async function webhookPage(lore: LoreClient, token: string | undefined): Promise<Page<Webhook>> {
-  const skip = Number(token ?? 0);
+async function webhookPage(lore: LoreClient, token: string | null): Promise<Page<Webhook>> {
+  const skip = skipOf(token);
   const page = await lore.webhooks.list({ skip, limit: PAGE_SIZE });
   return offsetPage(page.data, skip, page.has_more);
 }
 
 /** The workspace's webhooks: enable or disable one, see its delivery log, delete it. */
 export function WebhookList({ version }: { version: number }) {
-  const lore = useLore();
-  const pages = usePages('webhooks', (token) => webhookPage(lore, token));
+  const { lore } = useLore();
+  const paged = usePaged((token) => webhookPage(lore, token), `webhooks/${version}`);
   const [open, setOpen] = useState<Webhook | undefined>();
   const [deleting, setDeleting] = useState<Webhook | undefined>();
-  const [error, setError] = useState<unknown>();
-  const { reload } = pages;
-  useEffect(() => {
-    if (version > 0) reload();
-  }, [version, reload]);
+  const request = useSubmit();
+  const replace = (saved: Webhook) => paged.update((items) => items.map((item) => (item.id === saved.id ? saved : item)));
 
-  const act = async (action: () => Promise<unknown>) => {
-    try {
-      await action();
-      setError(undefined);
-      reload();
-    } catch (failure) {
-      setError(failure);
-    }
-  };
-  const toggle = (webhook: Webhook) => act(() => lore.webhooks.update(webhook.id, { status: webhook.status === 'active' ? 'disabled' : 'active' }));
-  const remove = (webhook: Webhook) => act(async () => {
+  const toggle = (webhook: Webhook) => void request.run(async () => replace(await lore.webhooks.update(webhook.id, { status: webhook.status === 'active' ? 'disabled' : 'active' })));
+  const remove = (webhook: Webhook) => {
     setDeleting(undefined);
     if (open?.id === webhook.id) setOpen(undefined);
-    await lore.webhooks.delete(webhook.id);
-  });
+    void request.run(async () => {
+      await lore.webhooks.delete(webhook.id);
+      paged.update((items) => items.filter((item) => item.id !== webhook.id));
+    });
+  };
+
+  const columns: readonly Column<Webhook>[] = [
+    { header: 'Endpoint', cell: (w) => <><code>{w.url}</code>{w.description ? <div className="muted small">{w.description}</div> : null}</> },
+    { header: 'Events', cell: (w) => w.event_types.join(', ') || 'every event' },
+    { header: 'Status', cell: (w) => <>{w.status}{w.disabled_reason ? <div className="muted small">{w.disabled_reason}</div> : null}</> },
+    {
+      header: 'Actions',
+      cell: (w) => (
+        <span className="row">
+          <button type="button" onClick={() => setOpen(w)} aria-pressed={open?.id === w.id}>Deliveries</button>
+          <button type="button" disabled={request.busy} onClick={() => toggle(w)}>{w.status === 'active' ? 'Disable' : 'Enable'}</button>
+          <button type="button" className="danger" onClick={() => setDeleting(w)}>Delete</button>
+        </span>
+      ),
+    },
+  ];
 
   return (
-    <section aria-labelledby="webhooks-title" className="panel">
+    <section aria-labelledby="webhooks-title">
       <h2 id="webhooks-title">Webhooks</h2>
-      <ErrorBanner error={pages.error ?? error} />
-      <table className="data-table" aria-busy={pages.loading}>
-        <caption className="visually-hidden">Webhooks</caption>
-        <thead>
-          <tr>
-            <th scope="col">Endpoint</th>
-            <th scope="col">Events</th>
-            <th scope="col">Status</th>
-            <th scope="col">Actions</th>
-          </tr>
-        </thead>
-        <tbody>
-          {pages.items.map((webhook) => (
-            <tr key={webhook.id}>
-              <td>
-                <code>{webhook.url}</code>
-                {webhook.description && <div className="muted">{webhook.description}</div>}
-              </td>
-              <td>{webhook.event_types.join(', ') || 'every event'}</td>
-              <td>
-                {webhook.status}
-                {webhook.disabled_reason && <div className="muted">{webhook.disabled_reason}</div>}
-              </td>
-              <td className="actions">
-                <button type="button" onClick={() => setOpen(webhook)} aria-pressed={open?.id === webhook.id}>Deliveries</button>
-                <button type="button" onClick={() => void toggle(webhook)}>{webhook.status === 'active' ? 'Disable' : 'Enable'}</button>
-                <button type="button" className="danger" onClick={() => setDeleting(webhook)}>Delete</button>
-              </td>
-            </tr>
-          ))}
-          {!pages.loading && pages.items.length === 0 && (
-            <tr>
-              <td colSpan={4}>No webhooks.</td>
-            </tr>
-          )}
-        </tbody>
-      </table>
-      <Pager pages={pages} label="Webhooks" />
-      {open && <DeliveryLog webhook={open} onClose={() => setOpen(undefined)} />}
-      <ConfirmDialog
-        open={deleting !== undefined}
-        title="Delete this webhook?"
-        message={`Deliveries to ${deleting?.url ?? ''} stop, and its delivery log and signing secret are deleted.`}
-        confirmLabel="Delete"
-        onConfirm={() => deleting && void remove(deleting)}
-        onCancel={() => setDeleting(undefined)}
-      />
+      <ErrorBanner error={request.error} onDismiss={request.clear} />
+      <PagedTable caption="Webhooks" what="webhooks" columns={columns} paged={paged} rowKey={(w) => w.id} empty="No webhooks yet." />
+      {open === undefined ? null : <DeliveryLog webhook={open} onClose={() => setOpen(undefined)} />}
+      <ConfirmDialog open={deleting !== undefined} title="Delete this webhook?" onConfirm={() => deleting && remove(deleting)} onCancel={() => setDeleting(undefined)}>
+        <p>Deliveries to {deleting?.url} stop, and its delivery log and signing secret are deleted.</p>
+      </ConfirmDialog>
     </section>
   );
 }

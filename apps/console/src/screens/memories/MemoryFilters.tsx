@@ -1,47 +1,43 @@
 import { useState, type FormEvent } from 'react';
+import { SelectField, TextField } from '../../ui/fields';
+
+export type MemoryType = 'user' | 'agent' | 'team' | 'workflow';
 
 export interface MemoryQuery {
   /** Empty: the signed-in user's own memories. */
   readonly userId: string;
-  readonly memoryType?: 'user' | 'agent' | 'team' | 'workflow';
+  readonly memoryType?: MemoryType;
   /** Case-insensitive substring of the text. */
   readonly contains?: string;
 }
 
-/** Whose memories, of which type, containing what: applied on submit so typing does not refetch. */
+const TYPES = [
+  { value: '', label: 'any' },
+  { value: 'user', label: 'user' },
+  { value: 'agent', label: 'agent' },
+  { value: 'team', label: 'team' },
+  { value: 'workflow', label: 'workflow' },
+] as const;
+
+/** Whose memories, of which type, containing what: applied on submit, so typing does not refetch. */
 export function MemoryFilters({ value, onChange }: { value: MemoryQuery; onChange: (query: MemoryQuery) => void }) {
   const [userId, setUserId] = useState(value.userId);
-  const [memoryType, setMemoryType] = useState(value.memoryType ?? '');
+  const [memoryType, setMemoryType] = useState<MemoryType | ''>(value.memoryType ?? '');
   const [contains, setContains] = useState(value.contains ?? '');
   const submit = (event: FormEvent) => {
     event.preventDefault();
     onChange({
       userId: userId.trim(),
-      ...(memoryType === '' ? {} : { memoryType: memoryType as MemoryQuery['memoryType'] }),
+      ...(memoryType === '' ? {} : { memoryType }),
       ...(contains.trim() === '' ? {} : { contains: contains.trim() }),
     });
   };
   return (
-    <form className="filters" onSubmit={submit} aria-label="Whose memories">
-      <label>
-        User
-        <input name="user_id" value={userId} onChange={(e) => setUserId(e.target.value)} placeholder="yourself" autoComplete="off" />
-      </label>
-      <label>
-        Type
-        <select name="memory_type" value={memoryType} onChange={(e) => setMemoryType(e.target.value)}>
-          <option value="">any</option>
-          <option value="user">user</option>
-          <option value="agent">agent</option>
-          <option value="team">team</option>
-          <option value="workflow">workflow</option>
-        </select>
-      </label>
-      <label>
-        Text contains
-        <input name="contains" value={contains} onChange={(e) => setContains(e.target.value)} maxLength={1000} />
-      </label>
-      <button type="submit">Show memories</button>
+    <form className="row" onSubmit={submit} aria-label="Whose memories">
+      <TextField label="User" name="user_id" value={userId} onChange={setUserId} placeholder="yourself" autoComplete="off" hint="Empty: your own" />
+      <SelectField label="Type" name="memory_type" value={memoryType} onChange={setMemoryType} options={TYPES} />
+      <TextField label="Text contains" name="contains" value={contains} onChange={setContains} maxLength={1000} />
+      <button type="submit" className="primary">Show memories</button>
     </form>
   );
 }

@@ -1,43 +1,29 @@
-import { useEffect, useState } from 'react';
-import type { ReplyOf } from '@lore/client';
-import { ErrorBanner, useLore } from '../../ui';
+import { useLore } from '../../app/lore-context';
+import { ErrorBanner } from '../../ui/ErrorBanner';
+import { Loading } from '../../ui/states';
+import { useAnswer } from '../shared/use-answer';
 import { actingFor } from './memory-api';
-
-type History = ReplyOf<'get_memory_history'>;
 
 /** Every version of one memory, oldest first: what it said, when and how it changed. */
 export function MemoryHistory({ memoryId, userId, onClose }: { memoryId: string; userId: string; onClose: () => void }) {
-  const lore = useLore();
-  const [history, setHistory] = useState<History | undefined>();
-  const [error, setError] = useState<unknown>();
-  useEffect(() => {
-    let current = true;
-    setHistory(undefined);
-    lore.memories.history(memoryId, actingFor(userId)).then(
-      (answer) => current && (setHistory(answer), setError(undefined)),
-      (failure: unknown) => current && setError(failure),
-    );
-    return () => {
-      current = false;
-    };
-  }, [lore, memoryId, userId]);
-
+  const { lore } = useLore();
+  const history = useAnswer(() => lore.memories.history(memoryId, actingFor(userId)), `${memoryId}/${userId}`);
   return (
-    <section aria-labelledby="memory-history-title" className="panel">
-      <header className="panel-header">
-        <h2 id="memory-history-title">History</h2>
+    <section aria-labelledby="memory-history-title" className="card">
+      <div className="row">
+        <h2 id="memory-history-title">History of {memoryId}</h2>
         <button type="button" onClick={onClose}>Close history</button>
-      </header>
-      <ErrorBanner error={error} />
-      {history === undefined && error === undefined && <p role="status">Loading…</p>}
-      <ol className="versions">
-        {history?.versions.map((version) => (
+      </div>
+      <ErrorBanner error={history.error} />
+      {history.loading ? <Loading what="versions" /> : null}
+      <ol>
+        {history.value?.versions.map((version) => (
           <li key={version.version}>
             <p>
-              <strong>Version {version.version}</strong> · {version.event} · <time dateTime={version.recorded_at}>{new Date(version.recorded_at).toLocaleString()}</time>
+              <strong>Version {version.version}</strong> · {version.event} · {new Date(version.recorded_at).toLocaleString()}
             </p>
             <p>{version.memory}</p>
-            {version.topics.length > 0 && <p className="muted">Topics: {version.topics.join(', ')}</p>}
+            {version.topics.length > 0 ? <p className="muted small">Topics: {version.topics.join(', ')}</p> : null}
           </li>
         ))}
       </ol>

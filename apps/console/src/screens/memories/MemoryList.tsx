@@ -1,73 +1,65 @@
 import { useState } from 'react';
 import type { Memory } from '@lore/client';
-import { ConfirmDialog, ErrorBanner, useLore } from '../../ui';
-import { Pager } from '../shared/Pager';
-import { usePages } from '../shared/use-pages';
+import { useLore } from '../../app/lore-context';
+import { ConfirmDialog } from '../../ui/ConfirmDialog';
+import { ErrorBanner } from '../../ui/ErrorBanner';
+import { PagedTable, type Column } from '../../ui/PagedTable';
+import { usePaged } from '../../ui/paging';
 import { actingFor, memoryPage } from './memory-api';
 import type { MemoryQuery } from './MemoryFilters';
 
-/** The memories of the chosen user, newest first, 20 a page; delete asks first and is permanent. */
+/** The memories of the chosen user, newest first; delete asks first and is permanent. */
 export function MemoryList({ query, onShowHistory }: { query: MemoryQuery; onShowHistory: (memoryId: string) => void }) {
-  const lore = useLore();
-  const pages = usePages(JSON.stringify(query), (cursor) => memoryPage(lore, query, cursor));
+  const { lore } = useLore();
+  const paged = usePaged((cursor) => memoryPage(lore, query, cursor), JSON.stringify(query));
   const [deleting, setDeleting] = useState<Memory | undefined>();
-  const [deleteError, setDeleteError] = useState<unknown>();
+  const [busy, setBusy] = useState(false);
+  const [deleteError, setDeleteError] = useState<unknown>(null);
 
   const remove = async (memory: Memory) => {
+    setBusy(true);
     try {
       await lore.memories.delete(memory.memory_id, actingFor(query.userId));
-      setDeleteError(undefined);
-      pages.reload();
+      paged.update((items) => items.filter((item) => item.memory_id !== memory.memory_id));
+      setDeleteError(null);
     } catch (error) {
       setDeleteError(error);
     } finally {
+      setBusy(false);
       setDeleting(undefined);
     }
   };
 
+  const columns: readonly Column<Memory>[] = [
+    { header: 'Memory', cell: (m) => m.memory },
+    { header: 'Type', cell: (m) => m.memory_type },
+    { header: 'Topics', cell: (m) => m.topics.join(', ') },
+    { header: 'Updated', cell: (m) => new Date(m.updated_at).toLocaleString() },
+    {
+      header: 'Actions',
+      cell: (m) => (
+        <span className="row">
+          <button type="button" onClick={() => onShowHistory(m.memory_id)} aria-label={`History of “${m.memory.slice(0, 40)}”`}>History</button>
+          <button type="button" className="danger" onClick={() => setDeleting(m)} aria-label={`Delete “${m.memory.slice(0, 40)}”`}>Delete</button>
+        </span>
+      ),
+    },
+  ];
+
   return (
-    <div>
-      <ErrorBanner error={pages.error ?? deleteError} />
-      <table className="data-table" aria-busy={pages.loading}>
-        <caption>Memories{query.userId === '' ? ' (yours)' : ` of ${query.userId}`}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Memory</th>
-            <th scope="col">Type</th>
-            <th scope="col">Topics</th>
-            <th scope="col">Updated</th>
-            <th scope="col">Actions</th>
-          </tr>
-        </thead>
-        <tbody>
-          {pages.items.map((memory) => (
-            <tr key={memory.memory_id}>
-              <td>{memory.memory}</td>
-              <td>{memory.memory_type}</td>
-              <td>{memory.topics.join(', ')}</td>
-              <td><time dateTime={memory.updated_at}>{new Date(memory.updated_at).toLocaleString()}</time></td>
-              <td className="actions">
-                <button type="button" onClick={() => onShowHistory(memory.memory_id)}>History</button>
-                <button type="button" className="danger" onClick={() => setDeleting(memory)}>Delete</button>
-              </td>
-            </tr>
-          ))}
-          {!pages.loading && pages.items.length === 0 && (
-            <tr>
-              <td colSpan={5}>No memories.</td>
-            </tr>
-          )}
-        </tbody>
-      </table>
-      <Pager pages={pages} label="Memories" />
-      <ConfirmDialog
-        open={deleting !== undefined}
-        title="Delete this memory?"
-        message={`“${deleting?.memory ?? ''}” and every version of it are deleted permanently.`}
-        confirmLabel="Delete"
-        onConfirm={() => deleting && void remove(deleting)}
-        onCancel={() => setDeleting(undefined)}
+    <>
+      <ErrorBanner error={deleteError} onDismiss={() => setDeleteError(null)} />
+      <PagedTable
+        caption={query.userId === '' ? 'Your memories' : `Memories of ${query.userId}`}
+        what="memories"
+        columns={columns}
+        paged={paged}
+        rowKey={(m) => m.memory_id}
+        empty="No memories match."
       />
-    </div>
+      <ConfirmDialog open={deleting !== undefined} title="Delete this memory?" busy={busy} onConfirm={() => deleting && void remove(deleting)} onCancel={() => setDeleting(undefined)}>
+        <p>“{deleting?.memory}” and every version of it are deleted permanently.</p>
+      </ConfirmDialog>
+    </>
   );
 }

@@ -1,5 +1,5 @@
 import type { LoreClient, Memory } from '@lore/client';
-import type { Page } from '../shared/use-pages';
+import { cursorPage, type Page } from '../../ui/paging';
 import type { MemoryQuery } from './MemoryFilters';
 
 export const MEMORY_PAGE_SIZE = 20;
@@ -9,14 +9,14 @@ export function actingFor(userId: string): { user_id?: string } {
   return userId === '' ? {} : { user_id: userId };
 }
 
-/** One page of the memory list, by cursor. */
-export async function memoryPage(lore: LoreClient, query: MemoryQuery, cursor: string | undefined): Promise<Page<Memory>> {
+/** One page of the memory list, newest first, by cursor. */
+export async function memoryPage(lore: LoreClient, query: MemoryQuery, cursor: string | null): Promise<Page<Memory>> {
   const page = await lore.memories.list({
     ...actingFor(query.userId),
     limit: MEMORY_PAGE_SIZE,
     ...(query.memoryType === undefined ? {} : { memory_type: query.memoryType }),
     ...(query.contains === undefined ? {} : { search: query.contains }),
-    ...(cursor === undefined ? {} : { cursor }),
+    ...(cursor === null ? {} : { cursor }),
   });
-  return { items: page.data, next: page.has_more && page.next_cursor ? page.next_cursor : undefined };
+  return cursorPage(page.data, page.next_cursor, page.has_more);
 }
