@@ -1,0 +1,18 @@
+import { lazy, type ComponentType, type LazyExoticComponent } from 'react';
+
+/** One screen of the console: its path under /console, its nav label, and the lazily loaded component. */
+export interface ScreenRoute {
+  readonly path: string;
+  readonly label: string;
+  readonly screen: LazyExoticComponent<ComponentType>;
+}
+
+/**
+ * Every screen, in nav order; the first is where `/console/` lands. Each screen is its own
+ * chunk (lazy import), so the first load carries the shell only. A screen owns the paths under
+ * its own (`/knowledge/:id`): it is mounted as a nested route.
+ */
+export const ROUTES: readonly ScreenRoute[] = [
+  { path: '/knowledge', label: 'Knowledge', screen: lazy(() => import('../screens/knowledge/KnowledgeScreen')) },
+  // Memories, Conversations, Connections, Events & webhooks, API keys: added below this line.
+];
