@@ -15,4 +15,9 @@ export interface ScreenRoute {
 export const ROUTES: readonly ScreenRoute[] = [
   { path: '/knowledge', label: 'Knowledge', screen: lazy(() => import('../screens/knowledge/KnowledgeScreen')) },
   // Memories, Conversations, Connections, Events & webhooks, API keys: added below this line.
+  { path: '/memories', label: 'Memories', screen: lazy(() => import('../screens/memories/MemoriesScreen')) },
+  { path: '/conversations', label: 'Conversations', screen: lazy(() => import('../screens/conversations/ConversationsScreen')) },
+  { path: '/connections', label: 'Connections', screen: lazy(() => import('../screens/connections/ConnectionsScreen')) },
+  { path: '/events', label: 'Events & webhooks', screen: lazy(() => import('../screens/events/EventsScreen')) },
+  { path: '/api-keys', label: 'API keys', screen: lazy(() => import('../screens/api-keys/ApiKeysScreen')) },
 ];

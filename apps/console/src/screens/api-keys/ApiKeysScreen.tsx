@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import '../shared/screens.css';
 import type { ReplyOf } from '@lore/client';
 import { CreateKeyForm } from './CreateKeyForm';
 import { ShownOnce } from '../shared/ShownOnce';
@@ -10,7 +11,9 @@ export default function ApiKeysScreen() {
   const [listVersion, setListVersion] = useState(0);
   return (
     <section aria-labelledby="api-keys-title">
-      <h1 id="api-keys-title">API keys</h1>
+      <div className="page-head">
+        <h1 id="api-keys-title">API keys</h1>
+      </div>
       {created && (
         <ShownOnce title={`Key “${created.label}” created`} value={created.key} copyLabel="Copy key" onDone={() => setCreated(undefined)}>
           <p>Copy the key now: it is shown only once. Send it as <code>Authorization: Bearer &lt;key&gt;</code>.</p>

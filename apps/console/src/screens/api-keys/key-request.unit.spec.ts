@@ -1,3 +1,4 @@
+import { describe, expect, it } from '@jest/globals';
 import { createKeyBody, listOf } from './key-request';
 import { issuesByField } from '../shared/api-issues';
 

@@ -1,4 +1,5 @@
 import { lazy, Suspense, useState } from 'react';
+import '../shared/screens.css';
 import type { Connection, Integration } from '@lore/client';
 import { Loading } from '../../ui/states';
 import { Catalog } from './Catalog';
@@ -19,7 +20,9 @@ export default function ConnectionsScreen() {
   const [listVersion, setListVersion] = useState(0);
   return (
     <section aria-labelledby="connections-title">
-      <h1 id="connections-title">Connections</h1>
+      <div className="page-head">
+        <h1 id="connections-title">Connections</h1>
+      </div>
       {editing && (
         <Suspense fallback={<Loading what="the form" />}>
           <ConnectionForm

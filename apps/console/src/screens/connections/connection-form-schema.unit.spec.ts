@@ -1,3 +1,4 @@
+import { describe, expect, it } from '@jest/globals';
 import type { Integration } from '@lore/client';
 import { apiErrorsToFields, authMethodOf, connectionFormSchema, connectionUiSchema, credentialsToSend } from './connection-form-schema';
 import { configPatch } from './config-patch';

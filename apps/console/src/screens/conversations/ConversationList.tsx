@@ -19,9 +19,9 @@ async function conversationPage(lore: LoreClient, query: ConversationQuery, curs
 }
 
 /** Conversations, most recently updated first; a title opens the conversation. */
-export function ConversationList({ query, selected, onOpen }: { query: ConversationQuery; selected: string | undefined; onOpen: (id: string) => void }) {
+export function ConversationList({ query, shown, selected, onOpen }: { query: ConversationQuery; shown: number; selected: string | undefined; onOpen: (id: string) => void }) {
   const { lore } = useLore();
-  const paged = usePaged((cursor) => conversationPage(lore, query, cursor), JSON.stringify(query));
+  const paged = usePaged((cursor) => conversationPage(lore, query, cursor), `${shown}/${JSON.stringify(query)}`);
   const columns: readonly Column<Conversation>[] = [
     {
       header: 'Title',

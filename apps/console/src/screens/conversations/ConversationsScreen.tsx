@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import '../shared/screens.css';
 import { ConversationFilters, type ConversationQuery } from './ConversationFilters';
 import { ConversationList } from './ConversationList';
 import { ConversationDetail } from './ConversationDetail';
@@ -8,14 +9,19 @@ import { ConversationDetail } from './ConversationDetail';
  * messages (every branch, the active path marked) and the context its next turn would get.
  */
 export default function ConversationsScreen() {
+  // Counts submissions: showing again with the same filters reads the list again.
+  const [shown, setShown] = useState(0);
   const [query, setQuery] = useState<ConversationQuery>({ userId: '' });
   const [openId, setOpenId] = useState<string | undefined>();
   return (
     <section aria-labelledby="conversations-title" >
-      <h1 id="conversations-title">Conversations</h1>
-      <ConversationFilters value={query} onChange={(next) => { setQuery(next); setOpenId(undefined); }} />
+      <div className="page-head">
+        <h1 id="conversations-title">Conversations</h1>
+      </div>
+      <ConversationFilters value={query} onChange={(next) => { setQuery(next);
+          setShown((n) => n + 1); setOpenId(undefined); }} />
       <div>
-        <ConversationList query={query} selected={openId} onOpen={setOpenId} />
+        <ConversationList query={query} shown={shown} selected={openId} onOpen={setOpenId} />
         {openId !== undefined && <ConversationDetail conversationId={openId} userId={query.userId} onClose={() => setOpenId(undefined)} />}
       </div>
     </section>

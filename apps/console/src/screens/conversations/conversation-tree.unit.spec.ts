@@ -1,3 +1,4 @@
+import { describe, expect, it } from '@jest/globals';
 import type { Message } from '@lore/client';
 import { buildConversationTree, countBranches } from './conversation-tree';
 

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import '../shared/screens.css';
 import type { ReplyOf } from '@lore/client';
 import { ShownOnce } from '../shared/ShownOnce';
 import { LiveTail } from './LiveTail';
@@ -11,7 +12,9 @@ export default function EventsScreen() {
   const [listVersion, setListVersion] = useState(0);
   return (
     <section aria-labelledby="events-title">
-      <h1 id="events-title">Events and webhooks</h1>
+      <div className="page-head">
+        <h1 id="events-title">Events and webhooks</h1>
+      </div>
       <LiveTail />
       {created && (
         <ShownOnce title="Webhook created" value={created.secret} copyLabel="Copy signing secret" onDone={() => setCreated(undefined)}>

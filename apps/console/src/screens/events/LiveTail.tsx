@@ -1,11 +1,11 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { useLore } from '../../app/lore-context';
 import { ErrorBanner } from '../../ui/ErrorBanner';
-import { TextField } from '../../ui/fields';
+import { CheckboxField, TextField } from '../../ui/fields';
 import { appendToTail, eventSubject, filterList, type TailLine } from './tail-buffer';
 
 const PAGE_SIZE = 20;
-type Filters = { readonly contexts: string[]; readonly types: string[] };
+type Filters = { readonly contexts: string[]; readonly types: string[]; readonly after?: string };
 
 /**
  * The workspace's integration events as they happen (`GET /api/v1/events`, SSE), filtered by
@@ -16,6 +16,7 @@ export function LiveTail() {
   const { lore } = useLore();
   const [contexts, setContexts] = useState('');
   const [types, setTypes] = useState('');
+  const [fromOldest, setFromOldest] = useState(false);
   const [running, setRunning] = useState<Filters | undefined>();
   const [lines, setLines] = useState<TailLine[]>([]);
   const [shownCount, setShownCount] = useState(PAGE_SIZE);
@@ -42,7 +43,8 @@ export function LiveTail() {
     setError(null);
     setLines([]);
     setShownCount(PAGE_SIZE);
-    setRunning({ contexts: filterList(contexts), types: filterList(types) });
+    // `after: "0"`: from the oldest event the feed keeps; otherwise new events only.
+    setRunning({ contexts: filterList(contexts), types: filterList(types), ...(fromOldest ? { after: '0' } : {}) });
   };
 
   return (
@@ -51,6 +53,7 @@ export function LiveTail() {
       <form className="row" onSubmit={toggle}>
         <TextField label="Contexts" name="contexts" value={contexts} onChange={setContexts} placeholder="memory, conversation" disabled={running !== undefined} hint="Comma-separated; empty: all" />
         <TextField label="Event types" name="types" value={types} onChange={setTypes} placeholder="memory.created" disabled={running !== undefined} hint="Comma-separated; empty: all" />
+        <CheckboxField label="From the oldest kept event" name="from_oldest" checked={fromOldest} onChange={setFromOldest} />
         <button type="submit" className={running ? undefined : 'primary'}>{running ? 'Stop tail' : 'Start tail'}</button>
       </form>
       <ErrorBanner error={error} />

@@ -1,3 +1,4 @@
+import { describe, expect, it } from '@jest/globals';
 import type { StreamedEvent } from '@lore/client';
 import { appendToTail, eventSubject, filterList, TAIL_LIMIT } from './tail-buffer';
 

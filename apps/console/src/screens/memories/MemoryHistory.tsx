@@ -11,7 +11,7 @@ export function MemoryHistory({ memoryId, userId, onClose }: { memoryId: string;
   return (
     <section aria-labelledby="memory-history-title" className="card">
       <div className="row">
-        <h2 id="memory-history-title">History of {memoryId}</h2>
+        <h2 id="memory-history-title">History of a memory</h2>
         <button type="button" onClick={onClose}>Close history</button>
       </div>
       <ErrorBanner error={history.error} />

@@ -9,9 +9,9 @@ import { actingFor, memoryPage } from './memory-api';
 import type { MemoryQuery } from './MemoryFilters';
 
 /** The memories of the chosen user, newest first; delete asks first and is permanent. */
-export function MemoryList({ query, onShowHistory }: { query: MemoryQuery; onShowHistory: (memoryId: string) => void }) {
+export function MemoryList({ query, shown, onShowHistory }: { query: MemoryQuery; shown: number; onShowHistory: (memoryId: string) => void }) {
   const { lore } = useLore();
-  const paged = usePaged((cursor) => memoryPage(lore, query, cursor), JSON.stringify(query));
+  const paged = usePaged((cursor) => memoryPage(lore, query, cursor), `${shown}/${JSON.stringify(query)}`);
   const [deleting, setDeleting] = useState<Memory | undefined>();
   const [busy, setBusy] = useState(false);
   const [deleteError, setDeleteError] = useState<unknown>(null);
