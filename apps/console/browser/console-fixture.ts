@@ -8,39 +8,50 @@ import { REPO_ROOT } from '@lore/platform/testing';
 import { LoreClient } from '@lore/client';
 import { startStandalone } from '../../standalone/bootstrap';
 
-const JWT_SECRET = 'console-browser-secret';
+/** What the standalone verifies JWTs with (AUTH_JWT_SECRET), for specs that mint their own. */
+export const JWT_SECRET = 'console-browser-secret';
 /** Where the README's screenshots are kept; the tests write them (ARCHITECTURE: regenerated, committed). */
 export const SCREENSHOT_DIR = join(REPO_ROOT, 'docs', 'console');
 export const DESKTOP = { width: 1280, height: 800 };
 export const PHONE = { width: 390, height: 844 };
 
+export interface FreshWorkspace {
+  readonly token: string;
+  readonly workspace: string;
+  readonly lore: LoreClient;
+}
+
 /** One standalone Lore and one Chromium per spec file; each test signs in as a fresh workspace. */
 export interface ConsoleUnderTest {
   readonly url: string;
   readonly browser: Browser;
-  /** A JWT for a fresh user in a fresh workspace, and an SDK client with it (for setting data up). */
-  freshWorkspace(): Promise<{ token: string; workspace: string; lore: LoreClient }>;
+  /**
+   * A JWT for a fresh user in a fresh workspace, and an SDK client with it (for setting data
+   * up). The user is the workspace's administrator (the console's audience) unless `member`.
+   */
+  freshWorkspace(options?: { member?: boolean }): Promise<FreshWorkspace>;
 }
 
 /**
  * Starts Lore (temporary DATA_DIR, the test models) and Debian's Chromium for a spec file, and
- * stops both after it. `npm run test:console` builds the console first (tools/build.mjs), so
+ * stops both after it; `env` goes over the defaults (LORE_EGRESS_ALLOW for a local stand-in…).
+ * `npm run test:console` builds the console first (tools/build.mjs), so
  * the gateway serves the current dist/console.
  */
-export function useConsole(): ConsoleUnderTest {
+export function useConsole(env: NodeJS.ProcessEnv = {}): ConsoleUnderTest {
   const dataDir = mkdtempSync(join(tmpdir(), 'lore-console-'));
   let running: Awaited<ReturnType<typeof startStandalone>> | undefined;
   const under = {
     url: '',
     browser: undefined as unknown as Browser,
-    async freshWorkspace() {
+    async freshWorkspace({ member = false }: { member?: boolean } = {}) {
       const workspace = `ws-${Math.random().toString(36).slice(2, 10)}`;
-      const token = await new SignJWT({ workspace_id: workspace }).setProtectedHeader({ alg: 'HS256' }).setSubject(`user-${workspace}`).setIssuedAt().setExpirationTime('1h').sign(new TextEncoder().encode(JWT_SECRET));
+      const token = await new SignJWT({ workspace_id: workspace, ...(member ? {} : { roles: ['admin'] }) }).setProtectedHeader({ alg: 'HS256' }).setSubject(`user-${workspace}`).setIssuedAt().setExpirationTime('1h').sign(new TextEncoder().encode(JWT_SECRET));
       return { token, workspace, lore: new LoreClient({ baseUrl: under.url, token }) };
     },
   };
   beforeAll(async () => {
-    running = await startStandalone({ ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, AUTH_JWT_SECRET: JWT_SECRET, LOG_LEVEL: 'silent', LORE_MASTER_KEY: '', MODELS_DIR: modelsDirForTests() });
+    running = await startStandalone({ ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, AUTH_JWT_SECRET: JWT_SECRET, LOG_LEVEL: 'silent', LORE_MASTER_KEY: '', MODELS_DIR: modelsDirForTests(), ...env });
     under.url = running.url;
     under.browser = await chromium.launch({
       executablePath: process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium',
@@ -78,8 +89,8 @@ export async function signIn(lore: ConsoleUnderTest, page: Page, token: string, 
 }
 
 /** A signed-in page on `path` for a fresh workspace, with that workspace's SDK client for setting data up. */
-export async function signedInPage(lore: ConsoleUnderTest, path = '/'): Promise<{ page: Page; problems: string[]; workspace: Awaited<ReturnType<ConsoleUnderTest['freshWorkspace']>> }> {
-  const workspace = await lore.freshWorkspace();
+export async function signedInPage(lore: ConsoleUnderTest, path = '/', options: { member?: boolean } = {}): Promise<{ page: Page; problems: string[]; workspace: FreshWorkspace }> {
+  const workspace = await lore.freshWorkspace(options);
   const { page, problems } = await newPage(lore);
   await signIn(lore, page, workspace.token, path);
   return { page, problems, workspace };
