@@ -5,16 +5,18 @@ import { signedInPage, useConsole } from './console-fixture';
 describe('console: memories', () => {
   const lore = useConsole();
 
-  it('lists a user’s memories page by page, shows a memory’s versions, searches them and deletes one after confirming', async () => {
+  it('lists another user’s memories page by page, shows a memory’s versions, searches them and deletes one after confirming', async () => {
     const { page, problems, workspace } = await signedInPage(lore, '/memories');
     // 21 memories: one more than a page of 20.
-    const created = await Promise.all(Array.from({ length: 20 }, (_, i) => workspace.lore.memories.create({ memory: `Filler note number ${i}`, topics: ['filler'] })));
-    const { memory_id: teaId } = await workspace.lore.memories.create({ memory: 'Prefers green tea brewed at 80 degrees', topics: ['tea'] });
-    await workspace.lore.memories.replace(teaId, { memory: 'Prefers green tea brewed at 75 degrees' });
+    const created = await Promise.all(Array.from({ length: 20 }, (_, i) => workspace.lore.memories.create({ user_id: 'alice', memory: `Filler note number ${i}`, topics: ['filler'] })));
+    const { memory_id: teaId } = await workspace.lore.memories.create({ user_id: 'alice', memory: 'Prefers green tea brewed at 80 degrees', topics: ['tea'] });
+    await workspace.lore.memories.replace(teaId, { user_id: 'alice', memory: 'Prefers green tea brewed at 75 degrees' });
     expect(created).toHaveLength(20);
 
+    // The signed-in administrator looks at another user's memories.
+    await page.getByLabel('User').fill('alice');
     await page.getByRole('button', { name: 'Show memories' }).click();
-    const table = page.getByRole('table', { name: 'Your memories' });
+    const table = page.getByRole('table', { name: 'Memories of alice' });
     await table.getByText('Prefers green tea brewed at 75 degrees').waitFor();
     await expect(table.locator('tbody tr').count()).resolves.toBe(20);
     await page.getByRole('button', { name: 'Load more memories' }).click();
@@ -44,15 +46,15 @@ describe('console: memories', () => {
     await table.getByRole('button', { name: /^Delete “Prefers green tea/ }).click();
     await dialog.getByRole('button', { name: 'Delete' }).click();
     await table.getByText('Prefers green tea brewed at 75 degrees').waitFor({ state: 'detached' });
-    await expect(workspace.lore.memories.get(teaId)).rejects.toMatchObject({ status: 404 });
+    await expect(workspace.lore.memories.get(teaId, { user_id: 'alice' })).rejects.toMatchObject({ status: 404 });
 
     expect(await checkPhoneLayout(page)).toEqual({ overflow: 0, navHiddenFirst: true, navShownByToggle: true, violations: [] });
     expect(problems).toEqual([]);
     await page.context().close();
   });
 
-  it('shows the API’s refusal when another user’s memories are asked for without the right', async () => {
-    const { page, problems } = await signedInPage(lore, '/memories');
+  it('shows the API’s refusal when a member asks for another user’s memories', async () => {
+    const { page, problems } = await signedInPage(lore, '/memories', { member: true });
     await page.getByLabel('User').fill('someone-else');
     await page.getByRole('button', { name: 'Show memories' }).click();
     await expect(page.getByRole('alert').textContent()).resolves.toMatch(/^HTTP 403: /);
