@@ -1,16 +1,16 @@
 import { useMemo, useState } from 'react';
 import Form from '@rjsf/core';
 import type { ErrorSchema } from '@rjsf/utils';
-import { customizeValidator } from '@rjsf/validator-ajv8';
 import type { Connection, Integration } from '@lore/client';
 import { LoreApiError } from '@lore/client';
 import { useLore } from '../../app/lore-context';
 import { apiErrorsToFields, authMethodOf, connectionFormSchema, connectionUiSchema, credentialsToSend, type ConnectionFormData } from './connection-form-schema';
 import { configPatch } from './config-patch';
+import { InterpretingValidator } from './schema-validator';
 import { SelectField } from '../../ui/fields';
 
-/** Ajv (draft-07 with formats) for the browser-side checks; the API's Ajv 2020 stays the authority. */
-const validator = customizeValidator<ConnectionFormData>();
+/** The browser-side checks (draft 2020-12, without eval: see InterpretingValidator); the API stays the authority. */
+const validator = new InterpretingValidator<ConnectionFormData>();
 
 export interface ConnectionFormProps {
   readonly entry: Integration;
@@ -33,7 +33,8 @@ export default function ConnectionForm({ entry, connection, onSaved, onCancel }:
   const method = authMethodOf(entry, methodId);
   const schema = useMemo(() => connectionFormSchema(entry, method, mode), [entry, method, mode]);
   const uiSchema = useMemo(() => connectionUiSchema(method), [method]);
-  const [data, setData] = useState<ConnectionFormData>(() => (connection ? { label: connection.label, config: connection.config } : { label: entry.name }));
+  // Credentials start as an empty object, not absent, so each required field is reported missing (as the API checks absent credentials).
+  const [data, setData] = useState<ConnectionFormData>(() => ({ label: connection?.label ?? entry.name, config: connection?.config ?? {}, credentials: {} }));
   const [apiErrors, setApiErrors] = useState<ErrorSchema | undefined>();
   const [unplaced, setUnplaced] = useState<string[]>([]);
   const [busy, setBusy] = useState(false);
@@ -51,7 +52,7 @@ export default function ConnectionForm({ entry, connection, onSaved, onCancel }:
             ...(credentials === undefined ? {} : { credentials, auth_method_id: methodId }),
           })
         : await lore.connections.create({ integration: entry.id, label: submitted.label ?? entry.name, auth_method_id: methodId, config: submitted.config ?? {}, ...(credentials === undefined ? {} : { credentials }) });
-      setData({});
+      setData({ credentials: {} });
       onSaved(saved);
     } catch (error) {
       const placed = apiErrorsToFields(error instanceof LoreApiError ? error.detail : String(error));
@@ -83,7 +84,7 @@ export default function ConnectionForm({ entry, connection, onSaved, onCancel }:
         uiSchema={uiSchema}
         validator={validator}
         formData={data}
-        onChange={(event) => setData(event.formData ?? {})}
+        onChange={(event) => setData({ credentials: {}, ...event.formData })}
         onSubmit={(event) => void save(event.formData ?? {})}
         {...(apiErrors ? { extraErrors: apiErrors } : {})}
         showErrorList={false}
