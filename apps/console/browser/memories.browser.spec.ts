@@ -1,3 +1,4 @@
+import { until } from '@lore/platform/testing';
 import { checkPhoneLayout, screenshot, seriousViolations } from './page-checks';
 import { signedInPage, useConsole } from './console-fixture';
 
@@ -20,7 +21,7 @@ describe('console: memories', () => {
     await table.getByText('Prefers green tea brewed at 75 degrees').waitFor();
     await expect(table.locator('tbody tr').count()).resolves.toBe(20);
     await page.getByRole('button', { name: 'Load more memories' }).click();
-    await expect(waitForCount(() => table.locator('tbody tr').count(), 21)).resolves.toBe(21);
+    await until(() => table.locator('tbody tr').count(), (count) => count === 21);
 
     // The history of the replaced memory: both versions, oldest first.
     await table.getByRole('button', { name: /^History of “Prefers green tea/ }).click();
@@ -62,14 +63,3 @@ describe('console: memories', () => {
     await page.context().close();
   });
 });
-
-/** Polls a count until it reaches `expected` (a list filling in after "Load more"), or returns the last count. */
-async function waitForCount(read: () => Promise<number>, expected: number): Promise<number> {
-  const deadline = Date.now() + 5_000;
-  let count = await read();
-  while (count !== expected && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    count = await read();
-  }
-  return count;
-}

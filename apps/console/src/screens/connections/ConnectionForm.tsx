@@ -7,6 +7,7 @@ import { useLore } from '../../app/lore-context';
 import { apiErrorsToFields, authMethodOf, connectionFormSchema, connectionUiSchema, credentialsToSend, type ConnectionFormData } from './connection-form-schema';
 import { configPatch } from './config-patch';
 import { InterpretingValidator } from './schema-validator';
+import './connection-form.css';
 import { SelectField } from '../../ui/fields';
 
 /** The browser-side checks (draft 2020-12, without eval: see InterpretingValidator); the API stays the authority. */
