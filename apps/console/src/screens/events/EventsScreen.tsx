@@ -24,8 +24,8 @@ export default function EventsScreen() {
         </ShownOnce>
       )}
       <div>
-        <CreateWebhookForm onCreated={(webhook) => { setCreated(webhook); setListVersion((n) => n + 1); }} />
         <WebhookList version={listVersion} />
+        <CreateWebhookForm onCreated={(webhook) => { setCreated(webhook); setListVersion((n) => n + 1); }} />
       </div>
     </section>
   );
