@@ -1,5 +1,19 @@
-import { screenshot, seriousViolations } from './page-checks';
+import type { Page } from 'playwright-core';
+import { checkPhoneLayout, screenshot, seriousViolations } from './page-checks';
 import { signedInPage, useConsole } from './console-fixture';
+
+const TEA = '# Green tea\n\nBrew green tea with water at 80 degrees for two minutes; boiling water makes it bitter.\n';
+const KETTLE = 'Descale the kettle every month with citric acid, then rinse it twice.\n';
+
+/** Drops files on the upload zone as a browser's drag and drop does (a DataTransfer holding Files). */
+async function dropFiles(page: Page, files: Record<string, string>): Promise<void> {
+  const transfer = await page.evaluateHandle(`(() => {
+    const transfer = new DataTransfer();
+    for (const [name, text] of Object.entries(${JSON.stringify(files)})) transfer.items.add(new File([text], name, { type: 'text/plain' }));
+    return transfer;
+  })()`);
+  await page.getByTestId('dropzone').dispatchEvent('drop', { dataTransfer: transfer });
+}
 
 /** Knowledge: collections, uploads with live status, contents and chunks. */
 describe('console: knowledge', () => {
@@ -22,6 +36,97 @@ describe('console: knowledge', () => {
     await table.getByRole('link', { name: 'Handbook' }).waitFor();
     expect(await seriousViolations(page)).toEqual([]);
     await screenshot(page, 'knowledge-collections');
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it('uploads by drag and drop and by the file input, follows processing live, and the upload is a search hit', async () => {
+    const { page, problems, workspace } = await signedInPage(lore, '/knowledge');
+    const collection = await workspace.lore.collections.create({ name: 'Kitchen' });
+    await page.goto(`${lore.url}/console/knowledge/${collection.id}`);
+    await page.getByText('Processing status updates live (event stream).').waitFor();
+    await dropFiles(page, { 'tea.md': TEA });
+    await page.getByLabel('Files to upload').setInputFiles({ name: 'kettle.txt', mimeType: 'text/plain', buffer: Buffer.from(KETTLE) });
+    const contents = page.getByRole('table', { name: 'Contents' });
+    // Both rows turn `completed` without a reload: the event stream drives the list.
+    for (const name of ['tea.md', 'kettle.txt']) await contents.getByRole('row').filter({ hasText: name }).getByText('completed', { exact: true }).waitFor();
+    await expect(page.locator('dl.facts dd').first().textContent()).resolves.toBe('2');
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, 'knowledge-collection');
+    expect(await checkPhoneLayout(page)).toEqual({ overflow: 0, navHiddenFirst: true, navShownByToggle: true, violations: [] });
+
+    await page.getByRole('navigation', { name: 'Screens' }).getByRole('link', { name: 'Search' }).click();
+    await page.getByLabel('Query').fill('how hot should the water be for green tea');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    const hybrid = page.getByRole('region', { name: 'Hybrid results' });
+    await expect(hybrid.getByRole('listitem').first().getByRole('link').textContent()).resolves.toBe('tea.md');
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it('browses a content\'s chunks and edits one in place; reprocesses, downloads and deletes a content', async () => {
+    const { page, problems, workspace } = await signedInPage(lore, '/knowledge');
+    const collection = await workspace.lore.collections.create({ name: 'Pantry' });
+    const file = await workspace.lore.contents.upload({ collection_id: collection.id, file: new Blob([KETTLE]), filename: 'kettle.txt' });
+    await workspace.lore.contents.waitUntilProcessed(file.id);
+    await page.goto(`${lore.url}/console/knowledge/${collection.id}`);
+    const row = page.getByRole('table', { name: 'Contents' }).getByRole('row').filter({ hasText: 'kettle.txt' });
+
+    const download = page.waitForEvent('download');
+    await row.getByRole('button', { name: 'Download the original of kettle.txt' }).click();
+    expect((await download).suggestedFilename()).toBe('kettle.txt');
+
+    await row.getByRole('link', { name: 'kettle.txt' }).click();
+    const chunk = page.getByRole('article', { name: 'Chunk 0' });
+    await chunk.getByText('Descale the kettle').waitFor();
+    await chunk.getByRole('button', { name: 'Edit chunk 0' }).click();
+    await chunk.getByLabel('Metadata (JSON)').fill('{not json');
+    await chunk.getByRole('button', { name: 'Save chunk' }).click();
+    await chunk.getByText(/^Not JSON/).waitFor();
+    await chunk.getByLabel('Text').fill('Descale the kettle every week with white vinegar.');
+    await chunk.getByLabel('Metadata (JSON)').fill('{"room": "kitchen"}');
+    await chunk.getByRole('button', { name: 'Save chunk' }).click();
+    await chunk.getByText('Descale the kettle every week with white vinegar.').waitFor();
+    const [saved] = (await workspace.lore.chunks.list({ content_id: file.id })).chunks;
+    expect(saved).toMatchObject({ content: 'Descale the kettle every week with white vinegar.', metadata: { room: 'kitchen' } });
+    // Re-embedded before the answer: a search finds the new text at once.
+    const found = await workspace.lore.collections.search({ collection_id: collection.id, query: 'white vinegar', search_type: 'keyword' });
+    expect(found.results.map((r) => r.chunk_id)).toEqual([saved?.id]);
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, 'knowledge-chunks');
+
+    await page.getByRole('link', { name: '← Collection' }).click();
+    await row.getByRole('button', { name: 'Reprocess kettle.txt' }).click();
+    await row.getByText('completed', { exact: true }).waitFor();
+    await row.getByRole('button', { name: 'Delete kettle.txt' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Delete kettle.txt?' });
+    expect(await seriousViolations(page)).toEqual([]);
+    await dialog.getByRole('button', { name: 'Delete' }).click();
+    await page.getByText('No content yet: upload files above.').waitFor();
+    await expect(workspace.lore.contents.get(file.id)).rejects.toMatchObject({ status: 404 });
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it('edits a collection\'s settings and embedding model, shows a refusal, and deletes the collection', async () => {
+    const { page, problems, workspace } = await signedInPage(lore, '/knowledge');
+    const collection = await workspace.lore.collections.create({ name: 'Drafts' });
+    await page.goto(`${lore.url}/console/knowledge/${collection.id}`);
+    await page.getByRole('button', { name: 'Edit settings' }).click();
+    const form = page.getByRole('form', { name: 'Collection settings' });
+    await form.getByLabel('Embedding model').fill('no-such/model');
+    await form.getByRole('button', { name: 'Save settings' }).click();
+    await form.getByRole('alert').waitFor();
+    await form.getByLabel('Embedding model').fill('Xenova/all-MiniLM-L6-v2');
+    await form.getByLabel('Description').fill('Unfinished texts');
+    await form.getByLabel('Chunk size (tokens)').fill('128');
+    await form.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByText('128 tokens, 32 overlap').waitFor();
+    await page.getByText('Unfinished texts').waitFor();
+    await page.getByRole('button', { name: 'Delete collection' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete collection' }).click();
+    await page.getByRole('heading', { name: 'Knowledge collections' }).waitFor();
+    await expect(workspace.lore.collections.get(collection.id)).rejects.toMatchObject({ status: 404 });
     expect(problems).toEqual([]);
     await page.context().close();
   });

@@ -26,10 +26,10 @@ export async function seriousViolations(page: Page): Promise<Violation[]> {
   return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }
 
-/** Writes docs/console/<name>.png at 1280 px wide, as the README shows it. */
+/** Writes docs/console/<name>.png, the whole page at 1280 px wide, as the README shows it. */
 export async function screenshot(page: Page, name: string): Promise<void> {
   await page.setViewportSize(DESKTOP);
-  await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`), animations: 'disabled' });
+  await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`), animations: 'disabled', fullPage: true });
 }
 
 /**

@@ -3,6 +3,7 @@ import { Router } from 'wouter';
 import { clearSession, clientFor, loadSession, saveSession, type Session } from './session';
 import { LoreContext, type SignedIn } from './lore-context';
 import { SignIn } from './SignIn';
+import { CONSOLE_BASE } from './routes';
 import { Shell } from './Shell';
 
 /** The console: the sign-in form until a credential works, then the shell with every screen under /console. */
@@ -23,7 +24,7 @@ export function App() {
     [session],
   );
   return (
-    <Router base="/console">
+    <Router base={CONSOLE_BASE}>
       {signedIn === null ? (
         <SignIn
           onSignedIn={(next) => {

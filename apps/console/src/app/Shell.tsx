@@ -45,7 +45,7 @@ export function Shell() {
         <ul>
           {ROUTES.map((route) => (
             <li key={route.path}>
-              <Link href={route.path} className={(active: boolean) => (active ? 'active' : '')} aria-current={location.startsWith(route.path) ? 'page' : undefined}>
+              <Link href={route.path} className={location.startsWith(route.path) ? 'active' : ''} aria-current={location.startsWith(route.path) ? 'page' : undefined}>
                 {route.label}
               </Link>
             </li>

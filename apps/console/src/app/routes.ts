@@ -1,5 +1,17 @@
 import { lazy, type ComponentType, type LazyExoticComponent } from 'react';
 
+/** Where the gateway serves the console (libs/gateway/routes/console.routes.ts; Vite's `base`). */
+export const CONSOLE_BASE = '/console';
+
+/**
+ * A link from inside one screen to a path of another (`/knowledge/…` from the search screen):
+ * screens are nested routes, whose links are relative to their own path; `~` starts from the
+ * browser's root instead.
+ */
+export function screenHref(path: string): string {
+  return `~${CONSOLE_BASE}${path}`;
+}
+
 /** One screen of the console: its path under /console, its nav label, and the lazily loaded component. */
 export interface ScreenRoute {
   readonly path: string;
@@ -14,6 +26,7 @@ export interface ScreenRoute {
  */
 export const ROUTES: readonly ScreenRoute[] = [
   { path: '/knowledge', label: 'Knowledge', screen: lazy(() => import('../screens/knowledge/KnowledgeScreen')) },
+  { path: '/search', label: 'Search', screen: lazy(() => import('../screens/search/SearchScreen')) },
   // Memories, Conversations, Connections, Events & webhooks, API keys: added below this line.
   { path: '/memories', label: 'Memories', screen: lazy(() => import('../screens/memories/MemoriesScreen')) },
   { path: '/conversations', label: 'Conversations', screen: lazy(() => import('../screens/conversations/ConversationsScreen')) },
