@@ -1,31 +1,20 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Locator } from 'playwright-core';
 import { checkPhoneLayout, screenshot, seriousViolations } from './page-checks';
 import { signedInPage, useConsole } from './console-fixture';
+import { useLoopbackServer } from './loopback-server';
 
 const GOOD_TOKEN = 'good-token-0123456789';
 const WRONG_TOKEN = 'wrong-token-9876543210';
-
-/** A REST API on 127.0.0.1 whose health check wants `Authorization: Bearer <GOOD_TOKEN>` (the catalog's rest-api verification). */
-async function startProvider(): Promise<{ url: string; server: Server }> {
-  const server = createServer((request, response) => {
-    const authorized = request.url === '/health' && request.headers.authorization === `Bearer ${GOOD_TOKEN}`;
-    response.writeHead(authorized ? 200 : 401, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: authorized }));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
-}
 
 /** Connections: the catalog by category, forms generated from JSON Schema refusing bad input inline, tests, edits. */
 describe('console: connections', () => {
   // Connection tests go through the egress port, which refuses loopback unless allowed.
   const lore = useConsole({ LORE_EGRESS_ALLOW: '127.0.0.1' });
-  let provider: Awaited<ReturnType<typeof startProvider>>;
-  beforeAll(async () => {
-    provider = await startProvider();
+  // A REST API whose health check wants `Authorization: Bearer <GOOD_TOKEN>` (the catalog's rest-api verification).
+  const provider = useLoopbackServer((request, response) => {
+    const authorized = request.url === '/health' && request.headers.authorization === `Bearer ${GOOD_TOKEN}`;
+    response.writeHead(authorized ? 200 : 401, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: authorized }));
   });
-  afterAll(() => new Promise<void>((resolve) => provider.server.close(() => resolve())));
 
   it('refuses bad input inline, creates a connection, tests it, rotates its credential and never shows a secret', async () => {
     const { page, problems, workspace } = await signedInPage(lore, '/connections');

@@ -1,36 +1,27 @@
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Locator } from 'playwright-core';
 import { until } from '@lore/platform/testing';
 import { checkPhoneLayout, screenshot, seriousViolations } from './page-checks';
 import { signedInPage, useConsole } from './console-fixture';
+import { useLoopbackServer } from './loopback-server';
 
-/** A webhook endpoint on 127.0.0.1 that records each POST's headers and answers 200. */
-async function startReceiver(): Promise<{ url: string; server: Server; received: IncomingHttpHeaders[] }> {
+/** Events and webhooks: the live tail, a webhook created, delivered, redelivered, disabled and enabled again. */
+describe('console: events and webhooks', () => {
+  // Deliveries go through the egress port (loopback allowed for the receiver) and are polled often.
+  const lore = useConsole({ LORE_EGRESS_ALLOW: '127.0.0.1', WEBHOOK_POLL_MS: '100', WEBHOOK_RETRY_SCHEDULE_MS: '200,400,800' });
+  // The webhook endpoint: records each POST's headers and answers 200.
   const received: IncomingHttpHeaders[] = [];
-  const server = createServer((request, response) => {
+  const server = useLoopbackServer((request, response) => {
     request.resume();
     request.on('end', () => {
       received.push(request.headers);
       response.writeHead(200).end('ok');
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, server, received };
-}
-
-/** Events and webhooks: the live tail, a webhook created, delivered, redelivered, disabled and enabled again. */
-describe('console: events and webhooks', () => {
-  // Deliveries go through the egress port (loopback allowed for the receiver) and are polled often.
-  const lore = useConsole({ LORE_EGRESS_ALLOW: '127.0.0.1', WEBHOOK_POLL_MS: '100', WEBHOOK_RETRY_SCHEDULE_MS: '200,400,800' });
-  let receiver: Awaited<ReturnType<typeof startReceiver>>;
-  beforeAll(async () => {
-    receiver = await startReceiver();
-  });
-  afterAll(() => new Promise<void>((resolve) => receiver.server.close(() => resolve())));
 
   it('tails the event stream, creates a webhook whose secret is shown once, and redelivers a delivery from its log', async () => {
     const { page, problems, workspace } = await signedInPage(lore, '/events');
+    const hookUrl = `${server.url}/hook`;
     await workspace.lore.memories.create({ memory: 'Takes the 8:10 train' });
 
     // The tail from the oldest kept event, memory context only: the earlier event, then a live one.
@@ -44,7 +35,7 @@ describe('console: events and webhooks', () => {
     await page.getByRole('button', { name: 'Stop tail' }).click();
 
     const form = page.getByRole('form', { name: 'Add a webhook' });
-    await form.getByLabel('Endpoint URL').fill(receiver.url);
+    await form.getByLabel('Endpoint URL').fill(hookUrl);
     await form.getByLabel('Event types').fill('memory.*');
     await form.getByRole('button', { name: 'Add webhook' }).click();
     const shown = page.getByRole('region', { name: 'Webhook created' });
@@ -52,18 +43,18 @@ describe('console: events and webhooks', () => {
     await shown.getByRole('button', { name: 'Done, hide it' }).click();
 
     await workspace.lore.memories.create({ memory: 'Allergic to peanuts' });
-    await until(async () => receiver.received.length, (count) => count === 1);
-    const row = page.getByRole('table', { name: 'Webhooks' }).locator('tr', { hasText: receiver.url });
+    await until(async () => received.length, (count) => count === 1);
+    const row = page.getByRole('table', { name: 'Webhooks' }).locator('tr', { hasText: hookUrl });
     await row.getByRole('button', { name: 'Deliveries' }).click();
-    const log = page.getByRole('region', { name: `Deliveries to ${receiver.url}` });
+    const log = page.getByRole('region', { name: `Deliveries to ${hookUrl}` });
     const delivery = log.getByRole('table', { name: 'Deliveries, newest first' }).locator('tbody tr').first();
     await until(() => refreshed(log, delivery), (text) => /delivered/.test(text));
     await expect(delivery.textContent()).resolves.toMatch(/memory\.created.*delivered1.*HTTP 200/);
 
     // Redelivered: the endpoint gets the same event again (same webhook-id), the log counts a second attempt.
     await delivery.getByRole('button', { name: /^Redeliver memory\.created/ }).click();
-    await until(async () => receiver.received.length, (count) => count === 2);
-    expect(receiver.received[1]?.['webhook-id']).toBe(receiver.received[0]?.['webhook-id']);
+    await until(async () => received.length, (count) => count === 2);
+    expect(received[1]?.['webhook-id']).toBe(received[0]?.['webhook-id']);
     await until(() => refreshed(log, delivery), (text) => /delivered2/.test(text));
 
     await row.getByRole('button', { name: 'Disable' }).click();

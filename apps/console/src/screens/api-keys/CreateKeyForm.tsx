@@ -3,7 +3,7 @@ import type { ReplyOf } from '@lore/client';
 import { useLore } from '../../app/lore-context';
 import { ErrorBanner } from '../../ui/ErrorBanner';
 import { TextAreaField, TextField } from '../../ui/fields';
-import { issuesByField } from '../shared/api-issues';
+import { formIssues } from '../shared/api-issues';
 import { useSubmit } from '../shared/use-answer';
 import { createKeyBody, EMPTY_KEY_FORM, PERMISSION_ACTIONS, PERMISSION_RESOURCES, type KeyFormValues } from './key-request';
 
@@ -32,12 +32,11 @@ export function CreateKeyForm({ onCreated }: { onCreated: (key: ReplyOf<'create_
     });
   };
 
-  const issues = issuesByField(request.error, FIELDS);
-  const issue = (field: string) => issues[field]?.join('; ');
+  const { of: issue, unplaced } = formIssues(request.error, FIELDS);
   return (
     <form className="card stack" onSubmit={submit} aria-labelledby="create-key-title">
       <h2 id="create-key-title">Create a key</h2>
-      {issues[''] === undefined ? null : <ErrorBanner error={request.error} />}
+      {unplaced ? <ErrorBanner error={request.error} /> : null}
       <TextField label="Label" name="label" required maxLength={255} value={values.label} onChange={(label) => set({ label })} error={issue('label')} />
       <fieldset aria-describedby={issue('permissions') === undefined ? undefined : 'key-permissions-error'}>
         <legend>Permissions</legend>

@@ -6,16 +6,12 @@ import { ErrorBanner } from '../../ui/ErrorBanner';
 import { SelectField } from '../../ui/fields';
 import { PagedTable, type Column } from '../../ui/PagedTable';
 import { offsetPage, skipOf, usePaged, type Page } from '../../ui/paging';
+import { anyOf } from '../shared/options';
 import { useSubmit } from '../shared/use-answer';
 
 const PAGE_SIZE = 20;
 type StatusFilter = '' | 'active' | 'inactive' | 'revoked';
-const STATUSES = [
-  { value: '', label: 'any' },
-  { value: 'active', label: 'active' },
-  { value: 'inactive', label: 'inactive' },
-  { value: 'revoked', label: 'revoked' },
-] as const;
+const STATUSES = anyOf(['active', 'inactive', 'revoked'] as const);
 
 async function keyPage(lore: LoreClient, status: StatusFilter, token: string | null): Promise<Page<ApiKey>> {
   const skip = skipOf(token);

@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { SelectField, TextField } from '../../ui/fields';
+import { anyOf } from '../shared/options';
 
 export interface ConversationQuery {
   /** Empty: the signed-in user's own conversations. */
@@ -10,11 +11,7 @@ export interface ConversationQuery {
   readonly collectionId?: string;
 }
 
-const STATUSES = [
-  { value: '', label: 'any' },
-  { value: 'active', label: 'active' },
-  { value: 'archived', label: 'archived' },
-] as const;
+const STATUSES = anyOf(['active', 'archived'] as const);
 
 /** Owner, status, title and collection filters, applied on submit. */
 export function ConversationFilters({ value, onChange }: { value: ConversationQuery; onChange: (query: ConversationQuery) => void }) {

@@ -3,7 +3,7 @@ import type { ReplyOf } from '@lore/client';
 import { useLore } from '../../app/lore-context';
 import { ErrorBanner } from '../../ui/ErrorBanner';
 import { TextField } from '../../ui/fields';
-import { issuesByField } from '../shared/api-issues';
+import { formIssues } from '../shared/api-issues';
 import { useSubmit } from '../shared/use-answer';
 import { filterList } from './tail-buffer';
 
@@ -26,12 +26,11 @@ export function CreateWebhookForm({ onCreated }: { onCreated: (webhook: ReplyOf<
     });
   };
 
-  const issues = issuesByField(request.error, FIELDS);
-  const issue = (field: string) => issues[field]?.join('; ');
+  const { of: issue, unplaced } = formIssues(request.error, FIELDS);
   return (
     <form className="card stack" onSubmit={submit} aria-labelledby="create-webhook-title">
       <h2 id="create-webhook-title">Add a webhook</h2>
-      {issues[''] === undefined ? null : <ErrorBanner error={request.error} />}
+      {unplaced ? <ErrorBanner error={request.error} /> : null}
       <TextField label="Endpoint URL" name="url" type="url" required maxLength={2000} value={url} onChange={setUrl} error={issue('url')} />
       <TextField label="Event types" name="event_types" value={eventTypes} onChange={setEventTypes} placeholder="memory.created, conversation.*" error={issue('event_types')} hint="Comma-separated; empty: every event" />
       <TextField label="Description" name="description" maxLength={500} value={description} onChange={setDescription} error={issue('description')} />

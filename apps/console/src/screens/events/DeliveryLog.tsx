@@ -5,16 +5,12 @@ import { ErrorBanner } from '../../ui/ErrorBanner';
 import { SelectField } from '../../ui/fields';
 import { PagedTable, type Column } from '../../ui/PagedTable';
 import { cursorPage, usePaged, type Page } from '../../ui/paging';
+import { anyOf } from '../shared/options';
 import { useSubmit } from '../shared/use-answer';
 
 const PAGE_SIZE = 20;
 type StatusFilter = '' | 'pending' | 'delivered' | 'failed';
-const STATUSES = [
-  { value: '', label: 'any' },
-  { value: 'pending', label: 'pending' },
-  { value: 'delivered', label: 'delivered' },
-  { value: 'failed', label: 'failed' },
-] as const;
+const STATUSES = anyOf(['pending', 'delivered', 'failed'] as const);
 
 async function deliveryPage(lore: LoreClient, webhookId: string, status: StatusFilter, cursor: string | null): Promise<Page<WebhookDelivery>> {
   const page = await lore.webhooks.listDeliveries(webhookId, { limit: PAGE_SIZE, ...(status === '' ? {} : { status }), ...(cursor === null ? {} : { cursor }) });

@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { SelectField, TextField } from '../../ui/fields';
+import { anyOf } from '../shared/options';
 
 export type MemoryType = 'user' | 'agent' | 'team' | 'workflow';
 
@@ -11,13 +12,7 @@ export interface MemoryQuery {
   readonly contains?: string;
 }
 
-const TYPES = [
-  { value: '', label: 'any' },
-  { value: 'user', label: 'user' },
-  { value: 'agent', label: 'agent' },
-  { value: 'team', label: 'team' },
-  { value: 'workflow', label: 'workflow' },
-] as const;
+const TYPES = anyOf(['user', 'agent', 'team', 'workflow'] as const);
 
 /** Whose memories, of which type, containing what: applied on submit, so typing does not refetch. */
 export function MemoryFilters({ value, onChange }: { value: MemoryQuery; onChange: (query: MemoryQuery) => void }) {

@@ -40,3 +40,9 @@ export function issuesByField(error: unknown, fields: readonly string[]): Record
   }
   return byField;
 }
+
+/** A form's API refusal split for display: each named field's messages joined, and whether any message names no field. */
+export function formIssues(error: unknown, fields: readonly string[]): { of: (field: string) => string | undefined; unplaced: boolean } {
+  const byField = issuesByField(error, fields);
+  return { of: (field) => byField[field]?.join('; '), unplaced: byField[''] !== undefined };
+}
