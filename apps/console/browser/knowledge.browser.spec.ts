@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { until } from '@lore/platform/testing';
 import { checkPhoneLayout, screenshot, seriousViolations } from './page-checks';
-import { signedInPage, useConsole } from './console-fixture';
+import { newPage, signedInPage, signIn, useConsole } from './console-fixture';
 
 const TEA = '# Green tea\n\nBrew green tea with water at 80 degrees for two minutes; boiling water makes it bitter.\n';
 const KETTLE = 'Descale the kettle every month with citric acid, then rinse it twice.\n';
@@ -86,6 +86,19 @@ describe('console: knowledge', () => {
     await page.getByLabel('Files to upload').setInputFiles({ name: 'report.pdf', mimeType: 'application/pdf', buffer: Buffer.from('this is not a PDF') });
     await expect(page.getByRole('alert').textContent()).resolves.toMatch(/^HTTP 4\d\d: .*PDF/i);
     expect((await workspace.lore.contents.list({ collection_id: collection.id })).contents).toEqual([]);
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it('signed in with an API key lacking events:read, says live status is off and follows processing by polling', async () => {
+    const workspace = await lore.freshWorkspace();
+    const collection = await workspace.lore.collections.create({ name: 'Key-only' });
+    const key = await workspace.lore.apiKeys.create({ label: 'console', permissions: ['collections:read', 'collections:write'] });
+    const { page, problems } = await newPage(lore);
+    await signIn(lore, page, key.key, `/knowledge/${collection.id}`);
+    await expect(page.getByRole('status').filter({ hasText: 'Live status unavailable' }).textContent()).resolves.toMatch(/HTTP 403: .*events:read.*refreshing every 2 s/);
+    await page.getByLabel('Files to upload').setInputFiles({ name: 'kettle.txt', mimeType: 'text/plain', buffer: Buffer.from(KETTLE) });
+    await page.getByRole('table', { name: 'Contents' }).getByRole('row').filter({ hasText: 'kettle.txt' }).getByText('completed', { exact: true }).waitFor();
     expect(problems).toEqual([]);
     await page.context().close();
   });
