@@ -181,11 +181,8 @@ const scopeConstraints = [
  * the rule would report that as a "relative import of an external resource", so app files may.
  */
 const REGISTRY_IMPORTS = ['../contexts'];
-/**
- * The console's browser tests (apps/console/browser) run Lore as the other apps' e2e specs do:
- * the standalone in-process, the distributed topology from its fixture.
- */
-const CONSOLE_TEST_IMPORTS = ['../../standalone/bootstrap', '../../gateway/distributed-topology.fixture'];
+/** The console's browser tests (apps/console/browser) start the standalone in-process, as its own e2e specs do. */
+const CONSOLE_TEST_IMPORTS = ['../../standalone/bootstrap'];
 
 /** @param {{ inTests: boolean, inApps?: boolean, allow?: string[] }} opts */
 const boundaries = ({ inTests, inApps = false, allow = [] }) => [

@@ -39,8 +39,7 @@ export interface ConsoleUnderTest {
  * the gateway serves the current dist/console.
  */
 export function useConsole(env: NodeJS.ProcessEnv = {}): ConsoleUnderTest {
-  const dataDir = mkdtempSync(join(tmpdir(), 'lore-console-'));
-  let running: Awaited<ReturnType<typeof startStandalone>> | undefined;
+  let stopLore: (() => Promise<void>) | undefined;
   const under = {
     url: '',
     browser: undefined as unknown as Browser,
@@ -51,20 +50,33 @@ export function useConsole(env: NodeJS.ProcessEnv = {}): ConsoleUnderTest {
     },
   };
   beforeAll(async () => {
-    running = await startStandalone({ ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, AUTH_JWT_SECRET: JWT_SECRET, LOG_LEVEL: 'silent', LORE_MASTER_KEY: '', MODELS_DIR: modelsDirForTests(), ...env });
-    under.url = running.url;
+    const lore = await standalone(env);
+    stopLore = lore.stop;
+    under.url = lore.url;
     under.browser = await chromium.launch({
       executablePath: process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium',
       headless: true,
       args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     });
-  }, 60_000);
+  }, 90_000);
   afterAll(async () => {
     await under.browser?.close();
-    await running?.app.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    await stopLore?.();
   });
   return under;
+}
+
+/** Lore in this process, as `npm start` runs it, with a temporary DATA_DIR. */
+async function standalone(env: NodeJS.ProcessEnv): Promise<{ url: string; stop: () => Promise<void> }> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'lore-console-'));
+  const running = await startStandalone({ ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, AUTH_JWT_SECRET: JWT_SECRET, LOG_LEVEL: 'silent', LORE_MASTER_KEY: '', MODELS_DIR: modelsDirForTests(), ...env });
+  return {
+    url: running.url,
+    stop: async () => {
+      await running.app.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
 }
 
 /** A page of its own (fresh sessionStorage) that records what the console must never do: throw, or break its CSP. */

@@ -1,6 +1,7 @@
 import type { Page } from 'playwright-core';
+import { until } from '@lore/platform/testing';
 import { checkPhoneLayout, screenshot, seriousViolations } from './page-checks';
-import { signedInPage, useConsole } from './console-fixture';
+import { newPage, signedInPage, signIn, useConsole } from './console-fixture';
 
 const TEA = '# Green tea\n\nBrew green tea with water at 80 degrees for two minutes; boiling water makes it bitter.\n';
 const KETTLE = 'Descale the kettle every month with citric acid, then rinse it twice.\n';
@@ -60,6 +61,44 @@ describe('console: knowledge', () => {
     await page.getByRole('button', { name: 'Search', exact: true }).click();
     const hybrid = page.getByRole('region', { name: 'Hybrid results' });
     await expect(hybrid.getByRole('listitem').first().getByRole('link').textContent()).resolves.toBe('tea.md');
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it("shows an upload's progress and cancels it; a file Lore cannot read is refused with the API's message", async () => {
+    const { page, problems, workspace } = await signedInPage(lore, '/knowledge');
+    const collection = await workspace.lore.collections.create({ name: 'Inbox' });
+    await page.goto(`${lore.url}/console/knowledge/${collection.id}`);
+    // Uploads slowed to 64 KB/s (Chromium's network emulation), so progress is seen part-way.
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 64 * 1024 });
+    await page.getByLabel('Files to upload').setInputFiles({ name: 'big.txt', mimeType: 'text/plain', buffer: Buffer.alloc(2 * 1024 * 1024, 'tea leaves ') });
+    const progress = page.getByRole('progressbar', { name: 'Uploading big.txt' });
+    // Polled from the test (page.waitForFunction would eval in the page, which the console's CSP refuses).
+    const sent = await until(() => page.evaluate<[number, number] | null>(`(() => { const bar = document.querySelector('progress[aria-label="Uploading big.txt"]'); return bar && [bar.value, bar.max]; })()`), (bar) => bar !== null && bar[0] > 0);
+    expect(sent?.[0]).toBeLessThan(sent?.[1] ?? 0);
+    await page.getByRole('button', { name: 'Cancel the upload of big.txt' }).click();
+    await page.getByRole('alert').getByText('The upload of big.txt was cancelled').waitFor();
+    expect(await progress.count()).toBe(0);
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+    await page.getByRole('button', { name: 'Dismiss' }).click();
+
+    await page.getByLabel('Files to upload').setInputFiles({ name: 'report.pdf', mimeType: 'application/pdf', buffer: Buffer.from('this is not a PDF') });
+    await expect(page.getByRole('alert').textContent()).resolves.toMatch(/^HTTP 4\d\d: .*PDF/i);
+    expect((await workspace.lore.contents.list({ collection_id: collection.id })).contents).toEqual([]);
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it('signed in with an API key lacking events:read, says live status is off and follows processing by polling', async () => {
+    const workspace = await lore.freshWorkspace();
+    const collection = await workspace.lore.collections.create({ name: 'Key-only' });
+    const key = await workspace.lore.apiKeys.create({ label: 'console', permissions: ['collections:read', 'collections:write'] });
+    const { page, problems } = await newPage(lore);
+    await signIn(lore, page, key.key, `/knowledge/${collection.id}`);
+    await expect(page.getByRole('status').filter({ hasText: 'Live status unavailable' }).textContent()).resolves.toMatch(/HTTP 403: .*events:read.*refreshing every 2 s/);
+    await page.getByLabel('Files to upload').setInputFiles({ name: 'kettle.txt', mimeType: 'text/plain', buffer: Buffer.from(KETTLE) });
+    await page.getByRole('table', { name: 'Contents' }).getByRole('row').filter({ hasText: 'kettle.txt' }).getByText('completed', { exact: true }).waitFor();
     expect(problems).toEqual([]);
     await page.context().close();
   });

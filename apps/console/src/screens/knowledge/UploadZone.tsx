@@ -11,6 +11,7 @@ interface Upload {
   readonly sent: number;
   readonly total: number;
   readonly error: unknown;
+  readonly abort: () => void;
 }
 
 /** The formats Lore extracts text from (README "Knowledge"). */
@@ -31,8 +32,8 @@ export function UploadZone({ collectionId, onUploaded }: { collectionId: string;
   const start = (files: readonly File[]) => {
     for (const file of files) {
       const key = `${file.name}-${Math.random().toString(36).slice(2)}`;
-      setUploads((all) => [...all, { key, name: file.name, sent: 0, total: file.size, error: null }]);
-      const { done } = uploadFile(session, collectionId, file, (sent, total) => change(key, { sent, total }));
+      const { done, abort } = uploadFile(session, collectionId, file, (sent, total) => change(key, { sent, total }));
+      setUploads((all) => [...all, { key, name: file.name, sent: 0, total: file.size, error: null, abort }]);
       done.then(
         (content) => {
           setUploads((all) => all.filter((u) => u.key !== key));
@@ -83,7 +84,12 @@ export function UploadZone({ collectionId, onUploaded }: { collectionId: string;
           {uploads.map((upload) => (
             <li key={upload.key}>
               {upload.error === null ? (
-                <Progress label={`Uploading ${upload.name}`} value={upload.sent} max={Math.max(upload.total, 1)} />
+                <div className="row">
+                  <Progress label={`Uploading ${upload.name}`} value={upload.sent} max={Math.max(upload.total, 1)} />
+                  <button type="button" onClick={upload.abort} aria-label={`Cancel the upload of ${upload.name}`}>
+                    Cancel
+                  </button>
+                </div>
               ) : (
                 <ErrorBanner error={upload.error} onDismiss={() => setUploads((all) => all.filter((u) => u.key !== upload.key))} />
               )}
