@@ -66,7 +66,8 @@ describe('console: connections', () => {
   it('shows a check only the API makes (an expired OAuth token) under the field it names', async () => {
     const { page, problems } = await signedInPage(lore, '/connections');
     await page.getByLabel('Category').selectOption('developer_tools');
-    await page.getByRole('button', { name: 'Connect GitHub' }).click();
+    await page.getByLabel('Name or tag').fill('github');
+    await page.getByRole('button', { name: 'Connect GitHub', exact: true }).click();
     const form = page.getByRole('region', { name: 'Connect GitHub' });
     await form.getByLabel('Authentication').selectOption({ label: 'GitHub OAuth app' });
     await form.getByLabel('Access token').fill('gho_expired-token');

@@ -2,21 +2,23 @@ import { useMemo, useState } from 'react';
 import type { Integration } from '@lore/client';
 import { useLore } from '../../app/lore-context';
 import { ErrorBanner } from '../../ui/ErrorBanner';
-import { SelectField } from '../../ui/fields';
+import { SelectField, TextField } from '../../ui/fields';
 import { Loading } from '../../ui/states';
 import { useAnswer } from '../shared/use-answer';
 
 const PAGE_SIZE = 12;
 
-/** The integration catalog (one answer, unpaged by the API) browsed by category, a dozen entries at a time. */
+/** The integration catalog (one answer, unpaged by the API) browsed by category or name, a dozen entries at a time. */
 export function Catalog({ onConnect }: { onConnect: (entry: Integration) => void }) {
   const { lore } = useLore();
   const catalog = useAnswer(() => lore.integrations.list(), 'catalog');
   const [category, setCategory] = useState('');
+  const [name, setName] = useState('');
   const [shownCount, setShownCount] = useState(PAGE_SIZE);
   const entries = catalog.value ?? [];
   const categories = useMemo(() => [...new Set(entries.flatMap((entry) => entry.categories))].sort(), [entries]);
-  const matching = entries.filter((entry) => category === '' || entry.categories.includes(category));
+  const needle = name.trim().toLowerCase();
+  const matching = entries.filter((entry) => (category === '' || entry.categories.includes(category)) && (needle === '' || `${entry.name} ${entry.tags.join(' ')}`.toLowerCase().includes(needle)));
 
   return (
     <section aria-labelledby="catalog-title">
@@ -31,7 +33,17 @@ export function Catalog({ onConnect }: { onConnect: (entry: Integration) => void
             setCategory(value);
             setShownCount(PAGE_SIZE);
           }}
-          options={[{ value: '', label: `all (${entries.length})` }, ...categories.map((name) => ({ value: name, label: name }))]}
+          options={[{ value: '', label: `all (${entries.length})` }, ...categories.map((value) => ({ value, label: value }))]}
+        />
+        <TextField
+          label="Name or tag"
+          name="catalog_search"
+          type="search"
+          value={name}
+          onChange={(value) => {
+            setName(value);
+            setShownCount(PAGE_SIZE);
+          }}
         />
       </div>
       {catalog.loading ? <Loading what="the catalog" /> : null}

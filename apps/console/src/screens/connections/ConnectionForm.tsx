@@ -32,7 +32,9 @@ export default function ConnectionForm({ entry, connection, onSaved, onCancel }:
   const mode = connection === undefined ? 'create' : 'edit';
   const [methodId, setMethodId] = useState(connection?.auth_method_id ?? entry.default_auth_method_id);
   const method = authMethodOf(entry, methodId);
-  const schema = useMemo(() => connectionFormSchema(entry, method, mode), [entry, method, mode]);
+  // Editing with the stored method, credentials are an optional rotation; switching methods needs the new method's credentials.
+  const credentialMode = mode === 'edit' && methodId === connection?.auth_method_id ? 'edit' : 'create';
+  const schema = useMemo(() => connectionFormSchema(entry, method, credentialMode), [entry, method, credentialMode]);
   const uiSchema = useMemo(() => connectionUiSchema(method), [method]);
   // Credentials start as an empty object, not absent, so each required field is reported missing (as the API checks absent credentials).
   const [data, setData] = useState<ConnectionFormData>(() => ({ label: connection?.label ?? entry.name, config: connection?.config ?? {}, credentials: {} }));
@@ -45,7 +47,7 @@ export default function ConnectionForm({ entry, connection, onSaved, onCancel }:
     setApiErrors(undefined);
     setUnplaced([]);
     try {
-      const credentials = credentialsToSend(submitted, mode);
+      const credentials = credentialsToSend(submitted, credentialMode);
       const saved = connection
         ? await lore.connections.update(connection.id, {
             label: submitted.label ?? connection.label,
