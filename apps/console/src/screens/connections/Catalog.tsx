@@ -1,4 +1,4 @@
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import type { Integration } from '@lore/client';
 import { useLore } from '../../app/lore-context';
 import { ErrorBanner } from '../../ui/ErrorBanner';
@@ -15,6 +15,8 @@ export function Catalog({ onConnect }: { onConnect: (entry: Integration) => void
   const [category, setCategory] = useState('');
   const [name, setName] = useState('');
   const [shownCount, setShownCount] = useState(PAGE_SIZE);
+  // Another filter starts again from the first dozen.
+  useEffect(() => setShownCount(PAGE_SIZE), [category, name]);
   const entries = catalog.value ?? [];
   const categories = useMemo(() => [...new Set(entries.flatMap((entry) => entry.categories))].sort(), [entries]);
   const needle = name.trim().toLowerCase();
@@ -29,10 +31,7 @@ export function Catalog({ onConnect }: { onConnect: (entry: Integration) => void
           label="Category"
           name="category"
           value={category}
-          onChange={(value) => {
-            setCategory(value);
-            setShownCount(PAGE_SIZE);
-          }}
+          onChange={setCategory}
           options={[{ value: '', label: `all (${entries.length})` }, ...categories.map((value) => ({ value, label: value }))]}
         />
         <TextField
@@ -40,10 +39,7 @@ export function Catalog({ onConnect }: { onConnect: (entry: Integration) => void
           name="catalog_search"
           type="search"
           value={name}
-          onChange={(value) => {
-            setName(value);
-            setShownCount(PAGE_SIZE);
-          }}
+          onChange={setName}
         />
       </div>
       {catalog.loading ? <Loading what="the catalog" /> : null}
