@@ -44,8 +44,14 @@ describe('console: memories', () => {
     const dialog = page.getByRole('dialog', { name: 'Delete this memory?' });
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await expect(dialog.isVisible()).resolves.toBe(false);
-    await table.getByRole('button', { name: /^Delete “Prefers green tea/ }).click();
-    await dialog.getByRole('button', { name: 'Delete' }).click();
+    // The second time by keyboard only: Enter on the row's button, the dialog opens on Cancel, Tab to Delete, Enter.
+    await table.getByRole('button', { name: /^Delete “Prefers green tea/ }).focus();
+    await page.keyboard.press('Enter');
+    await dialog.waitFor();
+    await expect(page.evaluate('document.activeElement.textContent')).resolves.toBe('Cancel');
+    await page.keyboard.press('Tab');
+    await expect(page.evaluate('document.activeElement.textContent')).resolves.toBe('Delete');
+    await page.keyboard.press('Enter');
     await table.getByText('Prefers green tea brewed at 75 degrees').waitFor({ state: 'detached' });
     await expect(workspace.lore.memories.get(teaId, { user_id: 'alice' })).rejects.toMatchObject({ status: 404 });
 
