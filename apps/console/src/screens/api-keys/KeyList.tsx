@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import type { ApiKey, LoreClient } from '@lore/client';
 import { useLore } from '../../app/lore-context';
 import { ConfirmDialog } from '../../ui/ConfirmDialog';
@@ -26,7 +26,6 @@ export function KeyList({ version }: { version: number }) {
   const paged = usePaged((token) => keyPage(lore, status, token), `${status}/${version}`);
   const [revoking, setRevoking] = useState<ApiKey | undefined>();
   const request = useSubmit();
-  useEffect(() => setRevoking(undefined), [version]);
 
   const revoke = (key: ApiKey) => {
     setRevoking(undefined);

@@ -42,6 +42,12 @@ export default function ConnectionForm({ entry, connection, onSaved, onCancel }:
   const [unplaced, setUnplaced] = useState<string[]>([]);
   const [busy, setBusy] = useState(false);
 
+  // Another method has other credential fields: what was typed for the previous one is dropped.
+  const chooseMethod = (id: string) => {
+    setMethodId(id);
+    setData((current) => ({ ...current, credentials: {} }));
+  };
+
   const save = async (submitted: ConnectionFormData) => {
     setBusy(true);
     setApiErrors(undefined);
@@ -74,7 +80,7 @@ export default function ConnectionForm({ entry, connection, onSaved, onCancel }:
         {entry.description} <a href={entry.docs_url} target="_blank" rel="noreferrer">Documentation</a>
       </p>
       {entry.auth_methods.length > 1 && (
-        <SelectField label="Authentication" name="auth_method_id" value={methodId} onChange={setMethodId} options={entry.auth_methods.map((m) => ({ value: m.id, label: m.label }))} />
+        <SelectField label="Authentication" name="auth_method_id" value={methodId} onChange={chooseMethod} options={entry.auth_methods.map((m) => ({ value: m.id, label: m.label }))} />
       )}
       {unplaced.length > 0 && (
         <div role="alert" className="banner error">

@@ -26,6 +26,8 @@ export default function ConnectionsScreen() {
       {editing && (
         <Suspense fallback={<Loading what="the form" />}>
           <ConnectionForm
+            // A form per entry and connection: opening another starts from its own state.
+            key={`${editing.entry.id}/${editing.connection?.id ?? 'new'}`}
             entry={editing.entry}
             {...(editing.connection ? { connection: editing.connection } : {})}
             onSaved={() => { setEditing(undefined); setListVersion((n) => n + 1); }}
