@@ -22,7 +22,7 @@ export default function ConversationsScreen() {
           setShown((n) => n + 1); setOpenId(undefined); }} />
       <div>
         <ConversationList query={query} shown={shown} selected={openId} onOpen={setOpenId} />
-        {openId !== undefined && <ConversationDetail conversationId={openId} userId={query.userId} onClose={() => setOpenId(undefined)} />}
+        {openId !== undefined && <ConversationDetail key={openId} conversationId={openId} userId={query.userId} onClose={() => setOpenId(undefined)} />}
       </div>
     </section>
   );
