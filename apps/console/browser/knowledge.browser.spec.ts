@@ -20,6 +20,14 @@ async function dropFiles(page: Page, files: Record<string, string>): Promise<voi
 describe('console: knowledge', () => {
   const lore = useConsole();
 
+  /** A signed-in page on a new collection's page (the collection made with the SDK). */
+  async function collectionPage(name: string) {
+    const signedIn = await signedInPage(lore, '/knowledge');
+    const collection = await signedIn.workspace.lore.collections.create({ name });
+    await signedIn.page.goto(`${lore.url}/console/knowledge/${collection.id}`);
+    return { ...signedIn, collection };
+  }
+
   it('creates a collection, shows the API refusal inline, and lists it with its stats', async () => {
     const { page, problems, workspace } = await signedInPage(lore, '/knowledge');
     await workspace.lore.collections.create({ name: 'Handbook', description: 'Company handbook', tags: ['hr'] });
@@ -42,9 +50,7 @@ describe('console: knowledge', () => {
   });
 
   it('uploads by drag and drop and by the file input, follows processing live, and the upload is a search hit', async () => {
-    const { page, problems, workspace } = await signedInPage(lore, '/knowledge');
-    const collection = await workspace.lore.collections.create({ name: 'Kitchen' });
-    await page.goto(`${lore.url}/console/knowledge/${collection.id}`);
+    const { page, problems } = await collectionPage('Kitchen');
     await page.getByText('Processing status updates live (event stream).').waitFor();
     await dropFiles(page, { 'tea.md': TEA });
     await page.getByLabel('Files to upload').setInputFiles({ name: 'kettle.txt', mimeType: 'text/plain', buffer: Buffer.from(KETTLE) });
@@ -66,9 +72,7 @@ describe('console: knowledge', () => {
   });
 
   it("shows an upload's progress and cancels it; a file Lore cannot read is refused with the API's message", async () => {
-    const { page, problems, workspace } = await signedInPage(lore, '/knowledge');
-    const collection = await workspace.lore.collections.create({ name: 'Inbox' });
-    await page.goto(`${lore.url}/console/knowledge/${collection.id}`);
+    const { page, problems, workspace, collection } = await collectionPage('Inbox');
     // Uploads slowed to 64 KB/s (Chromium's network emulation), so progress is seen part-way.
     const cdp = await page.context().newCDPSession(page);
     await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 64 * 1024 });
@@ -104,11 +108,10 @@ describe('console: knowledge', () => {
   });
 
   it('browses a content\'s chunks and edits one in place; reprocesses, downloads and deletes a content', async () => {
-    const { page, problems, workspace } = await signedInPage(lore, '/knowledge');
-    const collection = await workspace.lore.collections.create({ name: 'Pantry' });
+    const { page, problems, workspace, collection } = await collectionPage('Pantry');
     const file = await workspace.lore.contents.upload({ collection_id: collection.id, file: new Blob([KETTLE]), filename: 'kettle.txt' });
     await workspace.lore.contents.waitUntilProcessed(file.id);
-    await page.goto(`${lore.url}/console/knowledge/${collection.id}`);
+    await page.reload();
     const row = page.getByRole('table', { name: 'Contents' }).getByRole('row').filter({ hasText: 'kettle.txt' });
 
     const download = page.waitForEvent('download');
@@ -148,9 +151,7 @@ describe('console: knowledge', () => {
   });
 
   it('edits a collection\'s settings and embedding model, shows a refusal, and deletes the collection', async () => {
-    const { page, problems, workspace } = await signedInPage(lore, '/knowledge');
-    const collection = await workspace.lore.collections.create({ name: 'Drafts' });
-    await page.goto(`${lore.url}/console/knowledge/${collection.id}`);
+    const { page, problems, workspace, collection } = await collectionPage('Drafts');
     await page.getByRole('button', { name: 'Edit settings' }).click();
     const form = page.getByRole('form', { name: 'Collection settings' });
     await form.getByLabel('Embedding model').fill('no-such/model');

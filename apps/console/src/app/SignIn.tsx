@@ -1,4 +1,5 @@
 import { useState, type FormEvent } from 'react';
+import { useAction } from '../ui/action';
 import { ErrorBanner } from '../ui/ErrorBanner';
 import { TextField } from '../ui/fields';
 import { verifySession, type Session } from './session';
@@ -7,22 +8,15 @@ import { verifySession, type Session } from './session';
 export function SignIn({ onSignedIn }: { onSignedIn: (session: Session) => void }) {
   const [token, setToken] = useState('');
   const [workspaceId, setWorkspaceId] = useState('');
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     const session: Session = workspaceId.trim() === '' ? { token: token.trim() } : { token: token.trim(), workspaceId: workspaceId.trim() };
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       await verifySession(session);
       onSignedIn(session);
-    } catch (failure) {
-      setError(failure);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (

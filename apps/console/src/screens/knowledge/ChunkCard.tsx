@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import type { Chunk } from '@lore/client';
 import { useLore } from '../../app/lore-context';
+import { useAction } from '../../ui/action';
 import { ErrorBanner } from '../../ui/ErrorBanner';
 import { fieldErrors } from '../../ui/errors';
 import { TextAreaField } from '../../ui/fields';
@@ -25,9 +26,8 @@ export function ChunkCard({ chunk, onSaved }: { chunk: Chunk; onSaved: (chunk: C
   const [editing, setEditing] = useState(false);
   const [text, setText] = useState(chunk.content);
   const [metadata, setMetadata] = useState(JSON.stringify(chunk.metadata, null, 2));
-  const [error, setError] = useState<unknown>(null);
   const [metadataError, setMetadataError] = useState<string | undefined>(undefined);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
   const issues = fieldErrors(error);
 
   const save = async (event: FormEvent) => {
@@ -38,17 +38,11 @@ export function ChunkCard({ chunk, onSaved }: { chunk: Chunk; onSaved: (chunk: C
       return;
     }
     setMetadataError(undefined);
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       const body = { ...(text === chunk.content ? {} : { content: text }), metadata: parsed.value };
       onSaved(await lore.chunks.update(chunk.id, body));
       setEditing(false);
-    } catch (failure) {
-      setError(failure);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (

@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import type { Collection } from '@lore/client';
 import { useLore } from '../../app/lore-context';
+import { useAction } from '../../ui/action';
 import { ErrorBanner } from '../../ui/ErrorBanner';
 import { fieldErrors } from '../../ui/errors';
 import { SelectField, TextField } from '../../ui/fields';
@@ -30,14 +31,11 @@ export function CollectionForm({ existing, onSaved, onCancel }: { existing?: Col
   const [chunkOverlap, setChunkOverlap] = useState(existing === undefined ? '' : String(existing.settings.chunk_overlap));
   const [provider, setProvider] = useState<string>(existing?.embedding.provider ?? 'local');
   const [model, setModel] = useState(existing?.embedding.model ?? DEFAULT_MODEL);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
   const issues = fieldErrors(error);
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
     const size = optionalNumber(chunkSize);
     const overlap = optionalNumber(chunkOverlap);
     const body = {
@@ -47,13 +45,7 @@ export function CollectionForm({ existing, onSaved, onCancel }: { existing?: Col
       settings: { ...(size === undefined ? {} : { chunk_size: size }), ...(overlap === undefined ? {} : { chunk_overlap: overlap }) },
       ...(existing !== undefined && existing.embedding.provider === provider && existing.embedding.model === model ? {} : { embedding: { provider, model } }),
     };
-    try {
-      onSaved(existing === undefined ? await lore.collections.create(body) : await lore.collections.update(existing.id, body));
-    } catch (failure) {
-      setError(failure);
-    } finally {
-      setBusy(false);
-    }
+    await run(async () => onSaved(existing === undefined ? await lore.collections.create(body) : await lore.collections.update(existing.id, body)));
   };
 
   return (

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { Link, useLocation, useParams } from 'wouter';
 import type { Content } from '@lore/client';
 import { useLore } from '../../app/lore-context';
+import { useAction } from '../../ui/action';
 import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import { ErrorBanner } from '../../ui/ErrorBanner';
 import { SelectField } from '../../ui/fields';
@@ -33,7 +34,7 @@ export function CollectionPage() {
   const [, navigate] = useLocation();
   const [editing, setEditing] = useState(false);
   const [deleting, setDeleting] = useState(false);
-  const [deleteError, setDeleteError] = useState<unknown>(null);
+  const removal = useAction();
   const [status, setStatus] = useState<StatusFilter>('');
   const collection = useResource(() => lore.collections.get(collectionId), collectionId);
   const contents = usePaged<Content>(async (token) => {
@@ -65,13 +66,11 @@ export function CollectionPage() {
   if (collection.value === null) return collection.error === null ? <Loading what="collection" /> : <ErrorBanner error={collection.error} />;
   const current = collection.value;
   const remove = async () => {
-    try {
+    await removal.run(async () => {
       await lore.collections.delete(current.id);
       navigate('/');
-    } catch (failure) {
-      setDeleteError(failure);
-      setDeleting(false);
-    }
+    });
+    setDeleting(false);
   };
 
   return (
@@ -90,7 +89,7 @@ export function CollectionPage() {
           </button>
         </div>
       </div>
-      <ErrorBanner error={deleteError} />
+      <ErrorBanner error={removal.error} />
       <div className={editing ? 'stack' : 'grid-2'}>
         {editing ? (
           <CollectionForm
@@ -114,7 +113,7 @@ export function CollectionPage() {
         <SelectField label="Status" name="status" value={status} onChange={setStatus} options={STATUSES} />
       </div>
       <ContentsTable paged={contents} collectionId={current.id} />
-      <ConfirmDialog open={deleting} title={`Delete the collection ${current.name}?`} confirmLabel="Delete collection" onConfirm={() => void remove()} onCancel={() => setDeleting(false)}>
+      <ConfirmDialog open={deleting} title={`Delete the collection ${current.name}?`} confirmLabel="Delete collection" busy={removal.busy} onConfirm={() => void remove()} onCancel={() => setDeleting(false)}>
         <p>Every content, chunk and vector in it is erased for good.</p>
       </ConfirmDialog>
     </section>

@@ -3,6 +3,7 @@ import { Link } from 'wouter';
 import type { Content } from '@lore/client';
 import { useLore } from '../../app/lore-context';
 import { ConfirmDialog } from '../../ui/ConfirmDialog';
+import { useAction } from '../../ui/action';
 import { ErrorBanner } from '../../ui/ErrorBanner';
 import { PagedTable, type Column } from '../../ui/PagedTable';
 import type { Paged } from '../../ui/paging';
@@ -26,17 +27,7 @@ export function ContentStatus({ content }: { content: Content }) {
 export function ContentsTable({ paged, collectionId }: { paged: Paged<Content>; collectionId: string }) {
   const { lore } = useLore();
   const [deleting, setDeleting] = useState<Content | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-
-  const act = async (work: () => Promise<void>) => {
-    setError(null);
-    try {
-      await work();
-    } catch (failure) {
-      setError(failure);
-    }
-  };
+  const { busy, error, clearError, run: act } = useAction();
   const replace = (next: Content) => paged.update((items) => items.map((c) => (c.id === next.id ? next : c)));
   const columns: readonly Column<Content>[] = [
     { header: 'Name', cell: (c) => <Link href={`/${collectionId}/contents/${c.id}`}>{c.name}</Link> },
@@ -66,18 +57,16 @@ export function ContentsTable({ paged, collectionId }: { paged: Paged<Content>; 
 
   const confirmDelete = async () => {
     if (deleting === null) return;
-    setBusy(true);
     await act(async () => {
       await lore.contents.delete(deleting.id);
       paged.update((items) => items.filter((c) => c.id !== deleting.id));
     });
-    setBusy(false);
     setDeleting(null);
   };
 
   return (
     <>
-      <ErrorBanner error={error} onDismiss={() => setError(null)} />
+      <ErrorBanner error={error} onDismiss={clearError} />
       <PagedTable caption="Contents" what="contents" columns={columns} paged={paged} rowKey={(c) => c.id} empty="No content yet: upload files above." />
       <ConfirmDialog open={deleting !== null} title={`Delete ${deleting?.name ?? ''}?`} busy={busy} onConfirm={() => void confirmDelete()} onCancel={() => setDeleting(null)}>
         <p>Its text, chunks and vectors are erased for good; searches stop finding it at once.</p>
