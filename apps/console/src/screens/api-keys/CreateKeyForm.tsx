@@ -4,7 +4,7 @@ import { useLore } from '../../app/lore-context';
 import { ErrorBanner } from '../../ui/ErrorBanner';
 import { TextAreaField, TextField } from '../../ui/fields';
 import { formIssues } from '../shared/api-issues';
-import { useSubmit } from '../shared/use-answer';
+import { useAction } from '../../ui/action';
 import { createKeyBody, EMPTY_KEY_FORM, PERMISSION_ACTIONS, PERMISSION_RESOURCES, type KeyFormValues } from './key-request';
 
 const FIELDS = ['label', 'permissions', 'collections', 'ip_whitelist', 'expires_at'];
@@ -17,7 +17,7 @@ const FIELDS = ['label', 'permissions', 'collections', 'ip_whitelist', 'expires_
 export function CreateKeyForm({ onCreated }: { onCreated: (key: ReplyOf<'create_api_key'>) => void }) {
   const { lore } = useLore();
   const [values, setValues] = useState<KeyFormValues>(EMPTY_KEY_FORM);
-  const request = useSubmit();
+  const request = useAction();
   const set = (patch: Partial<KeyFormValues>) => setValues((current) => ({ ...current, ...patch }));
   const toggle = (permission: string) => {
     const permissions = new Set(values.permissions);

@@ -7,7 +7,7 @@ import { SelectField } from '../../ui/fields';
 import { PagedTable, type Column } from '../../ui/PagedTable';
 import { offsetPage, skipOf, usePaged, type Page } from '../../ui/paging';
 import { anyOf } from '../shared/options';
-import { useSubmit } from '../shared/use-answer';
+import { useAction } from '../../ui/action';
 
 const PAGE_SIZE = 20;
 type StatusFilter = '' | 'active' | 'inactive' | 'revoked';
@@ -25,7 +25,7 @@ export function KeyList({ version }: { version: number }) {
   const [status, setStatus] = useState<StatusFilter>('active');
   const paged = usePaged((token) => keyPage(lore, status, token), `${status}/${version}`);
   const [revoking, setRevoking] = useState<ApiKey | undefined>();
-  const request = useSubmit();
+  const request = useAction();
 
   const revoke = (key: ApiKey) => {
     setRevoking(undefined);
@@ -55,7 +55,7 @@ export function KeyList({ version }: { version: number }) {
       <div className="row">
         <SelectField label="Status" name="status" value={status} onChange={setStatus} options={STATUSES} />
       </div>
-      <ErrorBanner error={request.error} onDismiss={request.clear} />
+      <ErrorBanner error={request.error} onDismiss={request.clearError} />
       <PagedTable caption="API keys" what="keys" columns={columns} paged={paged} rowKey={(k) => k.id} empty="No keys." />
       <ConfirmDialog open={revoking !== undefined} title="Revoke this key?" confirmLabel="Revoke" onConfirm={() => revoking && revoke(revoking)} onCancel={() => setRevoking(undefined)}>
         <p>“{revoking?.label}” and every key it created stop working at once. This cannot be undone.</p>

@@ -5,7 +5,7 @@ import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import { ErrorBanner } from '../../ui/ErrorBanner';
 import { PagedTable, type Column } from '../../ui/PagedTable';
 import { offsetPage, skipOf, usePaged, type Page } from '../../ui/paging';
-import { useSubmit } from '../shared/use-answer';
+import { useAction } from '../../ui/action';
 import { TestResult } from './TestResult';
 
 const PAGE_SIZE = 20;
@@ -29,7 +29,7 @@ export function ConnectionList({ version, onEdit }: { version: number; onEdit: (
   const paged = usePaged((token) => connectionPage(lore, token), `connections/${version}`);
   const [result, setResult] = useState<ReplyOf<'test_connection'> | undefined>();
   const [deleting, setDeleting] = useState<Connection | undefined>();
-  const request = useSubmit();
+  const request = useAction();
   const replace = (saved: Connection) => paged.update((items) => items.map((item) => (item.id === saved.id ? saved : item)));
 
   const test = (connection: Connection) =>
@@ -69,7 +69,7 @@ export function ConnectionList({ version, onEdit }: { version: number; onEdit: (
   return (
     <section aria-labelledby="connection-list-title">
       <h2 id="connection-list-title">Your connections</h2>
-      <ErrorBanner error={request.error} onDismiss={request.clear} />
+      <ErrorBanner error={request.error} onDismiss={request.clearError} />
       {result === undefined ? null : <TestResult result={result} />}
       <PagedTable caption="Connections" what="connections" columns={columns} paged={paged} rowKey={(c) => c.id} empty="No connections yet: pick an integration in the catalog below." />
       <ConfirmDialog open={deleting !== undefined} title="Delete this connection?" onConfirm={() => deleting && remove(deleting)} onCancel={() => setDeleting(undefined)}>

@@ -4,7 +4,7 @@ import { useLore } from '../../app/lore-context';
 import { ErrorBanner } from '../../ui/ErrorBanner';
 import { TextField } from '../../ui/fields';
 import { Progress } from '../../ui/Progress';
-import { useSubmit } from '../shared/use-answer';
+import { useAction } from '../../ui/action';
 
 /**
  * What the assistant's next turn would be given: recent messages, memories and passages
@@ -15,7 +15,7 @@ export function ContextPreview({ conversationId, actingFor }: { conversationId: 
   const [maxTokens, setMaxTokens] = useState('2000');
   const [query, setQuery] = useState('');
   const [context, setContext] = useState<ConversationContext | undefined>();
-  const request = useSubmit();
+  const request = useAction();
   const preview = (event: FormEvent) => {
     event.preventDefault();
     void request.run(async () => setContext(await lore.conversations.context(conversationId, { max_tokens: Number(maxTokens), ...(query.trim() === '' ? {} : { query: query.trim() }) }, actingFor)));

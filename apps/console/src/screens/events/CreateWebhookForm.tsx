@@ -4,7 +4,7 @@ import { useLore } from '../../app/lore-context';
 import { ErrorBanner } from '../../ui/ErrorBanner';
 import { TextField } from '../../ui/fields';
 import { formIssues } from '../shared/api-issues';
-import { useSubmit } from '../shared/use-answer';
+import { useAction } from '../../ui/action';
 import { filterList } from './tail-buffer';
 
 const FIELDS = ['url', 'event_types', 'description'];
@@ -15,7 +15,7 @@ export function CreateWebhookForm({ onCreated }: { onCreated: (webhook: ReplyOf<
   const [url, setUrl] = useState('');
   const [eventTypes, setEventTypes] = useState('');
   const [description, setDescription] = useState('');
-  const request = useSubmit();
+  const request = useAction();
   const submit = (event: FormEvent) => {
     event.preventDefault();
     void request.run(async () => {

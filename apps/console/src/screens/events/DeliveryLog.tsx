@@ -6,7 +6,7 @@ import { SelectField } from '../../ui/fields';
 import { PagedTable, type Column } from '../../ui/PagedTable';
 import { cursorPage, usePaged, type Page } from '../../ui/paging';
 import { anyOf } from '../shared/options';
-import { useSubmit } from '../shared/use-answer';
+import { useAction } from '../../ui/action';
 
 const PAGE_SIZE = 20;
 type StatusFilter = '' | 'pending' | 'delivered' | 'failed';
@@ -30,7 +30,7 @@ export function DeliveryLog({ webhook, onClose }: { webhook: Webhook; onClose: (
   const { lore } = useLore();
   const [status, setStatus] = useState<StatusFilter>('');
   const paged = usePaged((cursor) => deliveryPage(lore, webhook.id, status, cursor), `${webhook.id}/${status}`);
-  const request = useSubmit();
+  const request = useAction();
   const redeliver = (delivery: WebhookDelivery) =>
     void request.run(async () => {
       const sent = await lore.webhooks.redeliver(webhook.id, delivery.id);
@@ -62,7 +62,7 @@ export function DeliveryLog({ webhook, onClose }: { webhook: Webhook; onClose: (
       <div className="row">
         <SelectField label="Delivery status" name="delivery_status" value={status} onChange={setStatus} options={STATUSES} />
       </div>
-      <ErrorBanner error={request.error} onDismiss={request.clear} />
+      <ErrorBanner error={request.error} onDismiss={request.clearError} />
       <PagedTable caption="Deliveries, newest first" what="deliveries" columns={columns} paged={paged} rowKey={(d) => d.id} empty="No deliveries yet." />
     </section>
   );

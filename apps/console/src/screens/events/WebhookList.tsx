@@ -5,7 +5,7 @@ import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import { ErrorBanner } from '../../ui/ErrorBanner';
 import { PagedTable, type Column } from '../../ui/PagedTable';
 import { offsetPage, skipOf, usePaged, type Page } from '../../ui/paging';
-import { useSubmit } from '../shared/use-answer';
+import { useAction } from '../../ui/action';
 import { DeliveryLog } from './DeliveryLog';
 
 const PAGE_SIZE = 20;
@@ -22,7 +22,7 @@ export function WebhookList({ version }: { version: number }) {
   const paged = usePaged((token) => webhookPage(lore, token), `webhooks/${version}`);
   const [open, setOpen] = useState<Webhook | undefined>();
   const [deleting, setDeleting] = useState<Webhook | undefined>();
-  const request = useSubmit();
+  const request = useAction();
   const replace = (saved: Webhook) => paged.update((items) => items.map((item) => (item.id === saved.id ? saved : item)));
 
   const toggle = (webhook: Webhook) => void request.run(async () => replace(await lore.webhooks.update(webhook.id, { status: webhook.status === 'active' ? 'disabled' : 'active' })));
@@ -54,7 +54,7 @@ export function WebhookList({ version }: { version: number }) {
   return (
     <section aria-labelledby="webhooks-title">
       <h2 id="webhooks-title">Webhooks</h2>
-      <ErrorBanner error={request.error} onDismiss={request.clear} />
+      <ErrorBanner error={request.error} onDismiss={request.clearError} />
       <PagedTable caption="Webhooks" what="webhooks" columns={columns} paged={paged} rowKey={(w) => w.id} empty="No webhooks yet." />
       {open === undefined ? null : <DeliveryLog webhook={open} onClose={() => setOpen(undefined)} />}
       <ConfirmDialog open={deleting !== undefined} title="Delete this webhook?" onConfirm={() => deleting && remove(deleting)} onCancel={() => setDeleting(undefined)}>

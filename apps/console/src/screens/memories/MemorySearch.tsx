@@ -3,7 +3,7 @@ import type { ReplyOf } from '@lore/client';
 import { useLore } from '../../app/lore-context';
 import { ErrorBanner } from '../../ui/ErrorBanner';
 import { TextField } from '../../ui/fields';
-import { useSubmit } from '../shared/use-answer';
+import { useAction } from '../../ui/action';
 import { actingFor } from './memory-api';
 
 const score = (value: number | undefined) => (value === undefined ? '–' : value.toFixed(3));
@@ -13,7 +13,7 @@ export function MemorySearch({ userId, onShowHistory }: { userId: string; onShow
   const { lore } = useLore();
   const [text, setText] = useState('');
   const [answer, setAnswer] = useState<ReplyOf<'search_memories'> | undefined>();
-  const request = useSubmit();
+  const request = useAction();
   const search = (event: FormEvent) => {
     event.preventDefault();
     void request.run(async () => setAnswer(await lore.memories.search({ ...actingFor(userId), query: text, limit: 10 })));

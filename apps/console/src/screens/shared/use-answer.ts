@@ -27,21 +27,3 @@ export function useAnswer<T>(load: () => Promise<T>, key: string): Answer<T> {
   }, [key]);
   return answer;
 }
-
-/** A form's request to the API: busy while it runs, its error (null when it went well). */
-export function useSubmit(): { busy: boolean; error: unknown; run: (action: () => Promise<void>) => Promise<void>; clear: () => void } {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const run = async (action: () => Promise<void>) => {
-    setBusy(true);
-    setError(null);
-    try {
-      await action();
-    } catch (failure) {
-      setError(failure);
-    } finally {
-      setBusy(false);
-    }
-  };
-  return { busy, error, run, clear: () => setError(null) };
-}
