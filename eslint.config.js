@@ -181,18 +181,21 @@ const scopeConstraints = [
  * the rule would report that as a "relative import of an external resource", so app files may.
  */
 const REGISTRY_IMPORTS = ['../contexts'];
+/** The console's browser tests (apps/console/browser) start the standalone in-process, as its own e2e specs do. */
+const CONSOLE_TEST_IMPORTS = ['../../standalone/bootstrap'];
 
-/** @param {{ inTests: boolean, inApps?: boolean }} opts */
-const boundaries = ({ inTests, inApps = false }) => [
+/** @param {{ inTests: boolean, inApps?: boolean, allow?: string[] }} opts */
+const boundaries = ({ inTests, inApps = false, allow = [] }) => [
   'error',
   {
     enforceBuildableLibDependency: false,
-    allow: inApps ? REGISTRY_IMPORTS : [],
+    allow: [...(inApps ? REGISTRY_IMPORTS : []), ...allow],
     depConstraints: [...layerConstraints({ inTests }), ...scopeConstraints],
   },
 ];
 
-const TS_FILES = ['apps/**/*.ts', 'libs/**/*.ts', 'tools/**/*.ts', 'examples/**/*.ts'];
+// The console's browser code is .tsx too (apps/console/src, its own tsconfig: DOM, JSX).
+const TS_FILES = ['apps/**/*.ts', 'apps/console/src/**/*.tsx', 'libs/**/*.ts', 'tools/**/*.ts', 'examples/**/*.ts'];
 const TEST_FILES = ['**/*.spec.ts', 'libs/gateway/e2e/**/*.ts', 'libs/client/e2e/**/*.ts'];
 const APP_FILES = ['apps/*/**/*.ts'];
 const APP_TEST_FILES = ['apps/*/**/*.spec.ts'];
@@ -293,6 +296,15 @@ module.exports = defineConfig(
   // (apps/gateway/gateway-bundle.int.spec.ts).
   { files: APP_FILES, rules: { '@nx/enforce-module-boundaries': boundaries({ inTests: false, inApps: true }) } },
   { files: APP_TEST_FILES, rules: { '@nx/enforce-module-boundaries': boundaries({ inTests: true, inApps: true }) } },
+  { files: ['apps/console/browser/**/*.ts'], rules: { '@nx/enforce-module-boundaries': boundaries({ inTests: true, inApps: true, allow: CONSOLE_TEST_IMPORTS }) } },
+  // The console runs in browsers: of Lore's code it uses the SDK only (its scope, console, has
+  // no scope constraint of its own, so that its browser tests may start Lore).
+  {
+    files: ['apps/console/src/**/*.{ts,tsx}'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex: '^@lore/(?!client$)', message: 'The console runs in browsers and talks to Lore over HTTP: use @lore/client only.' }] }],
+    },
+  },
   // Deciders are pure: no Node API either (time, ids and randomness come in with the command).
   // Node's built-ins are not external packages to the boundary rule, so the core rule bans them.
   {

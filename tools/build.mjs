@@ -21,3 +21,7 @@ await build({
   sourcemap: true,
   logLevel: 'warning',
 });
+
+// The web console (apps/console): a Vite build into dist/console, served by the gateway at /console.
+const { build: buildConsole } = await import('vite');
+await buildConsole({ configFile: 'apps/console/vite.config.mjs' });

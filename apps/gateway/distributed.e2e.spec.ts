@@ -97,6 +97,18 @@ describeWithServer('NATS_URL', 'distributed topology over NATS', (natsUrl) => {
   describeLimits(() => lore);
   describeAdmin(() => lore);
 
+  it('serves the web console at /console like the standalone gateway: the page with its CSP for every app path, its hashed assets', async () => {
+    const page = await fetch(`${lore.url}/console/knowledge/some-collection`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toMatch(/script-src 'self'/);
+    const html = await page.text();
+    const script = /src="(\/console\/assets\/[^"]+\.js)"/.exec(html)?.[1];
+    expect(script).toBeDefined();
+    const asset = await fetch(`${lore.url}${script ?? ''}`);
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+  });
+
   it('the gateway, without LORE_MASTER_KEY, keeps only its event-id secret: no master key of its own', () => {
     expect(readdirSync(join(topology.dataDir, 'gateway'))).toEqual(['event-id.key']);
   });

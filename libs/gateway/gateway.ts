@@ -24,6 +24,7 @@ import { observeRequests, requestTraceFields } from './http/request-telemetry';
 import { countRateLimitRefusal } from '@lore/platform/telemetry';
 import { registerMetricsRoute } from './routes/metrics.routes';
 import { registerMcpRoute } from './routes/mcp.route';
+import { registerConsoleRoutes } from './routes/console.routes';
 import { RequestRateLimits, type RateLimitSettings } from './http/request-rate-limits';
 
 /** What the HTTP edge is configured with; the process that hosts it reads it from the environment. */
@@ -156,5 +157,6 @@ export function configureGateway(app: FastifyInstance, options: GatewayOptions):
   registerRoutes(app, routes, { authenticator, transport, requestTimeoutMs: config.requestTimeoutMs, eventStreams, rateLimits, checkReplies: config.checkReplies ?? false });
   registerMcpRoute(app, { authenticator, rateLimits });
   registerMetricsRoute(app, config.metrics?.token);
+  registerConsoleRoutes(app);
   registerSystemRoutes(app, { transport, contexts: edges.map((edge) => edge.name), routes, asyncapi: gatewayAsyncApiDocument(config, edges) });
 }

@@ -7890,7 +7890,7 @@ export interface operations {
     stream_events_api_v1_events_get: {
         parameters: {
             query?: {
-                /** @description Comma-separated contexts: api_key, connection, conversation, memory, message, messages */
+                /** @description Comma-separated contexts: api_key, connection, content, conversation, memory, message, messages */
                 contexts?: string;
                 /** @description Comma-separated event types, e.g. memory.created (an event matching either list is sent) */
                 types?: string;

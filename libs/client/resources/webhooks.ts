@@ -37,10 +37,15 @@ export class Webhooks {
     });
   }
 
+  /** One page of the delivery log, newest first; `cursor` from the previous page's `next_cursor`. */
+  listDeliveries(webhookId: string, query: QueryOf<'list_webhook_deliveries'> = {}): Promise<ReplyOf<'list_webhook_deliveries'>> {
+    return unwrap(this.http.api.GET('/api/v1/webhooks/{webhook_id}/deliveries', { params: { path: { webhook_id: webhookId }, query } }));
+  }
+
   /** The delivery log, newest first, page after page by cursor. */
   deliveries(webhookId: string, filters: Filters<QueryOf<'list_webhook_deliveries'>> = {}): AsyncGenerator<WebhookDelivery, void, undefined> {
     return cursorItems(async (cursor) => {
-      const page = await unwrap(this.http.api.GET('/api/v1/webhooks/{webhook_id}/deliveries', { params: { path: { webhook_id: webhookId }, query: { ...filters, ...(cursor === undefined ? {} : { cursor }) } } }));
+      const page = await this.listDeliveries(webhookId, { ...filters, ...(cursor === undefined ? {} : { cursor }) });
       return { items: page.deliveries, nextCursor: page.next_cursor, hasMore: page.has_more };
     });
   }

@@ -1,5 +1,6 @@
 import { call, mintJwt, unique, type LoreUnderTest } from './e2e-client';
 import { SseConnection } from './sse-client';
+import { addContent, createCollection, waitCompleted } from './knowledge-fixtures';
 
 /**
  * Stream caps small enough to reach in a test; pass with the deployment's environment (both
@@ -126,6 +127,28 @@ export function describeEventStream(lore: () => LoreUnderTest): void {
       expect(parsed(deletes).map((e) => e.event['type'])).toEqual(['memory.deleted']);
       expect(parsed(memories).map((e) => e.event['type'])).toEqual(['memory.created', 'memory.deleted']);
       expect(parsed(keys)).toEqual([]);
+    });
+
+    it("streams a content's processing: created, processing, its chunks, completed (ids, status and counts only)", async () => {
+      const alice = await newUser();
+      const contents = await connect('/api/v1/events?contexts=content', { token: alice.token });
+      await contents.waitFor((messages) => messages.length > 0);
+      const collection = await createCollection(lore(), alice.token);
+      const content = await addContent(lore(), alice.token, { collection_id: collection.id, name: 'kettle.txt', text: 'Descale the kettle monthly with citric acid.' });
+      const completed = await waitCompleted(lore(), alice.token, content.id as string);
+      await contents.waitFor(() => parsed(contents).some((e) => e.event['type'] === 'content.completed'));
+      const events = parsed(contents).map((e) => e.event);
+      expect(events.map((e) => e['type'])).toEqual(['content.created', 'content.processing', 'content.chunks_added', 'content.completed']);
+      const ids = { workspace_id: alice.workspace, collection_id: collection.id, content_id: content.id };
+      expect(events).toEqual([
+        { ...ids, type: 'content.created', status: 'new', chunks: null, event_id: expect.any(String), occurred_at: expect.any(String) },
+        { ...ids, type: 'content.processing', status: 'processing', chunks: null, event_id: expect.any(String), occurred_at: expect.any(String) },
+        { ...ids, type: 'content.chunks_added', status: 'processing', chunks: completed.chunk_count, event_id: expect.any(String), occurred_at: expect.any(String) },
+        { ...ids, type: 'content.completed', status: 'completed', chunks: completed.chunk_count, event_id: expect.any(String), occurred_at: expect.any(String) },
+      ]);
+      expect((await call(lore(), 'DELETE', `/api/v1/contents/${content.id as string}`, { token: alice.token })).status).toBe(200);
+      await contents.waitFor(() => parsed(contents).some((e) => e.event['type'] === 'content.deleted'));
+      expect(parsed(contents).at(-1)?.event).toMatchObject({ ...ids, type: 'content.deleted', status: 'deleted' });
     });
 
     it('sends heartbeat comments while idle', async () => {

@@ -8,6 +8,7 @@ import { ApiKeyIntegrationEvent } from '@lore/keys/contracts';
 import { MemoryIntegrationEvent } from '@lore/memory/contracts';
 import { ConversationIntegrationEvent } from '@lore/conversations/contracts';
 import { ConnectionIntegrationEvent } from '@lore/connections/contracts';
+import { ContentIntegrationEvent } from '@lore/knowledge/contracts';
 import { keysEdge } from '@lore/keys/http';
 import { memoryEdge } from '@lore/memory/http';
 import { conversationsEdge } from '@lore/conversations/http';
@@ -22,6 +23,7 @@ const SCHEMAS: Record<string, z.ZodObject> = {
   MemoryIntegrationEvent,
   ConversationIntegrationEvent,
   ConnectionIntegrationEvent,
+  ContentIntegrationEvent,
 };
 
 describe('the gateway /asyncapi.json document', () => {
@@ -40,7 +42,7 @@ describe('the gateway /asyncapi.json document', () => {
 
   it('has a channel, a send operation and a message for every type of every integration event schema', () => {
     const types = Object.values(SCHEMAS).flatMap((schema) => eventTypes(schema));
-    expect(types).toHaveLength(17);
+    expect(types).toHaveLength(22);
     expect(Object.keys(doc.channels).sort()).toEqual([...types].sort());
     expect(Object.keys(doc.components.messages).sort()).toEqual([...types].sort());
     expect(Object.values(doc.operations).map((op) => op['action'])).toEqual(types.map(() => 'send'));

@@ -19,6 +19,7 @@ import { ContentTexts } from './content-texts';
 import { ContentOriginals } from './content-originals';
 import { originalsRetention } from './originals-retention.worker';
 import { collectionErasureReactor, contentErasureReactor } from './knowledge-erasure.reactor';
+import { knowledgeEventsPublisher } from './knowledge-events.publisher';
 import { CHUNKS, COLLECTIONS, CONTENTS } from './knowledge.read-models';
 import { COLLECTION_MEMBERS } from './collection-members.projection';
 
@@ -67,6 +68,7 @@ export const knowledgeContext = defineContext({
       ],
       projections: [catalogProjection, chunksProjection(texts), chunkVectorsProjection(texts), collectionMembersProjection],
       reactors: [
+        knowledgeEventsPublisher(deps.transport),
         ingestionReactor(workers, (position) => deps.readYourWrites.settle(position, READ_MODELS_WAIT_MS)),
         collectionCascadeReactor({ ...deps, membersSettled: (position) => deps.readYourWrites.settle(position, READ_MODELS_WAIT_MS) }),
         reindexReactor({ ...deps, texts }),

@@ -1,4 +1,5 @@
 import { defineEdge } from '@lore/platform/http';
+import { knowledgeIntegrationEvents } from './knowledge.asyncapi';
 import { knowledgeConfig, knowledgeMessages } from '@lore/knowledge/contracts';
 import { collectionRoutes } from './collections.routes';
 import { contentRoutes } from './contents.routes';
@@ -8,8 +9,7 @@ import { chunkRoutes } from './chunks.routes';
 export const knowledgeEdge = defineEdge({
   name: 'knowledge',
   config: knowledgeConfig,
-  // No integration events yet: knowledge has no publisher reactor, so /asyncapi.json lists none.
-  events: [],
+  events: [knowledgeIntegrationEvents],
   routes(config) {
     const messages = knowledgeMessages(config);
     return [...collectionRoutes(messages), ...contentRoutes(messages, config), ...chunkRoutes(messages)];

@@ -6,7 +6,10 @@ export interface IntegrationEventsPublisher<E extends IntegrationEventEnvelope> 
   /** The reactor's checkpoint name (`<context>.integration-events.v1`). */
   readonly name: string;
   readonly streamPrefix: string;
-  /** What downstream systems see of a domain event: ids and types, never sealed content; null for an event that changes nothing they see. */
+  /**
+   * What downstream systems see of a domain event: ids and types, never sealed content; `null`
+   * for a domain event that is no news to them (a lease renewed, a part of a text appended).
+   */
   readonly integrationEvent: (recorded: RecordedEvent) => E | null;
 }
 
@@ -22,7 +25,7 @@ export function integrationEventsPublisher<E extends IntegrationEventEnvelope>(t
     checkpointInFeed: true,
     streamPrefixes: [publisher.streamPrefix],
     async react(events) {
-      await publishIntegrationEvents(transport, events.map(publisher.integrationEvent).filter((e): e is E => e !== null));
+      await publishIntegrationEvents(transport, events.map(publisher.integrationEvent).filter((event) => event !== null));
     },
   };
 }

@@ -928,7 +928,7 @@ class ReplaceMemoryBody(TypedDict):
 class StreamEventsApiV1EventsGetQuery(TypedDict):
     contexts: NotRequired[str]
     """
-    Comma-separated contexts: api_key, connection, conversation, memory, message, messages
+    Comma-separated contexts: api_key, connection, content, conversation, memory, message, messages
     """
     types: NotRequired[str]
     """

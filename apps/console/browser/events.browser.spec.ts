@@ -1,0 +1,79 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Locator } from 'playwright-core';
+import { until } from '@lore/platform/testing';
+import { checkPhoneLayout, screenshot, seriousViolations } from './page-checks';
+import { signedInPage, useConsole } from './console-fixture';
+import { useLoopbackServer } from './loopback-server';
+
+/** Events and webhooks: the live tail, a webhook created, delivered, redelivered, disabled and enabled again. */
+describe('console: events and webhooks', () => {
+  // Deliveries go through the egress port (loopback allowed for the receiver) and are polled often.
+  const lore = useConsole({ LORE_EGRESS_ALLOW: '127.0.0.1', WEBHOOK_POLL_MS: '100', WEBHOOK_RETRY_SCHEDULE_MS: '200,400,800' });
+  // The webhook endpoint: records each POST's headers and answers 200.
+  const received: IncomingHttpHeaders[] = [];
+  const server = useLoopbackServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      received.push(request.headers);
+      response.writeHead(200).end('ok');
+    });
+  });
+
+  it('tails the event stream, creates a webhook whose secret is shown once, and redelivers a delivery from its log', async () => {
+    const { page, problems, workspace } = await signedInPage(lore, '/events');
+    const hookUrl = `${server.url}/hook`;
+    await workspace.lore.memories.create({ memory: 'Takes the 8:10 train' });
+
+    // The tail from the oldest kept event, memory context only: the earlier event, then a live one.
+    await page.getByLabel('Contexts').fill('memory');
+    await page.getByLabel('From the oldest kept event').check();
+    await page.getByRole('button', { name: 'Start tail' }).click();
+    const tail = page.getByRole('list', { name: 'Events, newest first' });
+    await tail.getByText('memory.created').first().waitFor();
+    await workspace.lore.memories.create({ memory: 'Prefers window seats' });
+    await until(() => tail.getByTestId('tail-event').count(), (count) => count === 2);
+    await page.getByRole('button', { name: 'Stop tail' }).click();
+
+    const form = page.getByRole('form', { name: 'Add a webhook' });
+    await form.getByLabel('Endpoint URL').fill(hookUrl);
+    await form.getByLabel('Event types').fill('memory.*');
+    await form.getByRole('button', { name: 'Add webhook' }).click();
+    const shown = page.getByRole('region', { name: 'Webhook created' });
+    await expect(shown.getByTestId('shown-once-secret').textContent()).resolves.toMatch(/^whsec_/);
+    await shown.getByRole('button', { name: 'Done, hide it' }).click();
+
+    await workspace.lore.memories.create({ memory: 'Allergic to peanuts' });
+    await until(async () => received.length, (count) => count === 1);
+    const row = page.getByRole('table', { name: 'Webhooks' }).locator('tr', { hasText: hookUrl });
+    await row.getByRole('button', { name: 'Deliveries' }).click();
+    const log = page.getByRole('region', { name: `Deliveries to ${hookUrl}` });
+    const delivery = log.getByRole('table', { name: 'Deliveries, newest first' }).locator('tbody tr').first();
+    await until(() => refreshed(log, delivery), (text) => /delivered/.test(text));
+    await expect(delivery.textContent()).resolves.toMatch(/memory\.created.*delivered1.*HTTP 200/);
+
+    // Redelivered: the endpoint gets the same event again (same webhook-id), the log counts a second attempt.
+    await delivery.getByRole('button', { name: /^Redeliver memory\.created/ }).click();
+    await until(async () => received.length, (count) => count === 2);
+    expect(received[1]?.['webhook-id']).toBe(received[0]?.['webhook-id']);
+    await until(() => refreshed(log, delivery), (text) => /delivered2/.test(text));
+
+    await row.getByRole('button', { name: 'Disable' }).click();
+    await expect(until(() => row.textContent(), (text) => /disabled/.test(text ?? ''))).resolves.toMatch(/Disabled by/i);
+    await row.getByRole('button', { name: 'Enable' }).click();
+    await row.getByRole('button', { name: 'Disable' }).waitFor();
+
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.evaluate('window.scrollTo(0, 0)');
+    await screenshot(page, 'events-webhooks');
+    expect(await checkPhoneLayout(page)).toEqual({ overflow: 0, navHiddenFirst: true, navShownByToggle: true, violations: [] });
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+});
+
+/** Clicks the delivery log's Refresh and reads the row again. */
+async function refreshed(log: Locator, row: Locator): Promise<string> {
+  await log.getByRole('button', { name: 'Refresh' }).click();
+  await log.getByRole('status').waitFor({ state: 'detached' });
+  return (await row.count()) === 0 ? '' : ((await row.textContent()) ?? '');
+}
