@@ -29,9 +29,11 @@ export async function startDistributedTopology(options: {
   readonly env?: NodeJS.ProcessEnv;
   readonly stdout?: 'pipe' | 'ignore';
   readonly readyTimeoutMs?: number;
+  /** The gateway's port, when the caller must know it before the start (LORE_PUBLIC_BASE_URL); a free one otherwise. */
+  readonly port?: number;
 }): Promise<DistributedTopology> {
   execFileSync(process.execPath, ['tools/build.mjs'], { cwd: ROOT, stdio: 'inherit' });
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const dataDir = mkdtempSync(join(tmpdir(), 'lore-distributed-'));
   const child = spawn(process.execPath, ['dist/distributed.js'], {
     cwd: ROOT,
@@ -72,6 +74,7 @@ export async function startDistributedTopology(options: {
   return { url, process: child, dataDir, stop };
 }
 
+/** A free port on 127.0.0.1 (the e2e libraries' `freePort` too: app code may not import test libraries). */
 export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

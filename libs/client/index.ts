@@ -12,7 +12,7 @@ export { verifyWebhook, WebhookVerificationError, type WebhookPayload, type Veri
 export type { Schemas, QueryOf, BodyOf, ReplyOf } from './core/types';
 export type { ApiKey } from './resources/api-keys';
 export type { Collection, Content, Chunk, SearchResponse, UploadRequest } from './resources/knowledge';
-export type { Connection, Integration, ProviderModel } from './resources/connections';
+export type { ConnectSession, Connection, Integration, ProviderModel } from './resources/connections';
 export type { Conversation, ConversationContext, Message, ActingFor } from './resources/conversations';
 export type { Memory } from './resources/memories';
 export type { Webhook, WebhookDelivery } from './resources/webhooks';

@@ -1,6 +1,6 @@
 import { LoreHttp, type LoreClientOptions } from './core/http';
 import { ApiKeys } from './resources/api-keys';
-import { Connections, Integrations } from './resources/connections';
+import { ConnectSessions, Connections, Integrations } from './resources/connections';
 import { Conversations, Messages } from './resources/conversations';
 import { Events } from './resources/events';
 import { Chunks, Collections, Contents } from './resources/knowledge';
@@ -21,6 +21,7 @@ export class LoreClient {
   readonly chunks: Chunks;
   readonly integrations: Integrations;
   readonly connections: Connections;
+  readonly connectSessions: ConnectSessions;
   readonly conversations: Conversations;
   readonly messages: Messages;
   readonly memories: Memories;
@@ -36,6 +37,7 @@ export class LoreClient {
     this.chunks = new Chunks(http);
     this.integrations = new Integrations(http);
     this.connections = new Connections(http);
+    this.connectSessions = new ConnectSessions(http);
     this.conversations = new Conversations(http);
     this.messages = new Messages(http);
     this.memories = new Memories(http);

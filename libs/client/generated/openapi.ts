@@ -141,6 +141,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/connect/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create a connect session: a one-time URL that runs the OAuth authorization for a user */
+        post: operations["create_connect_session"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/connect/sessions/{session_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a connect session: its status and outcome (for polling) */
+        get: operations["get_connect_session"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/connect/sessions/{session_id}/authorize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The one-time URL (for the user's browser): redirects to the provider's authorization page */
+        get: operations["authorize_connect_session"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/connect/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The OAuth redirect URI (for the provider): exchanges the code and sends the browser back to the application with the outcome */
+        get: operations["connect_callback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/webhooks": {
         parameters: {
             query?: never;
@@ -848,6 +916,36 @@ export interface components {
             /** @description UTF-8 bytes of the contents' text */
             total_bytes: number;
         };
+        ConnectSessionRecord: {
+            id: string;
+            integration: string;
+            auth_method_id: string;
+            scopes: string[];
+            /** @description The user the connection is for */
+            user_id: string;
+            workspace_id: string;
+            /** @description Where the user is sent back, with `status`, `session_id` and `connection_id` or `error` */
+            redirect_url: string;
+            /**
+             * @description pending: the URL was not visited yet; authorizing: the user is at the provider; exchanging: the code is being exchanged and the connection tested; completed; failed (see `error`); expired
+             * @enum {string}
+             */
+            status: "pending" | "authorizing" | "exchanging" | "completed" | "failed" | "expired";
+            /** @description The one-time URL to send the user to: only in the answer that created the session */
+            connect_url: string | null;
+            /** @description The connection to reconnect, or the one the session made */
+            connection_id: string | null;
+            /** @description The connection's status after its test, once completed */
+            connection_status: ("active" | "inactive" | "testing" | "error" | "expired") | null;
+            error: {
+                /** @enum {string} */
+                code: "access_denied" | "provider_error" | "token_exchange_failed" | "session_expired" | "state_mismatch" | "missing_verifier" | "missing_code" | "connection_failed";
+                message: string;
+            } | null;
+            expires_at: string;
+            created_at: string;
+            ended_at: string | null;
+        };
         ConnectionRecord: {
             id: string;
             /** @description The catalog entry id */
@@ -1107,6 +1205,26 @@ export interface components {
                     /** @description OAuth 2.0 authorization server metadata, when the endpoints are discovered (remote MCP servers) */
                     discovery_url?: string;
                     scopes: string[];
+                    /**
+                     * @description How scopes are joined in the authorization request
+                     * @enum {string}
+                     */
+                    scope_separator?: " " | ",";
+                    /** @description The authorization parameter that carries the scopes, when not `scope` (Slack user tokens: `user_scope`) */
+                    scope_param?: string;
+                    /** @description The connect flow sends a PKCE S256 challenge (RFC 7636) */
+                    pkce?: boolean;
+                    /** @description Extra query parameters of the authorization request */
+                    authorization_params?: {
+                        [key: string]: string;
+                    };
+                    /** @description Where the tokens are in the code exchange answer: JSON Pointers (default: the RFC 6749 §5.1 top-level fields) */
+                    token_response?: {
+                        /** @description The token_type the answer carries (compared ignoring case) */
+                        token_type: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
                 } & {
                     [key: string]: unknown;
                 };
@@ -2171,6 +2289,278 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    create_connect_session: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Workspace to act in; defaults to the credential's own workspace. */
+                "X-Workspace-Id"?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The catalog entry: its id (e.g. "openai") or its name */
+                    integration: string;
+                    /** @description An OAuth 2.0 authorization code method of the entry; its default (or first such) method when omitted */
+                    auth_method_id?: string;
+                    /** @description The scopes to ask for; the method's catalog scopes when omitted */
+                    scopes?: string[];
+                    /** @description The user the connection is for (acting for another user takes an administrator, as for connections) */
+                    user_id?: string;
+                    /** @description Where the user is sent back with the outcome: one of CONNECT_REDIRECT_URLS (or under one ending in /) */
+                    redirect_url: string;
+                    /** @description The integration's configuration (its config_schema); the OAuth app's registered configuration wins */
+                    config?: {
+                        [key: string]: unknown;
+                    };
+                    /** @description The new connection's label; the integration's name when omitted */
+                    label?: string;
+                    /** @description Reconnect this connection (new tokens) instead of creating one */
+                    connection_id?: string;
+                    /** @description Seconds the session may take (CONNECT_SESSION_TTL_MS when omitted; at most CONNECT_SESSION_MAX_TTL_MS) */
+                    expires_in?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectSessionRecord"];
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPCheckError"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Seconds until the request would be admitted */
+                    "Retry-After"?: number;
+                    /** @description The refusing policy's remaining units and seconds until one frees: `"caller";r=0;t=12` */
+                    RateLimit?: string;
+                    /** @description The policies that apply: `"caller";q=6000;w=60, "workspace";q=24000;w=60` */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    get_connect_session: {
+        parameters: {
+            query?: {
+                user_id?: string;
+            };
+            header?: {
+                /** @description Workspace to act in; defaults to the credential's own workspace. */
+                "X-Workspace-Id"?: string | null;
+            };
+            path: {
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConnectSessionRecord"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Seconds until the request would be admitted */
+                    "Retry-After"?: number;
+                    /** @description The refusing policy's remaining units and seconds until one frees: `"caller";r=0;t=12` */
+                    RateLimit?: string;
+                    /** @description The policies that apply: `"caller";q=6000;w=60, "workspace";q=24000;w=60` */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    authorize_connect_session: {
+        parameters: {
+            query: {
+                /** @description The one-time link token of connect_url */
+                token: string;
+            };
+            header?: never;
+            path: {
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Found: the browser is sent on to `Location` */
+            302: {
+                headers: {
+                    /** @description Where the browser goes next */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    connect_callback: {
+        parameters: {
+            query?: {
+                state?: string;
+                code?: string;
+                error?: string;
+                error_description?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Found: the browser is sent on to `Location` */
+            302: {
+                headers: {
+                    /** @description Where the browser goes next */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPCheckError"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };

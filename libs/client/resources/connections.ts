@@ -5,6 +5,7 @@ import type { BodyOf, Filters, QueryOf, ReplyOf, Schemas } from '../core/types';
 export type Connection = Schemas['ConnectionRecord'];
 export type Integration = Schemas['IntegrationRecord'];
 export type ProviderModel = Schemas['ProviderModelRecord'];
+export type ConnectSession = Schemas['ConnectSessionRecord'];
 
 /** The integration catalog and the provider models listing. */
 export class Integrations {
@@ -62,5 +63,23 @@ export class Connections {
 
   byIntegrationType(integrationType: string, query: QueryOf<'list_connections_by_integration_type'> = {}): Promise<ReplyOf<'list_connections_by_integration_type'>> {
     return unwrap(this.http.api.GET('/api/v1/connections/integrations/{integration_type}', { params: { path: { integration_type: integrationType as never }, query } }));
+  }
+}
+
+/**
+ * Connect sessions (`/api/v1/connect/sessions`): a one-time URL that runs a provider's OAuth
+ * authorization for a user and makes (or reconnects) the connection. Send the user's browser to
+ * `connect_url`; it comes back to your `redirect_url` with `status`, `session_id` and
+ * `connection_id` or `error`; `get` tells the same for polling.
+ */
+export class ConnectSessions {
+  constructor(private readonly http: LoreHttp) {}
+
+  create(body: BodyOf<'create_connect_session'>): Promise<ConnectSession> {
+    return unwrap(this.http.api.POST('/api/v1/connect/sessions', { body }));
+  }
+
+  get(sessionId: string, query: QueryOf<'get_connect_session'> = {}): Promise<ConnectSession> {
+    return unwrap(this.http.api.GET('/api/v1/connect/sessions/{session_id}', { params: { path: { session_id: sessionId }, query } }));
   }
 }

@@ -2,8 +2,8 @@ import { AppError, type Clock, type EventMetadata, type ReplyIn, type ValidReque
 import type { EventStore } from '@lore/platform/event-store/port';
 import type { DocumentStore } from '@lore/platform/documents/port';
 import type { Egress } from '@lore/platform/egress/port';
-import { handleCommand, type ContextLog, type ReadYourWrites } from '@lore/platform/cqrs';
-import type { ConnectionMessages, IntegrationRecord, AuthMethod } from '@lore/connections/contracts';
+import { handleCommand, readAggregateState, type ContextLog, type ReadYourWrites } from '@lore/platform/cqrs';
+import type { ConnectionMessages, IntegrationRecord, AuthMethod, OAuthApp } from '@lore/connections/contracts';
 import { connectionStreamId, ownedConnection, type LiveConnection, type LiveCredential } from '@lore/connections/domain';
 import { findIntegration } from './catalog/catalog-entries';
 import { connectionAggregate } from './connection.commands';
@@ -11,11 +11,14 @@ import { readConnection } from './connection.queries';
 import type { CredentialValues, CredentialVault } from './credential-vault';
 import { refreshAccessToken } from './verification/oauth-tokens';
 import { accessTokenExpired, hasRefreshToken } from './verification/token-expiry';
-import { fillTemplate, withDefaults } from './verification/templates';
+import { withDefaults } from './verification/templates';
+import { operatorClient } from './connect/oauth-apps';
 import { runVerification, type VerificationResult } from './verification/verify-connection';
 
 type Owner = { readonly workspaceId: string; readonly userId: string };
-type OAuthClient = { readonly client_id: string; readonly client_secret?: string | undefined };
+
+/** Who the health check's events name as actor. */
+export const HEALTH_CHECK_ACTOR = 'system:health-check';
 type Refreshed = { readonly ok: true; readonly values: CredentialValues } | { readonly ok: false; readonly error: string; readonly invalidGrant: boolean };
 type Outcome = Pick<VerificationResult, 'outcome' | 'reason' | 'httpStatus' | 'latencyMs'> & { readonly refreshed: boolean };
 
@@ -31,7 +34,7 @@ export interface ConnectionTestDeps {
     readonly testTimeoutMs: number;
     readonly staleTestMs: number;
     /** Lore's registered OAuth app per integration (CONNECTION_OAUTH_CLIENTS): a refresh sends its client id. */
-    readonly oauthClients: Readonly<Record<string, OAuthClient>>;
+    readonly oauthClients: Readonly<Record<string, OAuthApp>>;
   };
 }
 
@@ -79,7 +82,21 @@ export class ConnectionTests {
     };
   }
 
-  private async verify(connection: LiveConnection, owner: Owner, metadata: EventMetadata): Promise<Outcome> {
+  /**
+   * The health check of one connection (README, "Health over time"): the same verification as a
+   * test, with the access token refreshed when it expires within `refreshAheadMs`, and the
+   * finding recorded without a `testing` step: an event only when the status changes.
+   */
+  async check(owner: Owner, connectionId: string, refreshAheadMs: number): Promise<void> {
+    const metadata: EventMetadata = { actor: HEALTH_CHECK_ACTOR, workspaceId: owner.workspaceId };
+    const stream = connectionStreamId(connectionId);
+    const connection = ownedConnection(await readAggregateState(this.deps.events, connectionAggregate, stream), owner);
+    if (connection.status !== 'active' && connection.status !== 'error') return;
+    const outcome = await this.verify(connection, owner, metadata, refreshAheadMs);
+    await handleCommand(this.deps.events, connectionAggregate, stream, { kind: 'observe', ...owner, outcome: outcome.outcome, reason: outcome.reason, at: this.now() }, { metadata });
+  }
+
+  private async verify(connection: LiveConnection, owner: Owner, metadata: EventMetadata, refreshAheadMs?: number): Promise<Outcome> {
     const entry = findIntegration(connection.integration);
     const method = entry?.auth_methods.find((m) => m.id === connection.authMethodId);
     if (entry === undefined || method === undefined) return failed(`integration "${connection.integration}" or its method "${connection.authMethodId}" is no longer in the catalog`);
@@ -97,7 +114,7 @@ export class ConnectionTests {
       refreshed = true;
       return null;
     };
-    if (userTokens && hasRefreshToken(values) && accessTokenExpired(values, this.deps.clock.now())) {
+    if (userTokens && hasRefreshToken(values) && accessTokenExpired(values, this.deps.clock.now(), refreshAheadMs)) {
       const refusal = await refresh();
       if (refusal) return refusal;
     }
@@ -158,24 +175,6 @@ export class ConnectionTests {
 
   private now(): string {
     return this.deps.clock.now().toISOString();
-  }
-}
-
-/**
- * Lore's registered OAuth app (CONNECTION_OAUTH_CLIENTS) is sent only to the token endpoint the
- * catalog names: when a user's configuration moves it (a self-hosted GitLab at another base_url),
- * the operator's client secret would go to a host the user picked.
- */
-function operatorClient(entry: IntegrationRecord, method: AuthMethod, config: Record<string, unknown>, client: OAuthClient | undefined): OAuthClient | undefined {
-  const template = method.oauth2?.token_url;
-  if (client === undefined || template === undefined) return undefined;
-  const actual = fillTemplate(template, { config, credentials: {} }, 'url');
-  const intended = fillTemplate(template, { config: withDefaults(entry.config_schema, {}), credentials: {} }, 'url');
-  if ('error' in actual || 'error' in intended) return undefined;
-  try {
-    return new URL(actual.text).origin === new URL(intended.text).origin ? client : undefined;
-  } catch {
-    return undefined;
   }
 }
 

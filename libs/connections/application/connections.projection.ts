@@ -1,21 +1,24 @@
 import type { RecordedEvent } from '@lore/platform/kernel';
 import { evolveDocument, type Projection, type ProjectionContext } from '@lore/platform/projections';
-import { CONNECTION_STREAM_PREFIX, CREDENTIAL_STREAM_PREFIX, WEBHOOK_STREAM_PREFIX, upcastConnectionEvent, upcastCredentialEvent } from '@lore/connections/domain';
+import { CONNECT_SESSION_STREAM_PREFIX, CONNECTION_STREAM_PREFIX, CREDENTIAL_STREAM_PREFIX, WEBHOOK_STREAM_PREFIX, upcastConnectionEvent, upcastCredentialEvent } from '@lore/connections/domain';
 import { CONNECTIONS, CREDENTIALS, type ConnectionDoc, type CredentialDoc } from './connection.read-models';
 import { projectWebhookEvent } from './webhooks/webhooks.projection';
 import { WEBHOOKS } from './webhooks/webhook.read-models';
+import { CONNECT_SESSIONS, projectConnectSessionEvent } from './connect/connect-sessions.projection';
 
 /**
- * Connections and what may be shown of their credentials, for get and list; webhook endpoints.
+ * Connections and what may be shown of their credentials, for get and list; webhook endpoints;
+ * connect sessions (for the sweep of abandoned ones).
  * Each document is evolved by its own stream's events (`evolveDocument`: an event delivered
  * again never rolls a document back).
  */
 export const connectionsProjection: Projection = {
   name: 'connections.connections.v1',
-  streamPrefixes: [CONNECTION_STREAM_PREFIX, CREDENTIAL_STREAM_PREFIX, WEBHOOK_STREAM_PREFIX],
-  collections: [CONNECTIONS, CREDENTIALS, WEBHOOKS],
+  streamPrefixes: [CONNECTION_STREAM_PREFIX, CREDENTIAL_STREAM_PREFIX, WEBHOOK_STREAM_PREFIX, CONNECT_SESSION_STREAM_PREFIX],
+  collections: [CONNECTIONS, CREDENTIALS, WEBHOOKS, CONNECT_SESSIONS],
   async handle(recorded, context) {
     if (recorded.streamId.startsWith(WEBHOOK_STREAM_PREFIX)) return projectWebhookEvent(recorded, context);
+    if (recorded.streamId.startsWith(CONNECT_SESSION_STREAM_PREFIX)) return projectConnectSessionEvent(recorded, context);
     if (recorded.streamId.startsWith(CREDENTIAL_STREAM_PREFIX)) return credential(recorded, context);
     return connection(recorded, context);
   },

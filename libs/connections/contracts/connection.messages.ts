@@ -5,7 +5,7 @@ import { CONNECTION_STATUSES, ConnectionRecord, ConnectionTestResult } from './c
 import { INTEGRATION_TYPES } from './integrations.records';
 
 /** Who acts and for whom: resolved by the gateway from the credential (ARCHITECTURE §4). */
-const Scope = z.object({
+export const OwnerScope = z.object({
   workspaceId: z.string().min(1).max(255),
   userId: z.string().min(1).max(255),
   /** `user:<sub>` or `api_key:<id>`, recorded in event metadata for audit. */
@@ -43,12 +43,12 @@ const ConnectionId = z.string().min(1).max(100);
  */
 export function connectionMessages(limits: ConnectionLimits) {
   const f = connectionFields(limits);
-  const ref = Scope.extend({ connectionId: ConnectionId });
+  const ref = OwnerScope.extend({ connectionId: ConnectionId });
   return {
     /** Validated against the catalog entry first: every failed check at once, `failed_checks` (400). */
     create: defineMessage(
       'connections.command.create',
-      Scope.extend({
+      OwnerScope.extend({
         integration: f.integration,
         integrationType: f.integrationType.optional(),
         label: f.label,
@@ -78,7 +78,7 @@ export function connectionMessages(limits: ConnectionLimits) {
     get: defineMessage('connections.query.get', ref, ConnectionRecord),
     list: defineMessage(
       'connections.query.list',
-      Scope.extend({
+      OwnerScope.extend({
         integration: z.string().min(1).max(100).optional(),
         integrationType: z.enum(INTEGRATION_TYPES).optional(),
         status: z.enum(CONNECTION_STATUSES).optional(),

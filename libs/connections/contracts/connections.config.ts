@@ -1,20 +1,70 @@
 import { z } from 'zod';
 import { envInt } from '@lore/platform/kernel';
 
-/** Lore's registered OAuth apps, per catalog entry id: what refreshing a user's token needs besides the token. */
+/** One of Lore's registered OAuth apps (CONNECTION_OAUTH_CLIENTS). */
+export interface OAuthApp {
+  readonly client_id: string;
+  readonly client_secret?: string | undefined;
+  /**
+   * The configuration the app is registered for, for entries whose endpoints come from it (a
+   * self-hosted GitLab's `base_url`, a Microsoft `tenant_id`): connect sessions use these values,
+   * and the app's secret is sent only to the token endpoint they name.
+   */
+  readonly config?: Readonly<Record<string, string>> | undefined;
+}
+
+/** Lore's registered OAuth apps, per catalog entry id: what the connect flow and refreshing a user's token need besides the token. */
 const OAuthClients = z
   .string()
   .optional()
-  .transform((text, ctx): Record<string, { client_id: string; client_secret?: string | undefined }> => {
+  .transform((text, ctx): Record<string, OAuthApp> => {
     if (text === undefined || text.trim() === '') return {};
-    const shape = z.record(z.string(), z.object({ client_id: z.string().min(1), client_secret: z.string().min(1).optional() }).strict());
+    const shape = z.record(
+      z.string(),
+      z.object({ client_id: z.string().min(1), client_secret: z.string().min(1).optional(), config: z.record(z.string(), z.string()).optional() }).strict(),
+    );
     try {
       const parsed = shape.safeParse(JSON.parse(text));
       if (parsed.success) return parsed.data;
     } catch {
       // reported below
     }
-    ctx.addIssue({ code: 'custom', message: 'must be a JSON object {"<integration id>": {"client_id": "...", "client_secret": "..."}}' });
+    ctx.addIssue({ code: 'custom', message: 'must be a JSON object {"<integration id>": {"client_id": "...", "client_secret": "...", "config": {...}}}' });
+    return z.NEVER;
+  });
+
+/** An absolute http(s) URL with no query, fragment or credentials, or null. */
+function plainHttpUrl(text: string): URL | null {
+  try {
+    const url = new URL(text);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.search === '' && url.hash === '' && url.username === '' && url.password === '' ? url : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Lore's public base URL (scheme, host, optional path prefix), without a trailing slash. */
+const PublicBaseUrl = z
+  .string()
+  .optional()
+  .transform((text, ctx): string | null => {
+    if (text === undefined || text.trim() === '') return null;
+    const url = plainHttpUrl(text.trim());
+    if (url !== null) return url.toString().replace(/\/+$/, '');
+    ctx.addIssue({ code: 'custom', message: 'must be an absolute http(s) URL without query, fragment or credentials, e.g. https://lore.example.com' });
+    return z.NEVER;
+  });
+
+/** Where a connect session may send the user back: absolute http(s) URLs, comma-separated. */
+const RedirectUrls = z
+  .string()
+  .optional()
+  .transform((text, ctx): string[] => {
+    if (text === undefined || text.trim() === '') return [];
+    const urls = text.split(',').map((part) => part.trim()).filter(Boolean);
+    const bad = urls.filter((u) => plainHttpUrl(u) === null);
+    if (bad.length === 0 && urls.length <= 100) return urls;
+    ctx.addIssue({ code: 'custom', message: `must be up to 100 comma-separated absolute http(s) URLs without query, fragment or credentials (not: ${bad.join(', ')})` });
     return z.NEVER;
   });
 
@@ -40,6 +90,14 @@ export interface WebhookSettings {
   readonly perWorkspace: number;
 }
 
+export interface ConnectSettings {
+  /** null: connect sessions are refused (503) until LORE_PUBLIC_BASE_URL is set. */
+  readonly publicBaseUrl: string | null;
+  readonly redirectUrls: readonly string[];
+  readonly defaultTtlMs: number;
+  readonly maxTtlMs: number;
+}
+
 /** Lore's limits and timings for connections (SPEC §8 gives only the label's); README, Configuration. */
 export interface ConnectionLimits {
   readonly maxConfigBytes: number;
@@ -57,6 +115,19 @@ export const connectionsConfig = z
     /** A credential older than this that a crash left attached to a connection not using it is let go by the sweep. */
     CONNECTION_SWEEP_GRACE_MS: envInt(5 * 60_000),
     CONNECTION_OAUTH_CLIENTS: OAuthClients,
+    /** Lore's address as the user's browser and the providers see it: connect URLs and the OAuth callback are built on it. */
+    LORE_PUBLIC_BASE_URL: PublicBaseUrl,
+    /** Where connect sessions may send the user back (README, "Connect sessions (OAuth)"). */
+    CONNECT_REDIRECT_URLS: RedirectUrls,
+    /** A connect session's life when its request names none; a request may ask for at most CONNECT_SESSION_MAX_TTL_MS. */
+    CONNECT_SESSION_TTL_MS: envInt(10 * 60_000),
+    CONNECT_SESSION_MAX_TTL_MS: envInt(60 * 60_000),
+    /** How often the health check runs over every active or failing connection (README, "Health over time"). */
+    CONNECTION_HEALTH_INTERVAL_MS: envInt(15 * 60_000),
+    /** How many connections the health check verifies at once, across all workspaces. */
+    CONNECTION_HEALTH_CONCURRENCY: envInt(4),
+    /** An OAuth access token expiring within this long is refreshed by the health check before it expires. */
+    CONNECTION_REFRESH_AHEAD_MS: envInt(5 * 60_000),
     /** Delays before each retry of a failed webhook delivery, in ms (jittered ±20 %): about 27 hours in all. */
     WEBHOOK_RETRY_SCHEDULE_MS: RetrySchedule,
     /** One delivery attempt gives up after this long (the receiver should answer 2xx fast and work later). */
@@ -79,6 +150,13 @@ export const connectionsConfig = z
     staleTestMs: e.CONNECTION_STALE_TEST_MS,
     sweepGraceMs: e.CONNECTION_SWEEP_GRACE_MS,
     oauthClients: e.CONNECTION_OAUTH_CLIENTS,
+    connect: {
+      publicBaseUrl: e.LORE_PUBLIC_BASE_URL,
+      redirectUrls: e.CONNECT_REDIRECT_URLS,
+      defaultTtlMs: e.CONNECT_SESSION_TTL_MS,
+      maxTtlMs: e.CONNECT_SESSION_MAX_TTL_MS,
+    } satisfies ConnectSettings,
+    health: { intervalMs: e.CONNECTION_HEALTH_INTERVAL_MS, concurrency: e.CONNECTION_HEALTH_CONCURRENCY, refreshAheadMs: e.CONNECTION_REFRESH_AHEAD_MS },
     webhooks: {
       retryScheduleMs: e.WEBHOOK_RETRY_SCHEDULE_MS,
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,

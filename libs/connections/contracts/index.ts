@@ -6,3 +6,5 @@ export * from './connection.messages';
 export * from './connections.integration-events';
 export * from './webhook.records';
 export * from './webhook.messages';
+export * from './connect.records';
+export * from './connect.messages';

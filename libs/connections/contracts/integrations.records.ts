@@ -24,6 +24,14 @@ const AuthMethod = z.looseObject({
       token_url: z.string().optional(),
       discovery_url: z.string().optional().describe('OAuth 2.0 authorization server metadata, when the endpoints are discovered (remote MCP servers)'),
       scopes: z.array(z.string()),
+      scope_separator: z.enum([' ', ',']).optional().describe('How scopes are joined in the authorization request'),
+      scope_param: z.string().optional().describe('The authorization parameter that carries the scopes, when not `scope` (Slack user tokens: `user_scope`)'),
+      pkce: z.boolean().optional().describe('The connect flow sends a PKCE S256 challenge (RFC 7636)'),
+      authorization_params: z.record(z.string(), z.string()).optional().describe('Extra query parameters of the authorization request'),
+      token_response: z
+        .looseObject({ token_type: z.string().describe('The token_type the answer carries (compared ignoring case)') })
+        .optional()
+        .describe('Where the tokens are in the code exchange answer: JSON Pointers (default: the RFC 6749 §5.1 top-level fields)'),
     })
     .optional(),
   verification: z

@@ -45,7 +45,14 @@ export type ConnectionCommand =
     })
   | (Owner & { readonly kind: 'start-test'; readonly staleTestMs: number; readonly at: string })
   | (Owner & { readonly kind: 'finish-test'; readonly outcome: 'active' | 'error' | 'expired'; readonly reason: string | null; readonly at: string })
-  | (Owner & { readonly kind: 'delete'; readonly at: string });
+  | (Owner & { readonly kind: 'delete'; readonly at: string })
+  /**
+   * The periodic health check's finding (README, "Health over time"): no `testing` step, and an
+   * event only when the status changes (fails, expires, recovers). It watches `active` and
+   * `error` connections; any other status (disabled, under test, waiting for new credentials)
+   * is left alone.
+   */
+  | (Owner & { readonly kind: 'observe'; readonly outcome: 'active' | 'error' | 'expired'; readonly reason: string | null; readonly at: string });
 
 /**
  * The lifecycle (README, "Connection lifecycle"): which status each command may leave from.
@@ -135,6 +142,11 @@ export const connectionDecider: Decider<ConnectionCommand, ConnectionState, Conn
         allowed(connection, 'finish-test');
         const to = command.outcome === 'active' && connection.beforeTest === 'inactive' ? 'inactive' : command.outcome;
         return [{ type: 'connections.ConnectionStatusChanged', data: { ...ids(connection), from: 'testing', to, reason: command.reason, testedAt: command.at, changedAt: command.at } }];
+      }
+      case 'observe': {
+        const connection = ownedConnection(state, command);
+        if (connection.status !== 'active' && connection.status !== 'error') return [];
+        return statusChanged(connection, command.outcome, command.at, command.outcome === 'active' ? null : command.reason, command.at);
       }
       case 'delete': {
         if (state.status === 'deleted' && state.workspaceId === command.workspaceId && state.userId === command.userId) return [];

@@ -96,3 +96,18 @@ describe('connectionDecider: the lifecycle', () => {
     spec.given([...inStatus.active, deleted]).when(command({ kind: 'update', label: 'x' })).thenThrows('not_found');
   });
 });
+
+describe('connectionDecider: the health check', () => {
+  const observe = (outcome: 'active' | 'error' | 'expired', reason: string | null = null) => command({ kind: 'observe', outcome, reason });
+  it('says only what changed: a failure, an expiry, a recovery, with the reason', () => {
+    spec.given(inStatus.active).when(observe('error', 'HTTP 500')).then([changed('active', 'error', T(5), { reason: 'HTTP 500', testedAt: T(5) })]);
+    spec.given(inStatus.active).when(observe('expired', 'refresh token refused')).then([changed('active', 'expired', T(5), { reason: 'refresh token refused', testedAt: T(5) })]);
+    spec.given(inStatus.error).when(observe('active', 'ignored')).then([changed('error', 'active', T(5), { testedAt: T(5) })]);
+    spec.given(inStatus.active).when(observe('active')).thenNothingHappened();
+    spec.given(inStatus.error).when(observe('error', 'HTTP 503')).thenNothingHappened();
+  });
+  it.each([['inactive'], ['testing'], ['expired']] as const)('leaves a %s connection alone', (from) => {
+    spec.given(inStatus[from]).when(observe('error', 'x')).thenNothingHappened();
+    spec.given(inStatus[from]).when(observe('active')).thenNothingHappened();
+  });
+});

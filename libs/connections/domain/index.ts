@@ -5,3 +5,5 @@ export * from './credential.decider';
 export * from './connection.upcasters';
 export * from './webhook.events';
 export * from './webhook.decider';
+export * from './connect-session.events';
+export * from './connect-session.decider';

@@ -9,7 +9,7 @@ export const connectionsIntegrationEvents = integrationEvents({
   published: {
     'connection.created': 'A connection was created.',
     'connection.updated': 'A connection\'s label, configuration, auth method or credential changed; `credential_rotated` says whether a new credential replaced the old one.',
-    'connection.status_changed': 'A connection\'s status changed: a test started or ended, or it was activated or deactivated; `status` holds from, to and the reason.',
+    'connection.status_changed': 'A connection\'s status changed: a test started or ended, it was activated or deactivated, or the periodic health check found it failing, expired (its refresh token refused) or recovered; `status` holds from, to and the reason.',
     'connection.deleted': 'A connection was deleted and its credential released.',
   },
 });

@@ -19,3 +19,6 @@ export * from './roles.suite';
 export * from './metrics.suite';
 export * from './limits.suite';
 export * from './admin.suite';
+export * from './oauth-authorization-server';
+export * from './connect-sessions.suite';
+export * from './free-port';

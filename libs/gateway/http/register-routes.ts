@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { AppError, type ValidationIssue } from '@lore/platform/kernel';
-import { EventStreamReply, FileReply, TextReply, zodIssuesToValidationIssues, type HttpRoute, type RequestScope, type Send } from '@lore/platform/http';
+import { EventStreamReply, FileReply, RedirectReply, TextReply, zodIssuesToValidationIssues, type HttpRoute, type RequestScope, type Send } from '@lore/platform/http';
 import { send, type Transport } from '@lore/platform/transport/port';
 import { authorize } from '../auth/access';
 import type { Authenticator } from '../auth/authenticator';
@@ -68,6 +68,9 @@ export function registerRoutes(
             if (scope === null) throw new Error(`${r.path} streams events without authentication`);
             return await eventStreams.send(reply, result, headerValue(request.headers['last-event-id']), scope);
           }
+          if (result instanceof RedirectReply) {
+            return reply.code(302).header('location', result.location).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').send();
+          }
           if (result instanceof TextReply) return reply.code(r.status).type(`${result.contentType}; charset=utf-8`).send(result.text);
           if (result instanceof FileReply) {
             return reply
@@ -91,6 +94,10 @@ export function registerRoutes(
 
 /** Throws (a 500 that says why, logged as an error) when a reply is not what the route documents. */
 function checkReply(route: HttpRoute, result: unknown, request: FastifyRequest): void {
+  if (result instanceof RedirectReply || route.status === 302) {
+    if (result instanceof RedirectReply && route.status === 302) return;
+    throw new AppError('internal', `Reply of ${route.method} ${route.path} (${route.operationId}) is ${route.status === 302 ? 'not a redirect' : 'a redirect the route does not declare (status 302)'}`);
+  }
   // A file is served as it came, whatever its type: the route declares that it serves files.
   if (result instanceof FileReply) {
     if ((route.textResponses ?? []).includes('application/octet-stream')) return;

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { Message, PermissionAction, PermissionResource, ReplyOf, RequestOf } from '@lore/platform/kernel';
-import type { EventStreamReply, FileReply, IssueLocations, RouteSpec, TextReply } from './route-spec';
+import type { EventStreamReply, FileReply, IssueLocations, RedirectReply, RouteSpec, TextReply } from './route-spec';
 import type { IntegrationEventsSpec } from './asyncapi';
 
 export type Permission = readonly [PermissionResource, PermissionAction];
@@ -86,7 +86,8 @@ type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;
  */
 export type RouteReply<RS extends z.ZodType, TR extends readonly string[] | undefined> =
   | z.input<RS>
-  | (TR extends readonly string[] ? TextReply | EventStreamReply | FileReply : never);
+  | (TR extends readonly string[] ? TextReply | EventStreamReply | FileReply : never)
+  | RedirectReply;
 
 /** Typed constructor: infers params/query/body types from the zod schemas, and the reply from `response`. */
 export function route<

@@ -186,6 +186,12 @@ function errorResponse(status: number): OpenApiResponse {
   };
 }
 
+/** A browser endpoint's answer: where to go next, nothing to read. */
+const REDIRECT_RESPONSE = {
+  description: 'Found: the browser is sent on to `Location`',
+  headers: { Location: { description: 'Where the browser goes next', schema: { type: 'string', format: 'uri' } } },
+} as const;
+
 function operationOf(components: ComponentSchemas, route: RouteSpec): OpenApiOperation {
   const parameters = parametersOf(components, route);
   const statuses = new Set<number>(route.errors ?? []);
@@ -200,7 +206,7 @@ function operationOf(components: ComponentSchemas, route: RouteSpec): OpenApiOpe
   if (parameters.length > 0 || route.body) statuses.add(422);
   if (statuses.has(400)) defineCheckErrorComponent(components);
 
-  const responses: OpenApiOperation['responses'] = {
+  const responses: OpenApiOperation['responses'] = route.status === 302 ? { '302': REDIRECT_RESPONSE } : {
     [String(route.status)]: {
       description: 'Successful Response',
       content: {

@@ -182,3 +182,24 @@ describe('buildOpenApiDocument', () => {
     expect(() => buildOpenApiDocument({ title: 't', version: '1', routes: [wrongParam] })).toThrow(/not in/);
   });
 });
+
+describe('buildOpenApiDocument: browser redirects', () => {
+  it('documents a 302 route by its Location header only, with no body and no security', () => {
+    const redirect: RouteSpec = {
+      method: 'GET',
+      path: '/api/v1/connect/callback',
+      operationId: 'callback',
+      summary: 'OAuth callback',
+      tags: ['connect'],
+      auth: false,
+      query: z.object({ state: z.string().optional() }),
+      status: 302,
+      response: z.object({ location: z.string() }),
+      errors: [400],
+    };
+    const operation = buildOpenApiDocument({ title: 'Lore', version: '0.1.0', description: 'x', routes: [redirect] }).paths['/api/v1/connect/callback']?.['get'];
+    expect(Object.keys(operation?.responses ?? {})).toEqual(['302', '400', '422']);
+    expect(operation?.responses['302']).toEqual({ description: expect.any(String), headers: { Location: expect.objectContaining({ schema: { type: 'string', format: 'uri' } }) } });
+    expect(operation).not.toHaveProperty('security');
+  });
+});

@@ -36,8 +36,11 @@ export interface RouteSpec {
    * The gateway maps every other message field by name; see `inApiTerms`.
    */
   readonly issueLocations?: IssueLocations;
-  /** Success status (201 for creates, else 200) and its body schema. */
-  readonly status: 200 | 201;
+  /**
+   * Success status (201 for creates, else 200) and its body schema; 302 for the browser
+   * endpoints that answer with a `RedirectReply` (documented with its Location header only).
+   */
+  readonly status: 200 | 201 | 302;
   readonly response: z.ZodType;
   /**
    * Media types besides JSON this operation may answer with (a handler returns a
@@ -89,4 +92,12 @@ export interface ServerSentEvent {
  */
 export class EventStreamReply {
   constructor(readonly open: (lastEventId: string | undefined, signal: AbortSignal) => AsyncIterable<ServerSentEvent>) {}
+}
+
+/**
+ * A browser sent on (302 Found with `Location`): the open endpoints of the OAuth connect flow.
+ * Never cached, and no Referer: the URL it leaves may carry a one-time token.
+ */
+export class RedirectReply {
+  constructor(readonly location: string) {}
 }

@@ -24,7 +24,7 @@ type AuthMethod = {
   fields: FieldsSchema;
   secret_fields: string[];
   required_config?: string[];
-  oauth2?: { grant_type: string; authorization_url?: string; token_url?: string; refresh_url?: string; discovery_url?: string };
+  oauth2?: { grant_type: string; authorization_url?: string; token_url?: string; refresh_url?: string; discovery_url?: string; [quirk: string]: Json | undefined };
   verification?: Verification;
 };
 type Entry = {
@@ -286,6 +286,10 @@ describe('each catalog check catches a planted bad entry', () => {
     ['oauth2 method without its oauth2 block', (l) => { delete method(l, 'oauth2').oauth2; }],
     ['oauth2 block on an api_key method', (l) => { method(l, 'bot_token').oauth2 = { grant_type: 'client_credentials', token_url: 'https://x.example/token' }; }],
     ['an authorization_code method missing refresh_token', (l) => { delete method(l, 'oauth2').fields.properties['refresh_token']; }],
+    ['an authorization_code method that does not say how its token answer is shaped', (l) => { delete (method(l, 'oauth2').oauth2 as Record<string, Json>)['token_response']; }],
+    ['an authorization_code method that does not say whether it uses PKCE', (l) => { delete (method(l, 'oauth2').oauth2 as Record<string, Json>)['pkce']; }],
+    ['a token pointer that is no JSON Pointer', (l) => { ((method(l, 'oauth2').oauth2 as Record<string, Json>)['token_response'] as Record<string, Json>)['access_token'] = 'authed_user.access_token'; }],
+    ['an extra authorization parameter that would override the flow (state)', (l) => { (method(l, 'oauth2').oauth2 as Record<string, Json>)['authorization_params'] = { state: 'fixed' }; }],
     ['a non-secret method with no secret', (l) => { method(l, 'bot_token').secret_fields = []; }],
     ['a config field with an unknown keyword', (l) => { (l.entry.config_schema.properties['team_id'] as Record<string, Json>)['secret'] = true; }],
     ['a config_schema allowing extra properties', (l) => { mutable(l.entry)['config_schema'] = { ...l.entry.config_schema, additionalProperties: true }; }],

@@ -2,8 +2,8 @@
 export { runVerification, NO_VERIFICATION_REASON, valueAt } from './verify-connection';
 export type { VerificationInput, VerificationResult } from './verify-connection';
 export { buildVerificationRequest, verificationOf, isRequestError } from './verification-request';
-export { clientCredentialsToken, jwtBearerToken, refreshAccessToken, tokenRequester } from './oauth-tokens';
-export type { OAuthToken, TokenOutcome, TokenOptions } from './oauth-tokens';
+export { clientCredentialsToken, exchangeAuthorizationCode, jwtBearerToken, refreshAccessToken, tokenRequester } from './oauth-tokens';
+export type { OAuthToken, TokenAnswerShape, TokenOutcome, TokenOptions } from './oauth-tokens';
 export { accessTokenExpired, accessTokenExpiryMs, hasRefreshToken, jwtExpiryMs } from './token-expiry';
 export { signAwsSigV4 } from './aws-sigv4';
 export { maskSecrets, secretValues } from './templates';

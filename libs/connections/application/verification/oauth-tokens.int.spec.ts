@@ -10,7 +10,7 @@ import { importSPKI, jwtVerify } from 'jose';
 import type { IntegrationRecord } from '@lore/connections/contracts';
 import { EgressRefused } from '@lore/platform/egress/port';
 import { createNodeEgress } from '@lore/platform/egress/node';
-import { clientCredentialsToken, jwtBearerToken, refreshAccessToken, tokenRequester } from './oauth-tokens';
+import { clientCredentialsToken, exchangeAuthorizationCode, jwtBearerToken, refreshAccessToken, tokenRequester } from './oauth-tokens';
 
 type AuthMethod = IntegrationRecord['auth_methods'][number];
 type Handler = (req: IncomingMessage, body: string, res: ServerResponse) => void | Promise<void>;
@@ -204,5 +204,36 @@ describe('tokenRequester (the validator’s requestToken)', () => {
       error: 'invalid_client: bad secret [redacted]',
     });
     await expect(tokenRequester(createNodeEgress())(`${base}/token`, { grant_type: 'client_credentials' })).rejects.toBeInstanceOf(EgressRefused);
+  });
+});
+
+describe('exchangeAuthorizationCode', () => {
+  const CODE = 'code-DO-NOT-LEAK-7c1e';
+  const VERIFIER = 'v'.repeat(43);
+
+  it("reads the token where the catalog says: Slack's user token under authed_user, with its token type", async () => {
+    // Slack's oauth.v2.access answer for user scopes (https://api.slack.com/methods/oauth.v2.access).
+    const base = await provider((_req, body, res) => {
+      const form = Object.fromEntries(new URLSearchParams(body));
+      if (form['grant_type'] !== 'authorization_code' || form['code'] !== CODE || form['code_verifier'] !== VERIFIER || form['redirect_uri'] !== 'https://lore.example/api/v1/connect/callback') return json(res, 400, { ok: false, error: 'invalid_code' });
+      json(res, 200, { ok: true, app_id: 'A1', authed_user: { id: 'U1', scope: 'search:read', access_token: 'xoxp-user-token', token_type: 'user', refresh_token: 'xoxe-1-refresh', expires_in: 43200 }, team: { id: 'T1' } });
+    });
+    const slack = { access_token: '/authed_user/access_token', refresh_token: '/authed_user/refresh_token', expires_in: '/authed_user/expires_in', token_type_field: '/authed_user/token_type', token_type: 'user' };
+    const method = oauthMethod({ grant_type: 'authorization_code', token_url: `${base}/api/oauth.v2.access` }, ['access_token'], ['access_token']);
+    const grant = { code: CODE, redirectUri: 'https://lore.example/api/v1/connect/callback', codeVerifier: VERIFIER };
+    const client = { client_id: 'app', client_secret: CLIENT_SECRET };
+    const got = await exchangeAuthorizationCode(method, {}, grant, egress, NOW, { client, shape: slack });
+    expect(got).toEqual({ ok: true, token: { access_token: 'xoxp-user-token', refresh_token: 'xoxe-1-refresh', token_type: 'user', expires_at: '2025-06-02T00:00:00.000Z' } });
+    // Read at the top level (no shape), the same answer has no token; another expected type is refused.
+    expect(await exchangeAuthorizationCode(method, {}, grant, egress, NOW, { client })).toMatchObject({ ok: false, error: expect.stringContaining('without an access token') });
+    expect(await exchangeAuthorizationCode(method, {}, grant, egress, NOW, { client, shape: { ...slack, token_type: 'bot' } })).toMatchObject({ ok: false, error: expect.stringContaining('"user", not "bot"') });
+  });
+
+  it('reports an RFC 6749 §5.2 error without the code, the verifier or the client secret', async () => {
+    const base = await provider((_req, body, res) => json(res, 400, { error: 'invalid_grant', error_description: `bad code ${new URLSearchParams(body).get('code')} / ${new URLSearchParams(body).get('code_verifier')}` }));
+    const method = oauthMethod({ grant_type: 'authorization_code', token_url: `${base}/token` }, ['access_token'], ['access_token']);
+    const got = await exchangeAuthorizationCode(method, {}, { code: CODE, redirectUri: 'https://x.example/cb', codeVerifier: VERIFIER }, egress, NOW, { client: { client_id: 'app', client_secret: CLIENT_SECRET } });
+    expect(got).toMatchObject({ ok: false, status: 400, invalidGrant: true, error: expect.stringContaining('invalid_grant') });
+    if (!got.ok) for (const secret of [CODE, VERIFIER, CLIENT_SECRET]) expect(got.error).not.toContain(secret);
   });
 });

@@ -1,8 +1,8 @@
 /**
  * The OAuth 2.0 grants Lore runs itself, through the egress port: client_credentials (RFC 6749
  * §4.4), the JWT bearer assertion of service accounts (RFC 7523, as Google uses it) and the
- * refresh of an authorization_code token (RFC 6749 §6). The authorization_code exchange itself
- * belongs to the connect flow, not here.
+ * refresh of an authorization_code token (RFC 6749 §6), and the code exchange of the connect
+ * flow (RFC 6749 §4.1.3 with RFC 7636 PKCE).
  *
  * Every outcome is a value, never a throw (see TokenOutcome). No error carries a secret that was
  * sent; token-endpoint.ts masks them.
@@ -11,14 +11,14 @@ import { importPKCS8, SignJWT } from 'jose';
 import { z } from 'zod';
 import type { Egress } from '@lore/platform/egress/port';
 import type { TokenResponse } from '../validation/connection-validator';
-import type { TokenOutcome } from './token-endpoint';
+import type { TokenAnswerShape, TokenOutcome } from './token-endpoint';
 import { DEFAULT_TIMEOUT_MS } from './egress-failure';
 import { callTokenEndpoint, parseTokenBody, PUBLIC_FORM_FIELDS, tokenFailure } from './token-endpoint';
 import type { AuthMethod } from '@lore/connections/contracts';
 import type { JsonObject } from './templates';
 import { fillTemplate, maskSecrets, secretValues } from './templates';
 
-export type { OAuthToken, TokenOutcome } from './token-endpoint';
+export type { OAuthToken, TokenAnswerShape, TokenOutcome } from './token-endpoint';
 
 export interface TokenOptions {
   /** Whole-exchange deadline for the token request (default 10 s). */
@@ -175,6 +175,41 @@ export async function refreshAccessToken(
     secrets: secretValues(method, credentials, refreshToken, clientSecret),
     now,
     timeoutMs: options.timeoutMs,
+  });
+}
+
+/**
+ * The authorization code grant's exchange (RFC 6749 §4.1.3), with the PKCE verifier
+ * (RFC 7636 §4.5) when the flow sent a challenge. The answer is read where the catalog's
+ * `token_response` says (Slack's user token is at `/authed_user/access_token`).
+ */
+export async function exchangeAuthorizationCode(
+  method: AuthMethod,
+  config: JsonObject,
+  grant: { readonly code: string; readonly redirectUri: string; readonly codeVerifier: string | null },
+  egress: Egress,
+  now: Date,
+  options: TokenOptions & { readonly shape?: TokenAnswerShape } = {},
+): Promise<TokenOutcome> {
+  const target = endpoint(method, config, 'token');
+  if ('error' in target) return tokenFailure(target.error);
+  const clientId = options.client?.client_id;
+  const clientSecret = str(options.client?.client_secret);
+  const auth = clientAuth(target.spec, clientId, clientSecret);
+  return callTokenEndpoint(egress, {
+    url: target.url,
+    form: {
+      grant_type: 'authorization_code',
+      code: grant.code,
+      redirect_uri: grant.redirectUri,
+      ...(grant.codeVerifier === null ? {} : { code_verifier: grant.codeVerifier }),
+      ...auth.form,
+    },
+    basic: auth.basic,
+    secrets: [grant.code, ...(grant.codeVerifier === null ? [] : [grant.codeVerifier]), ...(clientSecret === undefined ? [] : [clientSecret])],
+    now,
+    timeoutMs: options.timeoutMs,
+    shape: options.shape,
   });
 }
 

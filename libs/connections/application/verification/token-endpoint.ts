@@ -11,6 +11,7 @@ import type { Egress } from '@lore/platform/egress/port';
 import { DEFAULT_TIMEOUT_MS, describeEgressFailure, hostOf } from './egress-failure';
 import type { JsonObject } from './templates';
 import { isObject, maskSecrets } from './templates';
+import { valueAt } from './json-pointer';
 
 export interface OAuthToken {
   readonly access_token: string;
@@ -41,6 +42,17 @@ export interface TokenCall {
   readonly secrets: readonly string[];
   readonly now: Date;
   readonly timeoutMs?: number | undefined;
+  /** Where the answer holds the tokens (the catalog's `token_response`); RFC 6749 §5.1's top-level fields by default. */
+  readonly shape?: TokenAnswerShape | undefined;
+}
+
+/** The catalog's `token_response`: JSON Pointers into the answer, and the token type it must carry. */
+export interface TokenAnswerShape {
+  readonly access_token?: string | undefined;
+  readonly refresh_token?: string | undefined;
+  readonly expires_in?: string | undefined;
+  readonly token_type_field?: string | undefined;
+  readonly token_type?: string | undefined;
 }
 
 export const tokenFailure = (error: string, status: number | null = null, invalidGrant = false): TokenOutcome => ({
@@ -110,16 +122,21 @@ export async function callTokenEndpoint(egress: Egress, call: TokenCall): Promis
 
   const fields = parseTokenBody(response.body);
   const said = providerError(fields);
-  const accessToken = text(fields['access_token']);
+  const at = (pointer: string | undefined, name: string): unknown => valueAt(fields, pointer ?? `/${name}`);
+  const accessToken = text(at(call.shape?.access_token, 'access_token'));
   const success = response.status >= 200 && response.status < 300;
   if (success && accessToken) {
-    const refreshToken = text(fields['refresh_token']);
-    const tokenType = text(fields['token_type']);
+    const refreshToken = text(at(call.shape?.refresh_token, 'refresh_token'));
+    const tokenType = text(at(call.shape?.token_type_field, 'token_type'));
+    const expected = call.shape?.token_type;
+    if (expected !== undefined && tokenType !== undefined && tokenType.toLowerCase() !== expected.toLowerCase()) {
+      return tokenFailure(`the token endpoint ${hostOf(call.url)} issued a token of type "${tokenType.slice(0, 50)}", not "${expected}"`, response.status);
+    }
     return {
       ok: true,
       token: {
         access_token: accessToken,
-        expires_at: expiresAt(fields['expires_in'], call.now),
+        expires_at: expiresAt(at(call.shape?.expires_in, 'expires_in'), call.now),
         ...(refreshToken ? { refresh_token: refreshToken } : {}),
         ...(tokenType ? { token_type: tokenType } : {}),
       },

@@ -25,6 +25,9 @@ import { isObject, maskSecrets, secretValues, withDefaults } from './templates';
 import { accessTokenExpired, hasRefreshToken } from './token-expiry';
 import type { VerificationSpec } from './verification-request';
 import { buildVerificationRequest, verificationOf } from './verification-request';
+import { valueAt } from './json-pointer';
+
+export { valueAt } from './json-pointer';
 
 export interface VerificationInput {
   readonly entry: IntegrationRecord;
@@ -53,19 +56,6 @@ export const NO_VERIFICATION_REASON =
 
 /** Large enough for a vendor's list answer (models, an OpenAPI document); only the status and a pointer are read. */
 const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
-
-/** RFC 6901: the value at `pointer` in `document`, or undefined. */
-export function valueAt(document: unknown, pointer: string): unknown {
-  if (pointer === '') return document;
-  let node = document;
-  for (const raw of pointer.split('/').slice(1)) {
-    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-    if (Array.isArray(node) && /^(0|[1-9]\d*)$/.test(key)) node = node[Number(key)] as unknown;
-    else if (isObject(node) && Object.hasOwn(node, key)) node = node[key];
-    else return undefined;
-  }
-  return node;
-}
 
 /** Why a 2xx answer does not prove the credential (`expect_json`), or undefined when it does. */
 function jsonMismatch(spec: VerificationSpec, response: OutboundResponse): string | undefined {

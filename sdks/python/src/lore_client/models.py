@@ -78,6 +78,53 @@ class CollectionStats(BaseModel):
     """
 
 
+class ConnectSessionRecordError(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    code: Literal["access_denied", "provider_error", "token_exchange_failed", "session_expired", "state_mismatch", "missing_verifier", "missing_code", "connection_failed"]
+    message: str
+
+
+class ConnectSessionRecord(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    id: str
+    integration: str
+    auth_method_id: str
+    scopes: list[str]
+    user_id: str
+    """
+    The user the connection is for
+    """
+    workspace_id: str
+    redirect_url: str
+    """
+    Where the user is sent back, with `status`, `session_id` and `connection_id` or `error`
+    """
+    status: Literal["pending", "authorizing", "exchanging", "completed", "failed", "expired"]
+    """
+    pending: the URL was not visited yet; authorizing: the user is at the provider; exchanging: the code is being exchanged and the connection tested; completed; failed (see `error`); expired
+    """
+    connect_url: str | None
+    """
+    The one-time URL to send the user to: only in the answer that created the session
+    """
+    connection_id: str | None
+    """
+    The connection to reconnect, or the one the session made
+    """
+    connection_status: Literal["active", "inactive", "testing", "error", "expired"] | None
+    """
+    The connection's status after its test, once completed
+    """
+    error: ConnectSessionRecordError | None
+    expires_at: str
+    created_at: str
+    ended_at: str | None
+
+
 class ContentRecordOriginal(BaseModel):
     """
     The uploaded file, kept and downloadable at /api/v1/contents/{id}/file; null for a JSON text, a file over KNOWLEDGE_ORIGINALS_MAX_BYTES, or once its retention ended
@@ -378,6 +425,23 @@ class HTTPError(BaseModel):
     detail: Annotated[str, Field(title="Detail")]
 
 
+class IntegrationRecordAuthMethodOauth2TokenResponse(BaseModel):
+    """
+    Where the tokens are in the code exchange answer: JSON Pointers (default: the RFC 6749 §5.1 top-level fields)
+    """
+
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    __annotations__ = {
+        "__pydantic_extra__": Dict[str, Any],
+    }
+    token_type: str
+    """
+    The token_type the answer carries (compared ignoring case)
+    """
+
+
 class IntegrationRecordAuthMethodOauth2(BaseModel):
     model_config = ConfigDict(
         extra="allow",
@@ -393,6 +457,26 @@ class IntegrationRecordAuthMethodOauth2(BaseModel):
     OAuth 2.0 authorization server metadata, when the endpoints are discovered (remote MCP servers)
     """
     scopes: list[str]
+    scope_separator: Literal[" ", ","] | None = None
+    """
+    How scopes are joined in the authorization request
+    """
+    scope_param: str | None = None
+    """
+    The authorization parameter that carries the scopes, when not `scope` (Slack user tokens: `user_scope`)
+    """
+    pkce: bool | None = None
+    """
+    The connect flow sends a PKCE S256 challenge (RFC 7636)
+    """
+    authorization_params: dict[str, str] | None = None
+    """
+    Extra query parameters of the authorization request
+    """
+    token_response: IntegrationRecordAuthMethodOauth2TokenResponse | None = None
+    """
+    Where the tokens are in the code exchange answer: JSON Pointers (default: the RFC 6749 §5.1 top-level fields)
+    """
 
 
 class IntegrationRecordAuthMethodVerification(BaseModel):

@@ -114,6 +114,63 @@ class TestConnectionQuery(GetConnectionQuery):
     pass
 
 
+class CreateConnectSessionBody(TypedDict):
+    integration: str
+    """
+    The catalog entry: its id (e.g. "openai") or its name
+    """
+    auth_method_id: NotRequired[str]
+    """
+    An OAuth 2.0 authorization code method of the entry; its default (or first such) method when omitted
+    """
+    scopes: NotRequired[list[str]]
+    """
+    The scopes to ask for; the method's catalog scopes when omitted
+    """
+    user_id: NotRequired[str]
+    """
+    The user the connection is for (acting for another user takes an administrator, as for connections)
+    """
+    redirect_url: str
+    """
+    Where the user is sent back with the outcome: one of CONNECT_REDIRECT_URLS (or under one ending in /)
+    """
+    config: NotRequired[dict[str, Any]]
+    """
+    The integration's configuration (its config_schema); the OAuth app's registered configuration wins
+    """
+    label: NotRequired[str]
+    """
+    The new connection's label; the integration's name when omitted
+    """
+    connection_id: NotRequired[str]
+    """
+    Reconnect this connection (new tokens) instead of creating one
+    """
+    expires_in: NotRequired[int]
+    """
+    Seconds the session may take (CONNECT_SESSION_TTL_MS when omitted; at most CONNECT_SESSION_MAX_TTL_MS)
+    """
+
+
+class GetConnectSessionQuery(TypedDict):
+    user_id: NotRequired[str]
+
+
+class AuthorizeConnectSessionQuery(TypedDict):
+    token: str
+    """
+    The one-time link token of connect_url
+    """
+
+
+class ConnectCallbackQuery(TypedDict):
+    state: NotRequired[str]
+    code: NotRequired[str]
+    error: NotRequired[str]
+    error_description: NotRequired[str]
+
+
 class CreateWebhookBody(TypedDict):
     url: str
     """
@@ -695,11 +752,11 @@ class ListMemoriesQuery(TypedDict):
     """
 
 
-class DeleteUserMemoriesQuery(TypedDict):
-    user_id: NotRequired[str]
+class DeleteUserMemoriesQuery(GetConnectSessionQuery):
+    pass
 
 
-class ExportUserMemoriesQuery(DeleteUserMemoriesQuery):
+class ExportUserMemoriesQuery(GetConnectSessionQuery):
     pass
 
 
@@ -717,15 +774,15 @@ class SearchMemoriesBody(TypedDict):
     limit: NotRequired[int]
 
 
-class GetMemoryQuery(DeleteUserMemoriesQuery):
+class GetMemoryQuery(GetConnectSessionQuery):
     pass
 
 
-class DeleteMemoryQuery(DeleteUserMemoriesQuery):
+class DeleteMemoryQuery(GetConnectSessionQuery):
     pass
 
 
-class GetMemoryHistoryQuery(DeleteUserMemoriesQuery):
+class GetMemoryHistoryQuery(GetConnectSessionQuery):
     pass
 
 

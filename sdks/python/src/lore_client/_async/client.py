@@ -17,6 +17,7 @@ from .resources import (
     AsyncApiKeys,
     AsyncChunks,
     AsyncCollections,
+    AsyncConnectSessions,
     AsyncConnections,
     AsyncContents,
     AsyncConversations,
@@ -58,6 +59,7 @@ class AsyncLore:
         self.chunks = AsyncChunks(self)
         self.integrations = AsyncIntegrations(self)
         self.connections = AsyncConnections(self)
+        self.connect_sessions = AsyncConnectSessions(self)
         self.conversations = AsyncConversations(self)
         self.messages = AsyncMessages(self)
         self.memories = AsyncMemories(self)

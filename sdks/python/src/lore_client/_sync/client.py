@@ -18,6 +18,7 @@ from .resources import (
     ApiKeys,
     Chunks,
     Collections,
+    ConnectSessions,
     Connections,
     Contents,
     Conversations,
@@ -59,6 +60,7 @@ class Lore:
         self.chunks = Chunks(self)
         self.integrations = Integrations(self)
         self.connections = Connections(self)
+        self.connect_sessions = ConnectSessions(self)
         self.conversations = Conversations(self)
         self.messages = Messages(self)
         self.memories = Memories(self)

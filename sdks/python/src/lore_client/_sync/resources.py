@@ -195,6 +195,19 @@ class Connections(_Resource):
         return self._client._call(m.ConnectionTestResult, "POST", path, params={"user_id": user_id})
 
 
+class ConnectSessions(_Resource):
+    """Connect sessions: a one-time URL that runs a provider's OAuth authorization for a user."""
+
+    def create(self, **body: Unpack[r.CreateConnectSessionBody]) -> m.ConnectSessionRecord:
+        """Answers the session with ``connect_url``, the one-time URL to send the user's browser to (shown only here)."""
+        return self._client._call(m.ConnectSessionRecord, "POST", "/api/v1/connect/sessions", json=body)
+
+    def get(self, session_id: str, *, user_id: str | None = None) -> m.ConnectSessionRecord:
+        """The session's status and outcome (``completed`` with ``connection_id``, or ``failed`` with ``error``): poll it."""
+        path = f"/api/v1/connect/sessions/{_id(session_id)}"
+        return self._client._call(m.ConnectSessionRecord, "GET", path, params={"user_id": user_id})
+
+
 class Conversations(_Resource):
     def create(self, **body: Unpack[r.CreateConversationBody]) -> m.ConversationRecord:
         return self._client._call(m.ConversationRecord, "POST", "/api/v1/conversations", json=body)
