@@ -36,7 +36,7 @@ describe('console: OAuth connect', () => {
 
     await page.waitForURL(/\/console\/connections\/connect-result\?/);
     const result = page.getByRole('region', { name: 'Connect result' });
-    await expect(result.getByText(/Connected:/).textContent()).resolves.toMatch(/Connected: “GitLab” \(gitlab\) is active/);
+    await expect(result.getByTestId('connect-outcome').textContent()).resolves.toMatch(/Connected: “GitLab” \(gitlab\) is active/);
     expect(oauth.authorizations.at(-1)?.get('scope')).toBe('read_api read_user');
     const { data } = await workspace.lore.connections.list();
     expect(data).toMatchObject([{ integration: 'gitlab', auth_method_id: 'oauth2', status: 'active' }]);
@@ -61,7 +61,7 @@ describe('console: OAuth connect', () => {
 
     await page.waitForURL(/\/console\/connections\/connect-result\?.*error=access_denied/);
     const result = page.getByRole('region', { name: 'Connect result' });
-    await expect(result.getByText(/Not connected/).textContent()).resolves.toMatch(/Not connected \(access_denied\): .*declined/);
+    await expect(result.getByTestId('connect-outcome').textContent()).resolves.toMatch(/Not connected \(access_denied\): .*declined/);
     await expect(workspace.lore.connections.list()).resolves.toMatchObject({ data: [] });
     expect(await seriousViolations(page)).toEqual([]);
     expect(problems).toEqual([]);

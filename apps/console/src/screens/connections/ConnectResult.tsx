@@ -11,13 +11,13 @@ const POLL_MS = 1000;
 /** What a session's end says, from the session (the authority) and the redirect's `error` (the only place `session_already_used` is). */
 function Outcome({ session, connection, redirectError }: { session: ConnectSession; connection: Connection | undefined; redirectError: string | null }) {
   if (redirectError === 'session_already_used') {
-    return <p>This connect link was already used; nothing was changed. The session is {session.status}.</p>;
+    return <p data-testid="connect-outcome">This connect link was already used; nothing was changed. The session is {session.status}.</p>;
   }
   if (session.status === 'completed' && connection !== undefined) {
     const working = connection.status === 'active';
     return (
       <>
-        <p>
+        <p data-testid="connect-outcome">
           <strong>{working ? 'Connected' : 'Connected, but its test failed'}:</strong> “{connection.label}” ({connection.integration}) is{' '}
           <span className={`status ${working ? 'completed' : 'failed'}`}>{connection.status}</span>
           {connection.status_reason ? <span> · {connection.status_reason}</span> : null}
@@ -30,12 +30,12 @@ function Outcome({ session, connection, redirectError }: { session: ConnectSessi
   }
   if (session.status === 'failed' && session.error !== null) {
     return (
-      <p>
+      <p data-testid="connect-outcome">
         <strong>Not connected</strong> ({session.error.code}): {session.error.message}
       </p>
     );
   }
-  if (session.status === 'expired') return <p><strong>Not connected:</strong> the session expired before {session.integration} answered. Start again from the catalog.</p>;
+  if (session.status === 'expired') return <p data-testid="connect-outcome"><strong>Not connected:</strong> the session expired before {session.integration} answered. Start again from the catalog.</p>;
   return <Loading what={`the answer of ${session.integration}`} />;
 }
 
