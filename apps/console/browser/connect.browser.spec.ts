@@ -32,6 +32,8 @@ describe('console: OAuth connect', () => {
     // The catalog's scopes come ticked; one is left out.
     for (const scope of ['read_api', 'read_user', 'read_repository']) await expect(panel.getByLabel(scope).isChecked()).resolves.toBe(true);
     await panel.getByLabel('read_repository').uncheck();
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, 'connect');
     await panel.getByRole('button', { name: 'Continue to GitLab' }).click();
 
     await page.waitForURL(/\/console\/connections\/connect-result\?/);
@@ -45,7 +47,6 @@ describe('console: OAuth connect', () => {
     const html = await page.content();
     for (const value of oauth.secrets()) expect({ leaked: html.includes(value) || page.url().includes(value) }).toEqual({ leaked: false });
     expect(await seriousViolations(page)).toEqual([]);
-    await screenshot(page, 'connect');
     await result.getByRole('link', { name: 'Back to your connections' }).click();
     await result.waitFor({ state: 'detached' });
     expect(problems).toEqual([]);

@@ -6,6 +6,7 @@ import { ErrorBanner } from '../../ui/ErrorBanner';
 import { CheckboxField, SelectField, TextField } from '../../ui/fields';
 import { useSubmit } from '../shared/use-answer';
 import { authorizationCodeMethods, connectRedirectUrl, scopesToAsk } from './oauth-connect';
+import './oauth-connect.css';
 
 /**
  * Connect an OAuth catalog entry through a connect session (README, "Connect sessions (OAuth)"):
@@ -49,7 +50,7 @@ export function OAuthConnect({ entry }: { entry: Integration }) {
 
   const titleId = `oauth-connect-${entry.id}`;
   return (
-    <section className="card stack" aria-labelledby={titleId}>
+    <section className="card stack oauth-connect" aria-labelledby={titleId}>
       <h2 id={titleId}>Sign in with {entry.name}</h2>
       <p className="muted">
         You go to {entry.name} to approve access, then come back here. Lore keeps the tokens; they are never shown.
@@ -58,7 +59,7 @@ export function OAuthConnect({ entry }: { entry: Integration }) {
         {methods.length > 1 && (
           <SelectField label="OAuth app" name="oauth_method" value={methodId} onChange={chooseMethod} options={methods.map((method) => ({ value: method.id, label: method.label }))} />
         )}
-        <fieldset>
+        <fieldset className="scope-choices">
           <legend>Scopes</legend>
           {catalogScopes.map((scope) => (
             <CheckboxField key={scope} label={scope} name="scope" checked={ticked.includes(scope)} onChange={(on) => tick(scope, on)} />
