@@ -1,5 +1,5 @@
 import { connectTestEnv, freePort, startOAuthAuthorizationServer, type OAuthAuthorizationServer } from '@lore/gateway/e2e';
-import { screenshot, seriousViolations } from './page-checks';
+import { checkPhoneLayout, screenshot, seriousViolations } from './page-checks';
 import { signedInPage, useConsole } from './console-fixture';
 
 /**
@@ -34,6 +34,7 @@ describe('console: OAuth connect', () => {
     await panel.getByLabel('read_repository').uncheck();
     expect(await seriousViolations(page)).toEqual([]);
     await screenshot(page, 'connect');
+    expect(await checkPhoneLayout(page)).toEqual({ overflow: 0, navHiddenFirst: true, navShownByToggle: true, violations: [] });
     await panel.getByRole('button', { name: 'Continue to GitLab' }).click();
 
     await page.waitForURL(/\/console\/connections\/connect-result\?/);
@@ -65,6 +66,7 @@ describe('console: OAuth connect', () => {
     await expect(result.getByTestId('connect-outcome').textContent()).resolves.toMatch(/Not connected \(access_denied\): .*declined/);
     await expect(workspace.lore.connections.list()).resolves.toMatchObject({ data: [] });
     expect(await seriousViolations(page)).toEqual([]);
+    expect(await checkPhoneLayout(page)).toEqual({ overflow: 0, navHiddenFirst: true, navShownByToggle: true, violations: [] });
     expect(problems).toEqual([]);
     await page.context().close();
   });
