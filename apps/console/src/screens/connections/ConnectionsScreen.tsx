@@ -1,9 +1,13 @@
 import { lazy, Suspense, useState } from 'react';
+import { Route } from 'wouter';
 import '../shared/screens.css';
 import type { Connection, Integration } from '@lore/client';
 import { Loading } from '../../ui/states';
 import { Catalog } from './Catalog';
 import { ConnectionList } from './ConnectionList';
+import { ConnectResult } from './ConnectResult';
+import { OAuthConnect } from './OAuthConnect';
+import { authorizationCodeMethods, CONNECT_RESULT_PATH } from './oauth-connect';
 
 // rjsf and Ajv are most of this screen's weight: loaded when a form is first opened, not with the console.
 const ConnectionForm = lazy(() => import('./ConnectionForm'));
@@ -23,6 +27,8 @@ export default function ConnectionsScreen() {
       <div className="page-head">
         <h1 id="connections-title">Connections</h1>
       </div>
+      <Route path={CONNECT_RESULT_PATH}><ConnectResult /></Route>
+      {editing && !editing.connection && authorizationCodeMethods(editing.entry).length > 0 && <OAuthConnect key={editing.entry.id} entry={editing.entry} />}
       {editing && (
         <Suspense fallback={<Loading what="the form" />}>
           <ConnectionForm
