@@ -15,6 +15,8 @@ import { interruptedTests } from './interrupted-tests.worker';
 import { CONNECTIONS, CREDENTIALS } from './connection.read-models';
 import { tokenRequester } from './verification/oauth-tokens';
 import { webhooksModule } from './webhooks';
+import { connectionStreamId, credentialStreamId, webhookStreamId } from '@lore/connections/domain';
+import { WEBHOOKS } from './webhooks/webhook.read-models';
 
 /** How long erasure may wait for the other processors to pass a credential's erasure (at start-up they may be catching up). */
 const ERASURE_WAIT_MS = 10 * 60_000;
@@ -43,6 +45,11 @@ export const connectionsContext = defineContext({
         handle(messages.get, (q) => queries.get(q)),
         handle(messages.list, (q) => queries.list(q)),
         ...webhooks.handlers,
+      ],
+      auditedAggregates: [
+        { collection: CONNECTIONS, streamId: connectionStreamId },
+        { collection: CREDENTIALS, streamId: credentialStreamId },
+        { collection: WEBHOOKS, streamId: webhookStreamId },
       ],
       projections: [webhooks.watching(connectionsProjection)],
       reactors: [

@@ -11,6 +11,7 @@ import { conversationsProjection } from './conversations.projection';
 import { conversationEventsPublisher } from './conversation-events.publisher';
 import { CONVERSATION_ERASURE, conversationErasureReactor } from './conversation-erasure.reactor';
 import { CONVERSATIONS, MESSAGES } from './conversations.read-models';
+import { conversationStreamId } from '@lore/conversations/domain';
 
 /** How long erasure may wait for the read models and the publisher to pass a deletion (they may be catching up at start-up). */
 const ERASURE_WAIT_MS = 10 * 60_000;
@@ -42,6 +43,7 @@ export const conversationsContext = defineContext({
         handle(messages.export, (q) => queries.export(q)),
         handle(messages.context, (q) => context.context(q)),
       ],
+      auditedAggregates: [{ collection: CONVERSATIONS, streamId: conversationStreamId }],
       projections: [conversationsProjection(seals)],
       reactors: [
         conversationEventsPublisher(deps.transport),

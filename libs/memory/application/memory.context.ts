@@ -13,6 +13,7 @@ import { MEMORIES, MEMORY_VERSIONS } from './memory.read-models';
 import { memorySearchIndexReactor } from './memory-search-index.reactor';
 import { MemorySearch } from './memory-search.query';
 import { memorySearchPositionsProjection } from './memory-search-positions.projection';
+import { memoryStreamId } from '@lore/memory/domain';
 
 /**
  * How long erasure may wait for the read models and the publisher to pass a deletion (at
@@ -42,6 +43,7 @@ export const memoryContext = defineContext({
         handle(messages.search, (q) => search.search(q)),
         handle(messages.export, (q) => queries.export(q)),
       ],
+      auditedAggregates: [{ collection: MEMORIES, streamId: memoryStreamId }],
       projections: [memoriesProjection, memoryVersionsProjection, memorySearchPositionsProjection],
       reactors: [
         memoryEventsPublisher(deps.transport),
