@@ -19,3 +19,4 @@ export * from './roles.suite';
 export * from './metrics.suite';
 export * from './limits.suite';
 export * from './admin.suite';
+export * from './audit.suite';
