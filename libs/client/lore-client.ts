@@ -1,5 +1,6 @@
 import { LoreHttp, type LoreClientOptions } from './core/http';
 import { ApiKeys } from './resources/api-keys';
+import { Audit } from './resources/audit';
 import { Connections, Integrations } from './resources/connections';
 import { Conversations, Messages } from './resources/conversations';
 import { Events } from './resources/events';
@@ -26,6 +27,7 @@ export class LoreClient {
   readonly memories: Memories;
   readonly webhooks: Webhooks;
   readonly events: Events;
+  readonly audit: Audit;
 
   constructor(options: LoreClientOptions) {
     const http = new LoreHttp(options);
@@ -41,5 +43,6 @@ export class LoreClient {
     this.memories = new Memories(http);
     this.webhooks = new Webhooks(http);
     this.events = new Events(http);
+    this.audit = new Audit(http);
   }
 }
