@@ -22,7 +22,7 @@ async function createMemory(lore: LoreUnderTest, ws: Workspace, text: string): P
  * Edits one stored event of a memory stream with SQLite directly, as someone with the file
  * would (its actor rewritten): the chain breaks at that revision. The service keeps running.
  */
-function tamperMemory(dataDir: string, memoryId: string): void {
+export function tamperMemory(dataDir: string, memoryId: string): void {
   const db = new Database(join(dataDir, 'memory', 'events.db'));
   try {
     const changed = db.prepare(`UPDATE events SET metadata = json_set(metadata, '$.actor', 'user:mallory') WHERE stream_id = ? AND revision = 0`).run(`memory-${memoryId}`);
