@@ -61,5 +61,7 @@ describe('verifyWorkspaceChains', () => {
 
   it('refuses a cursor it did not issue', async () => {
     await expect(verifyWorkspaceChains(stores, aggregates, { workspaceId: 'ws-a', maxStreams: 10, cursor: 'WzksbnVsbF0' }, systemClock)).rejects.toMatchObject({ code: 'validation' });
+    const forged = Buffer.from(JSON.stringify([0, 'not-a-read-model-cursor'])).toString('base64url');
+    await expect(verifyWorkspaceChains(stores, aggregates, { workspaceId: 'ws-a', maxStreams: 10, cursor: forged }, systemClock)).rejects.toMatchObject({ code: 'validation' });
   });
 });

@@ -90,7 +90,7 @@ function decodeResume(cursor: string, aggregateCount: number): Resume {
   try {
     const [aggregate, after] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
     if (Number.isInteger(aggregate) && (aggregate as number) >= 0 && (aggregate as number) < aggregateCount && (after === null || typeof after === 'string')) {
-      return { aggregate: aggregate as number, after: after as string | null };
+      return { aggregate: aggregate as number, after: after };
     }
   } catch {
     // fall through to the one error below
