@@ -9,7 +9,7 @@ import { AckPolicy, connect } from 'nats';
 import { lastValueFrom, timeout } from 'rxjs';
 import { describeWithServer } from '@lore/platform/testing';
 import { freePortRange, startDistributedTopology, type DistributedTopology } from './distributed-topology.fixture';
-import { call, describeAdmin, describeApiKeys, describeAuth, describeConversationContext, describeConversationMessages, describeConnections, describeConversations, describeErrors, describeEventStream, describeIntegrations, describeKnowledge, describeLargeContent, describeLimits, describeMemories, describeMemorySearch, describeMemoryExtraction, startMemoryModelStandIn, describeMetrics, describeRerank, describeRoles, describeWebhooks, mintJwt, startRerankStandIns, type RerankStandIns, WEBHOOK_TEST_ENV, LIMITS_TEST_ENV, EVENTS_TEST_ENV, type LoreUnderTest } from '@lore/gateway/e2e';
+import { call, describeAdmin, describeAuditVerify, describeApiKeys, describeAuth, describeConversationContext, describeConversationMessages, describeConnections, describeConversations, describeErrors, describeEventStream, describeIntegrations, describeKnowledge, describeLargeContent, describeLimits, describeMemories, describeMemorySearch, describeMemoryExtraction, startMemoryModelStandIn, describeMetrics, describeRerank, describeRoles, describeWebhooks, mintJwt, startRerankStandIns, type RerankStandIns, WEBHOOK_TEST_ENV, LIMITS_TEST_ENV, EVENTS_TEST_ENV, type LoreUnderTest } from '@lore/gateway/e2e';
 import { modelsDirForTests } from '@lore/platform/embeddings/contract';
 import { eventStreamName } from '@lore/platform/transport/nats';
 import { workspaceToken } from '@lore/platform/transport/port';
@@ -96,6 +96,7 @@ describeWithServer('NATS_URL', 'distributed topology over NATS', (natsUrl) => {
   describeMetrics(() => lore, { services: () => serviceMetrics });
   describeLimits(() => lore);
   describeAdmin(() => lore);
+  describeAuditVerify(() => lore, { dataDir: () => topology.dataDir });
 
   it('serves the web console at /console like the standalone gateway: the page with its CSP for every app path, its hashed assets', async () => {
     const page = await fetch(`${lore.url}/console/knowledge/some-collection`);

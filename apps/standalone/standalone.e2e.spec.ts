@@ -1,7 +1,7 @@
 import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { call, describeAdmin, describeApiKeys, describeAuth, describeConversationContext, describeConversationMessages, describeConnections, describeConversations, describeErrors, describeEventStream, describeIntegrations, describeKnowledge, describeLargeContent, describeLimits, describeMemories, describeMemorySearch, describeMemoryExtraction, startMemoryModelStandIn, describeMetrics, describeRerank, describeRoles, describeWebhooks, mintJwt, startRerankStandIns, type RerankStandIns, WEBHOOK_TEST_ENV, LIMITS_TEST_ENV, EVENTS_TEST_ENV, SseConnection, type LoreUnderTest } from '@lore/gateway/e2e';
+import { call, describeAdmin, describeAuditVerify, describeApiKeys, describeAuth, describeConversationContext, describeConversationMessages, describeConnections, describeConversations, describeErrors, describeEventStream, describeIntegrations, describeKnowledge, describeLargeContent, describeLimits, describeMemories, describeMemorySearch, describeMemoryExtraction, startMemoryModelStandIn, describeMetrics, describeRerank, describeRoles, describeWebhooks, mintJwt, startRerankStandIns, type RerankStandIns, WEBHOOK_TEST_ENV, LIMITS_TEST_ENV, EVENTS_TEST_ENV, SseConnection, type LoreUnderTest } from '@lore/gateway/e2e';
 import { modelsDirForTests } from '@lore/platform/embeddings/contract';
 import { startStandalone } from './bootstrap';
 
@@ -47,6 +47,7 @@ describe('standalone app over HTTP', () => {
   describeMetrics(() => lore);
   describeLimits(() => lore);
   describeAdmin(() => lore);
+  describeAuditVerify(() => lore, { dataDir: () => dataDir });
 
   it('deletes a memory permanently: after a restart its text is in no file under DATA_DIR', async () => {
     const marker = `MARKER-${Math.random().toString(36).slice(2)}-${Date.now()}`;

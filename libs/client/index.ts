@@ -16,5 +16,6 @@ export type { ConnectSession, Connection, Integration, ProviderModel } from './r
 export type { Conversation, ConversationContext, Message, ActingFor } from './resources/conversations';
 export type { Memory } from './resources/memories';
 export type { Webhook, WebhookDelivery } from './resources/webhooks';
+export type { AuditVerifyReport } from './resources/audit';
 export type { IntegrationEvent, StreamedEvent, EventStreamOptions } from './resources/events';
 export type { components, operations, paths } from './generated/openapi';

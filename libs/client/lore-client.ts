@@ -1,5 +1,6 @@
 import { LoreHttp, type LoreClientOptions } from './core/http';
 import { ApiKeys } from './resources/api-keys';
+import { Audit } from './resources/audit';
 import { ConnectSessions, Connections, Integrations } from './resources/connections';
 import { Conversations, Messages } from './resources/conversations';
 import { Events } from './resources/events';
@@ -27,6 +28,7 @@ export class LoreClient {
   readonly memories: Memories;
   readonly webhooks: Webhooks;
   readonly events: Events;
+  readonly audit: Audit;
 
   constructor(options: LoreClientOptions) {
     const http = new LoreHttp(options);
@@ -43,5 +45,6 @@ export class LoreClient {
     this.memories = new Memories(http);
     this.webhooks = new Webhooks(http);
     this.events = new Events(http);
+    this.audit = new Audit(http);
   }
 }

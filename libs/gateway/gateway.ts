@@ -19,6 +19,7 @@ import { gatewayAsyncApiDocument } from './routes/asyncapi-document';
 import { eventsRoutes } from './routes/events.routes';
 import { EventIds } from './http/event-ids';
 import { adminRoutes } from './routes/admin.routes';
+import { auditRoutes } from './routes/audit.routes';
 import { EventStreams, type EventStreamLimits } from './http/event-stream';
 import { observeRequests, requestTraceFields } from './http/request-telemetry';
 import { countRateLimitRefusal } from '@lore/platform/telemetry';
@@ -111,6 +112,7 @@ export function configureGateway(app: FastifyInstance, options: GatewayOptions):
     ...edges.flatMap((edge) => edge.routes),
     ...eventsRoutes({ feed, eventTypes, ids: new EventIds(options.eventIdSecret) }),
     ...adminRoutes({ contexts: edges.map((edge) => edge.name) }),
+    ...auditRoutes({ contexts: edges.map((edge) => edge.name) }),
   ];
   const eventStreams = new EventStreams(config.eventsHeartbeatMs, config.eventStreamLimits);
   eventStreams.register(app);

@@ -1,6 +1,10 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Locator } from 'playwright-core';
 import { until } from '@lore/platform/testing';
+import { tamperMemory } from '@lore/gateway/e2e';
 import { checkPhoneLayout, screenshot, seriousViolations } from './page-checks';
 import { signedInPage, useConsole } from './console-fixture';
 import { useLoopbackServer } from './loopback-server';
@@ -8,7 +12,9 @@ import { useLoopbackServer } from './loopback-server';
 /** Events and webhooks: the live tail, a webhook created, delivered, redelivered, disabled and enabled again. */
 describe('console: events and webhooks', () => {
   // Deliveries go through the egress port (loopback allowed for the receiver) and are polled often.
-  const lore = useConsole({ LORE_EGRESS_ALLOW: '127.0.0.1', WEBHOOK_POLL_MS: '100', WEBHOOK_RETRY_SCHEDULE_MS: '200,400,800' });
+  // DATA_DIR named here so the audit test can edit an event store file as an intruder would.
+  const dataDir = mkdtempSync(join(tmpdir(), 'lore-console-events-'));
+  const lore = useConsole({ LORE_EGRESS_ALLOW: '127.0.0.1', WEBHOOK_POLL_MS: '100', WEBHOOK_RETRY_SCHEDULE_MS: '200,400,800', DATA_DIR: dataDir });
   // The webhook endpoint: records each POST's headers and answers 200.
   const received: IncomingHttpHeaders[] = [];
   const server = useLoopbackServer((request, response) => {
@@ -68,6 +74,34 @@ describe('console: events and webhooks', () => {
     expect(await checkPhoneLayout(page)).toEqual({ overflow: 0, navHiddenFirst: true, navShownByToggle: true, violations: [] });
     expect(problems).toEqual([]);
     await page.context().close();
+  });
+
+  it("verifies the workspace's hash chains: a stream edited in the store is shown broken; a member gets the API's 403", async () => {
+    const { page, problems, workspace } = await signedInPage(lore, '/events');
+    await workspace.lore.memories.create({ memory: 'Untouched' });
+    const edited = await workspace.lore.memories.create({ memory: 'Edited behind Lore' });
+    tamperMemory(dataDir, edited.memory_id);
+
+    const panel = page.getByRole('region', { name: 'Audit: tamper evidence' });
+    await panel.getByRole('button', { name: 'Verify' }).click();
+    const verdict = panel.getByRole('status');
+    await expect(until(() => verdict.textContent(), (text) => text !== null && /checked/.test(text))).resolves.toBe('BROKEN 1 broken stream among 2 checked.');
+    const broken = panel.getByRole('list', { name: 'Broken streams' }).getByRole('listitem');
+    await expect(broken.allTextContents()).resolves.toEqual([`memory-${edited.memory_id} (memory) at revision 0: content does not match its hash (data, metadata, id or type edited)`]);
+    await expect(panel.getByRole('row', { name: /^memory / }).textContent()).resolves.toBe('memory22001');
+
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, 'events-audit');
+    expect(problems).toEqual([]);
+    await page.context().close();
+
+    const member = await signedInPage(lore, '/events', { member: true });
+    const refused = member.page.getByRole('region', { name: 'Audit: tamper evidence' });
+    await refused.getByRole('button', { name: 'Verify' }).click();
+    await expect(refused.getByRole('alert').textContent()).resolves.toMatch(/^HTTP 403: /);
+    expect(await seriousViolations(member.page)).toEqual([]);
+    expect(member.problems).toEqual([]);
+    await member.page.context().close();
   });
 });
 

@@ -876,6 +876,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/audit/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Verify the hash chains of the workspace's event streams (tamper evidence) */
+        get: operations["verify_audit_chain"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -8211,6 +8228,103 @@ export interface operations {
                             attempts: number;
                             first_failed_at: string;
                             last_failed_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    /** @description Seconds until the request would be admitted */
+                    "Retry-After"?: number;
+                    /** @description The refusing policy's remaining units and seconds until one frees: `"caller";r=0;t=12` */
+                    RateLimit?: string;
+                    /** @description The policies that apply: `"caller";q=6000;w=60, "workspace";q=24000;w=60` */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    verify_audit_chain: {
+        parameters: {
+            query?: {
+                /** @description Most streams checked per context in this reply */
+                limit?: number;
+                /** @description The next_cursor of a previous reply */
+                cursor?: string;
+            };
+            header?: {
+                /** @description Workspace to act in; defaults to the credential's own workspace. */
+                "X-Workspace-Id"?: string | null;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description No stream checked in this reply is broken */
+                        ok: boolean;
+                        /** @description Some streams are not checked yet (stream cap or time bound): call again with next_cursor */
+                        truncated: boolean;
+                        next_cursor: string | null;
+                        /** @description The contexts checked in this reply */
+                        contexts: {
+                            context: string;
+                            /** @description Streams checked in this reply (deleted ones included) */
+                            streams: number;
+                            events: number;
+                            /** @description Events written before the hash chain existed (accepted, not verifiable) */
+                            unchained: number;
+                            unchained_streams: number;
+                            /** @description Streams whose events were deleted or erased: counted, not errors */
+                            deleted: number;
+                            broken: {
+                                stream_id: string;
+                                /** @description The first revision whose stored history is not the one appended */
+                                first_bad_revision: number;
+                                /** @description Why, e.g. "content does not match its hash (data, metadata, id or type edited)" */
+                                reason: string;
+                            }[];
+                            /** @description This context has streams left: continue with next_cursor */
+                            truncated: boolean;
                         }[];
                     };
                 };

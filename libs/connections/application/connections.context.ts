@@ -18,6 +18,8 @@ import { webhooksModule } from './webhooks';
 import { ConnectSessions } from './connect/connect-sessions';
 import { CONNECT_SESSIONS } from './connect/connect-sessions.projection';
 import { connectionHealth } from './connect/connection-health.worker';
+import { connectionStreamId, credentialStreamId, webhookStreamId } from '@lore/connections/domain';
+import { WEBHOOKS } from './webhooks/webhook.read-models';
 
 /** How long erasure may wait for the other processors to pass a credential's erasure (at start-up they may be catching up). */
 const ERASURE_WAIT_MS = 10 * 60_000;
@@ -52,6 +54,11 @@ export const connectionsContext = defineContext({
         handle(connect.authorize, (c) => sessions.authorize(c)),
         handle(connect.callback, (c) => sessions.callback(c)),
         ...webhooks.handlers,
+      ],
+      auditedAggregates: [
+        { collection: CONNECTIONS, streamId: connectionStreamId },
+        { collection: CREDENTIALS, streamId: credentialStreamId },
+        { collection: WEBHOOKS, streamId: webhookStreamId },
       ],
       projections: [webhooks.watching(connectionsProjection)],
       reactors: [

@@ -14,6 +14,7 @@ import { CONVERSATIONS, MESSAGES } from './conversations.read-models';
 import { conversationMemoryExtractionReactor } from './memory-extraction.reactor';
 import { ContextCompaction } from './context-compaction';
 import { conversationSummariesProjection } from './conversation-summaries.projection';
+import { conversationStreamId } from '@lore/conversations/domain';
 
 /** How long erasure may wait for the read models and the publisher to pass a deletion (they may be catching up at start-up). */
 const ERASURE_WAIT_MS = 10 * 60_000;
@@ -46,6 +47,7 @@ export const conversationsContext = defineContext({
         handle(messages.export, (q) => queries.export(q)),
         handle(messages.context, (q) => context.context(q)),
       ],
+      auditedAggregates: [{ collection: CONVERSATIONS, streamId: conversationStreamId }],
       projections: [conversationsProjection(seals), conversationSummariesProjection(seals.summaries)],
       reactors: [
         conversationEventsPublisher(deps.transport),

@@ -24,3 +24,4 @@ export * from './connect-sessions.suite';
 export * from './free-port';
 export * from './rerank.suite';
 export * from './memory-extraction.suite';
+export * from './audit.suite';

@@ -7,6 +7,7 @@ import { apiKeyEventsPublisher } from './api-key-events.publisher';
 import { KeysCommands } from './keys.commands';
 import { KeysQueries } from './keys.queries';
 import { API_KEYS } from './api-keys.read-model';
+import { apiKeyStreamId } from '@lore/keys/domain';
 
 /** The API keys context: keys, their delegation limits, and authentication of key callers. */
 export const keysContext = defineContext({
@@ -23,6 +24,7 @@ export const keysContext = defineContext({
         handle(keysMessages.list, (q) => queries.list(q)),
         handle(keysMessages.authenticate, (q) => queries.authenticate(q.token)),
       ],
+      auditedAggregates: [{ collection: API_KEYS, streamId: apiKeyStreamId }],
       projections: [apiKeysProjection],
       reactors: [apiKeyEventsPublisher(deps.transport)],
       async prepare() {

@@ -22,6 +22,7 @@ import { collectionErasureReactor, contentErasureReactor } from './knowledge-era
 import { knowledgeEventsPublisher } from './knowledge-events.publisher';
 import { CHUNKS, COLLECTIONS, CONTENTS } from './knowledge.read-models';
 import { COLLECTION_MEMBERS } from './collection-members.projection';
+import { collectionStreamId, contentStreamId } from '@lore/knowledge/domain';
 
 /** How long a reactor may wait for the read models to pass its events (they may be catching up at start-up). */
 const READ_MODELS_WAIT_MS = 10 * 60_000;
@@ -65,6 +66,10 @@ export const knowledgeContext = defineContext({
         handle(messages.updateChunk, (c) => contents.updateChunk(c)),
         handle(messages.deleteChunk, (c) => contents.deleteChunk(c)),
         handle(messages.search, (q) => search.search(q)),
+      ],
+      auditedAggregates: [
+        { collection: COLLECTIONS, streamId: collectionStreamId },
+        { collection: CONTENTS, streamId: contentStreamId },
       ],
       projections: [catalogProjection, chunksProjection(texts), chunkVectorsProjection(texts), collectionMembersProjection],
       reactors: [

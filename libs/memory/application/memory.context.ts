@@ -16,6 +16,7 @@ import { MEMORIES, MEMORY_VERSIONS } from './memory.read-models';
 import { memorySearchIndexReactor } from './memory-search-index.reactor';
 import { MemorySearch } from './memory-search.query';
 import { memorySearchPositionsProjection } from './memory-search-positions.projection';
+import { memoryStreamId } from '@lore/memory/domain';
 
 /**
  * How long erasure may wait for the read models and the publisher to pass a deletion (at
@@ -60,6 +61,7 @@ export const memoryContext = defineContext({
       workers: [
         periodicTask({ name: 'memory expiry sweep', firstAfterMs: 1_000, everyMs: deps.config.expirySweepMs, log: deps.log, routine: true, run: () => commands.expireDue() }),
       ],
+      auditedAggregates: [{ collection: MEMORIES, streamId: memoryStreamId }],
       projections: [memoriesProjection, memoryVersionsProjection, memorySearchPositionsProjection],
       reactors: [
         memoryEventsPublisher(deps.transport),

@@ -75,6 +75,21 @@ export interface ContextParts {
    * started after the processors, stopped before them.
    */
   readonly workers?: readonly { start(): Promise<void>; stop(): Promise<void> }[];
+  /**
+   * Where a workspace's streams are found for `audit verify` (README "Audit and tamper
+   * evidence"): one entry per aggregate type. Omitted only by contexts without aggregates.
+   */
+  readonly auditedAggregates?: readonly AuditedAggregate[];
+}
+
+/**
+ * An aggregate type as the workspace audit finds it: a read-model collection whose documents
+ * carry the aggregate's id as `id` and its workspace as `workspace_id` (indexed), and the
+ * stream an id is stored in.
+ */
+export interface AuditedAggregate {
+  readonly collection: string;
+  readonly streamId: (aggregateId: string) => string;
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { appendedStreams, systemClock, waitWithinDeadline, withRequestContext } from '@lore/platform/kernel';
-import { contextStatusMessage, handle, parkedEventsListMessage, parkedEventsRetryMessage, serveMessages, type EventFeed, type Transport, type TransportSubscription } from '@lore/platform/transport/port';
+import { auditVerifyMessage, contextStatusMessage, handle, parkedEventsListMessage, parkedEventsRetryMessage, serveMessages, type EventFeed, type Transport, type TransportSubscription } from '@lore/platform/transport/port';
 import type { ContextDefinition, ReadYourWrites } from '@lore/platform/cqrs';
 import { EventProcessors, type FeedCheckpoints } from '@lore/platform/projections';
 import { onMetricSourceFailure, registerParkedCountSource, registerProcessorLagSource } from '@lore/platform/telemetry';
@@ -12,6 +12,7 @@ import { openEmbeddingModels } from './embedding-models';
 import { openRerankers } from './rerank-providers';
 import type { Rerankers } from '@lore/platform/rerank/port';
 import { openChatModel } from './chat-model';
+import { verifyWorkspaceChains } from './workspace-chain-audit';
 
 /**
  * Hosts one context in a process: opens its stores, builds it from its definition, starts
@@ -88,6 +89,7 @@ export class ContextHost<C = unknown> implements Lifecycle {
         const report = await processors.retryParked(request);
         return report === null ? { found: false, applied: 0, failed: [] } : { found: true, applied: report.applied, failed: [...report.failed] };
       }),
+      handle(auditVerifyMessage(definition.name), (request) => verifyWorkspaceChains(stores, parts.auditedAggregates ?? [], request, systemClock)),
     ];
     this.subscriptions = await serveMessages(deps.transport, [...parts.handlers, status, ...admin].map((h) => ({ ...h, handle: logged(h.handle, log) })));
     log.info('context started');

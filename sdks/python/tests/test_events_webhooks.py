@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import anyio
 import pytest
 
-from lore_client import AsyncLore, Lore, WebhookVerificationError, verify_webhook
+from lore_client import AsyncLore, Lore, PermissionDeniedError, WebhookVerificationError, verify_webhook
 
 from .http_receiver import Received, Receiver, Reply
 from .lore_server import LoreServer, mint_jwt
@@ -86,3 +86,12 @@ def test_standard_webhooks_reference_vector() -> None:
         verify_webhook(secret, body, headers, now=1614265330 + 301)
     with pytest.raises(WebhookVerificationError, match="no signature"):
         verify_webhook("whsec_" + "A" * 32, body, headers, now=1614265330)
+
+
+def test_audit_verify_checks_the_workspace_and_refuses_a_member(lore: LoreServer, admin: Lore, workspace: str) -> None:
+    admin.memories.create(memory="Chained")
+    report = admin.audit.verify(limit=50)
+    assert report.ok and not report.truncated and report.next_cursor is None
+    assert {c.context: c.streams for c in report.contexts}["memory"] == 1
+    with Lore(mint_jwt("bob", workspace), base_url=lore.url) as member, pytest.raises(PermissionDeniedError):
+        member.audit.verify()

@@ -39,3 +39,36 @@ export const parkedEventsRetryMessage = (context: string) =>
     request: ParkedScope.extend({ id: z.string().min(1).max(100).optional() }),
     reply: z.object({ found: z.boolean(), applied: z.number().int(), failed: z.array(ParkedEventRecord) }),
   }) satisfies Message;
+
+/** A stream whose stored history is not the one that was appended (see `verifyStreamChain`). */
+export const BrokenStreamRecord = z.object({ streamId: z.string(), firstBadRevision: z.number().int(), reason: z.string() });
+export type BrokenStreamRecord = z.infer<typeof BrokenStreamRecord>;
+
+/** Most streams one context checks for one request; the default when the caller names none. */
+export const AUDIT_VERIFY_MAX_STREAMS = 1000;
+export const AUDIT_VERIFY_DEFAULT_STREAMS = 200;
+
+/**
+ * `<context>.admin.audit.verify`: checks the hash chains of one workspace's streams in this
+ * context, found from its read models (never another workspace's), at most `maxStreams`
+ * of them and within the context's time bound; `nextCursor` continues where it stopped.
+ * Counts, stream ids and reasons only: never an event's data.
+ */
+export const auditVerifyMessage = (context: string) =>
+  ({
+    subject: `${context}.admin.audit.verify`,
+    request: z.object({
+      workspaceId: z.string().min(1),
+      maxStreams: z.number().int().min(1).max(AUDIT_VERIFY_MAX_STREAMS),
+      cursor: z.string().min(1).max(2000).optional(),
+    }),
+    reply: z.object({
+      streams: z.number().int().describe('Streams checked (deleted ones included)'),
+      events: z.number().int(),
+      unchained: z.number().int().describe('Events written before the hash chain existed'),
+      unchainedStreams: z.number().int(),
+      deleted: z.number().int().describe('Streams the read models still name whose events are gone (deleted or erased)'),
+      broken: z.array(BrokenStreamRecord),
+      nextCursor: z.string().nullable(),
+    }),
+  }) satisfies Message;

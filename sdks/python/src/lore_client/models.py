@@ -1483,6 +1483,66 @@ class RetryAllParkedEventsResponse(BaseModel):
     """
 
 
+class VerifyAuditChainResponseContextBrokenItem(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    stream_id: str
+    first_bad_revision: int
+    """
+    The first revision whose stored history is not the one appended
+    """
+    reason: str
+    """
+    Why, e.g. "content does not match its hash (data, metadata, id or type edited)"
+    """
+
+
+class VerifyAuditChainResponseContext(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    context: str
+    streams: int
+    """
+    Streams checked in this reply (deleted ones included)
+    """
+    events: int
+    unchained: int
+    """
+    Events written before the hash chain existed (accepted, not verifiable)
+    """
+    unchained_streams: int
+    deleted: int
+    """
+    Streams whose events were deleted or erased: counted, not errors
+    """
+    broken: list[VerifyAuditChainResponseContextBrokenItem]
+    truncated: bool
+    """
+    This context has streams left: continue with next_cursor
+    """
+
+
+class VerifyAuditChainResponse(BaseModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    ok: bool
+    """
+    No stream checked in this reply is broken
+    """
+    truncated: bool
+    """
+    Some streams are not checked yet (stream cap or time bound): call again with next_cursor
+    """
+    next_cursor: str | None
+    contexts: list[VerifyAuditChainResponseContext]
+    """
+    The contexts checked in this reply
+    """
+
+
 class CollectionRecord(BaseModel):
     model_config = ConfigDict(
         extra="allow",

@@ -942,3 +942,14 @@ class StreamEventsApiV1EventsGetQuery(TypedDict):
 
 class ListParkedEventsQuery(TypedDict):
     processor: NotRequired[str]
+
+
+class VerifyAuditChainQuery(TypedDict):
+    limit: NotRequired[int]
+    """
+    Most streams checked per context in this reply
+    """
+    cursor: NotRequired[str]
+    """
+    The next_cursor of a previous reply
+    """

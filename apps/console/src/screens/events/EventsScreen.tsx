@@ -5,6 +5,7 @@ import { ShownOnce } from '../shared/ShownOnce';
 import { LiveTail } from './LiveTail';
 import { CreateWebhookForm } from './CreateWebhookForm';
 import { WebhookList } from './WebhookList';
+import { AuditVerifyPanel } from './AuditVerifyPanel';
 
 /** Events and webhooks: a live tail of the workspace's event stream, and the webhooks that receive it. */
 export default function EventsScreen() {
@@ -27,6 +28,7 @@ export default function EventsScreen() {
         <WebhookList version={listVersion} />
         <CreateWebhookForm onCreated={(webhook) => { setCreated(webhook); setListVersion((n) => n + 1); }} />
       </div>
+      <AuditVerifyPanel />
     </section>
   );
 }

@@ -15,6 +15,7 @@ from .._base import ClientOptions, async_sleep, query, should_retry
 from ..errors import APIConnectionError, error_for
 from .resources import (
     AsyncApiKeys,
+    AsyncAudit,
     AsyncChunks,
     AsyncCollections,
     AsyncConnectSessions,
@@ -65,6 +66,7 @@ class AsyncLore:
         self.memories = AsyncMemories(self)
         self.webhooks = AsyncWebhooks(self)
         self.events = AsyncEvents(self)
+        self.audit = AsyncAudit(self)
 
     @property
     def base_url(self) -> str:

@@ -366,6 +366,13 @@ class AsyncWebhooks(_Resource):
         return await self._client._call(m.RedeliverWebhookDeliveryResponse, "POST", path)
 
 
+class AsyncAudit(_Resource):
+    async def verify(self, **params: Unpack[r.VerifyAuditChainQuery]) -> m.VerifyAuditChainResponse:
+        """The hash chains of the workspace's streams, per context (administrators only). When
+        ``truncated``, pass its ``next_cursor`` as ``cursor`` to go on."""
+        return await self._client._call(m.VerifyAuditChainResponse, "GET", "/api/v1/admin/audit/verify", params=params)
+
+
 class AsyncEvents(_Resource):
     async def stream(
         self,

@@ -16,6 +16,7 @@ from .._base import ClientOptions, sync_sleep, query, should_retry
 from ..errors import APIConnectionError, error_for
 from .resources import (
     ApiKeys,
+    Audit,
     Chunks,
     Collections,
     ConnectSessions,
@@ -66,6 +67,7 @@ class Lore:
         self.memories = Memories(self)
         self.webhooks = Webhooks(self)
         self.events = Events(self)
+        self.audit = Audit(self)
 
     @property
     def base_url(self) -> str:

@@ -367,6 +367,13 @@ class Webhooks(_Resource):
         return self._client._call(m.RedeliverWebhookDeliveryResponse, "POST", path)
 
 
+class Audit(_Resource):
+    def verify(self, **params: Unpack[r.VerifyAuditChainQuery]) -> m.VerifyAuditChainResponse:
+        """The hash chains of the workspace's streams, per context (administrators only). When
+        ``truncated``, pass its ``next_cursor`` as ``cursor`` to go on."""
+        return self._client._call(m.VerifyAuditChainResponse, "GET", "/api/v1/admin/audit/verify", params=params)
+
+
 class Events(_Resource):
     def stream(
         self,
