@@ -4,7 +4,7 @@ import type { Integration } from '@lore/client';
 import { useLore } from '../../app/lore-context';
 import { ErrorBanner } from '../../ui/ErrorBanner';
 import { CheckboxField, SelectField, TextField } from '../../ui/fields';
-import { useSubmit } from '../shared/use-answer';
+import { useAction } from '../../ui/action';
 import { authorizationCodeMethods, connectRedirectUrl, scopesToAsk } from './oauth-connect';
 import './oauth-connect.css';
 
@@ -25,7 +25,7 @@ export function OAuthConnect({ entry }: { entry: Integration }) {
   const [ticked, setTicked] = useState<readonly string[]>(catalogScopes);
   const [typed, setTyped] = useState('');
   const [userId, setUserId] = useState('');
-  const request = useSubmit();
+  const request = useAction();
   if (defaultMethod === undefined) return null;
 
   const chooseMethod = (id: string) => {
@@ -67,7 +67,7 @@ export function OAuthConnect({ entry }: { entry: Integration }) {
           <TextField label="More scopes" name="more_scopes" value={typed} onChange={setTyped} hint={`Separated by spaces, as ${entry.name} names them.`} />
         </fieldset>
         <TextField label="For user" name="user_id" value={userId} onChange={setUserId} hint="The user id the connection belongs to; empty: you." autoComplete="off" />
-        <ErrorBanner error={request.error} onDismiss={request.clear} />
+        <ErrorBanner error={request.error} onDismiss={request.clearError} />
         <div className="actions">
           <button type="submit" className="primary" disabled={request.busy}>
             Continue to {entry.name}
