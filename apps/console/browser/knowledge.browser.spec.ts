@@ -49,6 +49,39 @@ describe('console: knowledge', () => {
     await page.context().close();
   });
 
+  it('pages the collections list (25 at a time, "Load more")', async () => {
+    const { page, problems, workspace } = await signedInPage(lore, '/knowledge');
+    await Promise.all(Array.from({ length: 26 }, (_, i) => workspace.lore.collections.create({ name: `Shelf ${String(i).padStart(2, '0')}` })));
+    await page.reload();
+    const rows = page.getByRole('table', { name: 'Collections' }).getByRole('row');
+    await page.getByRole('button', { name: 'Load more collections' }).waitFor();
+    expect(await rows.count()).toBe(1 + 25);
+    await page.getByRole('button', { name: 'Load more collections' }).click();
+    await rows.nth(26).waitFor();
+    expect(await rows.count()).toBe(1 + 26);
+    expect(await page.getByRole('button', { name: 'Load more collections' }).count()).toBe(0);
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it("pages a content's chunks by cursor (20 at a time)", async () => {
+    const { page, problems, workspace } = await signedInPage(lore, '/knowledge');
+    const collection = await workspace.lore.collections.create({ name: 'Long notes', settings: { chunk_size: 16, chunk_overlap: 0 } });
+    const text = Array.from({ length: 12 }, (_, i) => `Note ${i}: steep the leaves, pour the water, wait a while, then taste the tea carefully.`).join(' ');
+    const content = await workspace.lore.contents.create({ collection_id: collection.id, name: 'long.txt', text });
+    const processed = await workspace.lore.contents.waitUntilProcessed(content.id);
+    expect(processed.chunk_count).toBeGreaterThan(20);
+    expect(processed.chunk_count).toBeLessThanOrEqual(40);
+    await page.goto(`${lore.url}/console/knowledge/${collection.id}/contents/${content.id}`);
+    await page.getByRole('article', { name: 'Chunk 19' }).waitFor();
+    expect(await page.getByRole('article').count()).toBe(20);
+    await page.getByRole('button', { name: 'Load more chunks' }).click();
+    await page.getByRole('article', { name: `Chunk ${processed.chunk_count - 1}` }).waitFor();
+    expect(await page.getByRole('article').count()).toBe(processed.chunk_count);
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
   it('uploads by drag and drop and by the file input, follows processing live, and the upload is a search hit', async () => {
     const { page, problems } = await collectionPage('Kitchen');
     await page.getByText('Processing status updates live (event stream).').waitFor();
