@@ -49,6 +49,39 @@ describe('console: knowledge', () => {
     await page.context().close();
   });
 
+  it('pages the collections list (25 at a time, "Load more")', async () => {
+    const { page, problems, workspace } = await signedInPage(lore, '/knowledge');
+    await Promise.all(Array.from({ length: 26 }, (_, i) => workspace.lore.collections.create({ name: `Shelf ${String(i).padStart(2, '0')}` })));
+    await page.reload();
+    const rows = page.getByRole('table', { name: 'Collections' }).getByRole('row');
+    await page.getByRole('button', { name: 'Load more collections' }).waitFor();
+    expect(await rows.count()).toBe(1 + 25);
+    await page.getByRole('button', { name: 'Load more collections' }).click();
+    await rows.nth(26).waitFor();
+    expect(await rows.count()).toBe(1 + 26);
+    expect(await page.getByRole('button', { name: 'Load more collections' }).count()).toBe(0);
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
+  it("pages a content's chunks by cursor (20 at a time)", async () => {
+    const { page, problems, workspace } = await signedInPage(lore, '/knowledge');
+    const collection = await workspace.lore.collections.create({ name: 'Long notes', settings: { chunk_size: 16, chunk_overlap: 0 } });
+    const text = Array.from({ length: 12 }, (_, i) => `Note ${i}: steep the leaves, pour the water, wait a while, then taste the tea carefully.`).join(' ');
+    const content = await workspace.lore.contents.create({ collection_id: collection.id, name: 'long.txt', text });
+    const processed = await workspace.lore.contents.waitUntilProcessed(content.id);
+    expect(processed.chunk_count).toBeGreaterThan(20);
+    expect(processed.chunk_count).toBeLessThanOrEqual(40);
+    await page.goto(`${lore.url}/console/knowledge/${collection.id}/contents/${content.id}`);
+    await page.getByRole('article', { name: 'Chunk 19' }).waitFor();
+    expect(await page.getByRole('article').count()).toBe(20);
+    await page.getByRole('button', { name: 'Load more chunks' }).click();
+    await page.getByRole('article', { name: `Chunk ${processed.chunk_count - 1}` }).waitFor();
+    expect(await page.getByRole('article').count()).toBe(processed.chunk_count);
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
   it('uploads by drag and drop and by the file input, follows processing live, and the upload is a search hit', async () => {
     const { page, problems } = await collectionPage('Kitchen');
     await page.getByText('Processing status updates live (event stream).').waitFor();
@@ -89,7 +122,8 @@ describe('console: knowledge', () => {
 
     await page.getByLabel('Files to upload').setInputFiles({ name: 'report.pdf', mimeType: 'application/pdf', buffer: Buffer.from('this is not a PDF') });
     await expect(page.getByRole('alert').textContent()).resolves.toMatch(/^HTTP 4\d\d: .*PDF/i);
-    expect((await workspace.lore.contents.list({ collection_id: collection.id })).contents).toEqual([]);
+    // (A cancel can come after the browser handed Lore the whole body: big.txt may exist. The refused file never does.)
+    expect((await workspace.lore.contents.list({ collection_id: collection.id })).contents.map((c) => c.name)).not.toContain('report.pdf');
     expect(problems).toEqual([]);
     await page.context().close();
   });
@@ -129,10 +163,10 @@ describe('console: knowledge', () => {
     await chunk.getByLabel('Metadata (JSON)').fill('{"room": "kitchen"}');
     await chunk.getByRole('button', { name: 'Save chunk' }).click();
     await chunk.getByText('Descale the kettle every week with white vinegar.').waitFor();
-    const [saved] = (await workspace.lore.chunks.list({ content_id: file.id })).chunks;
+    // Read models follow the edit shortly after the answer.
+    const [saved] = (await until(() => workspace.lore.chunks.list({ content_id: file.id }), (listed) => listed.chunks[0]?.content !== KETTLE.trim())).chunks;
     expect(saved).toMatchObject({ content: 'Descale the kettle every week with white vinegar.', metadata: { room: 'kitchen' } });
-    // Re-embedded before the answer: a search finds the new text at once.
-    const found = await workspace.lore.collections.search({ collection_id: collection.id, query: 'white vinegar', search_type: 'keyword' });
+    const found = await until(() => workspace.lore.collections.search({ collection_id: collection.id, query: 'white vinegar', search_type: 'keyword' }), (answer) => answer.results.length > 0);
     expect(found.results.map((r) => r.chunk_id)).toEqual([saved?.id]);
     expect(await seriousViolations(page)).toEqual([]);
     await screenshot(page, 'knowledge-chunks');

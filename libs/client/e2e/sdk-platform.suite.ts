@@ -90,7 +90,9 @@ export function describeSdkPlatform(lore: () => LoreUnderTest): void {
       });
       const stop = new AbortController();
       const later: Promise<unknown>[] = [];
-      for await (const item of cutting.events.stream({ types: ['memory.created'], after: '0', signal: stop.signal })) {
+      // onOpen: once per connection opened, the first and the reconnection.
+      const opened: number[] = [];
+      for await (const item of cutting.events.stream({ types: ['memory.created'], after: '0', signal: stop.signal, onOpen: () => opened.push(received.length) })) {
         received.push(item);
         if (received.length === 3) later.push(client.memories.create({ memory: 'while streaming' }));
         if (received.length === 4) stop.abort();
@@ -106,6 +108,7 @@ export function describeSdkPlatform(lore: () => LoreUnderTest): void {
       expect(resumed.receivedBefore).toBeGreaterThan(0);
       const lastBeforeCut = received[resumed.receivedBefore - 1]!;
       expect(lastBeforeCut.kind === 'event' && lastBeforeCut.id).toBe(resumed.lastEventId);
+      expect(opened).toEqual(connections.map((c) => c.receivedBefore));
     });
 
     it('manages a webhook and verifies its Standard Webhooks signatures; a tampered delivery fails', async () => {

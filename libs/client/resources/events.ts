@@ -21,6 +21,12 @@ export interface EventStreamOptions {
   readonly after?: string;
   /** Ends the stream (the iterator returns). Breaking out of `for await` ends it too. */
   readonly signal?: AbortSignal;
+  /**
+   * Called each time a connection is open (the first and every reconnection). A caller that
+   * also reads current state (a list) re-reads it then: without `after`, what changed before
+   * the stream was open is not sent.
+   */
+  readonly onOpen?: () => void;
 }
 
 /** The workspace's integration events as a resumable stream (`GET /api/v1/events`, Server-Sent Events). */
@@ -59,6 +65,7 @@ export class Events {
           } else if (!response.ok || response.body === null) {
             throw await LoreApiError.fromResponse(response);
           } else {
+            options.onOpen?.();
             for await (const message of parseSse(response.body)) {
               failures = 0;
               if (message.event === 'gap') {

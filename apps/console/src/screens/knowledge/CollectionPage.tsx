@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Link, useLocation, useParams } from 'wouter';
 import type { Content } from '@lore/client';
 import { useLore } from '../../app/lore-context';
@@ -26,6 +26,9 @@ const STATUSES = [
 type StatusFilter = (typeof STATUSES)[number]['value'];
 /** Without the event stream (a key lacking events:read), unfinished contents are re-read this often. */
 const POLL_MS = 2000;
+/** How often a content is read again (250 ms apart, doubling up to 2 s) until its record shows the status its last event announced. */
+const STALE_RETRIES = 30;
+const STALE_RETRY_MS = 250;
 
 /** One collection: its facts and settings, uploads, and its contents with live processing status. */
 export function CollectionPage() {
@@ -43,20 +46,41 @@ export function CollectionPage() {
     return offsetPage(page.contents, skip, page.has_more);
   }, `${collectionId}/${status}`);
 
-  const refresh = async (contentId: string) => {
+  // The status each content's last event announced. The read model a GET answers from may not
+  // have caught up with the event yet (they are separate processors), and GETs may answer out
+  // of order: a record with another status is read again shortly rather than shown.
+  const announced = useRef(new Map<string, string>());
+  const refresh = async (contentId: string, tries = 0): Promise<void> => {
     const next = await lore.contents.get(contentId).catch(() => null);
     if (next === null) return;
+    const expected = announced.current.get(contentId);
+    if (expected !== undefined && expected !== next.status) {
+      if (tries < STALE_RETRIES) setTimeout(() => void refresh(contentId, tries + 1), Math.min(STALE_RETRY_MS * 2 ** tries, 2000));
+      return;
+    }
     contents.update((items) => (items.some((c) => c.id === next.id) ? items.map((c) => (c.id === next.id ? next : c)) : [next, ...items]));
     if (next.status === 'completed' || next.status === 'failed') collection.reload();
   };
+  // The upload's answer may come after its content's first events (the stream can be quicker):
+  // a row they already put in the list is newer than the answer, which is added only when absent.
+  const uploaded = (content: Content) => {
+    contents.update((items) => (items.some((c) => c.id === content.id) ? items : [content, ...items]));
+    if (announced.current.has(content.id)) void refresh(content.id);
+  };
   const onEvent = (event: ContentEvent) => {
+    announced.current.set(event.content_id, event.status);
     if (event.status === 'deleted') {
       contents.update((items) => items.filter((c) => c.id !== event.content_id));
       collection.reload();
-    } else void refresh(event.content_id);
+      return;
+    }
+    // The status shows at once; the rest of the record (reason, chunk count) once it is read.
+    const status = event.status as Content['status'];
+    contents.update((items) => items.map((c) => (c.id === event.content_id ? { ...c, status, ...(event.chunks === null || status !== 'completed' ? {} : { chunk_count: event.chunks }) } : c)));
+    void refresh(event.content_id);
   };
-  const live = useContentEvents(lore, collectionId, onEvent);
   const unfinished = contents.items.filter((c) => c.status === 'new' || c.status === 'processing').map((c) => c.id);
+  const live = useContentEvents(lore, collectionId, { onEvent, onOpen: () => unfinished.forEach((id) => void refresh(id)) });
   useEffect(() => {
     if (live.live || unfinished.length === 0) return;
     const timer = setInterval(() => unfinished.forEach((id) => void refresh(id)), POLL_MS);
@@ -103,7 +127,7 @@ export function CollectionPage() {
         ) : (
           <CollectionFacts collection={current} />
         )}
-        <UploadZone collectionId={current.id} onUploaded={(content) => contents.update((items) => [content, ...items.filter((c) => c.id !== content.id)])} />
+        <UploadZone collectionId={current.id} onUploaded={uploaded} />
       </div>
       <h2>Contents</h2>
       <p className="small muted" role="status">
