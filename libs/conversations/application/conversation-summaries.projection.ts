@@ -1,6 +1,6 @@
 import type { SealedFields } from '@lore/platform/crypto';
-import type { Projection } from '@lore/platform/projections';
-import { CONVERSATION_STREAM_PREFIX, upcastConversationEvent } from '@lore/conversations/domain';
+import type { ProjectionContext } from '@lore/platform/projections';
+import type { ConversationEvent } from '@lore/conversations/domain';
 import { openOrNull } from './conversation-content';
 
 export const CONVERSATION_SUMMARIES = 'conversation_summaries';
@@ -20,45 +20,38 @@ export interface ConversationSummaryDoc {
 /**
  * Branch summaries in the clear, like the messages they summarise in the conversations read
  * model; gone with any message they cover (a deletion takes the through-message's subtree) and
- * with the conversation. A summary whose key is already shredded (a rebuild after deletions) is skipped.
+ * with the conversation. A summary whose key is already shredded (a rebuild after deletions) is
+ * skipped. Part of the conversations projection (one commit per event for both read models).
  */
-export function conversationSummariesProjection(summaries: SealedFields<string>): Projection {
-  return {
-    name: 'conversations.summaries.v1',
-    streamPrefixes: [CONVERSATION_STREAM_PREFIX],
-    collections: [CONVERSATION_SUMMARIES],
-    async handle(recorded, context) {
-      const event = upcastConversationEvent(recorded);
-      switch (event.type) {
-        case 'conversations.BranchSummarised': {
-          const d = event.data;
-          const summary = await openOrNull(summaries, d.throughMessageId, d.content);
-          if (summary === null) return;
-          const doc: ConversationSummaryDoc = {
-            id: d.throughMessageId,
-            conversation_id: d.conversationId,
-            message_count: d.messageCount,
-            summary,
-            model: d.model,
-            prompt_version: d.promptVersion,
-            created_at: d.summarisedAt,
-          };
-          context.upsert(CONVERSATION_SUMMARIES, doc);
-          return;
-        }
-        case 'conversations.MessagesDeleted':
-          for (const id of event.data.messageIds) context.delete(CONVERSATION_SUMMARIES, id);
-          return;
-        case 'conversations.ConversationDeleted':
-          context.deleteMany(CONVERSATION_SUMMARIES, { conversation_id: event.data.conversationId });
-          return;
-        case 'conversations.ConversationStarted':
-        case 'conversations.ConversationUpdated':
-        case 'conversations.MessageAppended':
-        case 'conversations.MessageUpdated':
-        case 'conversations.CurrentMessageSelected':
-          return;
-      }
-    },
-  };
+export async function projectBranchSummaries(event: ConversationEvent, context: ProjectionContext, summaries: SealedFields<string>): Promise<void> {
+  switch (event.type) {
+    case 'conversations.BranchSummarised': {
+      const d = event.data;
+      const summary = await openOrNull(summaries, d.throughMessageId, d.content);
+      if (summary === null) return;
+      const doc: ConversationSummaryDoc = {
+        id: d.throughMessageId,
+        conversation_id: d.conversationId,
+        message_count: d.messageCount,
+        summary,
+        model: d.model,
+        prompt_version: d.promptVersion,
+        created_at: d.summarisedAt,
+      };
+      context.upsert(CONVERSATION_SUMMARIES, doc);
+      return;
+    }
+    case 'conversations.MessagesDeleted':
+      for (const id of event.data.messageIds) context.delete(CONVERSATION_SUMMARIES, id);
+      return;
+    case 'conversations.ConversationDeleted':
+      context.deleteMany(CONVERSATION_SUMMARIES, { conversation_id: event.data.conversationId });
+      return;
+    case 'conversations.ConversationStarted':
+    case 'conversations.ConversationUpdated':
+    case 'conversations.MessageAppended':
+    case 'conversations.MessageUpdated':
+    case 'conversations.CurrentMessageSelected':
+      return;
+  }
 }

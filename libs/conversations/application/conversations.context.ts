@@ -13,7 +13,6 @@ import { CONVERSATION_ERASURE, conversationErasureReactor } from './conversation
 import { CONVERSATIONS, MESSAGES } from './conversations.read-models';
 import { conversationMemoryExtractionReactor } from './memory-extraction.reactor';
 import { ContextCompaction } from './context-compaction';
-import { conversationSummariesProjection } from './conversation-summaries.projection';
 import { conversationStreamId } from '@lore/conversations/domain';
 
 /** How long erasure may wait for the read models and the publisher to pass a deletion (they may be catching up at start-up). */
@@ -48,7 +47,7 @@ export const conversationsContext = defineContext({
         handle(messages.context, (q) => context.context(q)),
       ],
       auditedAggregates: [{ collection: CONVERSATIONS, streamId: conversationStreamId }],
-      projections: [conversationsProjection(seals), conversationSummariesProjection(seals.summaries)],
+      projections: [conversationsProjection(seals)],
       reactors: [
         conversationEventsPublisher(deps.transport),
         conversationMemoryExtractionReactor({ ...deps, queries }),

@@ -3,9 +3,10 @@ import { CONVERSATION_STREAM_PREFIX, upcastConversationEvent } from '@lore/conve
 import { openOrNull, type ConversationSeals } from './conversation-content';
 import { CONVERSATIONS, MESSAGES, type ConversationDoc, type MessageDoc } from './conversations.read-models';
 import { messageRecord } from './message-record';
+import { CONVERSATION_SUMMARIES, projectBranchSummaries } from './conversation-summaries.projection';
 
 /** v2: every document records the stream revision it reflects (`evolveDocument`); v1 documents are rebuilt. */
-/** v3: conversations carry `memory_extraction`. */
+/** v3: conversations carry `memory_extraction`; branch summaries (`projectBranchSummaries`). */
 export const CONVERSATIONS_PROJECTION = 'conversations.read-models.v3';
 
 /**
@@ -18,9 +19,10 @@ export function conversationsProjection(seals: ConversationSeals): Projection {
   return {
     name: CONVERSATIONS_PROJECTION,
     streamPrefixes: [CONVERSATION_STREAM_PREFIX],
-    collections: [CONVERSATIONS, MESSAGES],
+    collections: [CONVERSATIONS, MESSAGES, CONVERSATION_SUMMARIES],
     async handle(recorded, context) {
       const event = upcastConversationEvent(recorded);
+      await projectBranchSummaries(event, context, seals.summaries);
       // Each document by itself: a conversation's counters and its messages each skip what they already reflect.
       const conversation = (evolve: Evolve<ConversationDoc>) => evolveDocument(context, recorded, CONVERSATIONS, event.data.conversationId, evolve);
       const message = (messageId: string, evolve: Evolve<MessageDoc>) => evolveDocument(context, recorded, MESSAGES, messageId, evolve);
@@ -118,7 +120,7 @@ export function conversationsProjection(seals: ConversationSeals): Projection {
         case 'conversations.CurrentMessageSelected':
           return conversation((current) => current && { ...current, current_message_id: event.data.messageId, updated_at: event.data.selectedAt });
         case 'conversations.BranchSummarised':
-          return; // conversationSummariesProjection's
+          return; // projectBranchSummaries's
         case 'conversations.ConversationDeleted':
           return conversation(() => {
             context.deleteMany(MESSAGES, { conversation_id: event.data.conversationId });

@@ -36,11 +36,12 @@ export function conversationMemoryExtractionReactor(deps: {
   return {
     name: CONVERSATION_MEMORY_EXTRACTION,
     streamPrefixes: [CONVERSATION_STREAM_PREFIX],
+    // Other events cost it no commit: conversations without extraction add no durable write per event.
+    actsOn: (event) => event.type === 'conversations.MessageAppended' && (event.data as { extractMemories?: unknown }).extractMemories === true,
     async react(recorded) {
       for (const event of recorded) {
-        if (event.type !== 'conversations.MessageAppended') continue;
         const appended = upcastConversationEvent(event);
-        if (appended.type !== 'conversations.MessageAppended' || appended.data.role !== 'user') continue;
+        if (appended.type !== 'conversations.MessageAppended' || appended.data.extractMemories !== true) continue;
         const owner = await ownerIfExtracting(deps.events, event);
         if (owner === null) continue;
         const { conversationId, messageId } = appended.data;

@@ -390,6 +390,8 @@ function appended(
       checksum: command.checksum,
       sentAt: command.sentAt,
       createdAt: command.at,
+      // Said in the event, so the extraction reactor knows without reading the conversation.
+      ...(command.role === 'user' && conversation.memoryExtraction === 'after_user_turn' ? { extractMemories: true as const } : {}),
     },
   };
 }

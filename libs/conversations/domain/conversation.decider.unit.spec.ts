@@ -68,6 +68,13 @@ describe('conversationDecider', () => {
     spec.given([started]).when(turnOff).thenNothingHappened();
   });
 
+  it("marks a user's message for extraction while the setting is on, and no other message", () => {
+    const on = { ...started, data: { ...started.data, memoryExtraction: 'after_user_turn' as const } };
+    spec.given([on]).when(append('m1')).then([appendedEvent('m1', null, { extractMemories: true })]);
+    spec.given([on, appendedEvent('m1', null)]).when(append('m2', { role: 'assistant' })).then([appendedEvent('m2', 'm1', { role: 'assistant' })]);
+    spec.given([started]).when(append('m1')).then([appendedEvent('m1', null)]);
+  });
+
   describe('append', () => {
     it('continues the active path when no parent is given', () => {
       spec.given([started]).when(append('m1')).then([appendedEvent('m1', null)]);

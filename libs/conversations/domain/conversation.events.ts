@@ -61,6 +61,8 @@ export const MessageAppended = z.object({
     checksum: z.string(),
     sentAt: z.string(),
     createdAt: z.string(),
+    /** A user's message in a conversation with `memory_extraction: after_user_turn` as it was appended (absent: no extraction). */
+    extractMemories: z.literal(true).optional(),
   }),
 });
 

@@ -8,8 +8,8 @@ import { openSqliteDocumentStore } from '@lore/platform/documents/sqlite';
 import type { EventStore } from '@lore/platform/event-store/port';
 import { openSqliteEventStore } from '@lore/platform/event-store/sqlite';
 import { eventually } from '@lore/platform/event-store/contract';
-import type { Projection } from './projection';
-import { DEFAULT_PARKING, ProjectionRunner, type ParkingOptions } from './projection-runner';
+import type { Processor, Projection, Reactor } from './projection';
+import { DEFAULT_PARKING, PASS_OVER_CHECKPOINT_EVERY, ProjectionRunner, type ParkingOptions } from './projection-runner';
 
 interface CounterDoc extends Doc {
   readonly count: number;
@@ -80,7 +80,7 @@ describe('ProjectionRunner (SQLite event store + SQLite document store)', () => 
   let documents: DocumentStore;
   const runners: ProjectionRunner[] = [];
   const cleanups: Array<() => void> = [];
-  const runner = (projection: Projection, onError?: (error: unknown) => void, parking?: Partial<ParkingOptions>): ProjectionRunner => {
+  const runner = (projection: Processor, onError?: (error: unknown) => void, parking?: Partial<ParkingOptions>): ProjectionRunner => {
     const created = new ProjectionRunner(projection, events, documents, onError, null, { ...DEFAULT_PARKING, ...parking });
     runners.push(created);
     return created;
@@ -134,6 +134,33 @@ describe('ProjectionRunner (SQLite event store + SQLite document store)', () => 
     await running.waitFor(mine, WAIT_MS);
     expect(await counters(documents)).toEqual({ 'counter-a': 1 });
     expect(projection.applied).toHaveLength(1);
+  });
+
+  it("passes over a reactor's batches of events it does not act on without a commit, and still moves its checkpoint now and then", async () => {
+    const reacted: string[] = [];
+    const reactor: Reactor = {
+      name: 'test-reactor-v1',
+      streamPrefixes: ['counter-'],
+      actsOn: (event) => event.type === 'test.Wanted',
+      react: async (batch) => void reacted.push(...batch.map((event) => event.type)),
+    };
+    const running = runner(reactor);
+    await running.start();
+    const passed = await append(events, 'counter-a', 3);
+    await running.waitFor(passed, WAIT_MS);
+    expect(reacted).toEqual([]);
+    expect(await documents.getCheckpoint('test-reactor-v1')).toBeNull();
+
+    const wanted = await append(events, 'counter-a', 1, 'test.Wanted');
+    await running.waitFor(wanted, WAIT_MS);
+    expect(reacted).toContain('test.Wanted');
+    expect(await documents.getCheckpoint('test-reactor-v1')).toBe(positionToString(wanted));
+
+    // A long run passed over is checkpointed every so often: a restart reads at most that many again.
+    const many = await append(events, 'counter-b', PASS_OVER_CHECKPOINT_EVERY);
+    await running.waitFor(many, WAIT_MS);
+    expect(reacted).toEqual(['test.Wanted']);
+    expect(await documents.getCheckpoint('test-reactor-v1')).not.toBe(positionToString(wanted));
   });
 
   it('goes live once caught up when the log ends with events of other streams', async () => {

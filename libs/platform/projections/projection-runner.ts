@@ -3,12 +3,15 @@ import type { EventStore, EventSubscription } from '@lore/platform/event-store/p
 import type { DocumentStore } from '@lore/platform/documents/port';
 import type { VectorStore } from '@lore/platform/vectors/port';
 import { inProcessorSpan } from '@lore/platform/telemetry';
-import { isVectorProjection, type FeedCheckpoints, type Processor } from './projection';
+import { isReactor, isVectorProjection, type FeedCheckpoints, type Processor } from './projection';
 import { EventApplier } from './event-applier';
 import { ParkedLedger, deleteParked } from './parked-ledger';
 import { isTransientFailure, parkedStreamError, type ParkedEvent } from './parked-event';
 import { ParkedStreams, type RetryOutcome } from './parked-streams';
 import { DEFAULT_PARKING, FailingEvents, checkpointAt, type ParkingOptions } from './failing-events';
+
+/** A reactor writes its checkpoint after at most this many events it passed over (`Reactor.actsOn`). */
+export const PASS_OVER_CHECKPOINT_EVERY = 256;
 
 export { DEFAULT_PARKING, type ParkingOptions } from './failing-events';
 
@@ -59,6 +62,8 @@ export class ProjectionRunner {
   private retryTimer: NodeJS.Timeout | null = null;
   /** Where the runner keeps restarting after transient failures: the checkpoint, how often, since when. */
   private stuck: { checkpoint: string; restarts: number; since: string } | null = null;
+  /** Events a reactor passed over since its checkpoint was last written (`Reactor.actsOn`). */
+  private passedOver = 0;
   private readonly applier: EventApplier;
   readonly parked: ParkedLedger;
   private readonly parkedStreams: ParkedStreams;
@@ -237,8 +242,17 @@ export class ProjectionRunner {
     if (last === undefined) return;
     // Events recorded as parked already (a crash before a vector checkpoint) are not redone.
     const fresh = batch.filter((event) => comparePositions(event.position, this.position) > 0 && !this.parked.holds(event.id));
-    // In the trace of the request that appended the events: a reactor's effects and log lines too.
-    if (fresh.length > 0) await inProcessorSpan(this.processor.name, fresh, () => this.applyOrPark(fresh, last));
+    if (fresh.length > 0 && this.mayPassOver(fresh)) {
+      this.passedOver += fresh.length;
+      if (this.passedOver >= PASS_OVER_CHECKPOINT_EVERY) {
+        await this.failing.applyAll([], checkpointAt(this.processor.name, last));
+        this.passedOver = 0;
+      }
+    } else if (fresh.length > 0) {
+      // In the trace of the request that appended the events: a reactor's effects and log lines too.
+      await inProcessorSpan(this.processor.name, fresh, () => this.applyOrPark(fresh, last));
+      this.passedOver = 0;
+    }
     if (comparePositions(last.position, this.position) > 0) this.position = last.position;
     this.release();
   }
@@ -256,6 +270,12 @@ export class ProjectionRunner {
       if (isTransientFailure(error)) throw error;
       for (const event of fresh) await this.failing.applyAlone(event);
     }
+  }
+
+  /** A reactor's batch holding no event it acts on (and no stream parked behind an event). */
+  private mayPassOver(fresh: readonly RecordedEvent[]): boolean {
+    const actsOn = isReactor(this.processor) ? this.processor.actsOn : undefined;
+    return actsOn !== undefined && fresh.every((event) => !actsOn(event) && this.parked.head(event.streamId) === undefined);
   }
 
   private assertNotParked(streams: readonly string[]): void {

@@ -40,6 +40,13 @@ export interface Reactor {
   /** A batch of events of its streams, in log order. */
   react(events: readonly RecordedEvent[]): Promise<void>;
   /**
+   * Whether it acts on an event, when that is only some of its streams' events: a batch it acts
+   * on none of is passed over without a commit (its checkpoint is written with the next batch it
+   * acts on, or after PASS_OVER_CHECKPOINT_EVERY events passed over), so a feature nobody uses
+   * costs no durable write per event; a restart reads at most that many events again.
+   */
+  readonly actsOn?: (event: RecordedEvent) => boolean;
+  /**
    * Its effects are rows of the integration-event feed (the publishers). Where the process's
    * feed keeps checkpoints (standalone: `FeedCheckpoints`), this reactor's checkpoint is kept
    * there, written after the rows it covers, so the feed need not be durable on each commit of
