@@ -80,7 +80,7 @@ def test_workspace_id_selects_one_of_the_token_s_workspaces(lore: LoreServer, wo
 
 
 def test_503_is_retried_for_reads_and_appends_but_not_for_other_writes(flaky: Callable[[Callable[[Received], Reply]], Receiver]) -> None:
-    reads = flaky(unavailable_first(2, {"memory_id": "m", "user_id": "u", "memory": "x", "memory_type": "user", "topics": [], "metadata": {}, "created_at": "t", "updated_at": "t"}))
+    reads = flaky(unavailable_first(2, {"memory_id": "m", "user_id": "u", "memory": "x", "memory_type": "user", "topics": [], "metadata": {}, "status": "active", "expires_at": None, "created_at": "t", "updated_at": "t"}))
     with Lore("key", base_url=reads.url) as client:
         assert client.memories.get("m").memory == "x"
     assert len(reads.requests) == 3
