@@ -2567,6 +2567,7 @@ export interface operations {
     get_connect_session: {
         parameters: {
             query?: {
+                /** @description Owner; may be omitted (a JWT caller's `sub`, an API key's creator). Naming anyone else takes a workspace administrator, or a key one minted: 403 otherwise */
                 user_id?: string;
             };
             header?: {

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { actingOwner, RedirectReply, route, type HttpRoute } from '@lore/platform/http';
 import { BrowserRedirect, ConnectSessionRecord, OAuthScope, connectMessages, connectionFields, type ConnectionsConfig } from '@lore/connections/contracts';
+import { userId, UserIdQuery } from './user-id';
 
-const userId = z.string().min(1).max(255);
 const SessionParams = z.object({ session_id: z.string().min(1).max(100) });
 
 /**
@@ -60,7 +60,7 @@ export function connectRoutes({ limits, testTimeoutMs }: ConnectionsConfig): Htt
       summary: 'Get a connect session: its status and outcome (for polling)',
       permission: ['connections', 'read'],
       params: SessionParams,
-      query: z.object({ user_id: userId.optional() }),
+      query: UserIdQuery,
       status: 200,
       response: ConnectSessionRecord,
       errors: [403, 404],

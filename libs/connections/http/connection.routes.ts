@@ -9,11 +9,9 @@ import {
   connectionMessages,
   type ConnectionsConfig,
 } from '@lore/connections/contracts';
-
-const userId = z.string().min(1).max(255);
+import { userId, UserIdQuery } from './user-id';
 
 const ConnectionIdParams = z.object({ connection_id: z.string().min(1).max(100) });
-const UserIdQuery = z.object({ user_id: userId.optional().describe("Owner; may be omitted (a JWT caller's `sub`, an API key's creator). Naming anyone else takes a workspace administrator, or a key one minted: 403 otherwise") });
 const DeleteConnectionResponse = z.object({
   connection_id: z.string(),
   message: z.string(),

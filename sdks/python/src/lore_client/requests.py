@@ -153,8 +153,8 @@ class CreateConnectSessionBody(TypedDict):
     """
 
 
-class GetConnectSessionQuery(TypedDict):
-    user_id: NotRequired[str]
+class GetConnectSessionQuery(GetConnectionQuery):
+    pass
 
 
 class AuthorizeConnectSessionQuery(TypedDict):
@@ -868,11 +868,11 @@ class ListMemoriesQuery(TypedDict):
     """
 
 
-class DeleteUserMemoriesQuery(GetConnectSessionQuery):
-    pass
+class DeleteUserMemoriesQuery(TypedDict):
+    user_id: NotRequired[str]
 
 
-class ExportUserMemoriesQuery(GetConnectSessionQuery):
+class ExportUserMemoriesQuery(DeleteUserMemoriesQuery):
     pass
 
 
@@ -900,15 +900,15 @@ class SearchMemoriesBody(TypedDict):
     """
 
 
-class GetMemoryQuery(GetConnectSessionQuery):
+class GetMemoryQuery(DeleteUserMemoriesQuery):
     pass
 
 
-class DeleteMemoryQuery(GetConnectSessionQuery):
+class DeleteMemoryQuery(DeleteUserMemoriesQuery):
     pass
 
 
-class GetMemoryHistoryQuery(GetConnectSessionQuery):
+class GetMemoryHistoryQuery(DeleteUserMemoriesQuery):
     pass
 
 
