@@ -13,7 +13,8 @@
 // SQLite feed's append/follow, encodeEvent) are bundled from source with esbuild, the same
 // way tools/build.mjs does: synthetic events are then stored exactly as the transport stores them.
 // Knobs: BENCH_RATE (creates/s, default 200), BENCH_SECONDS (default 10), BENCH_EVENTS
-// (default 100000), NATS_URL. Prints PASS/MISS per target; exits non-zero on a miss or failure.
+// (default 100000), BENCH_PARTS (`latency`, `catchup` or both, comma-separated: the default),
+// NATS_URL. Prints PASS/MISS per target; exits non-zero on a miss or failure.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
@@ -32,6 +33,7 @@ import { BENCH_RATE_LIMITS } from './bench-limits.mjs';
 const RATE = Number(process.env.BENCH_RATE ?? 200);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 100_000);
+const PARTS = new Set((process.env.BENCH_PARTS ?? 'latency,catchup').split(',').map((part) => part.trim()));
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const PREFIX = `bench${process.pid}ev`;
 const BASE_STREAM = `BENCH${process.pid}_BASELINE`;
@@ -261,11 +263,17 @@ const sseReader = (url, headers) => async (onEvent) => {
   return async () => sse.close();
 };
 
-/** A reader of an EventFeed (`follow`, as the gateway reads it), from the start. */
+/**
+ * A reader of an EventFeed (`follow`, as the gateway reads it), from the start; each event is
+ * parsed, as the webhook dispatcher reads it. `follow` yields pages of entries (older builds:
+ * one entry a step; both are read, so the bench compares builds).
+ */
 const feedReader = (feed, workspaceId) => async (onEvent) => {
   const controller = new AbortController();
   const loop = (async () => {
-    for await (const entry of feed.follow({ after: 0, selector: { workspaceId }, signal: controller.signal })) if (entry.event) onEvent();
+    for await (const step of feed.follow({ after: 0, selector: { workspaceId }, signal: controller.signal })) {
+      for (const entry of Array.isArray(step) ? step : [step]) if (entry.event) onEvent();
+    }
   })();
   return async () => void (controller.abort(), await loop);
 };
@@ -281,6 +289,8 @@ function latencyRow(label, r, bases) {
 const creates = (name, r) =>
   console.log(`${name}: sent ${r.count} creates at ${r.sendRate.toFixed(0)}/s, create p50 ${r.create.p50.toFixed(2)} ms p99 ${r.create.p99.toFixed(2)} ms${r.failures ? `, FAILURES ${r.failures} (${r.firstFailure})` : ''}`);
 const target = (label, value, text, met) => results.push({ label, value, text, met });
+// Judged from the send: the event often arrives before the 201 (negative "from 201" figures).
+const lat = (r) => `p50 ${r.fromSend.p50.toFixed(2)} ms from send (${r.fromReply.p50.toFixed(2)} from 201)${r.missing ? `, ${r.missing} missing` : ''}`;
 
 /** Once, whoever asks first (a signal, a failure, the end); later callers wait for the same run. */
 let cleaning;
@@ -303,88 +313,107 @@ for (const event of ['unhandledRejection', 'uncaughtException']) {
 }
 
 try {
-  console.log(`bench:events  ${RATE} creates/s for ${SECONDS} s; catch-up over ${EVENTS} events; node ${process.version}, ${cpus().length} cores`);
+  console.log(`bench:events  ${RATE} creates/s for ${SECONDS} s; catch-up over ${EVENTS} events; parts: ${[...PARTS].join(', ')}; node ${process.version}, ${cpus().length} cores`);
   const product = await loadProduct();
+  const rate = (label, value, base, cpu) =>
+    console.log(`${label.padEnd(44)} ${value.toFixed(0).padStart(7)} events/s${base ? `   ×${(value / base).toFixed(2)} of the baseline` : ''}${cpu == null ? '' : `   ${base ? 'server' : 'own'} CPU ${cpu.toFixed(1)} µs/event`}   load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
 
   // ---- 1. latency ----
-  const bases = [await bareLatency('core'), await bareLatency('jetstream')];
-  console.log('');
+  const bases = PARTS.has('latency') ? [await bareLatency('core'), await bareLatency('jetstream')] : [];
+  if (bases.length > 0) console.log('');
   for (const base of bases) latencyRow(base.name, base, []);
   const dist = await start('distributed', ['dist/distributed.js'], { NATS_URL, NATS_SUBJECT_PREFIX: PREFIX });
   const latencyAuth = await auth('bench-latency');
-  const [sseSeen, jsSeen] = [new Map(), new Map()];
-  const sse = await openSse(dist.url, '/api/v1/events?types=memory.created', latencyAuth, (data, at) => sseSeen.set(JSON.parse(data).memory_id, at));
-  // Without ?after= the gateway starts at the feed's last position, read just after the
-  // `retry:` line: the writes start once it surely has.
-  await sleep(300);
   const nc = await connect({ servers: NATS_URL });
   const stream = `${PREFIX.toUpperCase()}_EVENTS`;
-  const stopJs = await consumeStream(nc, stream, `${PREFIX}.events.memory.created.>`, DeliverPolicy.New, (m, at) => jsSeen.set(JSON.parse(new TextDecoder().decode(m.data)).data.memory_id, at));
-  const distributed = await createAtRate(dist.url, latencyAuth, [{ name: 'sse', seen: sseSeen }, { name: 'jetstream', seen: jsSeen }]);
-  sse.close();
-  await stopJs();
-  const [distSse, distJs] = distributed.receivers;
-  creates('distributed', distributed);
-  latencyRow('distributed SSE /api/v1/events', distSse, bases);
-  latencyRow('distributed JetStream consumer', distJs, bases);
+  let distributed;
+  if (PARTS.has('latency')) {
+    const [sseSeen, jsSeen] = [new Map(), new Map()];
+    const sse = await openSse(dist.url, '/api/v1/events?types=memory.created', latencyAuth, (data, at) => sseSeen.set(JSON.parse(data).memory_id, at));
+    // Without ?after= the gateway starts at the feed's last position, read just after the
+    // `retry:` line: the writes start once it surely has.
+    await sleep(300);
+    const stopJs = await consumeStream(nc, stream, `${PREFIX}.events.memory.created.>`, DeliverPolicy.New, (m, at) => jsSeen.set(JSON.parse(new TextDecoder().decode(m.data)).data.memory_id, at));
+    distributed = await createAtRate(dist.url, latencyAuth, [{ name: 'sse', seen: sseSeen }, { name: 'jetstream', seen: jsSeen }]);
+    sse.close();
+    await stopJs();
+    const [distSse, distJs] = distributed.receivers;
+    creates('distributed', distributed);
+    latencyRow('distributed SSE /api/v1/events', distSse, bases);
+    latencyRow('distributed JetStream consumer', distJs, bases);
+    target('distributed SSE latency', lat(distSse), `p50 ≤ ${LATENCY_MS} ms`, distSse.fromSend.p50 <= LATENCY_MS && distSse.missing === 0);
+    target('distributed JetStream consumer latency', lat(distJs), `p50 ≤ ${LATENCY_MS} ms`, distJs.fromSend.p50 <= LATENCY_MS && distJs.missing === 0);
+  }
 
   // ---- 2. catch-up, distributed: synthetic events published as the transport publishes them ----
   const workspace = 'bench-catchup';
-  const subject = `${PREFIX}.${product.integrationEventSubject({ type: 'memory.created', workspace_id: workspace })}`;
-  const js = nc.jetstream();
-  let published = now();
-  for (let i = 0; i < EVENTS; i += 1000) {
-    await Promise.all(Array.from({ length: Math.min(1000, EVENTS - i) }, (_, k) => {
-      const event = synthetic(workspace, i + k);
-      return js.publish(subject, product.encodeEvent(subject, event), { msgID: event.event_id });
-    }));
+  if (PARTS.has('catchup')) {
+    const subject = `${PREFIX}.${product.integrationEventSubject({ type: 'memory.created', workspace_id: workspace })}`;
+    const js = nc.jetstream();
+    let published = now();
+    for (let i = 0; i < EVENTS; i += 1000) {
+      await Promise.all(Array.from({ length: Math.min(1000, EVENTS - i) }, (_, k) => {
+        const event = synthetic(workspace, i + k);
+        return js.publish(subject, product.encodeEvent(subject, event), { msgID: event.event_id });
+      }));
+    }
+    published = (now() - published) / 1000;
+    console.log(`\npublished ${EVENTS} events to JetStream in ${published.toFixed(1)} s (${(EVENTS / published).toFixed(0)}/s)`);
+    // The bare consumer runs in this process, alone meanwhile: its CPU per event is this process's.
+    const ownCpu = process.cpuUsage();
+    const bare = await timeCatchUp((onEvent) => consumeStream(nc, stream, `${PREFIX}.events.*.*.${workspace}`, DeliverPolicy.All, onEvent));
+    const { user, system } = process.cpuUsage(ownCpu);
+    const feed = product.jetStreamEventFeed({ url: NATS_URL, subjectPrefix: PREFIX });
+    const viaFeed = await timeCatchUp(feedReader(feed, workspace));
+    await feed.close();
+    const { perSecond: viaSse, cpuPerEvent: distCpu } = await timeCatchUpOn(dist.child.pid, sseReader(dist.url, await auth(workspace)));
+    rate('bare nats.js consumer (baseline)', bare, undefined, (user + system) / EVENTS);
+    rate('EventFeed (jetStreamEventFeed.follow)', viaFeed, bare);
+    rate('distributed SSE /api/v1/events?after=0', viaSse, bare, distCpu);
+    target('distributed SSE catch-up', `${viaSse.toFixed(0)} events/s`, `≥ ${CATCHUP_PER_S}/s`, viaSse >= CATCHUP_PER_S);
+    target('distributed EventFeed catch-up', `${viaFeed.toFixed(0)} events/s`, `≥ ${CATCHUP_PER_S}/s`, viaFeed >= CATCHUP_PER_S);
   }
-  published = (now() - published) / 1000;
-  console.log(`\npublished ${EVENTS} events to JetStream in ${published.toFixed(1)} s (${(EVENTS / published).toFixed(0)}/s)`);
-  const bare = await timeCatchUp((onEvent) => consumeStream(nc, stream, `${PREFIX}.events.*.*.${workspace}`, DeliverPolicy.All, onEvent));
-  const feed = product.jetStreamEventFeed({ url: NATS_URL, subjectPrefix: PREFIX });
-  const viaFeed = await timeCatchUp(feedReader(feed, workspace));
-  await feed.close();
-  const { perSecond: viaSse, cpuPerEvent: distCpu } = await timeCatchUpOn(dist.child.pid, sseReader(dist.url, await auth(workspace)));
   await nc.close();
   await stopChild(dist.child);
   await deleteEventStream(NATS_URL, PREFIX);
-  const rate = (label, value, base, cpu) =>
-    console.log(`${label.padEnd(44)} ${value.toFixed(0).padStart(7)} events/s${base ? `   ×${(value / base).toFixed(2)} of the baseline` : ''}${cpu == null ? '' : `   server CPU ${cpu.toFixed(1)} µs/event`}   load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
-  rate('bare nats.js consumer (baseline)', bare);
-  rate('EventFeed (jetStreamEventFeed.follow)', viaFeed, bare);
-  rate('distributed SSE /api/v1/events?after=0', viaSse, bare, distCpu);
 
   // ---- standalone: the SQLite feed filled through its own append before the app opens it ----
   mkdirSync(join(ROOT, 'standalone'));
-  const sqliteFeed = product.openEmbeddedEventFeed(join(ROOT, 'standalone'), 7 * 24);
-  published = now();
-  for (let i = 0; i < EVENTS; i += 5000) await Promise.all(Array.from({ length: Math.min(5000, EVENTS - i) }, (_, k) => sqliteFeed.append(synthetic(workspace, i + k))));
-  const appended = (now() - published) / 1000;
-  const inProcess = await timeCatchUp(feedReader(sqliteFeed, workspace));
-  await sqliteFeed.close();
+  let appended;
+  let inProcess;
+  if (PARTS.has('catchup')) {
+    const sqliteFeed = product.openEmbeddedEventFeed(join(ROOT, 'standalone'), 7 * 24);
+    const started = now();
+    for (let i = 0; i < EVENTS; i += 5000) await Promise.all(Array.from({ length: Math.min(5000, EVENTS - i) }, (_, k) => sqliteFeed.append(synthetic(workspace, i + k))));
+    appended = (now() - started) / 1000;
+    inProcess = await timeCatchUp(feedReader(sqliteFeed, workspace));
+    await sqliteFeed.close();
+  }
   const alone = await start('standalone', ['dist/standalone.js'], {});
-  const aloneSseSeen = new Map();
-  const aloneSse = await openSse(alone.url, '/api/v1/events?types=memory.created', latencyAuth, (data, at) => aloneSseSeen.set(JSON.parse(data).memory_id, at));
-  await sleep(300); // as distributed
-  const standalone = await createAtRate(alone.url, latencyAuth, [{ name: 'sse', seen: aloneSseSeen }]);
-  aloneSse.close();
-  const { perSecond: aloneCatchUp, cpuPerEvent: aloneCpu } = await timeCatchUpOn(alone.child.pid, sseReader(alone.url, await auth(workspace)));
-  await stopChild(alone.child);
   console.log('');
-  creates('standalone', standalone);
-  latencyRow('standalone SSE /api/v1/events', standalone.receivers[0], bases);
-  console.log(`appended ${EVENTS} events to the SQLite feed (its own append) in ${appended.toFixed(1)} s`);
-  rate('SQLite feed follow, in-process (baseline)', inProcess);
-  rate('standalone SSE /api/v1/events?after=0', aloneCatchUp, inProcess, aloneCpu);
+  if (PARTS.has('latency')) {
+    const aloneSseSeen = new Map();
+    const aloneSse = await openSse(alone.url, '/api/v1/events?types=memory.created', latencyAuth, (data, at) => aloneSseSeen.set(JSON.parse(data).memory_id, at));
+    await sleep(300); // as distributed
+    const standalone = await createAtRate(alone.url, latencyAuth, [{ name: 'sse', seen: aloneSseSeen }]);
+    aloneSse.close();
+    creates('standalone', standalone);
+    latencyRow('standalone SSE /api/v1/events', standalone.receivers[0], bases);
+    const r = standalone.receivers[0];
+    target('standalone SSE latency', lat(r), `p50 ≤ ${LATENCY_MS} ms`, r.fromSend.p50 <= LATENCY_MS && r.missing === 0);
+    const failed = distributed.failures + standalone.failures;
+    if (failed) target('creates answered 201', `${failed} failed`, 'all', false);
+  }
+  if (PARTS.has('catchup')) {
+    const { perSecond: aloneCatchUp, cpuPerEvent: aloneCpu } = await timeCatchUpOn(alone.child.pid, sseReader(alone.url, await auth(workspace)));
+    console.log(`appended ${EVENTS} events to the SQLite feed (its own append) in ${appended.toFixed(1)} s`);
+    rate('SQLite feed follow, in-process (baseline)', inProcess);
+    rate('standalone SSE /api/v1/events?after=0', aloneCatchUp, inProcess, aloneCpu);
+    target('standalone SSE catch-up', `${aloneCatchUp.toFixed(0)} events/s`, `≥ ${CATCHUP_PER_S}/s`, aloneCatchUp >= CATCHUP_PER_S);
+  }
+  await stopChild(alone.child);
 
   // ---- summary ----
-  // Judged from the send: the event often arrives before the 201 (negative "from 201" figures).
-  const lat = (r) => `p50 ${r.fromSend.p50.toFixed(2)} ms from send (${r.fromReply.p50.toFixed(2)} from 201)${r.missing ? `, ${r.missing} missing` : ''}`;
-  for (const [label, r] of [['distributed SSE latency', distSse], ['distributed JetStream consumer latency', distJs], ['standalone SSE latency', standalone.receivers[0]]]) target(label, lat(r), `p50 ≤ ${LATENCY_MS} ms`, r.fromSend.p50 <= LATENCY_MS && r.missing === 0);
-  for (const [label, v] of [['distributed SSE catch-up', viaSse], ['distributed EventFeed catch-up', viaFeed], ['standalone SSE catch-up', aloneCatchUp]]) target(label, `${v.toFixed(0)} events/s`, `≥ ${CATCHUP_PER_S}/s`, v >= CATCHUP_PER_S);
-  const failed = distributed.failures + standalone.failures;
-  if (failed) target('creates answered 201', `${failed} failed`, 'all', false);
   console.log('');
   for (const r of results) console.log(`${r.met ? 'PASS' : 'MISS'}  ${r.label.padEnd(40)} ${r.value.padEnd(48)} target ${r.text}`);
   if (results.some((r) => !r.met)) process.exitCode = 1;

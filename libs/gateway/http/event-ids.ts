@@ -5,10 +5,8 @@ const ID_BYTES = 36;
 const BLOCK = 16;
 /** Marks an id of the current format; v1 ids (random bytes there) are still opened, see `decode`. */
 const V2_MARK = Buffer.from('4c4f5232', 'hex');
-/** Random bytes per id, beside the position in the sealed block. */
-const RANDOM_BYTES = 8;
-/** Random bytes drawn from the CSPRNG at once: one call per this many ids instead of one each. */
-const RANDOM_PER_DRAW = 512;
+/** base64url of ID_BYTES. */
+const ID_CHARS = 48;
 /** Workspaces whose keyed hash is kept: the streams open at once, with room to spare. */
 const WORKSPACE_CACHE = 1024;
 
@@ -27,9 +25,9 @@ const V1_TAG_BYTES = 16;
  * resumes from it exactly as from a position. The keys are derived (HKDF) from a secret every
  * gateway of a deployment shares (the master key), so ids survive restarts and work on any gateway.
  *
- * The construction (v2), with AES-256 used as a block cipher (a pseudorandom permutation, one
- * block per call on cipher objects made once, which is what keeps a catch-up of thousands of
- * events a second cheap):
+ * The construction (v2), with AES-256 used as a block cipher (a pseudorandom permutation, on
+ * cipher objects made once, each block on its own as ECB does, the blocks of a page of events
+ * in one call: what keeps a catch-up of thousands of events a second cheap):
  *   C = AES(k1, position ‖ 8 random bytes)     hides the position, and randomises the id;
  *   W = HMAC-SHA256(k3, workspace id)[0..16]   the workspace's keyed hash (cached);
  *   T = AES(k2, C ⊕ W)                         authenticates C for that workspace;
@@ -45,8 +43,6 @@ export class EventIds {
   private readonly workspaceKey: Buffer;
   private readonly v1Key: Buffer;
   private readonly workspaces = new Map<string, Buffer>();
-  private readonly random = Buffer.alloc(RANDOM_BYTES * RANDOM_PER_DRAW);
-  private nextRandom = RANDOM_PER_DRAW;
 
   constructor(secret: Buffer) {
     const derive = (purpose: string): Buffer => Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), purpose, 32));
@@ -59,16 +55,33 @@ export class EventIds {
   }
 
   encode(workspaceId: string, position: number): string {
-    const block = Buffer.allocUnsafe(BLOCK);
-    writePosition(block, position);
-    if (this.nextRandom === RANDOM_PER_DRAW) {
-      randomFillSync(this.random);
-      this.nextRandom = 0;
+    return this.encodeMany(workspaceId, [position])[0] ?? '';
+  }
+
+  /**
+   * The ids of many positions (a page of a catch-up) at once, each as `encode` makes it: the
+   * blocks of all go through each cipher in one call (one block at a time, AES-ECB), their
+   * random halves come from one draw, and one base64url encoding covers them all (36 bytes are
+   * 48 characters exactly: each id is a slice of it). ~0.5 µs an id instead of ~2.
+   */
+  encodeMany(workspaceId: string, positions: readonly number[]): string[] {
+    const count = positions.length;
+    // Random through and through, then each block's first half overwritten by its position.
+    const blocks = randomFillSync(Buffer.allocUnsafe(count * BLOCK));
+    for (let i = 0; i < count; i++) writePosition(blocks, positions[i] ?? 0, i * BLOCK);
+    const sealed = this.sealer.update(blocks);
+    const tags = this.tags(workspaceId, sealed);
+    const bytes = Buffer.allocUnsafe(count * ID_BYTES);
+    for (let i = 0; i < count; i++) {
+      const at = i * ID_BYTES;
+      sealed.copy(bytes, at, i * BLOCK, (i + 1) * BLOCK);
+      tags.copy(bytes, at + BLOCK, i * BLOCK, (i + 1) * BLOCK);
+      V2_MARK.copy(bytes, at + 2 * BLOCK);
     }
-    const start = RANDOM_BYTES * this.nextRandom++;
-    this.random.copy(block, BLOCK - RANDOM_BYTES, start, start + RANDOM_BYTES);
-    const sealed = this.sealer.update(block);
-    return Buffer.concat([sealed, this.tag(workspaceId, sealed), V2_MARK]).toString('base64url');
+    const text = bytes.toString('base64url');
+    const ids = new Array<string>(count);
+    for (let i = 0; i < count; i++) ids[i] = text.slice(i * ID_CHARS, (i + 1) * ID_CHARS);
+    return ids;
   }
 
   /** The position an id of this workspace stands for; null for anything else. */
@@ -79,16 +92,16 @@ export class EventIds {
     // A v1 id ends in random bytes that may equal the mark (1 in 2^32): then it is tried as v1 too.
     if (bytes.subarray(2 * BLOCK).equals(V2_MARK)) {
       const sealed = bytes.subarray(0, BLOCK);
-      if (timingSafeEqual(this.tag(workspaceId, sealed), bytes.subarray(BLOCK, 2 * BLOCK))) return readPosition(this.opener.update(sealed));
+      if (timingSafeEqual(this.tags(workspaceId, sealed), bytes.subarray(BLOCK, 2 * BLOCK))) return readPosition(this.opener.update(sealed));
     }
     return this.decodeV1(workspaceId, bytes);
   }
 
-  /** T = AES(k2, C ⊕ W): C bound to the workspace. */
-  private tag(workspaceId: string, sealed: Buffer): Buffer {
+  /** T = AES(k2, C ⊕ W) of each sealed block C: bound to the workspace. */
+  private tags(workspaceId: string, sealed: Buffer): Buffer {
     const hash = this.workspaceHash(workspaceId);
-    const mixed = Buffer.allocUnsafe(BLOCK);
-    for (let i = 0; i < BLOCK; i++) mixed[i] = (sealed[i] ?? 0) ^ (hash[i] ?? 0);
+    const mixed = Buffer.allocUnsafe(sealed.length);
+    for (let i = 0; i < sealed.length; i++) mixed[i] = (sealed[i] ?? 0) ^ (hash[i % BLOCK] ?? 0);
     return this.authenticator.update(mixed);
   }
 
@@ -120,9 +133,9 @@ function blockCipher<T extends Cipher | Decipher>(cipher: T): T {
   return cipher;
 }
 
-function writePosition(block: Buffer, position: number): void {
-  block.writeUInt32BE(Math.floor(position / 2 ** 32), 0);
-  block.writeUInt32BE(position >>> 0, 4);
+function writePosition(blocks: Buffer, position: number, offset: number): void {
+  blocks.writeUInt32BE(Math.floor(position / 2 ** 32), offset);
+  blocks.writeUInt32BE(position >>> 0, offset + 4);
 }
 
 /** The position in a block's first 8 bytes (big-endian), null past what a number holds exactly. */

@@ -12,6 +12,18 @@ describe('EventIds', () => {
     expect(new EventIds(secret).decode('acme', id)).toBe(1234567);
   });
 
+  it('seals a page of positions at once into ids each of which opens alone, to its own position', () => {
+    const positions = [5, 6, 6, 2 ** 40 + 7, 1_000_000];
+    const page = ids.encodeMany('acme', positions);
+    expect(page).toHaveLength(positions.length);
+    for (const id of page) expect(id).toMatch(/^[A-Za-z0-9_-]{48}$/);
+    expect(page.map((id) => ids.decode('acme', id))).toEqual(positions);
+    expect(page.map((id) => ids.decode('globex', id))).toEqual(positions.map(() => null));
+    // Each id its own randomness: the same position twice in a page gives two ids.
+    expect(page[1]).not.toBe(page[2]);
+    expect(ids.encodeMany('acme', [])).toEqual([]);
+  });
+
   it('tells nothing: two ids of one position differ, and neither holds the number', () => {
     const a = ids.encode('acme', 42);
     const b = ids.encode('acme', 42);

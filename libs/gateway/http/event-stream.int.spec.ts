@@ -8,7 +8,7 @@ const scope = { workspaceId: 'acme', actor: 'user:u1', requestId: 'r1' } as unkn
 const HEARTBEAT_MS = 60_000;
 
 /** A server whose one route streams what `source` yields, as the gateway's event route does. */
-async function serve(source: () => AsyncIterable<ServerSentEvent>): Promise<{ app: FastifyInstance; port: number }> {
+async function serve(source: () => AsyncIterable<readonly ServerSentEvent[]>): Promise<{ app: FastifyInstance; port: number }> {
   const app = Fastify();
   const streams = new EventStreams(HEARTBEAT_MS);
   streams.register(app);
@@ -54,7 +54,7 @@ describe('EventStreams (SSE writing)', () => {
     ({ app } = await serve(async function* () {
       for (let i = 0; i < total; i++) {
         pulled++;
-        yield { id: `id-${i}`, data: JSON.stringify({ n: i, padding }) };
+        yield [{ id: `id-${i}`, data: JSON.stringify({ n: i, padding }) }];
       }
     }));
     const port = (app.server.address() as AddressInfo).port;
@@ -75,9 +75,9 @@ describe('EventStreams (SSE writing)', () => {
     let release: () => void = () => undefined;
     const later = new Promise<void>((resolve) => (release = resolve));
     ({ app } = await serve(async function* () {
-      yield { id: 'first', data: '{"n":1}' };
+      yield [{ id: 'first', data: '{"n":1}' }];
       await later; // the feed has nothing more for now
-      yield { id: 'second', data: '{"n":2}' };
+      yield [{ id: 'second', data: '{"n":2}' }];
     }));
     const client = rawClient((app.server.address() as AddressInfo).port);
     await client.waitFor((text) => text.includes('id: first\ndata: {"n":1}\n\n'));

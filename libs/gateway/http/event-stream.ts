@@ -80,9 +80,9 @@ export class EventStreams {
       // A client that is not reading does not need more bytes queued for it.
       if (!raw.writableNeedDrain) raw.write(`: heartbeat ${new Date().toISOString()}\n\n`);
     }, this.heartbeatMs);
-    // Frames of one turn of the event loop (a catch-up reads a page at once) leave in one
-    // socket write: built into one string, written when the turn ends or it grows large.
-    // Nothing more is pulled from the feed while the socket has not drained.
+    // Frames of one turn of the event loop (a page, or several small ones of a live tail)
+    // leave in one socket write: built into one string, written when the turn ends or once it
+    // is large. Nothing more is pulled from the feed while the socket has not drained.
     let pending = '';
     let flushing = false;
     let drained: Promise<unknown> | undefined;
@@ -98,7 +98,7 @@ export class EventStreams {
         if (drained !== undefined) await drained;
         const next = await events.next();
         if (next.done === true || signal.aborted) break;
-        pending += format(next.value);
+        for (const event of next.value) pending += format(event);
         if (pending.length >= FLUSH_CHARS) flush();
         else if (!flushing) {
           flushing = true;

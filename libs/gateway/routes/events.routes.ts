@@ -52,7 +52,7 @@ export function eventsRoutes(options: { readonly feed: EventFeed; readonly event
         const bounds = await options.feed.bounds();
         const { ids } = options;
         const workspaceId = scope.workspaceId;
-        return new EventStreamReply((lastEventId, signal) => stream(options.feed, selector, bounds, resumePoint(ids, workspaceId, lastEventId, query.after), (p) => ids.encode(workspaceId, p), signal));
+        return new EventStreamReply((lastEventId, signal) => stream(options.feed, selector, bounds, resumePoint(ids, workspaceId, lastEventId, query.after), (p) => ids.encodeMany(workspaceId, p), signal));
       },
     }),
   ];
@@ -74,18 +74,20 @@ async function* stream(
   selector: FeedSelector,
   bounds: FeedBounds,
   after: { position: number; id: string } | undefined,
-  idOf: (position: number) => string,
+  idsOf: (positions: readonly number[]) => string[],
   signal: AbortSignal,
-): AsyncGenerator<ServerSentEvent> {
+): AsyncGenerator<ServerSentEvent[]> {
   // Without a resume point: from now on. With one older than what the feed still keeps
   // (EVENTS_STREAM_MAX_AGE_HOURS), the client is told events may be missing before the rest
   // (in its own terms: the id it sent; positions stay inside).
   const from = after?.position ?? bounds.last;
   if (after !== undefined && after.position + 1 < bounds.first) {
-    yield { event: 'gap', data: JSON.stringify({ after: after.id, message: 'Events after your position have expired from the feed; some may be missing.' }) };
+    yield [{ event: 'gap', data: JSON.stringify({ after: after.id, message: 'Events after your position have expired from the feed; some may be missing.' }) }];
   }
-  // The event as the feed stored it (one line of JSON): passed through, never parsed here.
-  for await (const entry of feed.follow({ after: from, selector, signal })) {
-    yield { id: idOf(entry.position), data: entry.json };
+  // The events as the feed stored them (one line of JSON each): passed through, never parsed
+  // here; a page's ids are sealed together.
+  for await (const page of feed.follow({ after: from, selector, signal })) {
+    const ids = idsOf(page.map((entry) => entry.position));
+    yield page.map((entry, i) => ({ id: ids[i] ?? '', data: entry.json }));
   }
 }

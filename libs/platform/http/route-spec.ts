@@ -85,13 +85,14 @@ export interface ServerSentEvent {
 }
 
 /**
- * A success body that is a stream of Server-Sent Events. The gateway calls `open` with the
+ * A success body that is a stream of Server-Sent Events, in pages (the events read together:
+ * one step of the iteration for many of them in a catch-up). The gateway calls `open` with the
  * client's `Last-Event-ID` header (when sent: a reconnect) and a signal that aborts when the
- * client goes away or the server stops; it writes each event as the socket accepts it
+ * client goes away or the server stops; it writes each page as the socket accepts it
  * (backpressure: nothing is pulled while the client lags), with heartbeats between.
  */
 export class EventStreamReply {
-  constructor(readonly open: (lastEventId: string | undefined, signal: AbortSignal) => AsyncIterable<ServerSentEvent>) {}
+  constructor(readonly open: (lastEventId: string | undefined, signal: AbortSignal) => AsyncIterable<readonly ServerSentEvent[]>) {}
 }
 
 /**

@@ -121,7 +121,9 @@ export function webhookDispatcher(deps: {
         const saved = await deps.documents.getCheckpoint(DISPATCH_CHECKPOINT);
         // First start: from now on (endpoints only ever get events from after their creation anyway).
         const after = saved === null ? (await deps.feed.bounds()).last : Number(saved);
-        for await (const entry of deps.feed.follow({ after, selector: { workspaceId: null }, signal: controller.signal })) await dispatchOrSkip(entry);
+        for await (const page of deps.feed.follow({ after, selector: { workspaceId: null }, signal: controller.signal })) {
+          for (const entry of page) await dispatchOrSkip(entry);
+        }
       } catch (error) {
         if (controller.signal.aborted) break;
         deps.log.error({ err: error instanceof Error ? error.message : String(error) }, 'webhook dispatcher failed; it resumes from its checkpoint');

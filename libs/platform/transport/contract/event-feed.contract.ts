@@ -24,8 +24,9 @@ export async function take(feed: EventFeed, options: Omit<FollowOptions, 'signal
   const timer = setTimeout(() => controller.abort(), timeoutMs);
   const entries: FeedEntry[] = [];
   try {
-    for await (const entry of feed.follow({ ...options, signal: controller.signal })) {
-      entries.push(entry);
+    for await (const page of feed.follow({ ...options, signal: controller.signal })) {
+      expect(page.length).toBeGreaterThan(0);
+      entries.push(...page);
       if (entries.length >= count) break;
     }
   } finally {
@@ -122,7 +123,7 @@ export function describeEventFeedContract(name: string, factory: EventFeedFactor
       const controller = new AbortController();
       const reading = (async () => {
         const seen: FeedEntry[] = [];
-        for await (const entry of fixture.feed.follow({ after: 0, selector: { workspaceId: 'acme' }, signal: controller.signal })) seen.push(entry);
+        for await (const page of fixture.feed.follow({ after: 0, selector: { workspaceId: 'acme' }, signal: controller.signal })) seen.push(...page);
         return seen;
       })();
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -136,11 +137,14 @@ export function describeEventFeedContract(name: string, factory: EventFeedFactor
       const controller = new AbortController();
       let count = 0;
       let previous = 0;
-      for await (const entry of fixture.feed.follow({ after: 0, selector: { workspaceId: 'acme' }, signal: controller.signal })) {
-        expect(entry.position).toBeGreaterThan(previous);
-        previous = entry.position;
-        if (++count % 300 === 0) await new Promise((resolve) => setTimeout(resolve, 20));
-        if (count === events.length) break;
+      for await (const page of fixture.feed.follow({ after: 0, selector: { workspaceId: 'acme' }, signal: controller.signal })) {
+        for (const entry of page) {
+          expect(entry.position).toBeGreaterThan(previous);
+          previous = entry.position;
+        }
+        count += page.length;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        if (count >= events.length) break;
       }
       controller.abort();
       expect(count).toBe(events.length);

@@ -1,4 +1,4 @@
-import { AckPolicy, DeliverPolicy, connect, nanos, type JetStreamManager, type NatsConnection } from 'nats';
+import { AckPolicy, DeliverPolicy, connect, nanos, type JetStreamManager, type Msg, type NatsConnection } from 'nats';
 import {
   INTEGRATION_EVENTS_TOKEN,
   selectsType,
@@ -7,18 +7,20 @@ import {
   type EventFeed,
   type FeedBounds,
   type FeedEntry,
+  type FeedPage,
   type FeedSelector,
   type FollowOptions,
 } from '@lore/platform/transport/port';
 import { decodeIncoming } from './nats-wire.codec';
 import { eventStreamName } from './event-stream';
+import { pullPages } from './pull-pages';
 
 /**
  * The distributed event feed: the JetStream stream the NATS transport publishes integration
  * events to, read from a stream sequence (the position) by an ephemeral pull consumer per
  * reader: no acks (the reader keeps its own position), in memory, removed by the server once
- * idle. (nats.js's ordered consumers would do, but their consume() never starts on a 2.9
- * server.) Connects on first use, so a process that never reads it holds no connection.
+ * idle, and pulled in pages by `pullPages` (our own pull protocol, not nats.js's consume():
+ * see there). Connects on first use, so a process that never reads it holds no connection.
  */
 export interface JetStreamEventFeedOptions {
   readonly url: string;
@@ -41,7 +43,7 @@ export function jetStreamEventFeed(options: JetStreamEventFeedOptions): EventFee
   const stream = eventStreamName(options.subjectPrefix);
 
   return {
-    async *follow({ after, selector, signal }: FollowOptions): AsyncGenerator<FeedEntry> {
+    async *follow({ after, selector, signal }: FollowOptions): AsyncGenerator<FeedPage> {
       if (signal.aborted) return;
       const nc = await nats();
       const jsm = await jetStreamManager();
@@ -52,27 +54,22 @@ export function jetStreamEventFeed(options: JetStreamEventFeedOptions): EventFee
         mem_storage: true,
         inactive_threshold: nanos(IDLE_CONSUMER_MS),
       });
-      const consumer = await nc.jetstream().consumers.get(stream, created.name);
-      const messages = await consumer.consume({ max_messages: BATCH });
-      const stop = (): void => void messages.stop();
-      signal.addEventListener('abort', stop, { once: true });
       // Selected by subject (`<prefix>.events.<context>.<type>.<workspace token>`, made from the
       // event when it was published): the workspace token is exact in the consumer's filter and
       // checked again here, the type decides the rest. The event is never parsed.
       const tokens = options.subjectPrefix.length + INTEGRATION_EVENTS_TOKEN.length + 2;
       const workspace = selector.workspaceId === null ? null : workspaceToken(selector.workspaceId);
+      const take = (message: Msg, position: number): FeedEntry | undefined => {
+        const subject = message.subject;
+        const [context, type, token] = subject.slice(tokens).split('.');
+        if (workspace !== null && token !== workspace) return undefined;
+        if (!selectsType(selector, `${context ?? ''}.${type ?? ''}`)) return undefined;
+        const json = eventJson(message.data, subject);
+        return json === undefined ? undefined : new StoredFeedEntry(position, json);
+      };
       try {
-        for await (const message of messages) {
-          const [context, type, token] = message.subject.slice(tokens).split('.');
-          if (workspace !== null && token !== workspace) continue;
-          if (!selectsType(selector, `${context ?? ''}.${type ?? ''}`)) continue;
-          const json = eventJson(message.data, message.subject);
-          if (json !== undefined) yield new StoredFeedEntry(message.seq, json);
-          if (signal.aborted) return;
-        }
+        yield* pullPages({ nc, stream, consumer: created.name, batch: BATCH, signal, take });
       } finally {
-        signal.removeEventListener('abort', stop);
-        stop();
         await jsm.consumers.delete(stream, created.name).catch(() => undefined);
       }
     },
@@ -91,6 +88,8 @@ export function jetStreamEventFeed(options: JetStreamEventFeedOptions): EventFee
 }
 
 const decoder = new TextDecoder();
+const PATTERN_HEAD = '{"pattern":"';
+const DATA_HEAD = '","data":{';
 
 /**
  * The event's JSON inside a stored message, as text. The transport stores an event as
@@ -101,8 +100,12 @@ const decoder = new TextDecoder();
  */
 function eventJson(data: Uint8Array, subject: string): string | undefined {
   const text = decoder.decode(data);
-  const head = `{"pattern":${JSON.stringify(subject)},"data":{`;
-  if (text.startsWith(head) && text.endsWith('}}')) return text.slice(head.length - 1, -1);
+  // The head is `{"pattern":` and the subject as JSON: the subject itself between quotes when
+  // it needs no escaping (ours never do); one that does fails the comparison and is decoded.
+  const start = PATTERN_HEAD.length + subject.length;
+  if (text.startsWith(PATTERN_HEAD) && text.startsWith(subject, PATTERN_HEAD.length) && text.startsWith(DATA_HEAD, start) && text.endsWith('}}')) {
+    return text.slice(start + DATA_HEAD.length - 1, -1);
+  }
   const event = decodeIncoming(data, subject).data;
   return typeof event === 'object' && event !== null && !Array.isArray(event) ? JSON.stringify(event) : undefined;
 }

@@ -35,6 +35,13 @@ export class StoredFeedEntry implements FeedEntry {
   }
 }
 
+/**
+ * Entries in position order, read together: what storage handed over at once (a page of rows,
+ * the messages of one socket read). One step of a reader's iteration covers them all, so a
+ * catch-up of thousands of events costs a promise per page, not per event. Never empty.
+ */
+export type FeedPage = readonly FeedEntry[];
+
 /** Which events a reader takes: one workspace, optionally narrowed to contexts and types (either matches). */
 export interface FeedSelector {
   /** null: every workspace's (the webhook dispatcher; never a client's stream). */
@@ -61,11 +68,11 @@ export interface FeedBounds {
 
 export interface EventFeed {
   /**
-   * Every selected entry after `after`, in position order: first what is stored, then new ones
-   * as they arrive, until the signal aborts. Pull-based: nothing is read ahead of the consumer
-   * beyond one small batch, so a slow reader holds no growing buffer.
+   * Every selected entry after `after`, in position order, in pages: first what is stored, then
+   * new ones as they arrive, until the signal aborts. Pull-based: nothing is read ahead of the
+   * consumer beyond one batch, so a slow reader holds no growing buffer.
    */
-  follow(options: FollowOptions): AsyncIterable<FeedEntry>;
+  follow(options: FollowOptions): AsyncIterable<FeedPage>;
   bounds(): Promise<FeedBounds>;
   close(): Promise<void>;
 }

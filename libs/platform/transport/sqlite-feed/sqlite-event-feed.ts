@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { openPrivateDatabase } from '@lore/platform/sqlite';
-import { StoredFeedEntry, type EventFeed, type FeedBounds, type FeedEntry, type FeedSelector, type FollowOptions, type IntegrationEvent } from '@lore/platform/transport/port';
+import { StoredFeedEntry, type EventFeed, type FeedBounds, type FeedPage, type FeedSelector, type FollowOptions, type IntegrationEvent } from '@lore/platform/transport/port';
 
 /**
  * The standalone event feed: integration events in one SQLite table whose AUTOINCREMENT row
@@ -121,15 +121,17 @@ export class SqliteEventFeed implements EventFeed {
     });
   }
 
-  async *follow({ after, selector, signal }: FollowOptions): AsyncGenerator<FeedEntry> {
+  async *follow({ after, selector, signal }: FollowOptions): AsyncGenerator<FeedPage> {
     let position = after;
     while (!signal.aborted && !this.closed) {
       const seen = this.version;
       // The query selects (workspace, context and type are columns): the stored JSON goes out as it is.
       const rows = this.page(selector).all(position, ...this.parameters(selector)) as Row[];
-      for (const row of rows) {
-        position = row.position;
-        yield new StoredFeedEntry(position, row.body);
+      const page = rows.map((row) => new StoredFeedEntry(row.position, row.body));
+      const last = page.at(-1);
+      if (last !== undefined) {
+        position = last.position;
+        yield page;
         if (signal.aborted) return;
       }
       if (rows.length < PAGE && this.version === seen) await this.changed(signal);
