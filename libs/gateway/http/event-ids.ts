@@ -71,12 +71,16 @@ export class EventIds {
     for (let i = 0; i < count; i++) writePosition(blocks, positions[i] ?? 0, i * BLOCK);
     const sealed = this.sealer.update(blocks);
     const tags = this.tags(workspaceId, sealed);
+    // Byte by byte: cheaper than three Buffer.copy calls an id.
     const bytes = Buffer.allocUnsafe(count * ID_BYTES);
     for (let i = 0; i < count; i++) {
       const at = i * ID_BYTES;
-      sealed.copy(bytes, at, i * BLOCK, (i + 1) * BLOCK);
-      tags.copy(bytes, at + BLOCK, i * BLOCK, (i + 1) * BLOCK);
-      V2_MARK.copy(bytes, at + 2 * BLOCK);
+      const from = i * BLOCK;
+      for (let j = 0; j < BLOCK; j++) {
+        bytes[at + j] = sealed[from + j] ?? 0;
+        bytes[at + BLOCK + j] = tags[from + j] ?? 0;
+      }
+      for (let j = 0; j < V2_MARK.length; j++) bytes[at + 2 * BLOCK + j] = V2_MARK[j] ?? 0;
     }
     const text = bytes.toString('base64url');
     const ids = new Array<string>(count);

@@ -1,6 +1,7 @@
 import { AckPolicy, DeliverPolicy, connect, nanos, type JetStreamManager, type Msg, type NatsConnection } from 'nats';
 import {
   INTEGRATION_EVENTS_TOKEN,
+  selectsEveryType,
   selectsType,
   StoredFeedEntry,
   workspaceToken,
@@ -56,14 +57,18 @@ export function jetStreamEventFeed(options: JetStreamEventFeedOptions): EventFee
       });
       // Selected by subject (`<prefix>.events.<context>.<type>.<workspace token>`, made from the
       // event when it was published): the workspace token is exact in the consumer's filter and
-      // checked again here, the type decides the rest. The event is never parsed.
+      // checked again here, the type decides the rest (read from the subject only when the
+      // selection narrows by type or context). The event is never parsed.
       const tokens = options.subjectPrefix.length + INTEGRATION_EVENTS_TOKEN.length + 2;
-      const workspace = selector.workspaceId === null ? null : workspaceToken(selector.workspaceId);
+      const workspace = selector.workspaceId === null ? null : `.${workspaceToken(selector.workspaceId)}`;
+      const everyType = selectsEveryType(selector);
       const take = (message: Msg, position: number): FeedEntry | undefined => {
         const subject = message.subject;
-        const [context, type, token] = subject.slice(tokens).split('.');
-        if (workspace !== null && token !== workspace) return undefined;
-        if (!selectsType(selector, `${context ?? ''}.${type ?? ''}`)) return undefined;
+        if (workspace !== null && !subject.endsWith(workspace)) return undefined;
+        if (!everyType) {
+          const [context, type] = subject.slice(tokens).split('.', 2);
+          if (!selectsType(selector, `${context ?? ''}.${type ?? ''}`)) return undefined;
+        }
         const json = eventJson(message.data, subject);
         return json === undefined ? undefined : new StoredFeedEntry(position, json);
       };

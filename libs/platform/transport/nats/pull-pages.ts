@@ -47,6 +47,7 @@ export async function* pullPages<T>(options: PullPagesOptions<T>): AsyncGenerato
   const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
   const inbox = createInbox();
   const nextSubject = `$JS.API.CONSUMER.MSG.NEXT.${options.stream}.${options.consumer}`;
+  const ackPrefix = `$JS.ACK.${options.stream}.${options.consumer}.`;
   let page: T[] = [];
   /** Messages asked for that the server has neither sent nor given up on (an expired pull's rest). */
   let owed = 0;
@@ -101,7 +102,7 @@ export async function* pullPages<T>(options: PullPagesOptions<T>): AsyncGenerato
       if (error !== null) return fail(error);
       if (message.subject === inbox) return status(message);
       owed--;
-      const sequence = streamSequence(message.reply ?? '');
+      const sequence = streamSequence(message.reply ?? '', ackPrefix);
       if (Number.isNaN(sequence)) return fail(new Error(`JetStream pull of ${options.stream}/${options.consumer}: a message without a stream sequence (reply ${message.reply})`));
       const item = take(message, sequence);
       if (item !== undefined) {
@@ -151,9 +152,15 @@ export async function* pullPages<T>(options: PullPagesOptions<T>): AsyncGenerato
  * The stream sequence in a JetStream message's reply subject (its ack subject):
  * `$JS.ACK.<stream>.<consumer>.<delivered>.<stream seq>.<consumer seq>.<time>.<pending>`, or,
  * from servers that add a domain and an account hash after `$JS.ACK`, those two tokens more
- * and a random one at the end. NaN for anything else.
+ * and a random one at the end. NaN for anything else. `ackPrefix` (`$JS.ACK.<stream>.<consumer>.`,
+ * known to the reader) finds it in the usual form without splitting the subject.
  */
-export function streamSequence(reply: string): number {
+export function streamSequence(reply: string, ackPrefix?: string): number {
+  if (ackPrefix !== undefined && reply.startsWith(ackPrefix)) {
+    const start = reply.indexOf('.', ackPrefix.length) + 1;
+    const end = reply.indexOf('.', start);
+    if (start > 0 && end > start) return Number(reply.slice(start, end));
+  }
   const tokens = reply.split('.');
   if (tokens[0] !== '$JS' || tokens[1] !== 'ACK') return Number.NaN;
   if (tokens.length === 9) return Number(tokens[5]);

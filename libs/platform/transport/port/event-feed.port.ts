@@ -82,8 +82,13 @@ export interface EventFeed {
  * The workspace is the adapter's to match without reading the event: by subject token or column.
  */
 export function selectsType(selector: FeedSelector, type: string): boolean {
+  if (selectsEveryType(selector)) return true;
   const contexts = selector.contexts ?? [];
   const types = selector.types ?? [];
-  if (contexts.length === 0 && types.length === 0) return true;
   return types.includes(type) || contexts.includes(type.slice(0, type.indexOf('.')));
+}
+
+/** Whether a selection takes every type (it names no context and no type). */
+export function selectsEveryType(selector: FeedSelector): boolean {
+  return (selector.contexts?.length ?? 0) === 0 && (selector.types?.length ?? 0) === 0;
 }
