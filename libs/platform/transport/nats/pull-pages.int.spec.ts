@@ -113,6 +113,23 @@ describeWithServer('NATS_URL', 'pullPages', (url) => {
     await expect(reading).resolves.toEqual(['0', '1', '2']);
   });
 
+  it('fails at a message it cannot take, after what came before and with nothing after it', async () => {
+    await store(10);
+    const controller = new AbortController();
+    const seen: number[] = [];
+    const reading = (async () => {
+      const take = (message: { data: Uint8Array }): number => {
+        const n = Number(text(message.data));
+        if (n === 5) throw new Error('cannot take 5');
+        return n;
+      };
+      for await (const page of pullPages({ nc, stream, consumer: await consumer(), batch: 100, signal: controller.signal, take })) seen.push(...page);
+    })();
+    await expect(reading).rejects.toThrow('cannot take 5');
+    controller.abort();
+    expect(seen).toEqual([0, 1, 2, 3, 4]);
+  });
+
   it('fails, instead of waiting for ever, when its consumer is deleted', async () => {
     const name = await consumer();
     const controller = new AbortController();

@@ -99,12 +99,20 @@ export async function* pullPages<T>(options: PullPagesOptions<T>): AsyncGenerato
   const subscription = nc.subscribe(inbox, {
     callback: (error, message) => {
       heard++;
+      // Nothing after a failure: the reader's position must stay before what it did not get.
+      if (failure !== undefined) return;
       if (error !== null) return fail(error);
       if (message.subject === inbox) return status(message);
       owed--;
       const sequence = streamSequence(message.reply ?? '', ackPrefix);
       if (Number.isNaN(sequence)) return fail(new Error(`JetStream pull of ${options.stream}/${options.consumer}: a message without a stream sequence (reply ${message.reply})`));
-      const item = take(message, sequence);
+      let item: T | undefined;
+      try {
+        item = take(message, sequence);
+      } catch (error) {
+        // Thrown into nats.js's parser, it would end the connection's reading: the reader's alone fails.
+        return fail(error instanceof Error ? error : new Error(String(error)));
+      }
       if (item !== undefined) {
         page.push(item);
         if (wake !== undefined) notify();
