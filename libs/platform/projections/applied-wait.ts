@@ -30,7 +30,7 @@ export function waitUntilApplied(runners: readonly WaitableRunner[], position: P
   try {
     behind = runners.filter((runner) => !runner.hasApplied(position, streams));
   } catch (error) {
-    return Promise.reject(error as Error);
+    return Promise.reject(error);
   }
   if (behind.length === 0) return Promise.resolve();
   return new Promise<void>((resolve, reject) => {
