@@ -10,7 +10,7 @@ import { Authenticator } from './auth/authenticator';
 import type { RoleClaimSettings } from './auth/role-claim';
 import { registerRoutes } from './http/register-routes';
 import { useJsonBodyParser } from './http/json-body';
-import { useMultipart } from './http/multipart-upload';
+import { registerUploadRoutes } from './http/multipart-upload';
 import { answerClientError } from './http/client-errors';
 import { sendError } from './http/error-replies';
 import { allowedMethods } from './http/method-not-allowed';
@@ -142,7 +142,6 @@ export function configureGateway(app: FastifyInstance, options: GatewayOptions):
     done();
   });
   useJsonBodyParser(app);
-  useMultipart(app);
 
   let lastStoreWarning = 0;
   // The in-process store answers at once: the limiter claims nothing ahead from it (exact buckets).
@@ -156,7 +155,9 @@ export function configureGateway(app: FastifyInstance, options: GatewayOptions):
       app.log.warn({ err: error }, 'rate-limit store failed: requests are admitted unlimited until it answers');
     },
   });
-  registerRoutes(app, routes, { authenticator, transport, requestTimeoutMs: config.requestTimeoutMs, eventStreams, rateLimits, checkReplies: config.checkReplies ?? false });
+  const routeDeps = { authenticator, transport, requestTimeoutMs: config.requestTimeoutMs, eventStreams, rateLimits, checkReplies: config.checkReplies ?? false };
+  registerRoutes(app, routes.filter((route) => route.upload === undefined), routeDeps);
+  registerUploadRoutes(app, (scope) => registerRoutes(scope, routes.filter((route) => route.upload !== undefined), routeDeps));
   registerMcpRoute(app, { authenticator, rateLimits });
   registerMetricsRoute(app, config.metrics?.token);
   registerConsoleRoutes(app);

@@ -206,6 +206,18 @@ export function describeErrors(lore: () => LoreUnderTest): void {
       }
     });
 
+    it('answers multipart/form-data to a route that takes JSON with 415 in the detail shape, like any type it does not read (only upload routes read it)', async () => {
+      const { auth } = await user();
+      const boundary = 'lore-e2e-boundary';
+      const body = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="memory"\r\n\r\ntea\r\n--${boundary}--\r\n`);
+      const reply = await rawCall(lore(), 'POST', '/api/v1/memories', { headers: { ...auth, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(body.length) }, body });
+      // The same answer as any other type the route does not read.
+      const xml = await rawCall(lore(), 'POST', '/api/v1/memories', { headers: { ...auth, 'content-type': 'application/xml', 'content-length': '6' }, body: Buffer.from('<tea/>') });
+      expect({ status: reply.status, body: reply.body as unknown }).toEqual({ status: 415, body: { detail: expect.any(String) } });
+      expect(reply.body).toEqual(xml.body);
+      expect(reply.headers['x-request-id']).toEqual(expect.any(String));
+    });
+
     it('treats an empty JSON body as no body: DELETE succeeds, a POST that needs one gets 422 missing', async () => {
       const { token, auth } = await user();
       const created = await call(lore(), 'POST', '/api/v1/memories', { token, body: { memory: 'to delete' } });

@@ -7,10 +7,20 @@ import { zodIssuesToValidationIssues, type Upload } from '@lore/platform/http';
 /** Text fields of an upload: a few, and small (the file carries the bulk). */
 const FIELD_LIMITS = { fields: 20, fieldSize: 256 * 1024, files: 1, parts: 22 };
 
-/** Lets routes that declare `upload` read multipart/form-data; nothing else parses it. */
-export function useMultipart(app: FastifyInstance): void {
-  // Loaded with the other plugins when the server starts (Fastify queues registrations).
-  void app.register(multipart, { limits: FIELD_LIMITS, throwFileSizeLimit: true });
+/**
+ * Registers the routes that declare `upload` in a scope of their own where multipart/form-data
+ * is read; nothing else parses it. @fastify/multipart adds async hooks (onRequest, onResponse)
+ * to every route of the scope it is registered in: at the root they cost every request two
+ * promises and a socket listener, for the few routes that take files. Other routes answer a
+ * multipart body with 415 (they read JSON only).
+ */
+export function registerUploadRoutes(app: FastifyInstance, registerRoutes: (scope: FastifyInstance) => void): void {
+  // Loaded with the other plugins when the server starts (Fastify queues registrations); the
+  // scope inherits the hooks and the JSON parser registered on `app` before this call.
+  void app.register(async (scope) => {
+    await scope.register(multipart, { limits: FIELD_LIMITS, throwFileSizeLimit: true });
+    registerRoutes(scope);
+  });
 }
 
 /**

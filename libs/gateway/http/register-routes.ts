@@ -50,7 +50,9 @@ export function registerRoutes(
               permission: r.permission,
               requestId: request.id,
             });
-            await rateLimits.admit(scope, reply);
+            // Synchronous with the in-process buckets: awaited only when the store is shared.
+            const admitting = rateLimits.admit(scope, reply);
+            if (admitting !== undefined) await admitting;
           }
           const multipart = r.upload !== undefined && request.isMultipart();
           const upload = multipart && r.upload !== undefined ? await readUpload(request, r.upload, issues) : null;

@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { AppError, RateLimiter, type PolicyState, type RateBucketStore, type RateCheck, type RateLimit, type WorkspaceOverrides } from '@lore/platform/kernel';
+import { AppError, RateLimiter, type Admission, type PolicyState, type RateBucketStore, type RateCheck, type RateLimit, type WorkspaceOverrides } from '@lore/platform/kernel';
 import type { RequestScope } from '@lore/platform/http';
 
 /** A rate as configured: requests a minute and how many may come at once; 0 a minute is no limit. */
@@ -42,11 +42,23 @@ export class RequestRateLimits {
     this.limiter = new RateLimiter({ store, leaseMs: settings.leaseMs, ...(hooks.onStoreError ? { onStoreError: hooks.onStoreError } : {}) });
   }
 
-  /** Takes one unit of the caller's and the workspace's budgets and sets the headers; throws 429 when either is spent. */
-  async admit(scope: RequestScope, reply: FastifyReply): Promise<void> {
+  /**
+   * Takes one unit of the caller's and the workspace's budgets and sets the headers; throws 429
+   * when either is spent. Synchronous (undefined) when the buckets are in this process; a
+   * promise when they are shared (NATS key-value), to be awaited.
+   */
+  admit(scope: RequestScope, reply: FastifyReply): Promise<void> | undefined {
     const checks = this.checksFor(scope);
-    if (checks.length === 0) return;
-    const admission = await this.limiter.admit(checks);
+    if (checks.length === 0) return undefined;
+    const known = this.limiter.admitAtOnce(checks);
+    if (known !== undefined) {
+      this.answer(checks, known, reply);
+      return undefined;
+    }
+    return this.limiter.admit(checks).then((admission) => this.answer(checks, admission, reply));
+  }
+
+  private answer(checks: readonly RateCheck[], admission: Admission, reply: FastifyReply): void {
     reply.header('RateLimit-Policy', checks.map(policyItem).join(', '));
     if (admission.allowed) {
       if (admission.states.length > 0) reply.header('RateLimit', admission.states.map(stateItem).join(', '));

@@ -25,7 +25,8 @@ export function registerMcpRoute(app: FastifyInstance, deps: { readonly authenti
     try {
       const caller = await deps.authenticator.authenticate(authorization, request.id);
       const scope = authorize(caller, { workspaceHeader, clientIp: request.ip, permission: null, requestId: request.id });
-      await deps.rateLimits.admit(scope, reply);
+      const admitting = deps.rateLimits.admit(scope, reply);
+      if (admitting !== undefined) await admitting;
     } catch (error) {
       return sendError(error, request, reply);
     }

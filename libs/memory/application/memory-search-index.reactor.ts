@@ -25,7 +25,21 @@ export function memoryIndexName(provider: EmbeddingProvider): string {
  * or characters (both come from callers: the API takes user ids up to 255 characters). The
  * index reactor writes and the search reads through this one function.
  */
-export const memoryPartition = (workspaceId: string, userId: string): string => boundedKey('mu', workspaceId, userId);
+export function memoryPartition(workspaceId: string, userId: string): string {
+  // Every memory write hashes its owner's partition twice (the positions projection and the
+  // index reactor): the partitions of recent users are kept, as the rate limiter keeps its keys.
+  // JSON, not a separator: ids come from callers and may hold any character.
+  const known = JSON.stringify([workspaceId, userId]);
+  const cached = partitions.get(known);
+  if (cached !== undefined) return cached;
+  const partition = boundedKey('mu', workspaceId, userId);
+  if (partitions.size >= PARTITION_CACHE) partitions.clear();
+  partitions.set(known, partition);
+  return partition;
+}
+
+const PARTITION_CACHE = 10_000;
+const partitions = new Map<string, string>();
 
 /**
  * Memories as points for hybrid search: the text embedded with the default model, topics as

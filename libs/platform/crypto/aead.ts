@@ -1,4 +1,5 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv } from 'node:crypto';
+import { randomPoolBytes } from '@lore/platform/kernel';
 
 const VERSION = 'v1';
 export const IV_BYTES = 12;
@@ -13,7 +14,7 @@ export interface GcmParts {
 
 /** AES-256-GCM under a fresh random IV, `associatedData` authenticated alongside. */
 export function gcmEncrypt(key: Buffer, plaintext: Buffer | string, associatedData: string): GcmParts {
-  const iv = randomBytes(IV_BYTES);
+  const iv = randomPoolBytes(IV_BYTES);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   cipher.setAAD(Buffer.from(associatedData, 'utf8'));
   const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);

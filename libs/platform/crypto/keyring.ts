@@ -1,5 +1,5 @@
-import { createHmac, randomBytes } from 'node:crypto';
-import { newId } from '@lore/platform/kernel';
+import { createHmac } from 'node:crypto';
+import { newId, randomPoolBytes } from '@lore/platform/kernel';
 import type { DocumentCollection, DocumentStore, Filter } from '@lore/platform/documents/port';
 import { seal, unseal } from './aead';
 
@@ -181,7 +181,7 @@ export class Keyring {
   private refill(): Promise<void> {
     this.refilling ??= (async () => {
       try {
-        const fresh = Array.from({ length: POOL_BATCH }, () => ({ keyId: newId('dk'), key: randomBytes(32) }));
+        const fresh = Array.from({ length: POOL_BATCH }, () => ({ keyId: newId('dk'), key: randomPoolBytes(32) }));
         await this.documents.write(
           fresh.map(({ keyId, key }) => ({
             collection: this.collection,

@@ -38,13 +38,20 @@ export function unkeepableNumber(text: string): { start: number; end: number; in
       continue;
     }
     if (c !== 0x2d && (c < 0x30 || c > 0x39)) continue;
+    // Scanned by character code, sliced only when it may be out of range: this runs over every JSON body.
     let end = i + 1;
-    while (end < text.length && /[0-9eE+.-]/.test(text.charAt(end))) end++;
-    const token = text.slice(i, end);
-    if (/^-?\d+$/.test(token)) {
-      const digits = token.replace('-', '');
-      if (digits.length > MAX_SAFE_DIGITS.length || (digits.length === MAX_SAFE_DIGITS.length && digits > MAX_SAFE_DIGITS)) return { start: i, end, integer: true };
-    } else if (!Number.isFinite(Number(token))) return { start: i, end, integer: false };
+    let integer = true;
+    for (; end < text.length; end++) {
+      const d = text.charCodeAt(end);
+      if (d >= 0x30 && d <= 0x39) continue;
+      if (d !== 0x2e && d !== 0x65 && d !== 0x45 && d !== 0x2b && d !== 0x2d) break;
+      integer = false;
+    }
+    const first = c === 0x2d ? i + 1 : i;
+    if (integer) {
+      const length = end - first;
+      if (length > MAX_SAFE_DIGITS.length || (length === MAX_SAFE_DIGITS.length && text.slice(first, end) > MAX_SAFE_DIGITS)) return { start: i, end, integer: true };
+    } else if (!Number.isFinite(Number(text.slice(i, end)))) return { start: i, end, integer: false };
     i = end - 1;
   }
   return null;

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { withRandomBytes } from './random-pool';
 
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz'; // Crockford base32, lower case
 
@@ -14,9 +14,11 @@ export function newId(prefix: string, now: number = Date.now()): string {
     time = ALPHABET[t % 32] + time;
     t = Math.floor(t / 32);
   }
-  const bytes = randomBytes(16);
-  let rand = '';
-  for (let i = 0; i < 16; i++) rand += ALPHABET[(bytes[i] ?? 0) % 32];
+  const rand = withRandomBytes(16, (bytes, start) => {
+    let text = '';
+    for (let i = start; i < start + 16; i++) text += ALPHABET[(bytes[i] ?? 0) % 32];
+    return text;
+  });
   return `${prefix}_${time}${rand}`;
 }
 

@@ -2,6 +2,7 @@ export * from './position';
 export * from './events';
 export * from './clock';
 export * from './ids';
+export * from './random-pool';
 export * from './errors';
 export * from './decider';
 export * from './messages';

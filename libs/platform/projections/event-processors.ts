@@ -6,6 +6,7 @@ import { isReactor, type FeedCheckpoints, type ReadModelProjection, type Reactor
 import { DEFAULT_PARKING, ProjectionRunner, type ParkingOptions } from './projection-runner';
 import type { ParkedEvent } from './parked-event';
 import { byPosition } from './parked-ledger';
+import { waitUntilApplied } from './applied-wait';
 
 /** Which parked events an operator means: all of them, or one processor's, or one workspace's (HTTP callers: always their own). */
 export interface ParkedFilter {
@@ -80,9 +81,9 @@ export class EventProcessors {
    * Read-your-writes: waits until every projection has applied the position; a 503 at once
    * when one of `streams` (those the write appended to) is parked in one of them.
    */
-  async waitFor(position: Position | null, timeoutMs: number, streams: readonly string[] = []): Promise<void> {
-    if (position === null) return;
-    await Promise.all(this.projections.map((r) => r.waitFor(position, timeoutMs, streams)));
+  waitFor(position: Position | null, timeoutMs: number, streams: readonly string[] = []): Promise<void> {
+    if (position === null) return Promise.resolve();
+    return waitUntilApplied(this.projections, position, timeoutMs, streams);
   }
 
   /**
@@ -99,7 +100,7 @@ export class EventProcessors {
     // No prefixes means every stream.
     const overlaps = (other: readonly string[]): boolean => other.length === 0 || prefixes.length === 0 || other.some((p) => prefixes.some((q) => p.startsWith(q) || q.startsWith(p)));
     const readers = this.runners.filter((r) => r.processor.name !== name && overlaps(r.processor.streamPrefixes));
-    await Promise.all(readers.map((r) => r.waitFor(position, timeoutMs)));
+    await waitUntilApplied(readers, position, timeoutMs);
     if (erasedStreams.length === 0) return;
     for (const reader of readers) await reader.forgetStreams(erasedStreams);
   }

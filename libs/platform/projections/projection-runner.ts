@@ -9,19 +9,12 @@ import { ParkedLedger, deleteParked } from './parked-ledger';
 import { isTransientFailure, parkedStreamError, type ParkedEvent } from './parked-event';
 import { ParkedStreams, type RetryOutcome } from './parked-streams';
 import { DEFAULT_PARKING, FailingEvents, checkpointAt, type ParkingOptions } from './failing-events';
+import { waitUntilApplied, type WaitableRunner, type Waiter } from './applied-wait';
 
 /** A reactor writes its checkpoint after at most this many events it passed over (`Reactor.actsOn`). */
 export const PASS_OVER_CHECKPOINT_EVERY = 256;
 
 export { DEFAULT_PARKING, type ParkingOptions } from './failing-events';
-
-interface Waiter {
-  readonly position: Position;
-  /** The streams the waiting write touched: parking one of them rejects the wait. */
-  readonly streams: readonly string[];
-  readonly resolve: () => void;
-  readonly reject: (error: Error) => void;
-}
 
 export type RunnerState = 'stopped' | 'catching-up' | 'live' | 'retrying';
 
@@ -53,7 +46,7 @@ const FAILURES_BEFORE_FAST_FAIL = 3;
  * checkpoint, the runner isolates the event (see `FailingEvents.isolate`), so one such event cannot stop
  * the processor for every workspace, while a real outage keeps it retrying.
  */
-export class ProjectionRunner {
+export class ProjectionRunner implements WaitableRunner {
   private subscription: EventSubscription | null = null;
   private position: Position = START;
   private waiters: Waiter[] = [];
@@ -164,27 +157,30 @@ export class ProjectionRunner {
    * `streams` (those the write touched) is parked here: its event will not be applied until
    * an operator retries it, so waiting could only end in the timeout.
    */
-  async waitFor(position: Position, timeoutMs: number, streams: readonly string[] = []): Promise<void> {
+  waitFor(position: Position, timeoutMs: number, streams: readonly string[] = []): Promise<void> {
+    return waitUntilApplied([this], position, timeoutMs, streams);
+  }
+
+  /** Whether `position` is applied here; throws the 503s `waitFor` answers at once (see there). */
+  hasApplied(position: Position, streams: readonly string[]): boolean {
     this.assertNotParked(streams);
-    if (comparePositions(this.position, position) >= 0) return;
+    if (comparePositions(this.position, position) >= 0) return true;
     if (this.stateValue === 'retrying' && this.failures >= FAILURES_BEFORE_FAST_FAIL) {
       throw unavailable(`the write was stored, but ${this.processor.name} is failing and retrying; retry the read later`);
     }
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.waiters = this.waiters.filter((w) => w.resolve !== done);
-        reject(unavailable(`the write was stored, but read model ${this.processor.name} did not catch up within ${timeoutMs} ms; retry the read`));
-      }, timeoutMs);
-      const done = (): void => {
-        clearTimeout(timer);
-        resolve();
-      };
-      const refuse = (error: Error): void => {
-        clearTimeout(timer);
-        reject(error);
-      };
-      this.waiters.push({ position, streams, resolve: done, reject: refuse });
-    });
+    return false;
+  }
+
+  addWaiter(waiter: Waiter): void {
+    this.waiters.push(waiter);
+  }
+
+  dropWaiter(waiter: Waiter): void {
+    this.waiters = this.waiters.filter((w) => w !== waiter);
+  }
+
+  lateError(timeoutMs: number): Error {
+    return unavailable(`the write was stored, but read model ${this.processor.name} did not catch up within ${timeoutMs} ms; retry the read`);
   }
 
   /** Resolves once caught up with the log's head as it was at start; rejects if the runner fails or the time runs out. */

@@ -70,6 +70,21 @@ describe('RateLimiter', () => {
     expect((await limiter.admit(check)).allowed).toBe(true);
   });
 
+  it('answers at once from an in-process store, the same budget as admit, and defers to admit for a shared one', async () => {
+    const time = new FakeTime();
+    const limiter = new RateLimiter({ store: new MemoryRateBucketStore(time.now), leaseMs: 0, now: time.now });
+    const check = [{ policy: 'caller', id: 'user:sync', limit: LIMIT }];
+    const atOnce = Array.from({ length: 3 }, () => limiter.admitAtOnce(check));
+    expect(atOnce.map((a) => a?.allowed)).toEqual([true, true, true]);
+    expect(atOnce[2]).toEqual({ allowed: true, states: [{ policy: 'caller', limit: LIMIT, remaining: 2, resetSeconds: 1 }] });
+    // One budget: admit sees the units admitAtOnce took, and the other way round.
+    expect((await admitAll(limiter, 2, check)).map((a) => a.allowed)).toEqual([true, true]);
+    expect(limiter.admitAtOnce(check)).toMatchObject({ allowed: false, refusedBy: { policy: 'caller' } });
+    const store = new MemoryRateBucketStore(time.now);
+    const shared = new RateLimiter({ store: { take: (...a: Parameters<MemoryRateBucketStore['take']>) => store.take(...a), close: () => store.close() }, leaseMs: 0, now: time.now });
+    expect(shared.admitAtOnce(check)).toBeUndefined();
+  });
+
   it('keeps callers apart, and a refusing workspace gives the caller its unit back', async () => {
     const time = new FakeTime();
     const limiter = new RateLimiter({ store: new MemoryRateBucketStore(time.now), leaseMs: 0, now: time.now });

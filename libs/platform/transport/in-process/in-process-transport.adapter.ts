@@ -88,8 +88,7 @@ export function createInProcessTransport(options: InProcessTransportOptions = {}
       const timeoutMs = requestOptions?.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
       const outcome = invoke(server.handler, input, contextFor(subject, requestOptions?.requestId, requestOptions?.trace, Date.now() + timeoutMs));
       server.inFlight.add(outcome);
-      void outcome.then(() => server.inFlight.delete(outcome));
-      const settled = await withTimeout(outcome, subject, timeoutMs);
+      const settled = await withTimeout(outcome, subject, timeoutMs, () => server.inFlight.delete(outcome));
       if (settled.ok) return settled.result;
       throw AppError.from(settled.error);
     },
@@ -176,17 +175,19 @@ function serializeError(error: unknown): SerializedError {
 
 /**
  * One timer per request, cleared on answer and unref'd, so a pending timeout neither
- * accumulates on the hot path nor keeps the process alive.
+ * accumulates on the hot path nor keeps the process alive. `settled` runs once the handler
+ * is done, even after a timeout (one reaction per request rather than two).
  */
-function withTimeout(outcome: Promise<Outcome>, subject: string, timeoutMs: number): Promise<Outcome> {
+function withTimeout(outcome: Promise<Outcome>, subject: string, timeoutMs: number, settled: () => void): Promise<Outcome> {
   return new Promise<Outcome>((resolve, reject) => {
     const timer = setTimeout(() => {
       reject(new AppError('unavailable', `service ${subject} did not answer within ${timeoutMs} ms`));
     }, timeoutMs);
     timer.unref();
-    void outcome.then((settled) => {
+    void outcome.then((result) => {
+      settled();
       clearTimeout(timer);
-      resolve(settled);
+      resolve(result);
     });
   });
 }
