@@ -4,11 +4,17 @@
  * documents that would enter the top k, in batches, so a residual filter (metadata, tags, $or …)
  * is evaluated in SQL on a few hundred candidates instead of on every point of the collection.
  *
+ * A candidate batch is checked with `rowid IN (…)`, or, when its rowids are dense (as before the
+ * top k fills, when every document holding a query term is a candidate), with a rowid range
+ * scan, which costs several times less per row than a lookup.
+ *
  * A selective filter makes the search ask about many candidates before k pass (the threshold
- * stays low); once the candidates asked about, or those it would take to fill the top k at the
- * acceptance rate seen so far, exceed a quarter of the collection, the filter is evaluated on the
- * whole collection at once (one scan of the points, as the exact path always did) and, when it
- * accepts few documents, the search scores just those.
+ * stays low). Checking a candidate costs about what scanning six points does (measured: ~2 µs
+ * against ~0.35 µs of CPU at 100k), and a search asks about roughly five times the candidates
+ * it takes to fill the top k, so once the acceptance rate seen projects more checks than a
+ * sixth of the collection, the filter is evaluated on the whole collection at once (one scan of
+ * the points, as the exact path always did) and, when it accepts few documents, the search
+ * scores just those.
  */
 import type { CollectionKeywords } from './keyword-collection';
 
@@ -20,6 +26,12 @@ export const REJECTED = 2;
 export const FEW_FILTERED = 16;
 /** Candidates asked about before the acceptance rate is trusted to project the cost. */
 const SAMPLE = 256;
+/** Candidates a search asks about, as a multiple of those it takes to fill the top k (measured on real queries: ~5). */
+const CHECKS_PER_FILL = 5;
+/** Points scanned for the cost of one candidate check. */
+const SCAN_PER_CHECK = 6;
+/** A batch whose rowids span at most this many times its size is checked by a range scan. */
+const DENSE = 4;
 /** Smallest and largest batch of candidates checked at once. */
 const MIN_BATCH = 32;
 const MAX_BATCH = 1024;
@@ -70,9 +82,10 @@ export class DecidedFilter implements CandidateFilter {
   }
 }
 
-/** The SQL side: which of the given rowids the filter accepts, and every accepted rowid of the collection. */
+/** The SQL side: which of the given rowids (or of a rowid range) the filter accepts, and every accepted rowid of the collection. */
 export interface FilterSql {
   accepting(rowids: readonly number[]): readonly number[];
+  acceptingBetween(low: number, high: number): readonly number[];
   all(): readonly number[];
 }
 
@@ -91,7 +104,7 @@ export class LazyFilter implements CandidateFilter {
     private readonly k: number,
   ) {
     this.verdicts = new Uint8Array(keywords.rowids.length);
-    this.budget = Math.max(MAX_BATCH, keywords.live / 4);
+    this.budget = Math.max(MAX_BATCH, keywords.live / SCAN_PER_CHECK);
   }
 
   decide(ordinals: Int32Array, count: number): void {
@@ -101,8 +114,16 @@ export class LazyFilter implements CandidateFilter {
       return;
     }
     const rowids: number[] = [];
-    for (let i = 0; i < count; i++) rowids.push(this.keywords.rowids[ordinals[i] ?? 0] ?? -1);
-    const accepted = new Set(this.sql.accepting(rowids));
+    let low = Infinity;
+    let high = -Infinity;
+    for (let i = 0; i < count; i++) {
+      const rowid = this.keywords.rowids[ordinals[i] ?? 0] ?? -1;
+      rowids.push(rowid);
+      if (rowid < low) low = rowid;
+      if (rowid > high) high = rowid;
+    }
+    const dense = high - low < DENSE * count;
+    const accepted = new Set(dense ? this.sql.acceptingBetween(low, high) : this.sql.accepting(rowids));
     for (let i = 0; i < count; i++) {
       const ordinal = ordinals[i] ?? 0;
       const yes = accepted.has(rowids[i] ?? -1);
@@ -123,9 +144,9 @@ export class LazyFilter implements CandidateFilter {
     return this.listed;
   }
 
-  /** Candidates it would take to fill the top k at the rate seen so far. */
+  /** Candidates the search will ask about, at the rate seen so far. */
   private projected(): number {
-    return this.accepted === 0 ? Infinity : (this.checked * this.k) / this.accepted;
+    return this.accepted === 0 ? Infinity : (CHECKS_PER_FILL * this.checked * this.k) / this.accepted;
   }
 
   private decideAll(): void {

@@ -82,6 +82,11 @@ function sqlOf(keywords: CollectionKeywords, accept: (rowid: number) => boolean)
       sql.asked += rowids.length;
       return rowids.filter(accept);
     },
+    acceptingBetween(low: number, high: number): number[] {
+      const rowids = keywords.rowids.filter((rowid) => rowid >= low && rowid <= high);
+      sql.asked += rowids.length / 6;
+      return rowids.filter(accept);
+    },
     all(): number[] {
       sql.wholeScans++;
       return keywords.rowids.filter((rowid) => rowid >= 0 && accept(rowid));

@@ -16,7 +16,7 @@ import { byScoreThenId, keywordTerms, queryTokens } from '@lore/platform/vectors
 import type { CollectionKeywords } from './keyword-collection';
 import { type CandidateFilter, DecidedFilter, LazyFilter } from './keyword-filter';
 import { queryTerms, scoreListed, scoreOf, searchCollection, TopK } from './keyword-search';
-import { SqlParams } from './sqlite-filter.translator';
+import { filterSql, SqlParams } from './sqlite-filter.translator';
 import { tablesOf } from './sqlite-vector-schema';
 import type { SqliteVectorStore } from './sqlite-vector-store.adapter';
 import { type FilterNode } from '@lore/platform/kernel';
@@ -93,7 +93,7 @@ export class SqliteKeywordSearch {
   private filterOf(keywords: CollectionKeywords, collection: string, filter: FilterNode, k: number): CandidateFilter {
     const all = (): number[] => this.matching(collection, filter);
     if (namesContents(filter)) return new DecidedFilter(keywords, all());
-    return new LazyFilter(keywords, { accepting: (rowids) => this.accepting(collection, filter, rowids), all }, k);
+    return new LazyFilter(keywords, { accepting: (rowids) => this.accepting(filter, rowids), acceptingBetween: (low, high) => this.acceptingBetween(filter, low, high), all }, k);
   }
 
   /** Rowids of the collection's points the filter accepts. */
@@ -103,12 +103,25 @@ export class SqliteKeywordSearch {
     return this.store.prepare(`SELECT p.rowid FROM ${tablesOf(this.name).points} AS p WHERE ${where}`).pluck(true).all(...params.values) as number[];
   }
 
-  /** The rowids among `rowids` that the filter accepts. */
-  private accepting(collection: string, filter: FilterNode, rowids: readonly number[]): number[] {
+  /**
+   * The rowids among `rowids` (all of one collection) that the filter accepts. No collection
+   * condition: with one, SQLite may prefer the (collection_id, content_id) index and scan the
+   * whole collection instead of looking the rowids up.
+   */
+  private accepting(filter: FilterNode, rowids: readonly number[]): number[] {
     const params = new SqlParams();
     params.bind(JSON.stringify(rowids));
-    const where = this.scopeSql([collection], filter, params);
+    const where = filterSql(filter, params);
     return this.store.prepare(`SELECT p.rowid FROM ${tablesOf(this.name).points} AS p WHERE p.rowid IN (SELECT value FROM json_each(?)) AND ${where}`).pluck(true).all(...params.values) as number[];
+  }
+
+  /** The rowids in [low, high] that the filter accepts (of any collection: the caller asks about its own). */
+  private acceptingBetween(filter: FilterNode, low: number, high: number): number[] {
+    const params = new SqlParams();
+    params.bind(low);
+    params.bind(high);
+    const where = filterSql(filter, params);
+    return this.store.prepare(`SELECT p.rowid FROM ${tablesOf(this.name).points} AS p WHERE p.rowid BETWEEN ? AND ? AND ${where}`).pluck(true).all(...params.values) as number[];
   }
 
   private idsByRowid(rowids: readonly number[]): Map<number, string> {
