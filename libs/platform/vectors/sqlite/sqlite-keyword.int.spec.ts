@@ -129,6 +129,10 @@ describe('SQLite keyword index: exact BM25 top k per collection', () => {
     for (const text of queries(15)) {
       const both = [...bruteForce(live, 'c', text, 3000), ...bruteForce(live, 'other', text, 3000)].sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
       expectExact(await index.searchKeyword({ collections: ['c', 'other'], text, limit: 20 }), both.slice(0, 20));
+      // Filtered over both: each collection's candidates checked lazily into one shared top k.
+      const accept = (p: VectorPoint): boolean => p.payload.metadata['n'] !== 3;
+      const filtered = [...bruteForce(live, 'c', text, 3000, accept), ...bruteForce(live, 'other', text, 3000, accept)].sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+      expectExact(await index.searchKeyword({ collections: ['c', 'other'], text, limit: 20, filter: { 'metadata.n': { $ne: 3 } } }), filtered.slice(0, 20));
       const hybrid = await index.searchHybrid({ collections: ['c', 'other'], vector: [1, 0, 0, 0], text, limit: 30, candidates: 30 });
       const all = new Map(both.map((h) => [h.id, h.score]));
       for (const hit of hybrid) expect(hit.legs.keyword?.score ?? NaN).toBeCloseTo(all.get(hit.id) ?? 0, 9);
