@@ -1,7 +1,8 @@
 // npm run bench:search — vector, keyword and hybrid search latency of Lore's embedded vector
 // store (SQLite + sqlite-vec, HNSW graphs and its own keyword index, through the VectorIndex port) beside LanceDB on the same
 // vectors and texts, at 10k and 100k chunks in one collection. Prints p50/p95 per search type,
-// recall@10 of each vector search against exact brute force, the Lore/LanceDB ratios and the
+// recall@10 of each vector search against exact brute force, Lore's keyword search with a 1% and a
+// 30% metadata filter, the Lore/LanceDB ratios and the
 // query-embedding time (its own figure, never inside a search latency); writes the figures as
 // JSON to <cache>/search-results.json and at the end of stdout.
 //
@@ -49,6 +50,7 @@ const BASELINE_MAX = Number(process.env.BENCH_BASELINE_MAX ?? 100_000);
 const GRAPHS = process.env.BENCH_GRAPHS ? JSON.parse(process.env.BENCH_GRAPHS) : undefined;
 const LIMIT = 10;
 const COLLECTION = 'bench-collection';
+const KEYWORD_FILTERS = { '1%': { 'metadata.n': 7 }, '30%': { 'metadata.g': { $in: [0, 1, 2] } } };
 const log = (line) => process.stderr.write(`${line}\n`);
 
 mkdirSync(CACHE, { recursive: true });
@@ -123,7 +125,7 @@ async function benchLore(lib, engine, texts, vectors, queries, options) {
     for (let offset = 0; offset < texts.length; offset += 1000) {
       const points = [];
       for (let i = offset; i < Math.min(texts.length, offset + 1000); i++) {
-        points.push({ id: `c${i}`, collectionId: COLLECTION, vector: vectors[i], text: texts[i], payload: { content_id: `doc-${Math.floor(i / 8)}`, chunk_index: i % 8, source: null, tags: [], metadata: {} } });
+        points.push({ id: `c${i}`, collectionId: COLLECTION, vector: vectors[i], text: texts[i], payload: { content_id: `doc-${Math.floor(i / 8)}`, chunk_index: i % 8, source: null, tags: [], metadata: { n: i % 100, g: i % 10 } } });
       }
       await store.write([{ op: 'upsert', index: 'bench', points }], { name: 'bench', value: String(offset) });
       if (offset % 100_000 === 0 && offset > 0) log(`  ${offset} written in ${((Date.now() - started) / 1000).toFixed(0)} s`);
@@ -140,8 +142,11 @@ async function benchLore(lib, engine, texts, vectors, queries, options) {
     const vector = await timeAll(queries, async (q) => toIdx(await index.searchVector({ ...scope, vector: q.vector, limit: LIMIT })));
     const keyword = await timeAll(queries, async (q) => toIdx(await index.searchKeyword({ ...scope, text: q.text, limit: LIMIT })));
     const hybrid = await timeAll(queries, async (q) => toIdx(await index.searchHybrid({ ...scope, vector: q.vector, text: q.text, limit: LIMIT })));
+    // Keyword search with a residual (metadata) filter accepting 1% and 30% of the points.
+    const keywordFiltered = {};
+    for (const [name, filter] of Object.entries(KEYWORD_FILTERS)) keywordFiltered[name] = await timeAll(queries, async (q) => toIdx(await index.searchKeyword({ ...scope, text: q.text, limit: LIMIT, filter })));
     const rssMB = process.memoryUsage().rss / 1e6;
-    return { engine, writeSeconds, buildSeconds, fileMB: statSync(join(dir, 'vectors.db')).size / 1e6, rssMB, rssGrowthMB: (process.memoryUsage().rss - rssBefore) / 1e6, vector, keyword, hybrid };
+    return { engine, keywordFiltered, writeSeconds, buildSeconds, fileMB: statSync(join(dir, 'vectors.db')).size / 1e6, rssMB, rssGrowthMB: (process.memoryUsage().rss - rssBefore) / 1e6, vector, keyword, hybrid };
   } finally {
     await store.close();
     rmSync(dir, { recursive: true, force: true });
@@ -226,6 +231,10 @@ function sizeLines(s) {
       `${String(s.size).padStart(7)}  ${e.engine.slice(0, 52).padEnd(52)} ${`${fmt(e.vector.p50)}/${fmt(e.vector.p95)}`.padStart(16)} ${fmt(e.vectorRecallAt10, 3).padStart(9)} ${`${fmt(e.keyword.p50)}/${fmt(e.keyword.p95)}`.padStart(16)} ${`${fmt(e.hybrid.p50)}/${fmt(e.hybrid.p95)}`.padStart(16)} ${fmt(e.writeSeconds, 1).padStart(8)} ${fmt(e.buildSeconds ?? NaN, 1).padStart(8)}`,
     );
   }
+  for (const e of s.engines.filter((x) => x.keywordFiltered)) {
+    const parts = Object.entries(e.keywordFiltered).map(([f, t]) => `${f} ${fmt(t.p50)}/${fmt(t.p95)}`);
+    out.push(`${''.padStart(7)}  ${e.engine.slice(0, 40)}: keyword with a metadata filter accepting ${parts.join(', ')} (p50/p95)`);
+  }
   const l = s.engines.find((e) => e.engine === 'lore-sqlite');
   const d = s.engines.find((e) => e.engine.startsWith('lancedb'));
   if (l && d) {
@@ -304,6 +313,7 @@ try {
         ...(e.buildSeconds !== undefined ? { buildSeconds: e.buildSeconds } : {}),
         ...(e.fileMB ? { fileMB: e.fileMB, rssMB: e.rssMB, rssGrowthMB: e.rssGrowthMB } : {}),
         ...Object.fromEntries(['vector', 'keyword', 'hybrid'].map((t) => [t, { p50: e[t].p50, p95: e[t].p95, mean: e[t].mean }])),
+        ...(e.keywordFiltered ? { keywordFiltered: Object.fromEntries(Object.entries(e.keywordFiltered).map(([f, t]) => [f, { p50: t.p50, p95: t.p95, mean: t.mean }])) } : {}),
         vectorRecallAt10: recall(e.vector.results, exact),
       });
     }

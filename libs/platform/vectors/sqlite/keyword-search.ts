@@ -18,6 +18,8 @@
  * k-th score are all kept, and the caller orders ties by id.
  */
 import type { CollectionKeywords } from './keyword-collection';
+import type { CandidateFilter } from './keyword-filter';
+import { ACCEPTED, REJECTED } from './keyword-filter';
 import type { Postings } from './keyword-postings';
 import { idf, impact } from './keyword-postings';
 
@@ -66,6 +68,11 @@ export class TopK {
   /** The score a document must reach (ties included) to matter; -Infinity until k are held. */
   threshold(): number {
     return this.scores.length < this.k ? -Infinity : (this.scores[0] ?? -Infinity);
+  }
+
+  /** Documents still wanted before the threshold rises above -Infinity. */
+  missing(): number {
+    return this.k - this.scores.length;
   }
 
   /** Offers a scored document; true when the threshold may have risen. */
@@ -134,9 +141,11 @@ export class TopK {
 
 /**
  * Block-max MaxScore over one collection into `top` (shared across the searched collections,
- * so one collection's θ prunes the next). `allowed`: per ordinal, whether the filter accepts it (null: all).
+ * so one collection's θ prunes the next). `filter` (null: every document) is asked only about
+ * documents whose score reaches θ, gathered in batches (`keyword-filter.ts`): θ then rises only
+ * at a batch's end, which delays pruning but never prunes a document that belongs in the top k.
  */
-export function searchCollection(keywords: CollectionKeywords, query: readonly QueryTerm[], top: TopK, slot: number, allowed: Uint8Array | null): void {
+export function searchCollection(keywords: CollectionKeywords, query: readonly QueryTerm[], top: TopK, slot: number, filter: CandidateFilter | null): void {
   const terms = [...query].sort((a, b) => bound(a, keywords) - bound(b, keywords));
   const m = terms.length;
   if (m === 0) return;
@@ -152,6 +161,29 @@ export function searchCollection(keywords: CollectionKeywords, query: readonly Q
   let first = essentialStart(prefix, theta);
   // Documents up to this one were cleared by the block check below (checked once per window).
   let checkedUpTo = -1;
+  // Candidates waiting for the filter's verdict, ascending, with their scores.
+  const pending = new Int32Array(filter ? 1024 : 0);
+  const pendingScores = new Float64Array(pending.length);
+  let waiting = 0;
+  let batch = filter ? filter.batch(top.missing()) : 0;
+  /** Decides the waiting candidates and offers those accepted; true when the rest of the collection is better scored point by point. */
+  const flush = (): boolean => {
+    if (!filter || waiting === 0) return false;
+    filter.decide(pending, waiting);
+    const verdicts = filter.verdicts;
+    let raised = false;
+    for (let i = 0; i < waiting; i++) {
+      const doc = pending[i] ?? 0;
+      if (verdicts[doc] === ACCEPTED && top.offer(pendingScores[i] ?? 0, slot, doc)) raised = true;
+    }
+    waiting = 0;
+    if (raised) {
+      theta = top.threshold();
+      first = essentialStart(prefix, theta);
+    }
+    batch = filter.batch(top.missing());
+    return filter.few() !== null;
+  };
   for (;;) {
     let doc = 0x7fffffff;
     for (let i = first; i < m; i++) {
@@ -162,7 +194,10 @@ export function searchCollection(keywords: CollectionKeywords, query: readonly Q
         if (d < doc) doc = d;
       }
     }
-    if (doc === 0x7fffffff) return;
+    if (doc === 0x7fffffff) {
+      flush();
+      return;
+    }
     if (doc > checkedUpTo && theta > -Infinity) {
       // Block-max skip: up to the first end of an essential term's current block, every
       // essential posting lies in that term's current block; if those blocks' maxima plus the
@@ -196,15 +231,41 @@ export function searchCollection(keywords: CollectionKeywords, query: readonly Q
         positions[i] = p + 1;
       }
     }
-    if ((rowids[doc] ?? -1) < 0 || (allowed !== null && allowed[doc] !== 1)) continue;
+    if ((rowids[doc] ?? -1) < 0 || (filter !== null && filter.verdicts[doc] === REJECTED)) continue;
     if (first > 0 && !completes(terms, positions, contributions, first, doc, length, avgdl, score, theta, prefix)) continue;
     let total = 0;
     for (const i of byOrder) total += contributions[i] ?? 0;
+    if (filter !== null && filter.verdicts[doc] !== ACCEPTED) {
+      // Undecided: worth asking only if it would enter the top k (ties included) as θ stands.
+      if (total < theta) continue;
+      pending[waiting] = doc;
+      pendingScores[waiting] = total;
+      waiting++;
+      if (waiting >= batch && flush()) {
+        // The filter was decided for the whole collection and accepts few: score those past `doc` directly.
+        const listed = filter.few() ?? [];
+        scoreListed(keywords, query, top, slot, listed.slice(firstAbove(listed, doc)));
+        return;
+      }
+      continue;
+    }
     if (top.offer(total, slot, doc)) {
       theta = top.threshold();
       first = essentialStart(prefix, theta);
     }
   }
+}
+
+/** Index of the first entry of `sorted` above `value`. */
+function firstAbove(sorted: readonly number[], value: number): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if ((sorted[mid] ?? 0) <= value) low = mid + 1;
+    else high = mid;
+  }
+  return low;
 }
 
 /** Scores exactly the listed ordinals (ascending): for filters that accept few documents. */

@@ -7,6 +7,7 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { VectorFilter } from '@lore/platform/kernel';
 import type { VectorPoint } from '@lore/platform/vectors/port';
 import { keywordTerms } from '@lore/platform/vectors/port';
 import { randomVector, seeded } from '@lore/platform/vectors/contract';
@@ -70,7 +71,7 @@ describe('SQLite keyword index: exact BM25 top k per collection', () => {
     collectionId: collection,
     vector: randomVector(random, 4),
     text,
-    payload: { content_id: `content-${n % 20}`, chunk_index: n % 5, source: null, tags: [], metadata: { n: n % 10 } },
+    payload: { content_id: `content-${n % 20}`, chunk_index: n % 5, source: null, tags: [], metadata: { n: n % 10, m: n % 97 } },
   });
   const queries = (count: number): string[] =>
     Array.from({ length: count }, () => Array.from({ length: 2 + Math.floor(random() * 8) }, () => (random() < 0.5 ? pick(COMMON) : random() < 0.4 ? pick(STEMMED) : pick(RARE))).join(' '));
@@ -97,6 +98,8 @@ describe('SQLite keyword index: exact BM25 top k per collection', () => {
     // Half of collection c deleted (tombstones, then compaction), some texts replaced, one point moved to another collection.
     await remove(Array.from({ length: 3000 }, (_, i) => `p${i}`).filter((_, i) => i % 3 === 1));
     await upsert([pointOf('p2', 'c', 2), pointOf('p5', 'other', 5)]);
+    // Points with the same text tie on every query holding its words: the top k keeps the lowest ids among them.
+    await upsert(Array.from({ length: 60 }, (_, i) => pointOf(`tie${(i * 37) % 60}`, 'c', i, 'tiedword of the')));
   });
   afterAll(async () => {
     await store.close();
@@ -105,14 +108,19 @@ describe('SQLite keyword index: exact BM25 top k per collection', () => {
 
   it('finds the brute-force top k with the same scores, for any k, with and without filters', async () => {
     const index = store.index('ix');
-    for (const text of [...queries(40), 'the of and', 'Running STUDIES in the cells', 'généralisation über the']) {
+    for (const text of [...queries(40), 'the of and', 'tiedword', 'tiedword of the', 'Running STUDIES in the cells', 'généralisation über the']) {
       for (const k of [1, 10, 100]) expectExact(await index.searchKeyword({ collections: ['c'], text, limit: k }), bruteForce(live, 'c', text, k));
-      // A selective filter (scored point by point) and a broad one (skipped during the search).
-      expectExact(await index.searchKeyword({ collections: ['c'], text, limit: 10, filter: { 'metadata.n': 3 } }), bruteForce(live, 'c', text, 10, (p) => p.payload.metadata['n'] === 3));
-      expectExact(
-        await index.searchKeyword({ collections: ['c'], text, limit: 10, filter: { 'metadata.n': { $ne: 3 } } }),
-        bruteForce(live, 'c', text, 10, (p) => p.payload.metadata['n'] !== 3),
-      );
+      // Broad filters (checked on the candidates only), selective ones (evaluated on the whole collection), $or, and content_id (up front, indexed).
+      const filters: Array<[VectorFilter, (p: VectorPoint) => boolean]> = [
+        [{ 'metadata.n': 3 }, (p) => p.payload.metadata['n'] === 3],
+        [{ 'metadata.n': { $ne: 3 } }, (p) => p.payload.metadata['n'] !== 3],
+        [{ 'metadata.m': 5 }, (p) => p.payload.metadata['m'] === 5],
+        [{ $or: [{ 'metadata.m': 5 }, { 'metadata.n': { $in: [1, 2] } }] }, (p) => p.payload.metadata['m'] === 5 || [1, 2].includes(p.payload.metadata['n'] as number)],
+        [{ content_id: 'content-7', 'metadata.n': { $ne: 3 } }, (p) => p.payload.content_id === 'content-7' && p.payload.metadata['n'] !== 3],
+      ];
+      for (const [filter, accept] of filters) {
+        for (const k of [1, 10, 100]) expectExact(await index.searchKeyword({ collections: ['c'], text, limit: k, filter }), bruteForce(live, 'c', text, k, accept));
+      }
     }
   });
 
@@ -121,6 +129,10 @@ describe('SQLite keyword index: exact BM25 top k per collection', () => {
     for (const text of queries(15)) {
       const both = [...bruteForce(live, 'c', text, 3000), ...bruteForce(live, 'other', text, 3000)].sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
       expectExact(await index.searchKeyword({ collections: ['c', 'other'], text, limit: 20 }), both.slice(0, 20));
+      // Filtered over both: each collection's candidates checked lazily into one shared top k.
+      const accept = (p: VectorPoint): boolean => p.payload.metadata['n'] !== 3;
+      const filtered = [...bruteForce(live, 'c', text, 3000, accept), ...bruteForce(live, 'other', text, 3000, accept)].sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+      expectExact(await index.searchKeyword({ collections: ['c', 'other'], text, limit: 20, filter: { 'metadata.n': { $ne: 3 } } }), filtered.slice(0, 20));
       const hybrid = await index.searchHybrid({ collections: ['c', 'other'], vector: [1, 0, 0, 0], text, limit: 30, candidates: 30 });
       const all = new Map(both.map((h) => [h.id, h.score]));
       for (const hit of hybrid) expect(hit.legs.keyword?.score ?? NaN).toBeCloseTo(all.get(hit.id) ?? 0, 9);

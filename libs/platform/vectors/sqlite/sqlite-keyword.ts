@@ -5,21 +5,21 @@
  * when another collection changes; over several collections each point keeps the score its
  * own collection gives it, and the best k of all are returned.
  *
- * Search is block-max MaxScore over the in-memory postings (`keyword-search.ts`). A filter
- * first becomes the set of matching points (SQL over the points table, as the other leg's
- * residual filters); when it holds few of the collection's documents (at most 1 in
- * FEW_FILTERED), those are scored directly, else the search skips the others as it goes.
+ * Search is block-max MaxScore over the in-memory postings (`keyword-search.ts`). A filter is
+ * SQL over the points table (`scopeSql`, as the other leg's residual filters), evaluated
+ * lazily (`keyword-filter.ts`): only on the candidates that would enter the top k, in batches of
+ * `rowid IN (…)`, falling back to the whole collection when the filter proves selective. A filter
+ * on `content_id` (what the points table's index answers) is evaluated up front, as before.
  */
 import type { LegCandidate } from '@lore/platform/vectors/port';
 import { byScoreThenId, keywordTerms, queryTokens } from '@lore/platform/vectors/port';
+import type { CollectionKeywords } from './keyword-collection';
+import { type CandidateFilter, DecidedFilter, LazyFilter } from './keyword-filter';
 import { queryTerms, scoreListed, scoreOf, searchCollection, TopK } from './keyword-search';
-import { SqlParams } from './sqlite-filter.translator';
+import { filterSql, SqlParams } from './sqlite-filter.translator';
 import { tablesOf } from './sqlite-vector-schema';
 import type { SqliteVectorStore } from './sqlite-vector-store.adapter';
 import { type FilterNode } from '@lore/platform/kernel';
-
-/** A filter accepting at most 1 in this many of a collection's documents is scored point by point. */
-const FEW_FILTERED = 16;
 
 /** The query's distinct stems, query order: the port's analysis (`queryTokens`, then `keywordTerms`). */
 export function queryStems(text: string): string[] {
@@ -53,17 +53,10 @@ export class SqliteKeywordSearch {
         searchCollection(keywords, terms, top, slot, null);
         return;
       }
-      const ordinals = this.matching(collection, filter).flatMap((rowid) => {
-        const ordinal = keywords.ordinalOf.get(rowid);
-        return ordinal === undefined ? [] : [ordinal];
-      });
-      if (ordinals.length * FEW_FILTERED <= keywords.rowids.length) {
-        scoreListed(keywords, terms, top, slot, ordinals.sort((a, b) => a - b));
-        return;
-      }
-      const allowed = new Uint8Array(keywords.rowids.length);
-      for (const ordinal of ordinals) allowed[ordinal] = 1;
-      searchCollection(keywords, terms, top, slot, allowed);
+      const candidates = this.filterOf(keywords, collection, filter, k);
+      const few = candidates.few();
+      if (few) scoreListed(keywords, terms, top, slot, few);
+      else searchCollection(keywords, terms, top, slot, candidates);
     });
     const entries = top.entries().map(([score, slot, ordinal]) => ({ score, rowid: index.collections.get(searched[slot] ?? '')?.rowids[ordinal] ?? -1 }));
     const ids = this.idsByRowid(entries.map((e) => e.rowid));
@@ -96,11 +89,39 @@ export class SqliteKeywordSearch {
     return out;
   }
 
+  /** The filter over one collection: decided up front when it names contents (an index lookup), else lazily. */
+  private filterOf(keywords: CollectionKeywords, collection: string, filter: FilterNode, k: number): CandidateFilter {
+    const all = (): number[] => this.matching(collection, filter);
+    if (namesContents(filter)) return new DecidedFilter(keywords, all());
+    return new LazyFilter(keywords, { accepting: (rowids) => this.accepting(filter, rowids), acceptingBetween: (low, high) => this.acceptingBetween(filter, low, high), all }, k);
+  }
+
   /** Rowids of the collection's points the filter accepts. */
   private matching(collection: string, filter: FilterNode): number[] {
     const params = new SqlParams();
     const where = this.scopeSql([collection], filter, params);
     return this.store.prepare(`SELECT p.rowid FROM ${tablesOf(this.name).points} AS p WHERE ${where}`).pluck(true).all(...params.values) as number[];
+  }
+
+  /**
+   * The rowids among `rowids` (all of one collection) that the filter accepts. No collection
+   * condition: with one, SQLite may prefer the (collection_id, content_id) index and scan the
+   * whole collection instead of looking the rowids up.
+   */
+  private accepting(filter: FilterNode, rowids: readonly number[]): number[] {
+    const params = new SqlParams();
+    params.bind(JSON.stringify(rowids));
+    const where = filterSql(filter, params);
+    return this.store.prepare(`SELECT p.rowid FROM ${tablesOf(this.name).points} AS p WHERE p.rowid IN (SELECT value FROM json_each(?)) AND ${where}`).pluck(true).all(...params.values) as number[];
+  }
+
+  /** The rowids in [low, high] that the filter accepts (of any collection: the caller asks about its own). */
+  private acceptingBetween(filter: FilterNode, low: number, high: number): number[] {
+    const params = new SqlParams();
+    params.bind(low);
+    params.bind(high);
+    const where = filterSql(filter, params);
+    return this.store.prepare(`SELECT p.rowid FROM ${tablesOf(this.name).points} AS p WHERE p.rowid BETWEEN ? AND ? AND ${where}`).pluck(true).all(...params.values) as number[];
   }
 
   private idsByRowid(rowids: readonly number[]): Map<number, string> {
@@ -110,3 +131,9 @@ export class SqliteKeywordSearch {
   }
 }
 
+
+/** Whether the filter's top-level conjunction restricts `content_id`, which the points table's (collection_id, content_id) index answers. */
+function namesContents(filter: FilterNode): boolean {
+  const conjuncts = filter.kind === 'and' ? filter.nodes : [filter];
+  return conjuncts.some((node) => node.kind === 'match' && node.path.root === 'content_id');
+}
