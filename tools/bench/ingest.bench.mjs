@@ -31,6 +31,8 @@ let chunkTexts;
 let lorePerSecond;
 /** Lore's CPU over the ingestion (every thread: main, embedding workers, libuv's pool), and its main thread's. */
 let loreCpu;
+/** Lore's CPU per GET of the probe, measured idle. */
+let probeCpuMs;
 let idle;
 let busy;
 try {
@@ -42,7 +44,10 @@ try {
   await lore.call('DELETE', `/api/v1/contents/${warm.id}`);
   let stopIdle = false;
   setTimeout(() => (stopIdle = true), 5000);
+  const idleCpuBefore = cpuOf(lore.pid);
   idle = await probe(lore, path, () => stopIdle);
+  // The probe's own requests during ingestion are Lore's CPU too, not ingestion's: their cost idle.
+  probeCpuMs = (cpuOf(lore.pid).totalMs - idleCpuBefore.totalMs) / idle.length;
 
   let done = false;
   const started = performance.now();
@@ -65,6 +70,7 @@ try {
     cursor = page.next_cursor;
   } while (cursor);
   lorePerSecond = chunkTexts.length / seconds;
+  process.stdout.write(`Lore: the probe's ${busy.length} GETs during ingestion ≈ ${((probeCpuMs * busy.length) / chunkTexts.length).toFixed(1)} ms of CPU per chunk (${probeCpuMs.toFixed(2)} ms each, idle); CPU per chunk without them ≈ ${((loreCpu.totalMs - probeCpuMs * busy.length) / chunkTexts.length).toFixed(1)} ms\n`);
   process.stdout.write(`Lore: ${corpus.length} contents → ${chunkTexts.length} chunks in ${seconds.toFixed(1)} s = ${lorePerSecond.toFixed(1)} chunks/s end to end; CPU per chunk ${(loreCpu.totalMs / chunkTexts.length).toFixed(1)} ms (main thread ${(loreCpu.mainMs / chunkTexts.length).toFixed(1)} ms)\n`);
 } finally {
   await lore.stop();
