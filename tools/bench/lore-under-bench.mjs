@@ -46,6 +46,7 @@ export async function startLore(env = {}) {
     url,
     headers,
     call,
+    pid: child.pid,
     async stop() {
       await stopChild(child);
       rmSync(dataDir, { recursive: true, force: true });

@@ -195,6 +195,17 @@ describe('contentDecider', () => {
       expect(state).toMatchObject({ phase: 'completed', lease: null });
     });
 
+    it('the last batch completes in the same append, counting the chunks recorded before and in it once each', () => {
+      const state = spec
+        .given([...processing, chunksAdded(1, 0, 1)])
+        .when({ kind: 'add-chunks', leaseId: 'lease_1', index: { name: 'local_m_4', dimensions: 4, distance: 'cosine' }, chunks: [chunk(1), chunk(2)], at: T1, last: true })
+        .then([chunksAdded(1, 1, 2), completed(1, 3)]);
+      expect(state).toMatchObject({ phase: 'completed', lease: null });
+      expect(() =>
+        contentDecider.decide({ kind: 'add-chunks', leaseId: 'lease_1', index: { name: 'local_m_4', dimensions: 4, distance: 'cosine' }, chunks: [chunk(0)], at: T1, last: true }, stateOf(completedWithChunks)),
+      ).toThrow(LeaseLostError);
+    });
+
     it('fails for good, or schedules a retry (shown as processing, phase waiting)', () => {
       spec.given(processing).when({ kind: 'fail', leaseId: 'lease_1', error: 'bad', retryAt: null, at: T1 }).then([failed(1, 'bad', null)]);
       const waiting = spec.given(processing).when({ kind: 'fail', leaseId: 'lease_1', error: 'busy', retryAt: T2, at: T1 }).then([failed(1, 'busy', T2)]);

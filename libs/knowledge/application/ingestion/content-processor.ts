@@ -1,13 +1,21 @@
 import { newUuid, type Clock } from '@lore/platform/kernel';
 import type { EventStore } from '@lore/platform/event-store/port';
 import type { EmbeddingProvider } from '@lore/platform/embeddings/port';
-import { handleCommand } from '@lore/platform/cqrs';
-import { chunkIdOf, contentDecider, contentStreamId, upcastContentEvent, type ContentCommand, type EmbeddingModel, type LiveContent } from '@lore/knowledge/domain';
+import { AggregateStateCache, handleCommand } from '@lore/platform/cqrs';
+import { chunkIdOf, contentDecider, contentStreamId, upcastContentEvent, type ContentCommand, type ContentState, type EmbeddingModel, type LiveContent } from '@lore/knowledge/domain';
 import { chunkText } from '../chunking';
 import { encodeVector } from '../chunk-shape';
 import type { ContentTexts } from '../content-texts';
 
-const contentAggregate = { name: 'content', decider: contentDecider, upcast: upcastContentEvent };
+/**
+ * The processor's own view of contents, with a small cache of folded states: an attempt's
+ * every step (claim, renewals, each batch of chunks, completion) read and parsed the content's
+ * whole stream again, its text and the chunk events with their vectors included; with it a step
+ * reads only what was appended since (by anyone: the handler always reads on from the cached
+ * revision). An entry holds the content's text, as the attempt does anyway, and is dropped when
+ * the attempt ends (`release`); the bound is for attempts that end without saying so.
+ */
+const contentAggregate = { name: 'content', decider: contentDecider, upcast: upcastContentEvent, cache: new AggregateStateCache<ContentState>({ maxEntries: 16 }) };
 /** Chunks embedded and recorded together: one event of ~64 × (text + 2 KB of vector). */
 const CHUNKS_PER_EVENT = 64;
 /** A heartbeat may land between our read and append: decide again, the lease decides. */
@@ -57,8 +65,16 @@ export class ContentProcessor {
       at: now.toISOString(),
     }, { retries: LEASE_RETRIES });
     const state = result.state;
-    if (result.events.length === 0 || state.status !== 'active' || state.phase !== 'processing' || state.lease?.leaseId !== leaseId) return null;
+    if (result.events.length === 0 || state.status !== 'active' || state.phase !== 'processing' || state.lease?.leaseId !== leaseId) {
+      this.release(contentId);
+      return null;
+    }
     return { content: state, leaseId, ...settings };
+  }
+
+  /** The attempt on this content ended (or never started): its folded state is not kept. */
+  release(contentId: string): void {
+    contentAggregate.cache.delete(contentStreamId(contentId));
   }
 
   async renew(contentId: string, leaseId: string): Promise<void> {
@@ -84,10 +100,13 @@ export class ContentProcessor {
         if (vector === undefined) throw new Error('the embedding provider returned fewer vectors than texts');
         return { chunkId: chunkIdOf(content.contentId, chunk.index), chunkIndex: chunk.index, text: texts.seal(content.contentId, chunk.text, key), start: chunk.start, end: chunk.end, tokens: chunk.tokens, vector: encodeVector(vector) };
       });
-      await this.append(content.contentId, { kind: 'add-chunks', leaseId, index, chunks: positions, at: this.now() });
+      // The last batch completes the content in the same append (one commit fewer a content).
+      const last = from + CHUNKS_PER_EVENT >= chunks.length;
+      await this.append(content.contentId, { kind: 'add-chunks', leaseId, index, chunks: positions, at: this.now(), last });
       progressed();
     }
-    await this.append(content.contentId, { kind: 'complete', leaseId, at: this.now() });
+    // A text with no chunks (nothing but whitespace) completes on its own.
+    if (chunks.length === 0) await this.append(content.contentId, { kind: 'complete', leaseId, at: this.now() });
   }
 
   async fail(contentId: string, leaseId: string, error: string, retryAt: Date | null): Promise<void> {

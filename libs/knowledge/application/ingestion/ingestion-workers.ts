@@ -234,6 +234,7 @@ export class IngestionWorkers {
     } finally {
       clearTimeout(timeout);
       clearInterval(heartbeat);
+      this.processor.release(contentId);
     }
   }
 

@@ -130,6 +130,7 @@ export class SqliteEventStore implements EventStore {
       onError ?? reportUnhandled,
       { pageSize: this.pageSize, pollIntervalMs: this.pollIntervalMs },
       (stopped) => this.subscriptions.delete(stopped),
+      prefixes,
     );
     this.subscriptions.add(subscription);
     return subscription;
@@ -180,16 +181,16 @@ export class SqliteEventStore implements EventStore {
       for (const append of batch) append.reject(error);
       return;
     }
-    let committed = false;
+    const written: string[] = [];
     batch.forEach((append, i) => {
       const outcome = outcomes[i];
       if (outcome === undefined) append.reject(new AppError('internal', 'append batch lost an outcome'));
       else if (outcome.ok) {
-        committed = true;
+        written.push(append.streamId);
         append.resolve(outcome.result);
       } else append.reject(outcome.error);
     });
-    if (committed) for (const s of this.subscriptions) s.wake();
+    if (written.length > 0) for (const s of this.subscriptions) s.wake(written);
   }
 
   /**
