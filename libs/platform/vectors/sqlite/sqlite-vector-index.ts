@@ -32,7 +32,8 @@ import type { HybridHit, LegCompletion, HybridQuery, KeywordQuery, LegCandidate,
 import { assertId, assertLimit, assertScope, assertVector, byScoreThenId, completionNeeded, distinct, fuse, MAX_CANDIDATES, planHybrid } from '@lore/platform/vectors/port';
 import { filterSql, splitForKnn, SqlParams } from './sqlite-filter.translator';
 import type { KnnPushdown } from './sqlite-filter.translator';
-import { SqliteKeywordSearch } from './sqlite-keyword';
+import { queryStems, SqliteKeywordSearch } from './sqlite-keyword';
+import type { RowidScore } from './sqlite-keyword';
 import { tablesOf, vectorBlob } from './sqlite-vector-schema';
 import type { IndexTables, Param } from './sqlite-vector-schema';
 import type { SqliteVectorStore } from './sqlite-vector-store.adapter';
@@ -112,15 +113,14 @@ export class SqliteVectorIndex implements VectorIndex {
     assertScope(query);
     assertLimit(query.limit);
     assertVector(query.vector, definition);
-    const leg = this.vectorLeg(definition, query.collections, compileFilter(query.filter), query.vector, query.limit);
-    return this.hits(leg);
+    return this.hits(this.vectorLeg(definition, query.collections, compileFilter(query.filter), query.vector, query.limit), query.limit);
   }
 
   async searchKeyword(query: KeywordQuery): Promise<PointHit[]> {
     this.store.definition(this.name);
     assertScope(query);
     assertLimit(query.limit);
-    return this.hits(this.keywordLeg(query.collections, compileFilter(query.filter), query.text, query.limit));
+    return this.hits(this.keyword.top(query.collections, compileFilter(query.filter), queryStems(query.text), query.limit), query.limit);
   }
 
   async searchHybrid(query: HybridQuery): Promise<HybridHit[]> {
@@ -129,24 +129,34 @@ export class SqliteVectorIndex implements VectorIndex {
     const { fusion, candidates } = planHybrid(query);
     assertVector(query.vector, definition);
     const filter = compileFilter(query.filter);
-    const vector = this.vectorLeg(definition, query.collections, filter, query.vector, candidates);
-    const keyword = this.keywordLeg(query.collections, filter, query.text, candidates);
+    const stems = queryStems(query.text);
+    const nearest = this.vectorLeg(definition, query.collections, filter, query.vector, candidates);
+    const matching = this.keyword.top(query.collections, filter, stems, candidates);
+    // Every id the legs need (their ties are ordered by id), in one statement; completion and fusion work on these.
+    const ids = this.idsByRowid(tablesOf(this.name), [...nearest.map((n) => n.rowid), ...matching.map((m) => m.rowid)]);
+    const vector = listed(nearest, ids, candidates);
+    const keyword = listed(matching, ids, candidates);
     const needed = completionNeeded(vector, keyword, fusion);
+    const rowidOf = new Map<string, number>();
+    for (const [rowid, id] of ids) rowidOf.set(id, rowid);
+    const rowidsOf = (wanted: readonly string[]): number[] => wanted.flatMap((id) => rowidOf.get(id) ?? []);
     const completion: LegCompletion = {
-      vector: this.vectorScores(definition, needed.vector, query.vector),
-      keyword: this.keywordScores(needed.keyword, query.text),
+      vector: byId(this.vectorScores(definition, rowidsOf(needed.vector), query.vector), ids),
+      keyword: byId(this.keyword.scoresOf(rowidsOf(needed.keyword), query.collections, stems), ids),
     };
     const fused = fuse(vector, keyword, fusion, query.limit, completion);
-    const rows = this.rowsById(fused.map((f) => f.id));
+    const rows = this.rowsByRowid(rowidsOf(fused.map((f) => f.id)));
     return fused.flatMap((f, i) => {
-      const row = rows.get(f.id);
+      const rowid = rowidOf.get(f.id);
+      const row = rowid === undefined ? undefined : rows.get(rowid);
       return row ? [{ ...toStored(row), score: f.score, rank: i + 1, legs: { vector: f.vector, keyword: f.keyword } }] : [];
     });
   }
 
-  // ---- legs: candidates best first, with string ids ----
+  // ---- legs: candidates by rowid (ids are read once, with the rows or for fusion) ----
 
-  private vectorLeg(definition: VectorIndexDefinition, collections: readonly string[], filter: FilterNode, vector: Vector, k: number): LegCandidate[] {
+  /** The k nearest matching points with their scores, nearest first (ties among equal scores are ordered by id later). */
+  private vectorLeg(definition: VectorIndexDefinition, collections: readonly string[], filter: FilterNode, vector: Vector, k: number): RowidScore[] {
     if (filter.kind === 'none') return [];
     const tables = tablesOf(this.name);
     const pushdown = splitForKnn(filter);
@@ -170,15 +180,8 @@ export class SqliteVectorIndex implements VectorIndex {
         neighbours = matching.length === 0 ? [] : this.exactKnn(tables, collections, blob, k, { sql: [], params: [], residual: null }, matching);
       }
     }
-    const nearest = this.rescored(definition, blob, neighbours.slice(0, k));
-    const ids = this.idsByRowid(tables, nearest.map((n) => n.rowid));
-    const score = definition.distance === 'cosine' ? (d: number): number => 1 - d : (d: number): number => -d;
-    return nearest
-      .flatMap((n) => {
-        const id = ids.get(n.rowid);
-        return id === undefined ? [] : [{ id, score: score(n.distance) }];
-      })
-      .sort(byScoreThenId);
+    const score = scoreOfDistance(definition);
+    return this.rescored(definition, blob, neighbours.slice(0, k)).map((n) => ({ rowid: n.rowid, score: score(n.distance) }));
   }
 
   /**
@@ -247,38 +250,23 @@ export class SqliteVectorIndex implements VectorIndex {
     return new Set(rows);
   }
 
-  private keywordLeg(collections: readonly string[], filter: FilterNode, text: string, k: number): LegCandidate[] {
-    return this.keyword.leg(collections, filter, text, k);
-  }
-
   // ---- completion: one leg's scores of given points (see the header) ----
 
-  /** The vector leg's score of each of `ids` (point lookups on vec0, never a scan); missing points are left out. */
-  private vectorScores(definition: VectorIndexDefinition, ids: readonly string[], vector: Vector): Map<string, number> {
-    const out = new Map<string, number>();
-    if (ids.length === 0) return out;
-    const tables = tablesOf(this.name);
+  /** The vector leg's score of each of `rowids` (point lookups on vec0, never a scan); missing points are left out. */
+  private vectorScores(definition: VectorIndexDefinition, rowids: readonly number[], vector: Vector): Map<number, number> {
+    const out = new Map<number, number>();
+    if (rowids.length === 0) return out;
     const blob = vectorBlob(vector);
-    const cosine = definition.distance === 'cosine';
+    const score = scoreOfDistance(definition);
     const lookup = this.distanceLookup(definition);
-    for (const [rowid, id] of this.rowidsById(tables, ids)) {
+    for (const rowid of rowids) {
       const distance = lookup.get(blob, BigInt(rowid)) as number | undefined;
-      if (typeof distance === 'number') out.set(id, cosine ? 1 - distance : -distance);
+      if (typeof distance === 'number') out.set(rowid, score(distance));
     }
     return out;
   }
 
-  /** The keyword leg's BM25 of each of `ids` that matches `text` (`SqliteKeywordSearch.scores`); the others score 0 and are left out. */
-  private keywordScores(ids: readonly string[], text: string): Map<string, number> {
-    return this.keyword.scores(ids, text);
-  }
-
   // ---- rows ----
-
-  private rowidsById(tables: IndexTables, ids: readonly string[]): Map<number, string> {
-    const rows = this.store.prepare(`SELECT rowid, id FROM ${tables.points} WHERE id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as Array<{ rowid: number; id: string }>;
-    return new Map(rows.map((row) => [row.rowid, row.id]));
-  }
 
   private scopeSql(collections: readonly string[], filter: FilterNode, params: SqlParams): string {
     const scope = `p.collection_id IN (${params.list(collections)})`;
@@ -291,19 +279,50 @@ export class SqliteVectorIndex implements VectorIndex {
     return new Map(rows.map((row) => [row.rowid, row.id]));
   }
 
-  private rowsById(ids: readonly string[]): Map<string, PointRow> {
-    if (ids.length === 0) return new Map();
-    const rows = this.store.prepare(`SELECT ${ROW_COLUMNS} FROM ${withText(tablesOf(this.name))} WHERE p.id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as PointRow[];
-    return new Map(rows.map((row) => [row.id, row]));
+  private rowsByRowid(rowids: readonly number[]): Map<number, PointRow> {
+    if (rowids.length === 0) return new Map();
+    const rows = this.store.prepare(`SELECT ${ROW_COLUMNS} FROM ${withText(tablesOf(this.name))} WHERE p.rowid IN (SELECT value FROM json_each(?))`).all(JSON.stringify(rowids)) as PointRow[];
+    return new Map(rows.map((row) => [row.rowid, row]));
   }
 
-  private hits(leg: readonly LegCandidate[]): PointHit[] {
-    const rows = this.rowsById(leg.map((c) => c.id));
-    return leg.flatMap((candidate, i) => {
-      const row = rows.get(candidate.id);
-      return row ? [{ ...toStored(row), score: candidate.score, rank: i + 1 }] : [];
-    });
+  /** A single leg's hits: its candidates' rows (one statement), ordered by score then id, the first `limit`. */
+  private hits(leg: readonly RowidScore[], limit: number): PointHit[] {
+    const rows = this.rowsByRowid(leg.map((c) => c.rowid));
+    return leg
+      .flatMap((c) => {
+        const row = rows.get(c.rowid);
+        return row ? [{ row, id: row.id, score: c.score }] : [];
+      })
+      .sort(byScoreThenId)
+      .slice(0, limit)
+      .map((c, i) => ({ ...toStored(c.row), score: c.score, rank: i + 1 }));
   }
+}
+
+/** A leg's list as fusion takes it: string ids, best first (score, then id), the first `k`. */
+function listed(leg: readonly RowidScore[], ids: ReadonlyMap<number, string>, k: number): LegCandidate[] {
+  return leg
+    .flatMap((c) => {
+      const id = ids.get(c.rowid);
+      return id === undefined ? [] : [{ id, score: c.score }];
+    })
+    .sort(byScoreThenId)
+    .slice(0, k);
+}
+
+/** Scores by rowid → by string id. */
+function byId(scores: ReadonlyMap<number, number>, ids: ReadonlyMap<number, string>): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const [rowid, score] of scores) {
+    const id = ids.get(rowid);
+    if (id !== undefined) out.set(id, score);
+  }
+  return out;
+}
+
+/** The vector leg's score of a vec0 distance: cosine similarity, or minus the L2 distance. */
+function scoreOfDistance(definition: VectorIndexDefinition): (distance: number) => number {
+  return definition.distance === 'cosine' ? (d) => 1 - d : (d) => -d;
 }
 
 function toStored(row: PointRow): StoredPoint {
