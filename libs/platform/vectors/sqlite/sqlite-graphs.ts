@@ -220,6 +220,7 @@ export class SqliteGraphs {
     const source = (rowid: number): Float32Array | null => storedVectorOf(this.sql, state, rowid);
     if (state.status === 'ready') {
       graph.applySome(deadline, source);
+      if (!graph.mirrorComplete && performance.now() < deadline) this.fillMirror(state, graph, deadline);
       return;
     }
     // Building or replaying: half the slice for the queue, the rest for the build, so that steady writes cannot starve it.
@@ -254,6 +255,23 @@ export class SqliteGraphs {
     }
   }
 
+  /** A graph read from a snapshot: its live points' stored vectors into the mirror, a page at a time (searches read vec0 for the others meanwhile). */
+  private fillMirror(state: CollectionGraph, graph: HnswGraph, deadline: number): void {
+    const { points, knn } = tablesOf(state.index);
+    const rowids = this.sql.prepare(`SELECT rowid FROM ${points} WHERE collection_id = ? AND rowid > ? ORDER BY rowid LIMIT ${PAGE}`).pluck(true).all(state.collection, graph.mirrorCursor) as number[];
+    const read = this.sql.prepare(`SELECT embedding FROM ${knn} WHERE rowid = ?`).pluck(true);
+    let done = 0;
+    for (const rowid of rowids) {
+      if (graph.needsMirror(rowid)) {
+        const blob = read.get(BigInt(rowid)) as Buffer | undefined;
+        if (blob) graph.mirrorPut(rowid, new Float32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength)));
+      }
+      graph.mirrorCursor = rowid;
+      if ((++done & 15) === 0 && performance.now() >= deadline) return;
+    }
+    if (rowids.length < PAGE) graph.mirrorComplete = true;
+  }
+
   private becomeReady(state: CollectionGraph): void {
     state.status = 'ready';
     state.changesSinceSave = Math.max(1, state.changesSinceSave);
@@ -262,7 +280,7 @@ export class SqliteGraphs {
 
   private idle(): boolean {
     for (const state of this.states.values()) {
-      if (state.status !== 'ready' || (state.graph?.pending.size ?? 0) > 0) return false;
+      if (state.status !== 'ready' || (state.graph?.pending.size ?? 0) > 0 || state.graph?.mirrorComplete === false) return false;
     }
     return true;
   }

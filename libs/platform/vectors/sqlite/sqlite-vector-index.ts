@@ -35,6 +35,7 @@ import type { KnnPushdown } from './sqlite-filter.translator';
 import { queryStems, SqliteKeywordSearch } from './sqlite-keyword';
 import type { RowidScore } from './sqlite-keyword';
 import { tablesOf, vectorBlob } from './sqlite-vector-schema';
+import { distanceFunction } from './vector-distance';
 import type { IndexTables, Param } from './sqlite-vector-schema';
 import type { SqliteVectorStore } from './sqlite-vector-store.adapter';
 import { type FilterNode, compileFilter } from '@lore/platform/kernel';
@@ -57,9 +58,10 @@ interface PointRow {
 
 interface Neighbour {
   readonly rowid: number;
+  /** For ordering and cutting to k; every reported score is re-computed by `rescored`. */
   readonly distance: number;
-  /** Found by a graph: `distance` is the graph's, re-scored by sqlite-vec before it is reported. */
-  readonly approximate?: boolean;
+  /** The stored vector when known here (graph mirror, pending write, or read with the KNN row); else `rescored` reads vec0. */
+  readonly vector?: Float32Array;
 }
 
 const ROW_COLUMNS = 'p.rowid AS rowid, p.id AS id, p.collection_id AS collection_id, p.content_id AS content_id, p.source AS source, p.chunk_index AS chunk_index, p.tags AS tags, p.metadata AS metadata, t.text AS text';
@@ -141,7 +143,7 @@ export class SqliteVectorIndex implements VectorIndex {
     for (const [rowid, id] of ids) rowidOf.set(id, rowid);
     const rowidsOf = (wanted: readonly string[]): number[] => wanted.flatMap((id) => rowidOf.get(id) ?? []);
     const completion: LegCompletion = {
-      vector: byId(this.vectorScores(definition, rowidsOf(needed.vector), query.vector), ids),
+      vector: byId(this.vectorScores(definition, query.collections, rowidsOf(needed.vector), query.vector), ids),
       keyword: byId(this.keyword.scoresOf(rowidsOf(needed.keyword), query.collections, stems), ids),
     };
     const fused = fuse(vector, keyword, fusion, query.limit, completion);
@@ -165,7 +167,7 @@ export class SqliteVectorIndex implements VectorIndex {
     if (pushdown.residual === null) {
       // Conditions vec0 evaluates (content_id, source, chunk_index) mostly pick one content or a
       // few, where an approximate answer would visibly miss chunks: those searches stay exact.
-      neighbours = pushdown.sql.length === 0 ? this.knn(definition, collections, blob, k, pushdown) : this.exactKnn(tables, collections, blob, k, pushdown);
+      neighbours = pushdown.sql.length === 0 ? this.knn(definition, collections, blob, k, pushdown) : this.exactKnn(tables, collections, blob, k, pushdown, undefined, true);
     } else {
       const fetch = Math.min(MAX_CANDIDATES, Math.max(k * OVERFETCH_FACTOR, OVERFETCH_MIN));
       // Residual only: the over-fetch may be approximate (IVF); a selective residual falls through to the exact pass below.
@@ -177,11 +179,12 @@ export class SqliteVectorIndex implements VectorIndex {
         const params = new SqlParams();
         const where = this.scopeSql(collections, filter, params);
         const matching = this.store.prepare(`SELECT p.rowid FROM ${tables.points} AS p WHERE ${where}`).pluck(true).all(...params.values) as number[];
-        neighbours = matching.length === 0 ? [] : this.exactKnn(tables, collections, blob, k, { sql: [], params: [], residual: null }, matching);
+        neighbours = matching.length === 0 ? [] : this.exactKnn(tables, collections, blob, k, { sql: [], params: [], residual: null }, matching, true);
       }
     }
     const score = scoreOfDistance(definition);
-    return this.rescored(definition, blob, neighbours.slice(0, k)).map((n) => ({ rowid: n.rowid, score: score(n.distance) }));
+    const query = new Float32Array(blob.buffer, blob.byteOffset, definition.dimensions);
+    return this.rescored(definition, query, neighbours.slice(0, k)).map((n) => ({ rowid: n.rowid, score: score(n.distance) }));
   }
 
   /**
@@ -199,7 +202,11 @@ export class SqliteVectorIndex implements VectorIndex {
       const rows = graph ? graph.search(query, k) : [];
       if (graph && rows.length >= k) {
         // The graph's euclidean distance is squared; its root orders like vec0's until re-scored.
-        for (const row of rows) found.push({ rowid: row.rowid, distance: definition.distance === 'cosine' ? row.distance : Math.sqrt(row.distance), approximate: true });
+        for (const row of rows) {
+          const vector = graph.vectorOf(row.rowid);
+          if (vector === null) continue;
+          found.push({ rowid: row.rowid, distance: definition.distance === 'cosine' ? row.distance : Math.sqrt(row.distance), ...(vector ? { vector } : {}) });
+        }
       } else {
         exact.push(collection);
       }
@@ -209,25 +216,29 @@ export class SqliteVectorIndex implements VectorIndex {
     return found.length > k ? found.slice(0, k) : found;
   }
 
-  /** sqlite-vec's distances for the neighbours a graph found (the completion's function: `vectorScores`), nearest first. */
-  private rescored(definition: VectorIndexDefinition, blob: Buffer, neighbours: readonly Neighbour[]): Neighbour[] {
-    if (!neighbours.some((n) => n.approximate)) return [...neighbours];
-    const lookup = this.distanceLookup(definition);
-    const out = neighbours.flatMap((n) => {
-      if (!n.approximate) return [n];
-      const distance = lookup.get(blob, BigInt(n.rowid)) as number | undefined;
-      return typeof distance === 'number' ? [{ rowid: n.rowid, distance }] : [];
-    });
+  /**
+   * Every neighbour's distance by `vector-distance.ts` (sqlite-vec's arithmetic) from its stored
+   * vector, nearest first: the one function every reported vector score goes through, so a score
+   * never depends on the path that found the point. Neighbours whose point is gone are dropped.
+   */
+  private rescored(definition: VectorIndexDefinition, query: Float32Array, neighbours: readonly Neighbour[]): Neighbour[] {
+    const distance = distanceFunction(definition.distance);
+    const out: Neighbour[] = [];
+    for (const n of neighbours) {
+      const vector = n.vector ?? this.storedVector(n.rowid);
+      if (vector) out.push({ rowid: n.rowid, distance: distance(query, vector) });
+    }
     return out.sort((a, b) => a.distance - b.distance || a.rowid - b.rowid);
   }
 
-  private distanceLookup(definition: VectorIndexDefinition): ReturnType<SqliteVectorStore['prepare']> {
-    const fn = definition.distance === 'cosine' ? 'vec_distance_cosine' : 'vec_distance_l2';
-    return this.store.prepare(`SELECT ${fn}(embedding, ?) FROM ${tablesOf(this.name).knn} WHERE rowid = ?`).pluck(true);
+  /** A point's stored vector read from vec0 (a point lookup), or null when it is gone. */
+  private storedVector(rowid: number): Float32Array | null {
+    const blob = this.store.prepare(`SELECT embedding FROM ${tablesOf(this.name).knn} WHERE rowid = ?`).pluck(true).get(BigInt(rowid)) as Buffer | undefined;
+    return blob ? new Float32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength)) : null;
   }
 
   /** vec0 KNN over every point of the collections (SQLite runs the partition `IN` once per value), merged here. */
-  private exactKnn(tables: IndexTables, collections: readonly string[], blob: Buffer, k: number, pushdown: KnnPushdown, rowids?: readonly number[]): Neighbour[] {
+  private exactKnn(tables: IndexTables, collections: readonly string[], blob: Buffer, k: number, pushdown: KnnPushdown, rowids?: readonly number[], withVectors = false): Neighbour[] {
     const partition = collections.length === 1 ? 'collection_id = ?' : `collection_id IN (${collections.map(() => '?').join(', ')})`;
     const conditions = ['embedding MATCH ?', 'k = ?', partition, ...pushdown.sql];
     const params: Param[] = [blob, BigInt(k), ...collections, ...pushdown.params];
@@ -235,9 +246,12 @@ export class SqliteVectorIndex implements VectorIndex {
       conditions.push('rowid IN (SELECT value FROM json_each(?))');
       params.push(JSON.stringify(rowids));
     }
-    const rows = this.store.prepare(`SELECT rowid, distance FROM ${tables.knn} WHERE ${conditions.join(' AND ')}`).all(...params) as Neighbour[];
+    const columns = withVectors ? 'rowid, distance, embedding' : 'rowid, distance';
+    const rows = this.store.prepare(`SELECT ${columns} FROM ${tables.knn} WHERE ${conditions.join(' AND ')}`).all(...params) as Array<{ rowid: number; distance: number; embedding?: Buffer }>;
     rows.sort((a, b) => a.distance - b.distance || a.rowid - b.rowid);
-    return rows.length > k ? rows.slice(0, k) : rows;
+    return (rows.length > k ? rows.slice(0, k) : rows).map(({ rowid, distance, embedding }) =>
+      embedding ? { rowid, distance, vector: new Float32Array(embedding.buffer.slice(embedding.byteOffset, embedding.byteOffset + embedding.byteLength)) } : { rowid, distance },
+    );
   }
 
   /** The rowids among `neighbours` that satisfy the residual filter. */
@@ -252,16 +266,26 @@ export class SqliteVectorIndex implements VectorIndex {
 
   // ---- completion: one leg's scores of given points (see the header) ----
 
-  /** The vector leg's score of each of `rowids` (point lookups on vec0, never a scan); missing points are left out. */
-  private vectorScores(definition: VectorIndexDefinition, rowids: readonly number[], vector: Vector): Map<number, number> {
+  /**
+   * The vector leg's score of each of `rowids` (candidates of the searched collections), from
+   * the stored vector a collection's graph holds, else a vec0 point read; missing points are left out.
+   */
+  private vectorScores(definition: VectorIndexDefinition, collections: readonly string[], rowids: readonly number[], vector: Vector): Map<number, number> {
     const out = new Map<number, number>();
     if (rowids.length === 0) return out;
-    const blob = vectorBlob(vector);
+    const query = Float32Array.from(vector);
+    const distance = distanceFunction(definition.distance);
     const score = scoreOfDistance(definition);
-    const lookup = this.distanceLookup(definition);
+    const graphs = collections.flatMap((collection) => this.store.graphs.ready(this.name, collection) ?? []);
     for (const rowid of rowids) {
-      const distance = lookup.get(blob, BigInt(rowid)) as number | undefined;
-      if (typeof distance === 'number') out.set(rowid, score(distance));
+      let stored: Float32Array | null | undefined;
+      // null from one graph: not (or no longer) a point of that collection; another may hold it.
+      for (const graph of graphs) {
+        stored = graph.vectorOf(rowid);
+        if (stored) break;
+      }
+      stored = stored || this.storedVector(rowid);
+      if (stored) out.set(rowid, score(distance(query, stored)));
     }
     return out;
   }
