@@ -24,7 +24,7 @@ import { join } from 'node:path';
 import { HnswGraph } from './hnsw-graph';
 import type { HnswParameters } from './hnsw-graph';
 import { graphTablesSql, tablesOf } from './sqlite-vector-schema';
-import { countPoints, graphKey as key, storedVectorOf } from './graph-state';
+import { countPoints, graphKey as key, pointsAfter, storedVectorOf } from './graph-state';
 import type { CollectionGraph, GraphSql, GraphStatus } from './graph-state';
 import { GraphSnapshots } from './graph-snapshots';
 
@@ -226,10 +226,7 @@ export class SqliteGraphs {
     // Building or replaying: half the slice for the queue, the rest for the build, so that steady writes cannot starve it.
     graph.applySome(performance.now() + (deadline - performance.now()) / 2, source);
     if (state.status === 'building') {
-      const rowids = this.sql
-        .prepare(`SELECT rowid FROM ${tablesOf(state.index).points} WHERE collection_id = ? AND rowid > ? ORDER BY rowid LIMIT ${PAGE}`)
-        .pluck(true)
-        .all(state.collection, state.cursor) as number[];
+      const rowids = pointsAfter(this.sql, state, state.cursor, PAGE);
       let read = 0;
       for (const rowid of rowids) {
         // A rowid written since the build started is (or was) in the queue, which holds its newer state.
@@ -257,8 +254,8 @@ export class SqliteGraphs {
 
   /** A graph read from a snapshot: its live points' stored vectors into the mirror, a page at a time (searches read vec0 for the others meanwhile). */
   private fillMirror(state: CollectionGraph, graph: HnswGraph, deadline: number): void {
-    const { points, knn } = tablesOf(state.index);
-    const rowids = this.sql.prepare(`SELECT rowid FROM ${points} WHERE collection_id = ? AND rowid > ? ORDER BY rowid LIMIT ${PAGE}`).pluck(true).all(state.collection, graph.mirrorCursor) as number[];
+    const { knn } = tablesOf(state.index);
+    const rowids = pointsAfter(this.sql, state, graph.mirrorCursor, PAGE);
     const read = this.sql.prepare(`SELECT embedding FROM ${knn} WHERE rowid = ?`).pluck(true);
     let done = 0;
     for (const rowid of rowids) {
