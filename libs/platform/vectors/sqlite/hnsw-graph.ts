@@ -1,7 +1,7 @@
 /**
  * One collection's HNSW graph (hnswlib through `hnswlib-node`), with the writes it has not
  * taken in yet. The SQLite tables stay the source of truth; the graph only proposes the
- * nearest rowids, and the index re-scores them with sqlite-vec (`sqlite-vector-index.ts`).
+ * nearest rowids, and the index re-scores them from their stored vectors (`sqlite-vector-index.ts`).
  *
  * - Labels are the points' SQLite rowids (hnswlib-node takes 32-bit labels).
  * - A write never waits for the graph: `stale()` marks the rowid deleted in the graph at once

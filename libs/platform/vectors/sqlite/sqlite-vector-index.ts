@@ -5,8 +5,11 @@
  * partitioned by collection, never through a distance scan of a table; except that in a
  * collection with a complete HNSW graph (`sqlite-graphs.ts`: from 5k points) an unfiltered
  * search, and the over-fetch of a residual-only filter, take the graph's nearest (approximate,
- * recall@10 >= 0.95 measured), re-scored by sqlite-vec's own distance function so that a
- * score never depends on the path that found the point. Every other search is exact:
+ * recall@10 >= 0.95 measured), re-scored like every reported vector score: by
+ * `vector-distance.ts` (sqlite-vec's arithmetic, bit for bit) from the point's stored float32
+ * vector, so that a score never depends on the path that found the point. The stored vector
+ * comes from the graph's in-memory mirror (`vector-mirror.ts`) or a pending write, from the
+ * exact KNN's own row (`embedding`), else from one vec0 point read. Every other search is exact:
  * - the filter's top-level conditions on `content_id`, `source` and `chunk_index` are
  *   evaluated by vec0 inside the scan (metadata columns), so such filters are exact at once;
  * - any other condition (metadata, tags, $or, $not …) is a residual that vec0 cannot see. The
@@ -22,11 +25,12 @@
  *
  * Hybrid search runs both legs, then, for a completing fusion (`weighted_score`), scores the
  * candidates each leg did not list on that leg, by the same engine functions as the legs:
- * the vector score of keyword-only candidates by vec0 point lookups (`rowid = ?`, at most
- * `candidates` of them) with sqlite-vec's `vec_distance_cosine` / `vec_distance_l2` (the KNN's
- * own distance function, so a completed score equals the one the vector leg would report),
- * and the BM25 of vector-only candidates from the same postings and per-collection statistics
- * as the leg (`SqliteKeywordSearch.scores`); a candidate holding no query term scores 0.
+ * the vector score of keyword-only candidates by the same `vector-distance.ts` function from
+ * their stored vectors (a searched collection's graph mirror, else a vec0 point lookup,
+ * `rowid = ?`), and the BM25 of vector-only candidates from the same postings and
+ * per-collection statistics as the leg (`SqliteKeywordSearch.scoresOf`); a candidate holding
+ * no query term scores 0. Both legs and the completion work on rowids; the ids (fusion breaks
+ * ties by id) are read in one statement for both legs' candidates, and the returned rows in one more.
  */
 import type { HybridHit, LegCompletion, HybridQuery, KeywordQuery, LegCandidate, PointHit, PointPayload, SearchScope, StoredPoint, Vector, VectorIndex, VectorIndexDefinition, VectorQuery } from '@lore/platform/vectors/port';
 import { assertId, assertLimit, assertScope, assertVector, byScoreThenId, completionNeeded, distinct, fuse, MAX_CANDIDATES, planHybrid } from '@lore/platform/vectors/port';
