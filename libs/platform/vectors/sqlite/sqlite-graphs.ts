@@ -309,6 +309,12 @@ export class SqliteGraphs {
     state.graph = HnswGraph.create(definition.dimensions, definition.distance, this.parameters(), Math.ceil(count * 1.25));
     state.status = 'building';
     state.cursor = 0;
+    // Every change logged so far was committed before the build reads the points, so the first
+    // snapshot covers it: without this, a graph rebuilt on open would record position 0 and
+    // leave the whole log to be replayed on the next open.
+    const { changes } = tablesOf(state.index);
+    const logEnd = Number(this.sql.prepare(`SELECT coalesce(max(seq), 0) FROM ${changes} WHERE collection_id = ?`).pluck(true).get(state.collection));
+    state.lastSeq = Math.max(state.lastSeq, logEnd);
   }
 
   private load(state: CollectionGraph, file: string): void {
