@@ -40,6 +40,15 @@ export function storedVectorOf(sql: GraphSql, state: CollectionGraph, rowid: num
   return new Float32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength));
 }
 
+/**
+ * The next `page` rowids of the collection's points after `after`, in rowid order. `+collection_id`
+ * keeps SQLite on the rowid range: through the (collection_id, content_id) index it would sort the
+ * whole collection for every page (~27 ms a page at 100k points, quadratic over a build).
+ */
+export function pointsAfter(sql: GraphSql, state: CollectionGraph, after: number, page: number): number[] {
+  return sql.prepare(`SELECT rowid FROM ${tablesOf(state.index).points} WHERE +collection_id = ? AND rowid > ? ORDER BY rowid LIMIT ${page}`).pluck(true).all(state.collection, after) as number[];
+}
+
 /** The collection's points, counted up to `atMost` (a write to a big collection must not count it whole). */
 export function countPoints(sql: GraphSql, index: string, collection: string, atMost: number): number {
   const limit = Number.isFinite(atMost) ? ` LIMIT ${Math.floor(atMost)}` : '';

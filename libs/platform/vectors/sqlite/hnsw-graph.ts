@@ -1,7 +1,7 @@
 /**
  * One collection's HNSW graph (hnswlib through `hnswlib-node`), with the writes it has not
  * taken in yet. The SQLite tables stay the source of truth; the graph only proposes the
- * nearest rowids, and the index re-scores them with sqlite-vec (`sqlite-vector-index.ts`).
+ * nearest rowids, and the index re-scores them from their stored vectors (`sqlite-vector-index.ts`).
  *
  * - Labels are the points' SQLite rowids (hnswlib-node takes 32-bit labels).
  * - A write never waits for the graph: `stale()` marks the rowid deleted in the graph at once
@@ -12,6 +12,10 @@
  *   before marking it deleted, so the graph (and its file) keeps no deleted point's vector;
  *   deleted slots stay in the graph as routing nodes until the graph is rebuilt
  *   (`deletedShare()`).
+ * - Beside the graph, `mirror` holds each live point's stored vector (vec0's float32 values), by
+ *   rowid: the index scores the graph's hits and the hybrid completion from it
+ *   (`vectorOf`). A graph read from a snapshot starts with an empty mirror, filled in the
+ *   background (`sqlite-graphs.ts`); until then `vectorOf` says unknown and the index reads vec0.
  * - Slot reuse (hnswlib's `replaceDeleted`) stays off: reusing a slot can drop another label
  *   from hnswlib's lookup when the same label is re-added, and keeping it off keeps every
  *   label's state (absent / live / deleted) known here.
@@ -19,6 +23,7 @@
 import { HierarchicalNSW } from 'hnswlib-node';
 import type { Distance } from '@lore/platform/vectors/port';
 import { seeded } from '@lore/platform/vectors/port';
+import { VectorMirror } from './vector-mirror';
 
 export interface HnswParameters {
   /** hnswlib's M: links per node (default GRAPH_DEFAULTS.m). */
@@ -54,12 +59,17 @@ const MAX_LABEL = 0xffff_ffff;
 
 export class HnswGraph {
   readonly pending = new Map<number, PendingEntry>();
+  /** The stored vector of every live point put since the graph was created or read (`vectorOf`). */
+  readonly mirror: VectorMirror;
   /** Per rowid: ABSENT, LIVE or DELETED in the graph. */
   private states = new Uint8Array(1024);
   private live = 0;
   private deleted = 0;
   /** Set while a snapshot is being written: the graph must not change under the writer thread. */
   saving = false;
+  /** False while a graph read from a snapshot has live points the mirror lacks; `mirrorCursor`: the last rowid the fill read. */
+  mirrorComplete = true;
+  mirrorCursor = 0;
   /** Change-log position every change up to which the graph reflects (pending excluded). */
   appliedSeq = 0;
 
@@ -68,7 +78,9 @@ export class HnswGraph {
     readonly dimensions: number,
     private readonly distance: Distance,
     private readonly parameters: HnswParameters,
-  ) {}
+  ) {
+    this.mirror = new VectorMirror(dimensions);
+  }
 
   static create(dimensions: number, distance: Distance, parameters: HnswParameters, capacity: number): HnswGraph {
     const index = new HierarchicalNSW(distance === 'cosine' ? 'cosine' : 'l2', dimensions);
@@ -81,6 +93,7 @@ export class HnswGraph {
     const index = new HierarchicalNSW(distance === 'cosine' ? 'cosine' : 'l2', dimensions);
     await index.readIndex(file, false);
     const graph = new HnswGraph(index, dimensions, distance, parameters);
+    graph.mirrorComplete = false;
     // Labels deleted in the snapshot are counted live here until `forget` scrubs them again.
     const labels = index.getIdsList();
     for (const label of labels) graph.setState(label, LIVE);
@@ -106,6 +119,7 @@ export class HnswGraph {
   /** A write changed this rowid: never propose its old vector again (`search` skips pending rowids while a snapshot is written), and queue its new state. */
   stale(rowid: number, entry: PendingEntry): void {
     if (this.stateOf(rowid) === LIVE && !this.saving) this.markDeleted(rowid);
+    this.mirror.delete(rowid);
     this.pending.set(rowid, entry);
   }
 
@@ -133,6 +147,7 @@ export class HnswGraph {
     if (state === ABSENT && count >= this.index.getMaxElements()) this.index.resizeIndex(count * 2 + 1024);
     // On an existing label (live or deleted) hnswlib updates the vector in place and unmarks it.
     this.index.addPoint(Array.from(vector), rowid);
+    this.mirror.set(rowid, vector);
     if (state === DELETED) this.deleted--;
     if (state !== LIVE) this.live++;
     this.setState(rowid, LIVE);
@@ -162,6 +177,28 @@ export class HnswGraph {
     return found.length > k ? found.slice(0, k) : found;
   }
 
+  /**
+   * The point's stored vector as the graph knows it: its pending state when a write is queued
+   * (null once deleted), else the mirror's copy when the point is live in the graph; undefined
+   * when unknown here (not mirrored yet, or queued to be read from SQLite).
+   */
+  vectorOf(rowid: number): Float32Array | null | undefined {
+    const entry = this.pending.get(rowid);
+    if (entry) return entry.vector;
+    if (this.stateOf(rowid) !== LIVE) return undefined;
+    return this.mirror.get(rowid) ?? undefined;
+  }
+
+  /** Whether the point is live in the graph and not yet in the mirror (a graph read from a snapshot). */
+  needsMirror(rowid: number): boolean {
+    return this.stateOf(rowid) === LIVE && !this.pending.has(rowid) && !this.mirror.has(rowid);
+  }
+
+  /** Fills the mirror for a live point (a graph read from a snapshot). */
+  mirrorPut(rowid: number, vector: Float32Array): void {
+    if (this.needsMirror(rowid)) this.mirror.set(rowid, vector);
+  }
+
   /** Writes a snapshot (on a libuv thread); the caller keeps the graph unchanged meanwhile (`saving`). */
   async save(file: string): Promise<void> {
     await this.index.writeIndex(file);
@@ -182,6 +219,7 @@ export class HnswGraph {
 
   /** Overwrites a label's vector with a seeded random one, then marks it deleted. */
   private scrub(rowid: number): void {
+    this.mirror.delete(rowid);
     const random = seeded(rowid);
     const noise = Array.from({ length: this.dimensions }, () => random() * 2 - 1);
     this.index.addPoint(noise, rowid);

@@ -24,7 +24,7 @@ import { join } from 'node:path';
 import { HnswGraph } from './hnsw-graph';
 import type { HnswParameters } from './hnsw-graph';
 import { graphTablesSql, tablesOf } from './sqlite-vector-schema';
-import { countPoints, graphKey as key, storedVectorOf } from './graph-state';
+import { countPoints, graphKey as key, pointsAfter, storedVectorOf } from './graph-state';
 import type { CollectionGraph, GraphSql, GraphStatus } from './graph-state';
 import { GraphSnapshots } from './graph-snapshots';
 
@@ -220,15 +220,13 @@ export class SqliteGraphs {
     const source = (rowid: number): Float32Array | null => storedVectorOf(this.sql, state, rowid);
     if (state.status === 'ready') {
       graph.applySome(deadline, source);
+      if (!graph.mirrorComplete && performance.now() < deadline) this.fillMirror(state, graph, deadline);
       return;
     }
     // Building or replaying: half the slice for the queue, the rest for the build, so that steady writes cannot starve it.
     graph.applySome(performance.now() + (deadline - performance.now()) / 2, source);
     if (state.status === 'building') {
-      const rowids = this.sql
-        .prepare(`SELECT rowid FROM ${tablesOf(state.index).points} WHERE collection_id = ? AND rowid > ? ORDER BY rowid LIMIT ${PAGE}`)
-        .pluck(true)
-        .all(state.collection, state.cursor) as number[];
+      const rowids = pointsAfter(this.sql, state, state.cursor, PAGE);
       let read = 0;
       for (const rowid of rowids) {
         // A rowid written since the build started is (or was) in the queue, which holds its newer state.
@@ -254,6 +252,23 @@ export class SqliteGraphs {
     }
   }
 
+  /** A graph read from a snapshot: its live points' stored vectors into the mirror, a page at a time (searches read vec0 for the others meanwhile). */
+  private fillMirror(state: CollectionGraph, graph: HnswGraph, deadline: number): void {
+    const { knn } = tablesOf(state.index);
+    const rowids = pointsAfter(this.sql, state, graph.mirrorCursor, PAGE);
+    const read = this.sql.prepare(`SELECT embedding FROM ${knn} WHERE rowid = ?`).pluck(true);
+    let done = 0;
+    for (const rowid of rowids) {
+      if (graph.needsMirror(rowid)) {
+        const blob = read.get(BigInt(rowid)) as Buffer | undefined;
+        if (blob) graph.mirrorPut(rowid, new Float32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength)));
+      }
+      graph.mirrorCursor = rowid;
+      if ((++done & 15) === 0 && performance.now() >= deadline) return;
+    }
+    if (rowids.length < PAGE) graph.mirrorComplete = true;
+  }
+
   private becomeReady(state: CollectionGraph): void {
     state.status = 'ready';
     state.changesSinceSave = Math.max(1, state.changesSinceSave);
@@ -262,7 +277,7 @@ export class SqliteGraphs {
 
   private idle(): boolean {
     for (const state of this.states.values()) {
-      if (state.status !== 'ready' || (state.graph?.pending.size ?? 0) > 0) return false;
+      if (state.status !== 'ready' || (state.graph?.pending.size ?? 0) > 0 || state.graph?.mirrorComplete === false) return false;
     }
     return true;
   }
@@ -294,6 +309,12 @@ export class SqliteGraphs {
     state.graph = HnswGraph.create(definition.dimensions, definition.distance, this.parameters(), Math.ceil(count * 1.25));
     state.status = 'building';
     state.cursor = 0;
+    // Every change logged so far was committed before the build reads the points, so the first
+    // snapshot covers it: without this, a graph rebuilt on open would record position 0 and
+    // leave the whole log to be replayed on the next open.
+    const { changes } = tablesOf(state.index);
+    const logEnd = Number(this.sql.prepare(`SELECT coalesce(max(seq), 0) FROM ${changes} WHERE collection_id = ?`).pluck(true).get(state.collection));
+    state.lastSeq = Math.max(state.lastSeq, logEnd);
   }
 
   private load(state: CollectionGraph, file: string): void {

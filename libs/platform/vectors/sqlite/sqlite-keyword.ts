@@ -21,6 +21,12 @@ import { tablesOf } from './sqlite-vector-schema';
 import type { SqliteVectorStore } from './sqlite-vector-store.adapter';
 import { type FilterNode } from '@lore/platform/kernel';
 
+/** A candidate before its string id is read. */
+export interface RowidScore {
+  readonly rowid: number;
+  readonly score: number;
+}
+
 /** The query's distinct stems, query order: the port's analysis (`queryTokens`, then `keywordTerms`). */
 export function queryStems(text: string): string[] {
   const stems = new Set<string>();
@@ -37,7 +43,23 @@ export class SqliteKeywordSearch {
 
   /** The exact BM25 top k among the scope's matching points, best first (score, then id). */
   leg(collections: readonly string[], filter: FilterNode, text: string, k: number): LegCandidate[] {
-    const stems = queryStems(text);
+    const entries = this.top(collections, filter, queryStems(text), k);
+    const ids = this.idsByRowid(entries.map((e) => e.rowid));
+    return entries
+      .flatMap((e) => {
+        const id = ids.get(e.rowid);
+        return id === undefined ? [] : [{ id, score: e.score }];
+      })
+      .sort(byScoreThenId)
+      .slice(0, k);
+  }
+
+  /**
+   * The leg's top k by rowid, with every entry tied with the k-th score: the leg orders (and
+   * cuts) ties by id, which the caller reads with its other rows (`leg`, the hybrid search).
+   * `stems`: `queryStems` of the query text.
+   */
+  top(collections: readonly string[], filter: FilterNode, stems: readonly string[], k: number): RowidScore[] {
     if (stems.length === 0 || filter.kind === 'none') return [];
     const index = this.store.keywords(this.name);
     const termIds = stems.map((stem) => index.termId(stem));
@@ -58,33 +80,31 @@ export class SqliteKeywordSearch {
       if (few) scoreListed(keywords, terms, top, slot, few);
       else searchCollection(keywords, terms, top, slot, candidates);
     });
-    const entries = top.entries().map(([score, slot, ordinal]) => ({ score, rowid: index.collections.get(searched[slot] ?? '')?.rowids[ordinal] ?? -1 }));
-    const ids = this.idsByRowid(entries.map((e) => e.rowid));
-    return entries
-      .flatMap((e) => {
-        const id = ids.get(e.rowid);
-        return id === undefined ? [] : [{ id, score: e.score }];
-      })
-      .sort(byScoreThenId)
-      .slice(0, k);
+    return top.entries().map(([score, slot, ordinal]) => ({ score, rowid: index.collections.get(searched[slot] ?? '')?.rowids[ordinal] ?? -1 }));
   }
 
-  /** The keyword leg's score of each of `ids` that matches `text` (with its collection's statistics); the others score 0 and are left out. */
-  scores(ids: readonly string[], text: string): Map<string, number> {
-    const out = new Map<string, number>();
-    const stems = queryStems(text);
-    if (ids.length === 0 || stems.length === 0) return out;
+  /**
+   * The keyword leg's score (with its collection's statistics) of each of `rowids` that is a
+   * point of `collections` and matches the stems; the others score 0 and are left out. No SQL:
+   * the hybrid completion of candidates only the vector leg listed.
+   */
+  scoresOf(rowids: readonly number[], collections: readonly string[], stems: readonly string[]): Map<number, number> {
+    const out = new Map<number, number>();
+    if (rowids.length === 0 || stems.length === 0) return out;
     const index = this.store.keywords(this.name);
     const termIds = stems.map((stem) => index.termId(stem));
-    const rows = this.store
-      .prepare(`SELECT rowid, id, collection_id FROM ${tablesOf(this.name).points} WHERE id IN (SELECT value FROM json_each(?))`)
-      .all(JSON.stringify(ids)) as Array<{ rowid: number; id: string; collection_id: string }>;
-    for (const row of rows) {
-      const keywords = index.collections.get(row.collection_id);
-      const ordinal = keywords?.ordinalOf.get(row.rowid);
-      if (!keywords || ordinal === undefined) continue;
-      const score = scoreOf(keywords, queryTerms(keywords, termIds), ordinal);
-      if (score > 0) out.set(row.id, score);
+    const searched = [...new Set(collections)].flatMap((collection) => {
+      const keywords = index.collections.get(collection);
+      return keywords ? [{ keywords, terms: queryTerms(keywords, termIds) }] : [];
+    });
+    for (const rowid of rowids) {
+      for (const { keywords, terms } of searched) {
+        const ordinal = keywords.ordinalOf.get(rowid);
+        if (ordinal === undefined) continue;
+        const score = scoreOf(keywords, terms, ordinal);
+        if (score > 0) out.set(rowid, score);
+        break;
+      }
     }
     return out;
   }
