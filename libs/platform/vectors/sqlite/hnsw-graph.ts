@@ -29,8 +29,22 @@ export interface HnswParameters {
   /** hnswlib's M: links per node (default GRAPH_DEFAULTS.m). */
   readonly m: number;
   readonly efConstruction: number;
-  /** Candidate list size while searching: max(efSearch, k). */
+  /** Candidate list size while searching, up to EF_BASE_POINTS points: max(efSearch, k); see `efFor`. */
   readonly efSearch: number;
+}
+
+/** Graph size up to which `efSearch` is used as configured. */
+export const EF_BASE_POINTS = 100_000;
+
+/**
+ * The candidate list a search of a graph of `live` points uses: `efSearch` up to
+ * EF_BASE_POINTS, then growing with the square root of the size (×3.2 at 1M), since a fixed ef
+ * loses recall as the graph grows. Measured with bench:search (M 16, efConstruction 100, 300
+ * real queries): ef 64 gives recall@10 .98 at 100k but .907 at 1M; ef 200 at 1M gives .968 for
+ * 0.59 ms instead of 0.30 ms p50.
+ */
+export function efFor(efSearch: number, live: number): number {
+  return live <= EF_BASE_POINTS ? efSearch : Math.ceil(efSearch * Math.sqrt(live / EF_BASE_POINTS));
 }
 
 /**
@@ -167,7 +181,7 @@ export class HnswGraph {
     }
     if (this.live > 0) {
       const wanted = Math.min(k + overlap, this.live);
-      this.index.setEf(Math.max(this.parameters.efSearch, wanted));
+      this.index.setEf(Math.max(efFor(this.parameters.efSearch, this.live), wanted));
       const result = this.index.searchKnn(Array.from(query), wanted);
       result.neighbors.forEach((rowid, i) => {
         if (overlap === 0 || !this.pending.has(rowid)) found.push({ rowid, distance: result.distances[i] ?? Infinity });
