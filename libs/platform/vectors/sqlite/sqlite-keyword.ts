@@ -11,8 +11,7 @@
  * `rowid IN (…)`, falling back to the whole collection when the filter proves selective. A filter
  * on `content_id` (what the points table's index answers) is evaluated up front, as before.
  */
-import type { LegCandidate } from '@lore/platform/vectors/port';
-import { byScoreThenId, keywordTerms, queryTokens } from '@lore/platform/vectors/port';
+import { keywordTerms, queryTokens } from '@lore/platform/vectors/port';
 import type { CollectionKeywords } from './keyword-collection';
 import { type CandidateFilter, DecidedFilter, LazyFilter } from './keyword-filter';
 import { queryTerms, scoreListed, scoreOf, searchCollection, TopK } from './keyword-search';
@@ -40,19 +39,6 @@ export class SqliteKeywordSearch {
     private readonly name: string,
     private readonly scopeSql: (collections: readonly string[], filter: FilterNode, params: SqlParams) => string,
   ) {}
-
-  /** The exact BM25 top k among the scope's matching points, best first (score, then id). */
-  leg(collections: readonly string[], filter: FilterNode, text: string, k: number): LegCandidate[] {
-    const entries = this.top(collections, filter, queryStems(text), k);
-    const ids = this.idsByRowid(entries.map((e) => e.rowid));
-    return entries
-      .flatMap((e) => {
-        const id = ids.get(e.rowid);
-        return id === undefined ? [] : [{ id, score: e.score }];
-      })
-      .sort(byScoreThenId)
-      .slice(0, k);
-  }
 
   /**
    * The leg's top k by rowid, with every entry tied with the k-th score: the leg orders (and
@@ -142,12 +128,6 @@ export class SqliteKeywordSearch {
     params.bind(high);
     const where = filterSql(filter, params);
     return this.store.prepare(`SELECT p.rowid FROM ${tablesOf(this.name).points} AS p WHERE p.rowid BETWEEN ? AND ? AND ${where}`).pluck(true).all(...params.values) as number[];
-  }
-
-  private idsByRowid(rowids: readonly number[]): Map<number, string> {
-    if (rowids.length === 0) return new Map();
-    const rows = this.store.prepare(`SELECT rowid, id FROM ${tablesOf(this.name).points} WHERE rowid IN (SELECT value FROM json_each(?))`).all(JSON.stringify(rowids)) as Array<{ rowid: number; id: string }>;
-    return new Map(rows.map((row) => [row.rowid, row.id]));
   }
 }
 
