@@ -1,5 +1,5 @@
 import { LoreClient } from '@lore/client';
-import { checkPhoneLayout, screenshot, seriousViolations } from './page-checks';
+import { checkPhoneLayout, screenshot, seriousViolations, expectTextSoon } from './page-checks';
 import { signedInPage, useConsole } from './console-fixture';
 
 /** API keys: created in the console with permissions, scope, address rules and expiry; used; revoked. */
@@ -29,7 +29,7 @@ describe('console: API keys', () => {
     await expect(page.evaluate('navigator.clipboard.readText()')).resolves.toBe(key);
 
     const row = page.getByRole('table', { name: 'API keys' }).locator('tr', { hasText: 'reporting job' });
-    await expect(row.textContent()).resolves.toMatch(/memories:read.*col_reports.*127\.0\.0\.1\/32/);
+    await expectTextSoon(row, /memories:read.*col_reports.*127\.0\.0\.1\/32/);
     expect(await seriousViolations(page)).toEqual([]);
 
     // The key works, within its permissions, for the user who created it.

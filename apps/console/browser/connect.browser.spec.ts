@@ -1,5 +1,5 @@
 import { connectTestEnv, freePort, startOAuthAuthorizationServer, type OAuthAuthorizationServer } from '@lore/gateway/e2e';
-import { checkPhoneLayout, screenshot, seriousViolations } from './page-checks';
+import { checkPhoneLayout, screenshot, seriousViolations, expectTextSoon } from './page-checks';
 import { signedInPage, useConsole } from './console-fixture';
 
 /**
@@ -39,7 +39,7 @@ describe('console: OAuth connect', () => {
 
     await page.waitForURL(/\/console\/connections\/connect-result\?/);
     const result = page.getByRole('region', { name: 'Connect result' });
-    await expect(result.getByTestId('connect-outcome').textContent()).resolves.toMatch(/Connected: “GitLab” \(gitlab\) is active/);
+    await expectTextSoon(result.getByTestId('connect-outcome'), /Connected: “GitLab” \(gitlab\) is active/);
     expect(oauth.authorizations.at(-1)?.get('scope')).toBe('read_api read_user');
     const { data } = await workspace.lore.connections.list();
     expect(data).toMatchObject([{ integration: 'gitlab', auth_method_id: 'oauth2', status: 'active' }]);
@@ -63,7 +63,7 @@ describe('console: OAuth connect', () => {
 
     await page.waitForURL(/\/console\/connections\/connect-result\?.*error=access_denied/);
     const result = page.getByRole('region', { name: 'Connect result' });
-    await expect(result.getByTestId('connect-outcome').textContent()).resolves.toMatch(/Not connected \(access_denied\): .*declined/);
+    await expectTextSoon(result.getByTestId('connect-outcome'), /Not connected \(access_denied\): .*declined/);
     await expect(workspace.lore.connections.list()).resolves.toMatchObject({ data: [] });
     expect(await seriousViolations(page)).toEqual([]);
     expect(await checkPhoneLayout(page)).toEqual({ overflow: 0, navHiddenFirst: true, navShownByToggle: true, violations: [] });

@@ -1,5 +1,5 @@
 import type { Locator } from 'playwright-core';
-import { checkPhoneLayout, screenshot, seriousViolations } from './page-checks';
+import { checkPhoneLayout, screenshot, seriousViolations, expectTextSoon } from './page-checks';
 import { signedInPage, useConsole } from './console-fixture';
 import { useLoopbackServer } from './loopback-server';
 
@@ -40,7 +40,7 @@ describe('console: connections', () => {
     await row.waitFor();
 
     await row.getByRole('button', { name: 'Test Billing API' }).click();
-    await expect(page.getByTestId('test-result').textContent()).resolves.toMatch(/Test failed.*HTTP 401/);
+    await expectTextSoon(page.getByTestId('test-result'), /Test failed.*HTTP 401/);
 
     // Rotating the credential: the edit form leaves credentials empty (they are never read back).
     await row.getByRole('button', { name: 'Edit Billing API' }).click();
@@ -50,8 +50,8 @@ describe('console: connections', () => {
     await edit.getByRole('button', { name: 'Save changes' }).click();
     await edit.waitFor({ state: 'detached' });
     await row.getByRole('button', { name: 'Test Billing API' }).click();
-    await expect(page.getByTestId('test-result').textContent()).resolves.toMatch(/Test passed.*HTTP 200/);
-    await expect(row.textContent()).resolves.toMatch(/active/);
+    await expectTextSoon(page.getByTestId('test-result'), /Test passed.*HTTP 200/);
+    await expectTextSoon(row, /active/);
 
     const html = await page.content();
     expect(html).not.toContain(GOOD_TOKEN);

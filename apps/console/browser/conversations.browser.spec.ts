@@ -1,4 +1,4 @@
-import { checkPhoneLayout, screenshot, seriousViolations } from './page-checks';
+import { checkPhoneLayout, screenshot, seriousViolations, expectTextSoon } from './page-checks';
 import { signedInPage, useConsole } from './console-fixture';
 
 /** Conversations: the list filtered and paged, one conversation as a tree with its branches, the next-turn context. */
@@ -42,7 +42,7 @@ describe('console: conversations', () => {
     const preview = detail.getByTestId('context-preview');
     await preview.waitFor();
     await expect(preview.getByText(/^\d+ of 20 tokens ·/).count()).resolves.toBe(1);
-    await expect(preview.getByTestId('context-omitted').textContent()).resolves.toMatch(/Omitted to stay within the budget: [1-9]\d* messages/);
+    await expectTextSoon(preview.getByTestId('context-omitted'), /Omitted to stay within the budget: [1-9]\d* messages/);
 
     expect(await seriousViolations(page)).toEqual([]);
     await screenshot(page, 'conversations');
@@ -63,7 +63,7 @@ describe('console: conversations', () => {
       form.noValidate = true;
     });
     await detail.getByRole('button', { name: 'Preview context' }).click();
-    await expect(detail.getByRole('alert').textContent()).resolves.toMatch(/^HTTP 422: .*max_tokens/);
+    await expectTextSoon(detail.getByRole('alert'), /^HTTP 422: .*max_tokens/);
     expect(problems).toEqual([]);
     await page.context().close();
   });

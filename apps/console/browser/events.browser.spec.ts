@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Locator } from 'playwright-core';
 import { until } from '@lore/platform/testing';
 import { tamperMemory } from '@lore/gateway/e2e';
-import { checkPhoneLayout, screenshot, seriousViolations } from './page-checks';
+import { checkPhoneLayout, screenshot, seriousViolations, expectTextSoon } from './page-checks';
 import { signedInPage, useConsole } from './console-fixture';
 import { useLoopbackServer } from './loopback-server';
 
@@ -45,7 +45,7 @@ describe('console: events and webhooks', () => {
     await form.getByLabel('Event types').fill('memory.*');
     await form.getByRole('button', { name: 'Add webhook' }).click();
     const shown = page.getByRole('region', { name: 'Webhook created' });
-    await expect(shown.getByTestId('shown-once-secret').textContent()).resolves.toMatch(/^whsec_/);
+    await expectTextSoon(shown.getByTestId('shown-once-secret'), /^whsec_/);
     await shown.getByRole('button', { name: 'Done, hide it' }).click();
 
     await workspace.lore.memories.create({ memory: 'Allergic to peanuts' });
@@ -55,7 +55,7 @@ describe('console: events and webhooks', () => {
     const log = page.getByRole('region', { name: `Deliveries to ${hookUrl}` });
     const delivery = log.getByRole('table', { name: 'Deliveries, newest first' }).locator('tbody tr').first();
     await until(() => refreshed(log, delivery), (text) => /delivered/.test(text));
-    await expect(delivery.textContent()).resolves.toMatch(/memory\.created.*delivered1.*HTTP 200/);
+    await expectTextSoon(delivery, /memory\.created.*delivered1.*HTTP 200/);
 
     // Redelivered: the endpoint gets the same event again (same webhook-id), the log counts a second attempt.
     await delivery.getByRole('button', { name: /^Redeliver memory\.created/ }).click();
@@ -98,7 +98,7 @@ describe('console: events and webhooks', () => {
     const member = await signedInPage(lore, '/events', { member: true });
     const refused = member.page.getByRole('region', { name: 'Audit: tamper evidence' });
     await refused.getByRole('button', { name: 'Verify' }).click();
-    await expect(refused.getByRole('alert').textContent()).resolves.toMatch(/^HTTP 403: /);
+    await expectTextSoon(refused.getByRole('alert'), /^HTTP 403: /);
     expect(await seriousViolations(member.page)).toEqual([]);
     expect(member.problems).toEqual([]);
     await member.page.context().close();

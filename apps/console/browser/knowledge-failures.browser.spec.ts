@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { seriousViolations } from './page-checks';
+import { seriousViolations, expectTextSoon } from './page-checks';
 import { signedInPage, useConsole } from './console-fixture';
 
 /**
@@ -31,7 +31,7 @@ describe('console: knowledge, failed processing', () => {
     await page.getByLabel('Files to upload').setInputFiles({ name: 'tea.txt', mimeType: 'text/plain', buffer: Buffer.from('Steep the tea for three minutes.') });
     const row = page.getByRole('table', { name: 'Contents' }).getByRole('row').filter({ hasText: 'tea.txt' });
     await row.getByText('failed', { exact: true }).waitFor();
-    await expect(row.locator('.field-error').textContent()).resolves.toMatch(/This model cannot embed that input/);
+    await expectTextSoon(row.locator('.field-error'), /This model cannot embed that input/);
     await page.getByLabel('Status').selectOption('completed');
     await page.getByText('No content yet: upload files above.').waitFor();
     await page.getByLabel('Status').selectOption('failed');

@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { until } from '@lore/platform/testing';
-import { checkPhoneLayout, screenshot, seriousViolations } from './page-checks';
+import { checkPhoneLayout, screenshot, seriousViolations, expectTextSoon } from './page-checks';
 import { newPage, signedInPage, signIn, useConsole } from './console-fixture';
 
 const TEA = '# Green tea\n\nBrew green tea with water at 80 degrees for two minutes; boiling water makes it bitter.\n';
@@ -36,8 +36,8 @@ describe('console: knowledge', () => {
     await form.getByLabel('Name').fill('Tea notes');
     await form.getByLabel('Chunk overlap (tokens)').fill('-5');
     await form.getByRole('button', { name: 'Create collection' }).click();
-    // The 422's issue is shown under the field it names.
-    await expect(form.locator('.field.invalid').getByText(/greater than or equal to 0|too small/i).isVisible()).resolves.toBe(true);
+    // The 422's issue is shown under the field it names (waited for: the reply arrives after the click resolves).
+    await form.locator('.field.invalid').getByText(/greater than or equal to 0|too small/i).waitFor();
     await form.getByLabel('Chunk overlap (tokens)').fill('');
     await form.getByRole('button', { name: 'Create collection' }).click();
     const table = page.getByRole('table', { name: 'Collections' });
@@ -90,7 +90,7 @@ describe('console: knowledge', () => {
     const contents = page.getByRole('table', { name: 'Contents' });
     // Both rows turn `completed` without a reload: the event stream drives the list.
     for (const name of ['tea.md', 'kettle.txt']) await contents.getByRole('row').filter({ hasText: name }).getByText('completed', { exact: true }).waitFor();
-    await expect(page.locator('dl.facts dd').first().textContent()).resolves.toBe('2');
+    await expectTextSoon(page.locator('dl.facts dd').first(), /^2$/);
     expect(await seriousViolations(page)).toEqual([]);
     await screenshot(page, 'knowledge-collection');
     expect(await checkPhoneLayout(page)).toEqual({ overflow: 0, navHiddenFirst: true, navShownByToggle: true, violations: [] });
@@ -121,7 +121,7 @@ describe('console: knowledge', () => {
     await page.getByRole('button', { name: 'Dismiss' }).click();
 
     await page.getByLabel('Files to upload').setInputFiles({ name: 'report.pdf', mimeType: 'application/pdf', buffer: Buffer.from('this is not a PDF') });
-    await expect(page.getByRole('alert').textContent()).resolves.toMatch(/^HTTP 4\d\d: .*PDF/i);
+    await expectTextSoon(page.getByRole('alert'), /^HTTP 4\d\d: .*PDF/i);
     // (A cancel can come after the browser handed Lore the whole body: big.txt may exist. The refused file never does.)
     expect((await workspace.lore.contents.list({ collection_id: collection.id })).contents.map((c) => c.name)).not.toContain('report.pdf');
     expect(problems).toEqual([]);
@@ -134,7 +134,7 @@ describe('console: knowledge', () => {
     const key = await workspace.lore.apiKeys.create({ label: 'console', permissions: ['collections:read', 'collections:write'] });
     const { page, problems } = await newPage(lore);
     await signIn(lore, page, key.key, `/knowledge/${collection.id}`);
-    await expect(page.getByRole('status').filter({ hasText: 'Live status unavailable' }).textContent()).resolves.toMatch(/HTTP 403: .*events:read.*refreshing every 2 s/);
+    await expectTextSoon(page.getByRole('status').filter({ hasText: 'Live status unavailable' }), /HTTP 403: .*events:read.*refreshing every 2 s/);
     await page.getByLabel('Files to upload').setInputFiles({ name: 'kettle.txt', mimeType: 'text/plain', buffer: Buffer.from(KETTLE) });
     await page.getByRole('table', { name: 'Contents' }).getByRole('row').filter({ hasText: 'kettle.txt' }).getByText('completed', { exact: true }).waitFor();
     expect(problems).toEqual([]);

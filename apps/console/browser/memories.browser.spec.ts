@@ -1,5 +1,5 @@
 import { until } from '@lore/platform/testing';
-import { checkPhoneLayout, screenshot, seriousViolations } from './page-checks';
+import { checkPhoneLayout, screenshot, seriousViolations, expectTextSoon } from './page-checks';
 import { signedInPage, useConsole } from './console-fixture';
 
 /** Memories: a user's list paged, the history of a replaced memory, search, delete after a confirmation. */
@@ -33,7 +33,7 @@ describe('console: memories', () => {
     await page.getByRole('button', { name: 'Search', exact: true }).click();
     const hits = page.getByRole('region', { name: 'Search memories' });
     await hits.getByText(/found in \d+ ms/).waitFor();
-    await expect(hits.locator('li').first().textContent()).resolves.toMatch(/Prefers green tea brewed at 75 degrees.*score \d\.\d{3} · vector/);
+    await expectTextSoon(hits.locator('li').first(), /Prefers green tea brewed at 75 degrees.*score \d\.\d{3} · vector/);
 
     expect(await seriousViolations(page)).toEqual([]);
     await page.evaluate('window.scrollTo(0, 0)');
@@ -43,7 +43,7 @@ describe('console: memories', () => {
     await table.getByRole('button', { name: /^Delete “Prefers green tea/ }).click();
     const dialog = page.getByRole('dialog', { name: 'Delete this memory?' });
     await dialog.getByRole('button', { name: 'Cancel' }).click();
-    await expect(dialog.isVisible()).resolves.toBe(false);
+    await dialog.waitFor({ state: 'hidden' });
     // The second time by keyboard only: Enter on the row's button, the dialog opens on Cancel, Tab to Delete, Enter.
     await table.getByRole('button', { name: /^Delete “Prefers green tea/ }).focus();
     await page.keyboard.press('Enter');
@@ -64,7 +64,7 @@ describe('console: memories', () => {
     const { page, problems } = await signedInPage(lore, '/memories', { member: true });
     await page.getByLabel('User').fill('someone-else');
     await page.getByRole('button', { name: 'Show memories' }).click();
-    await expect(page.getByRole('alert').textContent()).resolves.toMatch(/^HTTP 403: /);
+    await expectTextSoon(page.getByRole('alert'), /^HTTP 403: /);
     expect(problems).toEqual([]);
     await page.context().close();
   });

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { DESKTOP, PHONE, SCREENSHOT_DIR } from './console-fixture';
 
 const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
@@ -44,9 +44,19 @@ export async function checkPhoneLayout(page: Page): Promise<{ overflow: number; 
   const navHiddenFirst = !(await nav.isVisible());
   const toggle = page.getByRole('button', { name: 'Menu' });
   await toggle.click();
-  const navShownByToggle = await nav.isVisible();
+  // Waited for, not read at once: React may render the opened nav after the click resolves.
+  const navShownByToggle = await nav.waitFor({ state: 'visible', timeout: 5_000 }).then(() => true, () => false);
   const violations = await seriousViolations(page);
   await toggle.click();
   await page.setViewportSize(DESKTOP);
   return { overflow, navHiddenFirst, navShownByToggle, violations };
+}
+
+/**
+ * Expects the locator's text to match `pattern` within 10 s (the failure names the text it
+ * last had). Reading the text at once races a reply still in flight.
+ */
+export async function expectTextSoon(locator: Locator, pattern: RegExp): Promise<void> {
+  await locator.filter({ hasText: pattern }).first().waitFor({ timeout: 10_000 }).catch(() => undefined);
+  expect((await locator.first().textContent()) ?? '').toMatch(pattern);
 }

@@ -1,4 +1,4 @@
-import { checkPhoneLayout, screenshot, seriousViolations } from './page-checks';
+import { checkPhoneLayout, screenshot, seriousViolations, expectTextSoon } from './page-checks';
 import { signedInPage, useConsole } from './console-fixture';
 
 const NOTES = {
@@ -27,11 +27,11 @@ describe('console: search playground', () => {
     for (const title of ['Vector', 'Keyword', 'Hybrid']) {
       const column = page.getByRole('region', { name: `${title} results` });
       await column.getByRole('listitem').first().waitFor();
-      await expect(column.getByText(/results · API \d+\.\d ms · browser \d+ ms/).isVisible()).resolves.toBe(true);
+      await column.getByText(/results · API \d+\.\d ms · browser \d+ ms/).waitFor();
     }
     const hybrid = page.getByRole('region', { name: 'Hybrid results' });
     await expect(hybrid.getByRole('listitem').first().getByRole('link').textContent()).resolves.toBe('tea.md');
-    await expect(hybrid.getByRole('listitem').first().getByText(/chunk 0 · vector 0\.\d{4} \(rank 1\) · keyword \d+\.\d{4} \(rank 1\)/).isVisible()).resolves.toBe(true);
+    await hybrid.getByRole('listitem').first().getByText(/chunk 0 · vector 0\.\d{4} \(rank 1\) · keyword \d+\.\d{4} \(rank 1\)/).waitFor();
     expect(await seriousViolations(page)).toEqual([]);
     await screenshot(page, 'search');
     expect(await checkPhoneLayout(page)).toEqual({ overflow: 0, navHiddenFirst: true, navShownByToggle: true, violations: [] });
@@ -40,14 +40,14 @@ describe('console: search playground', () => {
     await page.getByRole('button', { name: 'Add condition' }).click();
     await page.getByLabel('Field 1').fill('topic');
     await page.getByLabel('Value 1').fill('kettle');
-    await expect(page.getByLabel('Filters sent').textContent()).resolves.toBe('{"metadata.topic":{"$eq":"kettle"}}');
+    await expectTextSoon(page.getByLabel('Filters sent'), /^\{"metadata\.topic":\{"\$eq":"kettle"\}\}$/);
     await page.getByRole('button', { name: 'Search', exact: true }).click();
     await page.getByRole('region', { name: 'Vector results' }).getByText('1 results').waitFor();
     await expect(page.getByRole('region', { name: 'Vector results' }).getByRole('listitem').getByRole('link').allTextContents()).resolves.toEqual(['kettle.txt']);
     await page.getByLabel('Operator 1').selectOption('$gt');
     await page.getByLabel('Value 1').fill('{"a": 1}');
     await page.getByRole('button', { name: 'Search', exact: true }).click();
-    await expect(page.getByRole('region', { name: 'Keyword results' }).getByRole('alert').textContent()).resolves.toMatch(/HTTP 422: filters/);
+    await expectTextSoon(page.getByRole('region', { name: 'Keyword results' }).getByRole('alert'), /HTTP 422: filters/);
     // The hit links to its content.
     await page.getByLabel('Operator 1').selectOption('$eq');
     await page.getByLabel('Value 1').fill('tea');

@@ -1,4 +1,4 @@
-import { checkPhoneLayout, screenshot, seriousViolations } from './page-checks';
+import { checkPhoneLayout, screenshot, seriousViolations, expectTextSoon } from './page-checks';
 import { newPage, signedInPage, useConsole } from './console-fixture';
 
 /** The console's shell: served at /console with its CSP, sign-in, nav, sign-out, layouts. */
@@ -10,7 +10,7 @@ describe('console shell', () => {
     await page.goto(`${lore.url}/console/knowledge`);
     await page.getByLabel('API key or JWT').fill('lore_not-a-real-key');
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect(page.getByRole('alert').textContent()).resolves.toMatch(/HTTP 401: Invalid API key/);
+    await expectTextSoon(page.getByRole('alert'), /HTTP 401: Invalid API key/);
     expect(await page.evaluate('sessionStorage.length')).toBe(0);
     expect(await seriousViolations(page)).toEqual([]);
     await screenshot(page, 'sign-in');
