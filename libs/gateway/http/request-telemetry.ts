@@ -31,11 +31,13 @@ export function observeRequests(app: FastifyInstance): void {
     traces.set(request, trace);
     otelContext.with(trace.context, done);
   });
-  // Body parsing ends in the socket's callbacks, outside the context entered above: enter it
-  // again right before the handler, which Fastify calls from this hook's `done`.
+  // Body parsing may end in the socket's callbacks, outside the context entered above: enter it
+  // again right before the handler, which Fastify calls from this hook's `done`. Only then:
+  // where the context came along (Fastify's parser runs in an AsyncResource made inside it),
+  // entering it again would cost every request a context switch for nothing.
   app.addHook('preHandler', (request, _reply, done) => {
     const trace = traces.get(request);
-    if (trace === undefined) return done();
+    if (trace === undefined || otelContext.active() === trace.context) return done();
     otelContext.with(trace.context, done);
   });
   // A callback hook, not an async one: this runs for every request.

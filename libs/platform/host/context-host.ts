@@ -118,12 +118,16 @@ export class ContextHost<C = unknown> implements Lifecycle {
  * appends carry it (and it as their correlation id), and so does the caller's deadline.
  */
 function logged(handler: Parameters<typeof serveMessages>[1][number]['handle'], log: Logger): typeof handler {
-  return async (payload, context) => {
-    try {
-      return await withRequestContext({ requestId: context.requestId, deadline: context.deadline, appendedStreams: new Set() }, () => handler(payload, context));
-    } catch (error) {
+  // A promise chain rather than an async function: this wraps every message served.
+  return (payload, context) => {
+    const failed = (error: unknown): never => {
       if (!(error instanceof Error && 'code' in error)) log.error({ subject: context.subject, reqId: context.requestId, err: error }, 'handler failed');
       throw error;
+    };
+    try {
+      return withRequestContext({ requestId: context.requestId, deadline: context.deadline, appendedStreams: new Set() }, () => handler(payload, context)).catch(failed);
+    } catch (error) {
+      return Promise.reject(error as Error).catch(failed);
     }
   };
 }

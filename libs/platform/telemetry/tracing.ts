@@ -126,7 +126,7 @@ export function inProcessorSpan<T>(processor: string, events: readonly TracedEve
     // Nothing records the span: only its trace id would be seen (in log lines), and the first
     // event's trace gives that without a span or links being made for every batch of every processor.
     const traceparent = events[0]?.metadata['traceparent'];
-    return typeof traceparent === 'string' ? context.with(contextFromTraceHeaders({ traceparent }), work) : work();
+    return typeof traceparent === 'string' ? context.with(remoteContext(traceparent), work) : work();
   }
   const parents: string[] = [];
   for (const event of events) {
@@ -143,6 +143,17 @@ export function inProcessorSpan<T>(processor: string, events: readonly TracedEve
     { kind: SpanKind.CONSUMER, parent: first === undefined ? ROOT_CONTEXT : contextFromTraceHeaders({ traceparent: first }), links, attributes: { 'lore.processor': processor, 'lore.events': events.length } },
     () => work(),
   );
+}
+
+/**
+ * The context a `traceparent` names, the last one kept: every processor of a context handles
+ * the same batch of events in turn, and would otherwise parse the same header once each.
+ * Contexts are immutable, so sharing one is safe.
+ */
+let lastRemote: { readonly traceparent: string; readonly context: Context } | null = null;
+function remoteContext(traceparent: string): Context {
+  if (lastRemote?.traceparent !== traceparent) lastRemote = { traceparent, context: contextFromTraceHeaders({ traceparent }) };
+  return lastRemote.context;
 }
 
 /** `trace_id` and `span_id` of a span, for log lines (empty without one). */

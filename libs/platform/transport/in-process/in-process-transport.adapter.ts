@@ -80,17 +80,24 @@ export function createInProcessTransport(options: InProcessTransportOptions = {}
   };
 
   return {
-    async request(subject: string, payload: unknown, requestOptions?: RequestOptions): Promise<unknown> {
-      assertOpen();
-      const server = pick(subject);
-      if (server === undefined) throw new AppError('unavailable', `no service answers ${subject}`);
-      const input = jsonCopy(payload);
+    // Not async, and one promise per step: this runs for every request, and every promise pays
+    // the request context's async hooks.
+    request(subject: string, payload: unknown, requestOptions?: RequestOptions): Promise<unknown> {
+      let server: Server | undefined;
+      let input: unknown;
+      try {
+        assertOpen();
+        server = pick(subject);
+        if (server === undefined) throw new AppError('unavailable', `no service answers ${subject}`);
+        input = jsonCopy(payload);
+      } catch (error) {
+        return Promise.reject(error as Error);
+      }
       const timeoutMs = requestOptions?.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
       const outcome = invoke(server.handler, input, contextFor(subject, requestOptions?.requestId, requestOptions?.trace, Date.now() + timeoutMs));
-      server.inFlight.add(outcome);
-      const settled = await withTimeout(outcome, subject, timeoutMs, () => server.inFlight.delete(outcome));
-      if (settled.ok) return settled.result;
-      throw AppError.from(settled.error);
+      const { inFlight } = server;
+      inFlight.add(outcome);
+      return withTimeout(outcome, subject, timeoutMs, () => inFlight.delete(outcome));
     },
 
     async serve(subject: string, handler: RequestHandler): Promise<TransportSubscription> {
@@ -153,14 +160,28 @@ export function createInProcessTransport(options: InProcessTransportOptions = {}
   };
 }
 
-/** Never rejects: a handler failure is an outcome for the caller, not an exception here. */
-async function invoke(handler: RequestHandler, input: unknown, context: MessageContext): Promise<Outcome> {
+/** Never rejects: a handler failure (thrown or rejected) is an outcome for the caller, not an exception here. */
+function invoke(handler: RequestHandler, input: unknown, context: MessageContext): Promise<Outcome> {
+  let pending: Promise<unknown>;
   try {
-    const result = await handler(input, context);
+    pending = handler(input, context);
+  } catch (error) {
+    return Promise.resolve(failure(error));
+  }
+  return pending.then(success, failure);
+}
+
+/** A reply as it would cross the wire; one that cannot (not JSON) fails as the handler's error. */
+function success(result: unknown): Outcome {
+  try {
     return { ok: true, result: jsonCopy(result) };
   } catch (error) {
-    return { ok: false, error: serializeError(error) };
+    return failure(error);
   }
+}
+
+function failure(error: unknown): Outcome {
+  return { ok: false, error: serializeError(error) };
 }
 
 /** Only AppErrors are meant for callers; anything else may carry internals, so it is masked. */
@@ -176,10 +197,11 @@ function serializeError(error: unknown): SerializedError {
 /**
  * One timer per request, cleared on answer and unref'd, so a pending timeout neither
  * accumulates on the hot path nor keeps the process alive. `settled` runs once the handler
- * is done, even after a timeout (one reaction per request rather than two).
+ * is done, even after a timeout (one reaction per request rather than two). Resolves with the
+ * handler's result, rejects with its error (or the timeout).
  */
-function withTimeout(outcome: Promise<Outcome>, subject: string, timeoutMs: number, settled: () => void): Promise<Outcome> {
-  return new Promise<Outcome>((resolve, reject) => {
+function withTimeout(outcome: Promise<Outcome>, subject: string, timeoutMs: number, settled: () => void): Promise<unknown> {
+  return new Promise<unknown>((resolve, reject) => {
     const timer = setTimeout(() => {
       reject(new AppError('unavailable', `service ${subject} did not answer within ${timeoutMs} ms`));
     }, timeoutMs);
@@ -187,7 +209,8 @@ function withTimeout(outcome: Promise<Outcome>, subject: string, timeoutMs: numb
     void outcome.then((result) => {
       settled();
       clearTimeout(timer);
-      resolve(result);
+      if (result.ok) resolve(result.result);
+      else reject(AppError.from(result.error));
     });
   });
 }

@@ -37,16 +37,22 @@ export interface MessageHandler {
 export function handle<M extends Message>(message: M, fn: (request: ValidRequestOf<M>, context: MessageContext) => Promise<ReplyOf<M>>): MessageHandler {
   return {
     message,
-    handle: async (payload, context) => {
-      const parsed = message.request.safeParse(payload);
-      if (!parsed.success) {
-        throw new AppError(
-          'validation',
-          `request does not match ${message.subject}`,
-          parsed.error.issues.map((issue) => ({ loc: ['message', ...issue.path.map((p) => (typeof p === 'number' ? p : String(p)))], msg: issue.message, type: issue.code })),
-        );
+    // Not async (an extra promise per message, which the request context's async hooks see):
+    // a refusal, or a handler that throws before its first await, rejects all the same.
+    handle: (payload, context) => {
+      try {
+        const parsed = message.request.safeParse(payload);
+        if (!parsed.success) {
+          throw new AppError(
+            'validation',
+            `request does not match ${message.subject}`,
+            parsed.error.issues.map((issue) => ({ loc: ['message', ...issue.path.map((p) => (typeof p === 'number' ? p : String(p)))], msg: issue.message, type: issue.code })),
+          );
+        }
+        return fn(parsed.data as ValidRequestOf<M>, context);
+      } catch (error) {
+        return Promise.reject(error as Error);
       }
-      return fn(parsed.data as ValidRequestOf<M>, context);
     },
   };
 }
