@@ -33,8 +33,17 @@ export function spansRecorded(): boolean {
 export function isActiveTrace(traceparent: string): boolean {
   const active = trace.getActiveSpan()?.spanContext();
   if (active === undefined) return false;
-  const [, traceId, spanId] = traceparent.split('-');
-  return traceId === active.traceId && spanId === active.spanId;
+  // The second and third dash-separated fields, compared in place (this runs for every message served).
+  const traceStart = traceparent.indexOf('-') + 1;
+  const spanStart = traceStart + active.traceId.length + 1;
+  const spanEnd = spanStart + active.spanId.length;
+  return (
+    traceStart > 0 &&
+    traceparent.startsWith(active.traceId, traceStart) &&
+    traceparent.charCodeAt(spanStart - 1) === 0x2d &&
+    traceparent.startsWith(active.spanId, spanStart) &&
+    (spanEnd === traceparent.length || traceparent.charCodeAt(spanEnd) === 0x2d)
+  );
 }
 
 /** The active trace context as W3C headers (empty outside a sampled or recording span). */

@@ -12,9 +12,10 @@ export function journaledTransport(transport: Transport, feed: SqliteEventFeed):
   return {
     request: (subject, payload, options) => transport.request(subject, payload, options),
     serve: (subject, handler) => transport.serve(subject, handler),
-    async publish(subject, payload, options) {
-      if (subject.startsWith(EVENT_SUBJECTS)) await feed.append(payload as IntegrationEvent);
-      await transport.publish(subject, payload, options);
+    // Not async: other subjects pass straight through, without a promise of their own.
+    publish(subject, payload, options) {
+      if (!subject.startsWith(EVENT_SUBJECTS)) return transport.publish(subject, payload, options);
+      return feed.append(payload as IntegrationEvent).then(() => transport.publish(subject, payload, options));
     },
     subscribe: (subject, handler) => transport.subscribe(subject, handler),
     isReady: () => transport.isReady(),
