@@ -127,7 +127,7 @@ function logged(handler: Parameters<typeof serveMessages>[1][number]['handle'], 
     try {
       return withRequestContext({ requestId: context.requestId, deadline: context.deadline, appendedStreams: new Set() }, () => handler(payload, context)).catch(failed);
     } catch (error) {
-      return Promise.reject(error as Error).catch(failed);
+      return Promise.reject(error).catch(failed);
     }
   };
 }

@@ -1,12 +1,35 @@
-import { ROOT_CONTEXT, TraceFlags, context, trace } from '@opentelemetry/api';
-import { requestContextManager } from '@lore/platform/kernel';
+import { ROOT_CONTEXT, TraceFlags, context, trace, type Context, type ContextManager } from '@opentelemetry/api';
 import { isActiveTrace } from './tracing';
+
+/** A synchronous context manager: enough for spans made active around synchronous checks. */
+function stackContextManager(): ContextManager {
+  let active: Context = ROOT_CONTEXT;
+  return {
+    active: () => active,
+    with(next, fn, thisArg, ...args) {
+      const before = active;
+      active = next;
+      try {
+        return fn.call(thisArg, ...args);
+      } finally {
+        active = before;
+      }
+    },
+    bind: (_context, target) => target,
+    enable() {
+      return this;
+    },
+    disable() {
+      return this;
+    },
+  };
+}
 
 const TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
 const SPAN_ID = 'b7ad6b7169203331';
 
 describe('isActiveTrace', () => {
-  beforeAll(() => context.setGlobalContextManager(requestContextManager));
+  beforeAll(() => context.setGlobalContextManager(stackContextManager()));
   afterAll(() => context.disable());
 
   const inSpan = <T>(work: () => T): T => context.with(trace.setSpan(ROOT_CONTEXT, trace.wrapSpanContext({ traceId: TRACE_ID, spanId: SPAN_ID, traceFlags: TraceFlags.NONE })), work);

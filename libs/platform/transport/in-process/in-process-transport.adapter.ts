@@ -91,7 +91,7 @@ export function createInProcessTransport(options: InProcessTransportOptions = {}
         if (server === undefined) throw new AppError('unavailable', `no service answers ${subject}`);
         input = jsonCopy(payload);
       } catch (error) {
-        return Promise.reject(error as Error);
+        return Promise.reject(error);
       }
       const timeoutMs = requestOptions?.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
       const outcome = invoke(server.handler, input, contextFor(subject, requestOptions?.requestId, requestOptions?.trace, Date.now() + timeoutMs));

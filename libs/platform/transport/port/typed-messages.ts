@@ -13,7 +13,7 @@ export function send<M extends Message>(transport: Transport, message: M, reques
   try {
     pending = transport.request(message.subject, request, withinDeadline(options));
   } catch (error) {
-    return Promise.reject(error as Error);
+    return Promise.reject(error);
   }
   return pending.then((reply) => {
     const parsed = message.reply.safeParse(reply);
@@ -59,7 +59,7 @@ export function handle<M extends Message>(message: M, fn: (request: ValidRequest
         }
         return fn(parsed.data as ValidRequestOf<M>, context);
       } catch (error) {
-        return Promise.reject(error as Error);
+        return Promise.reject(error);
       }
     },
   };
