@@ -1,4 +1,4 @@
-import { AppError, fold, newUuid, notFound, noteAppendedStream, requestDeadline, requestMetadata, type Decider, type DomainEvent, type EventMetadata, type Position, type RecordedEvent } from '@lore/platform/kernel';
+import { AppError, fold, newEventId, notFound, noteAppendedStream, requestDeadline, requestMetadata, type Decider, type DomainEvent, type EventMetadata, type Position, type RecordedEvent } from '@lore/platform/kernel';
 import { StreamDeletedError, WrongExpectedRevisionError, type EventStore, type ExpectedRevision } from '@lore/platform/event-store/port';
 import type { AggregateStateCache, CachedAggregateState } from './aggregate-state-cache';
 
@@ -164,7 +164,7 @@ export async function handleCommand<C, S, E extends DomainEvent>(
         streamId,
         // Who (the command's actor and workspace) and why (the request it came from, or the
         // stored event a reaction answers: see reactingTo); the command's own metadata goes over it.
-        events.map((event) => ({ id: newUuid(), type: event.type, data: event.data, metadata: { ...requestMetadata(), ...options.metadata } })),
+        events.map((event) => ({ id: newEventId(), type: event.type, data: event.data, metadata: { ...requestMetadata(), ...options.metadata } })),
         expected,
       );
       noteAppendedStream(streamId);

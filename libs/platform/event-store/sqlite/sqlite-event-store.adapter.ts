@@ -92,9 +92,12 @@ export class SqliteEventStore implements EventStore {
 
   readStream(streamId: string, options: { fromRevision?: number; maxCount?: number } = {}): Promise<RecordedEvent[]> {
     return this.guard(() => {
-      const rows = this.statement<EventRow>(
-        `SELECT ${EVENT_COLUMNS} FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision LIMIT ?`,
-      ).all(streamId, options.fromRevision ?? 0, options.maxCount ?? -1);
+      const sql = `SELECT ${EVENT_COLUMNS} FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision`;
+      // No LIMIT clause without a count (every command's read of its stream): see literalLimit.
+      const rows =
+        options.maxCount === undefined
+          ? this.statement<EventRow>(sql).all(streamId, options.fromRevision ?? 0)
+          : this.statement<EventRow>(`${sql} LIMIT ?`).all(streamId, options.fromRevision ?? 0, options.maxCount);
       return rows.map(toRecordedEvent);
     });
   }
@@ -102,9 +105,9 @@ export class SqliteEventStore implements EventStore {
   readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
     return this.guard(() => {
       const prefixes = options.streamPrefixes ?? [];
-      const rows = this.statement<EventRow>(
-        `SELECT ${EVENT_COLUMNS} FROM events WHERE position > ?${prefixCondition(prefixes.length)} ORDER BY position LIMIT ?`,
-      ).all(afterSeq(options.after), ...prefixParams(prefixes), options.maxCount ?? -1);
+      const sql = `SELECT ${EVENT_COLUMNS} FROM events WHERE position > ?${prefixCondition(prefixes.length)} ORDER BY position`;
+      const params = [afterSeq(options.after), ...prefixParams(prefixes)];
+      const rows = options.maxCount === undefined ? this.statement<EventRow>(sql).all(...params) : this.statement<EventRow>(`${sql} LIMIT ?`).all(...params, options.maxCount);
       return rows.map(toRecordedEvent);
     });
   }
@@ -219,9 +222,10 @@ export class SqliteEventStore implements EventStore {
   }
 
   private readPageAt(after: bigint, head: bigint, limit: number, prefixes: readonly string[]): LogPage {
+    // A subscription's page size is fixed: one statement per subscription at most.
     const rows = this.statement<EventRow>(
-      `SELECT ${EVENT_COLUMNS} FROM events WHERE position > ? AND position <= ?${prefixCondition(prefixes.length)} ORDER BY position LIMIT ?`,
-    ).all(after, head, ...prefixParams(prefixes), limit);
+      `SELECT ${EVENT_COLUMNS} FROM events WHERE position > ? AND position <= ?${prefixCondition(prefixes.length)} ORDER BY position${literalLimit(limit)}`,
+    ).all(after, head, ...prefixParams(prefixes));
     const last = rows[rows.length - 1];
     if (rows.length === limit && last !== undefined) return { events: rows.map(toRecordedEvent), scannedTo: last.position, more: true };
     // Everything up to head has been examined; later commits get higher positions.
@@ -252,6 +256,18 @@ export class SqliteEventStore implements EventStore {
       return Promise.reject(error);
     }
   }
+}
+
+/**
+ * ` LIMIT n` written into the SQL. A `LIMIT ?` bound at run time makes a statement several times
+ * slower to run than the same one with the limit written in or without one (better-sqlite3 on
+ * the events table: an empty read of a stream's tail ~25 µs against ~8 µs; a page of 10 events
+ * ~90 µs against ~45 µs). So reads without a count have no LIMIT clause and page reads write their
+ * size in; a caller's count, from an open-ended set of values, stays bound (a statement per value would pile up).
+ */
+function literalLimit(limit: number): string {
+  if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`a limit must be a positive integer, got ${limit}`);
+  return ` LIMIT ${limit}`;
 }
 
 /** SQLite positions carry the sequence number in both fields; START (-1) means "from the beginning". */
