@@ -1,4 +1,5 @@
 import { AckPolicy, DeliverPolicy, connect, nanos, type JetStreamManager, type Msg, type NatsConnection } from 'nats';
+import { natsConnectionOptions } from './connection-options';
 import {
   INTEGRATION_EVENTS_TOKEN,
   selectsEveryType,
@@ -37,7 +38,7 @@ const IDLE_CONSUMER_MS = 60_000;
 export function jetStreamEventFeed(options: JetStreamEventFeedOptions): EventFeed {
   let connection: Promise<NatsConnection> | undefined;
   const nats = (): Promise<NatsConnection> =>
-    (connection ??= connect({ servers: options.url, maxReconnectAttempts: -1, ...(options.name === undefined ? {} : { name: options.name }) }));
+    (connection ??= connect(natsConnectionOptions(options.url, options.name)));
   // Created once: each creation asks the server for the account's JetStream info.
   let manager: Promise<JetStreamManager> | undefined;
   const jetStreamManager = (): Promise<JetStreamManager> => (manager ??= nats().then((nc) => nc.jetstreamManager()));

@@ -1,5 +1,6 @@
 import { connect, NatsError, StorageType, type KV, type NatsConnection } from 'nats';
 import { gcraTake, type BucketTake, type RateBucketStore, type RateLimit } from '@lore/platform/kernel';
+import { natsConnectionOptions } from './connection-options';
 
 export interface KvRateBucketStoreOptions {
   readonly url: string;
@@ -32,7 +33,7 @@ export function kvRateBucketStore(options: KvRateBucketStoreOptions): RateBucket
   let connection: Promise<NatsConnection> | undefined;
   let bucket: Promise<KV> | undefined;
   const nats = (): Promise<NatsConnection> =>
-    (connection ??= connect({ servers: options.url, maxReconnectAttempts: -1, ...(options.name === undefined ? {} : { name: options.name }) }));
+    (connection ??= connect(natsConnectionOptions(options.url, options.name)));
   const kv = (): Promise<KV> => {
     bucket ??= nats()
       .then((nc) => nc.jetstream().views.kv(rateLimitBucketName(options.subjectPrefix), { history: 1, ttl: KEY_TTL_MS, storage: StorageType.Memory }))

@@ -14,7 +14,6 @@ import {
 import {
   ErrorCode,
   Events,
-  RequestStrategy,
   connect,
   headers,
   nuid,
@@ -33,7 +32,9 @@ import {
   encodeResponse,
   errorOfReply,
 } from './nats-wire.codec';
+import { natsConnectionOptions } from './connection-options';
 import { openEventStream, type EventStream, type EventStreamOptions } from './event-stream';
+import { replyInbox } from './reply-inbox';
 
 /** Carries the HTTP request id across processes for log correlation. */
 export const REQUEST_ID_HEADER = 'Lore-Request-Id';
@@ -70,12 +71,7 @@ interface Handle {
 
 /** Connects (rejecting if the server is unreachable now) and reconnects forever afterwards. */
 export async function connectNatsTransport(options: NatsTransportOptions): Promise<Transport> {
-  const nc = await connect({
-    servers: options.url,
-    ...(options.name === undefined ? {} : { name: options.name }),
-    // A service outlives NATS restarts; readiness reports the gap instead of the process dying.
-    maxReconnectAttempts: -1,
-  });
+  const nc = await connect(natsConnectionOptions(options.url, options.name));
   let events: EventStream | undefined;
   try {
     if (options.eventStream !== undefined) events = await openEventStream(nc, options.eventStream);
@@ -98,6 +94,7 @@ function natsTransport(nc: NatsConnection, onError: ((error: unknown) => void) |
       // A failing error reporter must not turn a handled failure into a crash.
     }
   };
+  const replies = replyInbox(nc, report);
 
   void watchStatus(nc, report, (up) => {
     connected = up;
@@ -131,29 +128,21 @@ function natsTransport(nc: NatsConnection, onError: ((error: unknown) => void) |
       const hdrs = messageHeaders(requestOptions?.requestId, requestOptions?.trace) ?? headers();
       hdrs.set(TIMEOUT_HEADER, String(timeoutMs));
       try {
-        // A Nest server may answer with several messages ({ response }… then { isDisposed }),
-        // so this reads a stream; nats.js multiplexes it on the connection's one reply
-        // subscription, as it does single replies. The timer bounds the whole stream.
-        const replies = await nc.requestMany(subject, data, {
-          strategy: RequestStrategy.Timer,
-          maxWait: timeoutMs,
-          headers: hdrs,
-        });
+        // A Nest server may answer with several messages ({ response }… then { isDisposed }):
+        // the request reads them until the last; its timer bounds the whole stream.
         let result: unknown;
-        for await (const reply of replies) {
+        return await replies.request(subject, data, hdrs, timeoutMs, (reply) => {
           const packet = decodeReply(reply.data, subject);
           // Like Nest's client: a packet for another request is not ours to read.
-          if (packet.id !== undefined && packet.id !== id) continue;
+          if (packet.id !== undefined && packet.id !== id) return undefined;
           if (packet.err) throw AppError.from(errorOfReply(packet.err) ?? masked(packet.err, subject, report));
           // The last response of the stream wins, as with Nest's lastValueFrom.
           if (packet.hasResponse) result = packet.response;
-          if (packet.isDisposed) return result;
-        }
+          return packet.isDisposed ? { done: true, value: result } : undefined;
+        });
       } catch (error) {
         throw requestFailure(error, subject, timeoutMs, report);
       }
-      // The timer ended the stream before its last packet.
-      throw timedOut(subject, timeoutMs);
     },
 
     async serve(subject: string, handler: RequestHandler): Promise<TransportSubscription> {

@@ -41,6 +41,27 @@ describeWithServer('NATS_URL', 'NATS transport', (url) => {
     }
   });
 
+  it('fails a request still waiting for its reply as soon as its transport closes, not at its timeout', async () => {
+    const server = await connectNatsTransport({ url, name: 'lore-slow-server' });
+    const client = await connectNatsTransport({ url, name: 'lore-closing-client' });
+    let release = (): void => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    try {
+      const subject = `lore-contract.closing.${process.pid}.${Date.now()}`;
+      await server.serve(subject, () => held.then(() => 'late'));
+      const started = Date.now();
+      const waiting = client.request(subject, 'hello', { timeoutMs: 30_000 });
+      const outcome = expect(waiting).rejects.toMatchObject({ code: 'unavailable' });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await client.close();
+      await outcome;
+      expect(Date.now() - started).toBeLessThan(10_000);
+    } finally {
+      release();
+      await server.close();
+    }
+  });
+
   it('rejects at connect time when the server is unreachable', async () => {
     await expect(connectNatsTransport({ url: 'nats://127.0.0.1:1' })).rejects.toBeDefined();
   });
