@@ -93,12 +93,7 @@ export class SqliteEventStore implements EventStore {
   readStream(streamId: string, options: { fromRevision?: number; maxCount?: number } = {}): Promise<RecordedEvent[]> {
     return this.guard(() => {
       const sql = `SELECT ${EVENT_COLUMNS} FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision`;
-      // No LIMIT clause without a count (every command's read of its stream): see literalLimit.
-      const rows =
-        options.maxCount === undefined
-          ? this.statement<EventRow>(sql).all(streamId, options.fromRevision ?? 0)
-          : this.statement<EventRow>(`${sql} LIMIT ?`).all(streamId, options.fromRevision ?? 0, options.maxCount);
-      return rows.map(toRecordedEvent);
+      return this.upTo(sql, [streamId, options.fromRevision ?? 0], options.maxCount).map(toRecordedEvent);
     });
   }
 
@@ -106,9 +101,7 @@ export class SqliteEventStore implements EventStore {
     return this.guard(() => {
       const prefixes = options.streamPrefixes ?? [];
       const sql = `SELECT ${EVENT_COLUMNS} FROM events WHERE position > ?${prefixCondition(prefixes.length)} ORDER BY position`;
-      const params = [afterSeq(options.after), ...prefixParams(prefixes)];
-      const rows = options.maxCount === undefined ? this.statement<EventRow>(sql).all(...params) : this.statement<EventRow>(`${sql} LIMIT ?`).all(...params, options.maxCount);
-      return rows.map(toRecordedEvent);
+      return this.upTo(sql, [afterSeq(options.after), ...prefixParams(prefixes)], options.maxCount).map(toRecordedEvent);
     });
   }
 
@@ -236,6 +229,14 @@ export class SqliteEventStore implements EventStore {
   private head(): bigint {
     const row = this.statement<{ head: bigint | null }>('SELECT max(position) AS head FROM events').get();
     return row?.head ?? -1n;
+  }
+
+  /**
+   * The rows of `sql`, at most `maxCount` of them. No LIMIT clause without a count (every
+   * command's read of its stream): see literalLimit; a caller's count stays bound.
+   */
+  private upTo(sql: string, params: readonly unknown[], maxCount: number | undefined): EventRow[] {
+    return maxCount === undefined ? this.statement<EventRow>(sql).all(...params) : this.statement<EventRow>(`${sql} LIMIT ?`).all(...params, maxCount);
   }
 
   private statement<Row>(sql: string): Database.Statement<unknown[], Row> {
