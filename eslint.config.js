@@ -198,7 +198,8 @@ const boundaries = ({ inTests, inApps = false, allow = [] }) => [
 const TS_FILES = ['apps/**/*.ts', 'apps/console/src/**/*.tsx', 'libs/**/*.ts', 'tools/**/*.ts', 'examples/**/*.ts'];
 const TEST_FILES = ['**/*.spec.ts', 'libs/gateway/e2e/**/*.ts', 'libs/client/e2e/**/*.ts'];
 const APP_FILES = ['apps/*/**/*.ts'];
-const APP_TEST_FILES = ['apps/*/**/*.spec.ts'];
+/** App specs, and the fixtures only they import (apps/gateway/distributed-topology.fixture.ts). */
+const APP_TEST_FILES = ['apps/*/**/*.spec.ts', 'apps/*/**/*.fixture.ts'];
 
 module.exports = defineConfig(
   // libs/client/generated: written by openapi-typescript (npm run sdk:generate), checked for drift, not linted.

@@ -1,4 +1,5 @@
 /** One jest run for the whole monorepo; file suffixes say what kind of test a file is (ARCHITECTURE §3.8). */
+const { availableParallelism } = require('node:os');
 const swc = [
   '@swc/jest',
   {
@@ -21,6 +22,11 @@ const common = {
 
 module.exports = {
   testTimeout: 30000,
+  // At least two workers, also on a two-core machine (jest's default there is one, in band):
+  // most of the suite's time is spent waiting on spawned servers, NATS and timers, so two
+  // workers on two cores took the whole suite from 762 s to 428 s here.
+  maxWorkers: Math.max(2, availableParallelism() - 1),
+  globalSetup: '<rootDir>/tools/jest/global-setup.cjs',
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,tools}/**/*.unit.spec.ts'] },
     { ...common, displayName: 'int', testMatch: ['<rootDir>/{apps,libs,tools}/**/*.int.spec.ts'] },

@@ -1,9 +1,10 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'nats';
+import { buildDistOnce } from '@lore/platform/testing';
 import { eventStreamName, rateLimitBucketName } from '@lore/platform/transport/nats';
 
 const ROOT = join(__dirname, '..', '..');
@@ -32,7 +33,7 @@ export async function startDistributedTopology(options: {
   /** The gateway's port, when the caller must know it before the start (LORE_PUBLIC_BASE_URL); a free one otherwise. */
   readonly port?: number;
 }): Promise<DistributedTopology> {
-  execFileSync(process.execPath, ['tools/build.mjs'], { cwd: ROOT, stdio: 'inherit' });
+  buildDistOnce();
   const port = options.port ?? (await freePort());
   const dataDir = mkdtempSync(join(tmpdir(), 'lore-distributed-'));
   const child = spawn(process.execPath, ['dist/distributed.js'], {

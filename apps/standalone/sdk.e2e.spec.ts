@@ -1,4 +1,4 @@
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { describeSdkConversations, describeSdkKnowledge, describeSdkPlatform, describeMcpTools, httpTransport, jwtFor, mcpClient, SDK_TEST_ENV, type LoreUnderTest } from '@lore/client/e2e';
 import { modelsDirForTests } from '@lore/platform/embeddings/contract';
+import { buildDistOnce } from '@lore/platform/testing';
 import { startStandalone } from './bootstrap';
 
 const JWT_SECRET = 'sdk-standalone-secret';
@@ -22,7 +23,7 @@ describe('TypeScript SDK and MCP server against standalone Lore', () => {
     running = await startStandalone(env);
     Object.assign(lore, { url: running.url });
     // dist/mcp.js (`npm run mcp`) and dist/example-typescript.js (`npm run example:typescript`).
-    execFileSync(process.execPath, ['tools/build.mjs'], { cwd: ROOT, stdio: 'inherit' });
+    buildDistOnce();
   }, 60_000);
   afterAll(async () => {
     await running.app.close();

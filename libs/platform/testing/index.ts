@@ -6,3 +6,4 @@ export * from './context-fixture';
 export * from './fresh-fixture';
 export * from './bundle-options';
 export * from './until';
+export * from './built-dist';
