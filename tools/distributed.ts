@@ -37,7 +37,8 @@ for (const name of processes) {
   const index = processes.indexOf(name);
   // Ports cannot be shared by processes: one each, and none for the gateway (it has PORT).
   const metricsPort = name === 'gateway' || metricsBase === undefined ? '' : String(metricsBase + index);
-  const child = spawn(process.execPath, ['--enable-source-maps', join(__dirname, `${name}.js`)], { env: { ...env, DATA_DIR: dir, METRICS_PORT: metricsPort }, stdio: ['ignore', 'inherit', 'inherit'] });
+  // Each service runs with the launcher's own Node flags (`npm run start:distributed` sets them, README "Node flags").
+  const child = spawn(process.execPath, [...process.execArgv, join(__dirname, `${name}.js`)], { env: { ...env, DATA_DIR: dir, METRICS_PORT: metricsPort }, stdio: ['ignore', 'inherit', 'inherit'] });
   child.on('exit', (code) => {
     if (!stopping) {
       process.stderr.write(`${name} exited with ${String(code)}; stopping the others\n`);

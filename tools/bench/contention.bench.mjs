@@ -25,6 +25,7 @@ import { SignJWT } from 'jose';
 import { Pool } from 'undici';
 import { deleteEventStream, freePort, stopChild } from './load.mjs';
 import { BENCH_RATE_LIMITS } from './bench-limits.mjs';
+import { startFlags } from './start-flags.mjs';
 
 const COUNT = Number(process.env.BENCH_CONTENTION_COUNT ?? 200);
 const DISTRIBUTED_COUNT = Number(process.env.BENCH_DISTRIBUTED_COUNT ?? 32);
@@ -41,7 +42,7 @@ const cleanup = [];
 async function start(name, entry, extraEnv = {}) {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), `lore-bench-contention-${name}-`));
-  const child = spawn(process.execPath, [entry], {
+  const child = spawn(process.execPath, [...startFlags(), entry], {
     env: { ...process.env, ...BENCH_RATE_LIMITS, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, AUTH_JWT_SECRET: SECRET, LOG_LEVEL: 'warn', ...extraEnv },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

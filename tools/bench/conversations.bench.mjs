@@ -24,6 +24,7 @@ import { SignJWT } from 'jose';
 import { freePort, runLoad, stopChild, deleteEventStream } from './load.mjs';
 import { MODELS_DIR, inParallel } from './lore-under-bench.mjs';
 import { BENCH_RATE_LIMITS } from './bench-limits.mjs';
+import { startFlags } from './start-flags.mjs';
 
 const env = (name, fallback) => Number(process.env[name] ?? fallback);
 const COUNT = env('BENCH_COUNT', 5000);
@@ -346,12 +347,12 @@ try {
     await stop(baselineServer);
     console.log(row('baseline insert (bare)', baseline));
 
-    const standaloneServer = await start('standalone-appends', ['dist/standalone.js'], {}, '/ready');
+    const standaloneServer = await start('standalone-appends', [...startFlags(), 'dist/standalone.js'], {}, '/ready');
     const standalone = await benchAppends('standalone', standaloneServer.url);
     await stop(standaloneServer);
     console.log(row('standalone append', standalone.append, baseline));
 
-    const distributedServer = await start('distributed-appends', ['dist/distributed.js'], { NATS_URL, NATS_SUBJECT_PREFIX: `bench${process.pid}` }, '/ready');
+    const distributedServer = await start('distributed-appends', [...startFlags(), 'dist/distributed.js'], { NATS_URL, NATS_SUBJECT_PREFIX: `bench${process.pid}` }, '/ready');
     const distributed = await benchAppends('distributed', distributedServer.url);
     await stop(distributedServer);
     await deleteEventStream(NATS_URL, `bench${process.pid}`);
@@ -364,7 +365,7 @@ try {
   }
 
   if (PARTS.has('reads') || PARTS.has('context')) {
-    const lore = await start('standalone', ['dist/standalone.js'], {}, '/ready');
+    const lore = await start('standalone', [...startFlags(), 'dist/standalone.js'], {}, '/ready');
     if (PARTS.has('reads')) {
       console.log(`\nloading ${MESSAGES} messages into ${LOAD_CONVERSATIONS} conversations of ${LOAD_USERS} users (concurrency ${LOAD_CONCURRENCY})…`);
       const loaded = await loadMessages(lore.url);

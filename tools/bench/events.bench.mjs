@@ -27,6 +27,7 @@ import { SignJWT } from 'jose';
 import { AckPolicy, DeliverPolicy, StorageType, connect, headers, nanos } from 'nats';
 import { Pool } from 'undici';
 import { freePort, stopChild, deleteEventStream } from './load.mjs';
+import { startFlags } from './start-flags.mjs';
 import { BENCH_RATE_LIMITS } from './bench-limits.mjs';
 
 // Each create is also embedded by the local model (memory search): 200/s keeps 2 cores busy.
@@ -322,7 +323,7 @@ try {
   const bases = PARTS.has('latency') ? [await bareLatency('core'), await bareLatency('jetstream')] : [];
   if (bases.length > 0) console.log('');
   for (const base of bases) latencyRow(base.name, base, []);
-  const dist = await start('distributed', ['dist/distributed.js'], { NATS_URL, NATS_SUBJECT_PREFIX: PREFIX });
+  const dist = await start('distributed', [...startFlags(), 'dist/distributed.js'], { NATS_URL, NATS_SUBJECT_PREFIX: PREFIX });
   const latencyAuth = await auth('bench-latency');
   const nc = await connect({ servers: NATS_URL });
   const stream = `${PREFIX.toUpperCase()}_EVENTS`;
@@ -389,7 +390,7 @@ try {
     inProcess = await timeCatchUp(feedReader(sqliteFeed, workspace));
     await sqliteFeed.close();
   }
-  const alone = await start('standalone', ['dist/standalone.js'], {});
+  const alone = await start('standalone', [...startFlags(), 'dist/standalone.js'], {});
   console.log('');
   if (PARTS.has('latency')) {
     const aloneSseSeen = new Map();

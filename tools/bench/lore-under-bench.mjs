@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path';
 import { SignJWT } from 'jose';
 import { freePort, stopChild } from './load.mjs';
 import { BENCH_RATE_LIMITS } from './bench-limits.mjs';
+import { startFlags } from './start-flags.mjs';
 
 const SECRET = 'bench-secret';
 export const MODELS_DIR = resolve(process.env.MODELS_DIR ?? join(import.meta.dirname, '../../../shared/models'));
@@ -20,7 +21,7 @@ export function mintToken({ workspace = 'bench', sub = 'bench-user' } = {}) {
 export async function startLore(env = {}) {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'lore-bench-knowledge-'));
-  const child = spawn(process.execPath, [...(process.env.LORE_NODE_ARGS?.split(' ').filter(Boolean) ?? []), join(import.meta.dirname, '../..', process.env.LORE_DIST ?? 'dist', 'standalone.js')], {
+  const child = spawn(process.execPath, [...(process.env.LORE_NODE_ARGS?.split(' ').filter(Boolean) ?? startFlags()), join(import.meta.dirname, '../..', process.env.LORE_DIST ?? 'dist', 'standalone.js')], {
     env: { ...process.env, ...BENCH_RATE_LIMITS, MODELS_DIR, ...env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, AUTH_JWT_SECRET: SECRET, LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

@@ -15,6 +15,7 @@ import { SignJWT } from 'jose';
 import { freePort, runLoad, stopChild, deleteEventStream } from './load.mjs';
 import { BENCH_RATE_LIMITS } from './bench-limits.mjs';
 import { formatCpu, withServerCpu } from './server-cpu.mjs';
+import { startFlags } from './start-flags.mjs';
 
 const COUNT = Number(process.env.BENCH_COUNT ?? 5000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
@@ -99,8 +100,8 @@ async function baselineRound() {
   return result;
 }
 
-async function standaloneRound(name, script, parts) {
-  const server = await start(name, [script], {}, '/ready');
+async function standaloneRound(name, args, parts) {
+  const server = await start(name, args, {}, '/ready');
   const result = await benchLore(name, server, parts);
   await stop(server);
   return result;
@@ -112,8 +113,8 @@ try {
   let last = null;
   for (let round = 1; round <= ROUNDS; round++) {
     const baseline = await baselineRound();
-    const standalone = await standaloneRound('standalone', 'dist/standalone.js', round === ROUNDS ? PARTS : new Set(['create']));
-    const ref = REF ? await standaloneRound('reference', join(REF, 'dist/standalone.js'), new Set(['create'])) : null;
+    const standalone = await standaloneRound('standalone', [...startFlags(), 'dist/standalone.js'], round === ROUNDS ? PARTS : new Set(['create']));
+    const ref = REF ? await standaloneRound('reference', [...startFlags(REF), join(REF, 'dist/standalone.js')], new Set(['create'])) : null;
     totals.baseline.push(baseline);
     totals.standalone.push(standalone.create);
     if (ref) totals.ref.push(ref.create);
@@ -126,7 +127,7 @@ try {
   const { baseline, standalone } = last;
   let distributed = null;
   if (PARTS.has('distributed')) {
-    const distributedServer = await start('distributed', ['dist/distributed.js'], { NATS_URL, NATS_SUBJECT_PREFIX: `bench${process.pid}` }, '/ready');
+    const distributedServer = await start('distributed', [...startFlags(), 'dist/distributed.js'], { NATS_URL, NATS_SUBJECT_PREFIX: `bench${process.pid}` }, '/ready');
     distributed = await benchLore('distributed', distributedServer, PARTS);
     await stop(distributedServer);
     await deleteEventStream(NATS_URL, `bench${process.pid}`);
