@@ -25,7 +25,7 @@ import { bundleOptions, REPO_ROOT } from '@lore/platform/testing';
 const SECRET = 'write-path-work-secret';
 const WARM_UP = 200;
 const COUNT = 600;
-const ROUNDS = 4;
+const ROUNDS = 3;
 /** Inserts into the baseline per reference measurement (before and after each round). */
 const REFERENCE_COUNT = 600;
 // One at a time: the processors see each event alone, so the commits per operation are their most.
