@@ -133,12 +133,17 @@ describeWithServer('NATS_URL', 'pullPages', (url) => {
   it('fails, instead of waiting for ever, when its consumer is deleted', async () => {
     const name = await consumer();
     const controller = new AbortController();
+    // Settled into a value at once: the failure can arrive before the deletion's own reply does,
+    // and a rejection nobody handles yet fails the run (seen on Node 24 on a loaded machine).
     const reading = (async () => {
       for await (const page of pullPages({ nc, stream, consumer: name, batch: 10, signal: controller.signal, take: () => 1, heartbeatMs: 500 })) void page;
-    })();
+    })().then(
+      () => null,
+      (error: unknown) => error,
+    );
     await new Promise((resolve) => setTimeout(resolve, 200));
     await jsm.consumers.delete(stream, name);
-    await expect(reading).rejects.toThrow(/JetStream pull/);
+    expect(String(await reading)).toMatch(/JetStream pull/);
     controller.abort();
   }, 15_000);
 });
