@@ -10,6 +10,7 @@ import {
   type Transport,
   type TransportSubscription,
 } from '@lore/platform/transport/port';
+import { jsonCopy } from './json-copy';
 
 /**
  * The standalone app's transport: every message stays in this process, but crosses the
@@ -223,14 +224,6 @@ function contextFor(subject: string, requestId: string | undefined, trace: Messa
     ...(trace?.traceparent === undefined ? {} : { trace: { ...trace } }),
     ...(deadline === undefined ? {} : { deadline }),
   };
-}
-
-/**
- * A JSON round trip gives the receiver what NATS would deliver: no shared references,
- * Dates as ISO strings, undefined properties dropped, top-level undefined kept as undefined.
- */
-function jsonCopy(value: unknown): unknown {
-  return parse(JSON.stringify(value));
 }
 
 function parse(text: string | undefined): unknown {
