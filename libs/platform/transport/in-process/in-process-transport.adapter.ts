@@ -45,6 +45,9 @@ interface Subscriber {
   tail: Promise<void>;
 }
 
+/** What publish returns: already settled, shared, as nothing waits on subscribers. */
+const PUBLISHED: Promise<void> = Promise.resolve();
+
 const INTERNAL: SerializedError = { code: 'internal', message: 'internal error', issues: [] };
 
 export function createInProcessTransport(options: InProcessTransportOptions = {}): Transport {
@@ -115,11 +118,17 @@ export function createInProcessTransport(options: InProcessTransportOptions = {}
       };
     },
 
-    async publish(subject: string, payload: unknown, publishOptions?: { readonly requestId?: string }): Promise<void> {
-      assertOpen();
-      // Serialized once, here: later mutations by the publisher cannot reach subscribers,
-      // and a non-JSON payload fails the publisher as it would over NATS.
-      const text = JSON.stringify(payload);
+    // Not async: one settled promise serves every publish (each promise pays the request context's async hooks).
+    publish(subject: string, payload: unknown, publishOptions?: { readonly requestId?: string }): Promise<void> {
+      let text: string;
+      try {
+        assertOpen();
+        // Serialized once, here: later mutations by the publisher cannot reach subscribers,
+        // and a non-JSON payload fails the publisher as it would over NATS.
+        text = JSON.stringify(payload);
+      } catch (error) {
+        return Promise.reject(error);
+      }
       const context = contextFor(subject, publishOptions?.requestId, undefined);
       for (const subscriber of subscribers) {
         if (!subjectMatches(subscriber.pattern, subject)) continue;
@@ -131,6 +140,7 @@ export function createInProcessTransport(options: InProcessTransportOptions = {}
           }
         });
       }
+      return PUBLISHED;
     },
 
     async subscribe(subject: string, handler: EventHandler): Promise<TransportSubscription> {
