@@ -50,11 +50,18 @@ export class JwtVerifier {
    */
   private readonly verified = new Map<string, { readonly payload: JWTPayload; readonly until: number }>();
 
+  /** The claims of a token verified lately (the cache, still within its `exp`), at once; undefined when only {@link verify} can tell. */
+  verifiedAtOnce(token: string, now = Date.now()): JWTPayload | undefined {
+    const hit = this.verified.get(token);
+    return hit !== undefined && hit.until > now ? hit.payload : undefined;
+  }
+
   async verify(token: string): Promise<JWTPayload> {
     const now = Date.now();
+    const known = this.verifiedAtOnce(token, now);
+    if (known !== undefined) return known;
     const hit = this.verified.get(token);
     if (hit !== undefined) {
-      if (hit.until > now) return hit.payload;
       this.verified.delete(token);
       if (typeof hit.payload.exp === 'number' && hit.payload.exp * 1000 <= now) throw invalidToken('Token has expired');
     }

@@ -7,6 +7,8 @@ const observeHttp = labelledObserver(httpRequestDuration);
 interface RequestTrace {
   readonly span: Span;
   readonly context: Context;
+  /** The route template, read once: Fastify builds a new `routeOptions` object on every read. */
+  readonly route: string;
 }
 
 const traces = new WeakMap<FastifyRequest, RequestTrace>();
@@ -23,12 +25,13 @@ export const UNMATCHED_ROUTE = '(unmatched)';
  */
 export function observeRequests(app: FastifyInstance): void {
   app.addHook('onRequest', (request, _reply, done) => {
-    const trace = startSpan(`${request.method} ${request.routeOptions.url ?? UNMATCHED_ROUTE}`, {
+    const route = request.routeOptions.url ?? UNMATCHED_ROUTE;
+    const trace = startSpan(`${request.method} ${route}`, {
       kind: SpanKind.SERVER,
       parent: contextFromTraceHeaders(traceHeaders(request)),
-      attributes: { 'http.request.method': request.method, 'http.route': request.routeOptions.url ?? UNMATCHED_ROUTE },
+      attributes: { 'http.request.method': request.method, 'http.route': route },
     });
-    traces.set(request, trace);
+    traces.set(request, { ...trace, route });
     otelContext.with(trace.context, done);
   });
   // Body parsing may end in the socket's callbacks, outside the context entered above: enter it
@@ -42,10 +45,10 @@ export function observeRequests(app: FastifyInstance): void {
   });
   // A callback hook, not an async one: this runs for every request.
   app.addHook('onResponse', (request, reply, done) => {
-    const route = request.routeOptions.url ?? UNMATCHED_ROUTE;
+    const trace = traces.get(request);
+    const route = trace?.route ?? request.routeOptions.url ?? UNMATCHED_ROUTE;
     const status = String(reply.statusCode);
     observeHttp({ method: request.method, route, status }, `${request.method} ${route} ${status}`, reply.elapsedTime / 1000);
-    const trace = traces.get(request);
     if (trace !== undefined) {
       trace.span.setAttribute('http.response.status_code', reply.statusCode);
       if (reply.statusCode >= 500) trace.span.setStatus({ code: SpanStatusCode.ERROR });
@@ -60,10 +63,12 @@ export function requestTraceFields(request: FastifyRequest): { trace_id?: string
   return traceFields(traces.get(request)?.span);
 }
 
-function traceHeaders(request: FastifyRequest): TraceHeaders {
+/** The caller's trace headers; undefined without a `traceparent` (the trace starts here, whatever `tracestate` says). */
+function traceHeaders(request: FastifyRequest): TraceHeaders | undefined {
   const traceparent = single(request.headers['traceparent']);
+  if (traceparent === undefined) return undefined;
   const tracestate = single(request.headers['tracestate']);
-  return { ...(traceparent === undefined ? {} : { traceparent }), ...(tracestate === undefined ? {} : { tracestate }) };
+  return { traceparent, ...(tracestate === undefined ? {} : { tracestate }) };
 }
 
 function single(value: string | string[] | undefined): string | undefined {

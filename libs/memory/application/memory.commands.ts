@@ -36,10 +36,11 @@ export interface MemoryCommandDeps {
 export class MemoryCommands {
   constructor(private readonly deps: MemoryCommandDeps) {}
 
-  async create(command: ValidRequestIn<MemoryMessages, 'create'>): Promise<ReplyIn<MemoryMessages, 'create'>> {
+  // Not async: it hands add's promise on rather than wrapping it in another (promises per create).
+  create(command: ValidRequestIn<MemoryMessages, 'create'>): Promise<ReplyIn<MemoryMessages, 'create'>> {
     const content: MemoryContent = { memory: command.memory, topics: command.topics ?? [], metadata: command.metadata ?? {} };
     if (command.expiresAt != null && Date.parse(command.expiresAt) <= this.deps.clock.now().getTime()) {
-      throw invalid(['message', 'expiresAt'], 'expires_at must be in the future', 'value_error');
+      return Promise.reject(invalid(['message', 'expiresAt'], 'expires_at must be in the future', 'value_error'));
     }
     return this.add(command, command.memoryType, content, command.expiresAt);
   }
@@ -55,14 +56,16 @@ export class MemoryCommands {
     expiresAt?: string | null,
     decided?: { readonly provenance: Omit<Provenance, 'note'>; readonly note: DecisionNote },
   ): Promise<MemoryRecord> {
-    await this.deps.quota.enforce(owner.workspaceId, () => this.deps.documents.collection(MEMORIES).count({ workspace_id: owner.workspaceId }));
+    // Awaited only when a count is needed, and the key only when the pool is empty: each await is a promise per create.
+    const { quota } = this.deps;
+    if (!quota.admitsAtOnce(owner.workspaceId)) await quota.enforce(owner.workspaceId, () => this.deps.documents.collection(MEMORIES).count({ workspace_id: owner.workspaceId }));
     const now = this.deps.clock.now();
     const memoryId = newId('mem', now.getTime());
     const at = now.toISOString();
     const ttl = this.deps.ttlSecondsByType[memoryType];
     const expires = expiresAt !== undefined ? expiresAt : ttl === undefined ? null : new Date(now.getTime() + ttl * 1000).toISOString();
     // The key is durable before any event sealed with it is appended.
-    const key = await this.deps.sealed.newKey();
+    const key = this.deps.sealed.pooledKey() ?? (await this.deps.sealed.newKey());
     const sealed = this.deps.sealed.seal(memoryId, content, key);
     const provenance = decided && { ...decided.provenance, note: this.deps.notes.seal(memoryId, decided.note, key) };
     const result = await handleCommand(

@@ -69,6 +69,18 @@ describe('Keyring (SQLite document store)', () => {
     for (const { keyId, key } of handed) expect((await fresh.get(keyId))?.equals(key)).toBe(true);
   });
 
+  it('hands out pooled keys without waiting, none before the first batch is durable', async () => {
+    const store = openStore();
+    const keyring = await Keyring.open(store, master);
+    expect(keyring.takePooled()).toBeUndefined();
+    const first = await keyring.create();
+    const pooled = keyring.takePooled();
+    expect(pooled).toBeDefined();
+    expect(pooled?.keyId).not.toBe(first.keyId);
+    // Durable and readable by id, like a key from create.
+    expect((await (await Keyring.open(store, master)).get(pooled?.keyId ?? ''))?.equals(pooled?.key ?? Buffer.alloc(0))).toBe(true);
+  });
+
   it('stores data keys wrapped, never in the clear', async () => {
     const store = openStore();
     const { keyId, key } = await (await Keyring.open(store, master)).create();

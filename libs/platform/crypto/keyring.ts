@@ -166,9 +166,21 @@ export class Keyring {
    * with what it seals (see MemoryCipher); an unused pooled key encrypts nothing.
    */
   async create(): Promise<{ keyId: string; key: Buffer }> {
-    if (this.pool.length === 0) await this.refill();
+    for (;;) {
+      if (this.pool.length === 0) await this.refill();
+      const next = this.takePooled();
+      if (next !== undefined) return next;
+    }
+  }
+
+  /**
+   * {@link create} without waiting: a key from the pool (already durable), or undefined when
+   * the pool is empty (then `create` waits for the refill). A write path calls this first, so
+   * the usual case costs no promise.
+   */
+  takePooled(): { keyId: string; key: Buffer } | undefined {
     const next = this.pool.pop();
-    if (next === undefined) return this.create();
+    if (next === undefined) return undefined;
     if (this.pool.length < POOL_LOW_WATER) void this.refill().catch(() => undefined);
     this.remember(next.keyId, next.key);
     return next;

@@ -27,6 +27,11 @@ export class SealedFields<T> {
     return this.keyring.create();
   }
 
+  /** {@link newKey} without waiting when the keyring has one ready (see `Keyring.takePooled`); undefined otherwise. */
+  pooledKey(): DataKey | undefined {
+    return this.keyring.takePooled();
+  }
+
   seal(aggregateId: string, value: T, dataKey: DataKey): string {
     return `${dataKey.keyId}:${seal(dataKey.key, JSON.stringify(value), aggregateId)}`;
   }

@@ -147,16 +147,42 @@ export function requestMetadata(): RequestMetadata {
     if (context.actor !== undefined) metadata.actor = context.actor;
     if (context.workspaceId !== undefined) metadata.workspaceId = context.workspaceId;
   }
-  const traceparent = activeTraceparent();
+  const { traceparent } = activeTraceHeaders();
   if (traceparent !== undefined) metadata.traceparent = traceparent;
   return metadata;
 }
 
-/** The active span's W3C `traceparent`; nothing when no span is active or no propagator is registered. */
-function activeTraceparent(): string | undefined {
+/** The W3C trace headers of a context, as {@link activeTraceHeaders} gives them. */
+export interface ActiveTraceHeaders {
+  readonly traceparent?: string;
+  readonly tracestate?: string;
+}
+
+const NO_TRACE_HEADERS: ActiveTraceHeaders = Object.freeze({});
+
+/** The last context injected and its headers (see {@link activeTraceHeaders}). */
+let lastInjected: { readonly context: Context; readonly headers: ActiveTraceHeaders } | null = null;
+
+/**
+ * The active trace context's W3C `traceparent` and `tracestate`, as the registered propagator
+ * writes them (nothing when no span is active or no propagator is registered). The last
+ * context's are kept: a request's context is injected at least twice (the message it sends,
+ * then the events its command appends), and both the context (immutable) and the propagator
+ * (registered once, at start) stay the same. The root context, shared by every untraced piece
+ * of work, is never kept.
+ */
+export function activeTraceHeaders(): ActiveTraceHeaders {
+  const active = traceContext.active();
+  if (lastInjected !== null && lastInjected.context === active) return lastInjected.headers;
   const carrier: { traceparent?: string; tracestate?: string } = {};
-  propagation.inject(traceContext.active(), carrier);
-  return carrier.traceparent;
+  propagation.inject(active, carrier);
+  const { traceparent, tracestate } = carrier;
+  const headers: ActiveTraceHeaders =
+    traceparent === undefined && tracestate === undefined
+      ? NO_TRACE_HEADERS
+      : Object.freeze({ ...(traceparent === undefined ? {} : { traceparent }), ...(tracestate === undefined ? {} : { tracestate }) });
+  if (active !== ROOT_CONTEXT) lastInjected = { context: active, headers };
+  return headers;
 }
 
 function text(value: unknown): string | undefined {

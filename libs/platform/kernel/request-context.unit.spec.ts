@@ -1,4 +1,6 @@
-import { reactingTo, reactionContext, requestMetadata, withRequestContext } from './request-context';
+import { ROOT_CONTEXT, TraceFlags, context, propagation, trace, type Context, type TextMapPropagator } from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { activeTraceHeaders, reactingTo, reactionContext, requestContextManager, requestMetadata, withRequestContext } from './request-context';
 
 describe('request context', () => {
   it('is empty outside a served message or a reaction', () => {
@@ -27,5 +29,51 @@ describe('request context', () => {
       }),
     );
     expect(seen).toEqual({ correlationId: 'corr', causationId: 'evt-3', actor: 'system:r' });
+  });
+});
+
+describe('activeTraceHeaders', () => {
+  const injected: string[] = [];
+  const w3c = new W3CTraceContextPropagator();
+  // The W3C propagator, counting its injections.
+  const counting: TextMapPropagator = {
+    inject: (ctx, carrier, setter) => {
+      injected.push(trace.getSpanContext(ctx)?.spanId ?? 'none');
+      w3c.inject(ctx, carrier, setter);
+    },
+    extract: (ctx, carrier, getter) => w3c.extract(ctx, carrier, getter),
+    fields: () => w3c.fields(),
+  };
+  const spanContext = (spanId: string): Context =>
+    trace.setSpan(ROOT_CONTEXT, trace.wrapSpanContext({ traceId: '0af7651916cd43dd8448eb211c80319c', spanId, traceFlags: TraceFlags.NONE }));
+
+  beforeAll(() => {
+    context.setGlobalContextManager(requestContextManager);
+    propagation.setGlobalPropagator(counting);
+  });
+  afterAll(() => {
+    propagation.disable();
+    context.disable();
+  });
+  beforeEach(() => {
+    injected.length = 0;
+  });
+
+  it("injects a context once while it stays the active one, and gives the propagator's headers", () => {
+    const first = spanContext('b7ad6b7169203331');
+    const headers = context.with(first, () => [activeTraceHeaders(), activeTraceHeaders(), requestMetadata().traceparent]);
+    expect(headers[0]).toEqual({ traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00' });
+    expect(headers[1]).toBe(headers[0]);
+    expect(headers[2]).toBe('00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00');
+    expect(injected).toEqual(['b7ad6b7169203331']);
+    // Another context is injected afresh.
+    expect(context.with(spanContext('00f067aa0ba902b7'), activeTraceHeaders)).toEqual({ traceparent: '00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-00' });
+    expect(injected).toEqual(['b7ad6b7169203331', '00f067aa0ba902b7']);
+  });
+
+  it('injects the root context every time: it is never kept', () => {
+    expect(activeTraceHeaders()).toEqual({});
+    expect(activeTraceHeaders()).toEqual({});
+    expect(injected).toEqual(['none', 'none']);
   });
 });

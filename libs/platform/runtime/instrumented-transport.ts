@@ -1,7 +1,7 @@
 import type { Transport } from '@lore/platform/transport/port';
 import { context as otelContext } from '@opentelemetry/api';
-import { QuotaExceededError } from '@lore/platform/kernel';
-import { SpanKind, contextFromTraceHeaders, countQuotaRefusal, currentTraceHeaders, errorCode, inSpan, isActiveTrace, labelledObserver, secondsSince, spansRecorded, transportRequestDuration } from '@lore/platform/telemetry';
+import { activeTraceHeaders, QuotaExceededError } from '@lore/platform/kernel';
+import { SpanKind, contextFromTraceHeaders, countQuotaRefusal, errorCode, inSpan, isActiveTrace, labelledObserver, secondsSince, spansRecorded, transportRequestDuration } from '@lore/platform/telemetry';
 
 const observeTransport = labelledObserver(transportRequestDuration);
 
@@ -17,9 +17,9 @@ export function instrumentedTransport(transport: Transport): Transport {
   return {
     request: (subject, payload, options) => {
       const started = process.hrtime.bigint();
-      if (!spansRecorded()) return measured('client', subject, started, () => transport.request(subject, payload, { ...options, trace: currentTraceHeaders() }));
+      if (!spansRecorded()) return measured('client', subject, started, () => transport.request(subject, payload, { ...options, trace: activeTraceHeaders() }));
       return inSpan(`send ${subject}`, { kind: SpanKind.CLIENT, attributes: { 'messaging.system': 'nats', 'messaging.destination.name': subject } }, () =>
-        measured('client', subject, started, () => transport.request(subject, payload, { ...options, trace: currentTraceHeaders() })),
+        measured('client', subject, started, () => transport.request(subject, payload, { ...options, trace: activeTraceHeaders() })),
       );
     },
     serve: (subject, handler) =>

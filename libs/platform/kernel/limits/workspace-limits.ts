@@ -78,17 +78,27 @@ export class WorkspaceQuota {
    * every few seconds far from it.
    */
   async enforce(workspaceId: string, countUsed: () => Promise<number>, adding = 1, now = Date.now()): Promise<void> {
-    const limit = this.limitOf(workspaceId);
-    if (limit === 0) return;
-    const known = this.recent.get(workspaceId);
-    if (known !== undefined && now - known.at < RECENT_MS && known.used + adding <= limit * 0.9) {
-      known.used += adding;
-      return;
-    }
+    if (this.admitsAtOnce(workspaceId, adding, now)) return;
     const used = await countUsed();
     this.check(workspaceId, used, adding);
     if (this.recent.size >= MAX_RECENT) this.recent.clear();
     this.recent.set(workspaceId, { used: used + adding, at: now });
+  }
+
+  /**
+   * What {@link enforce} decides without counting: true (and `adding` noted) when the workspace
+   * is unlimited or a recent count leaves room; false when only a count can tell, which is then
+   * `enforce`'s to make. A write path asks this first, so the usual case costs no promise.
+   */
+  admitsAtOnce(workspaceId: string, adding = 1, now = Date.now()): boolean {
+    const limit = this.limitOf(workspaceId);
+    if (limit === 0) return true;
+    const known = this.recent.get(workspaceId);
+    if (known !== undefined && now - known.at < RECENT_MS && known.used + adding <= limit * 0.9) {
+      known.used += adding;
+      return true;
+    }
+    return false;
   }
 
   /** The workspace's limit; 0 is unlimited. */

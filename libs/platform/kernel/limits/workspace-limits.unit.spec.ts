@@ -67,4 +67,21 @@ describe('WorkspaceQuota', () => {
     await q.enforce('free', count);
     expect(counts).toBe(8);
   });
+
+  it('tells at once what enforce decides without a count, noting the write only then', async () => {
+    const q = quota();
+    expect(q.admitsAtOnce('free')).toBe(true);
+    // Nothing counted yet: only a count can tell.
+    expect(q.admitsAtOnce('other', 1, 1_000)).toBe(false);
+    await q.enforce('other', () => Promise.resolve(10), 1, 1_000);
+    expect(q.admitsAtOnce('other', 1, 1_001)).toBe(true);
+    // Noted as used: 10 counted + 1 + 1, so 78 more stay under 90 % and the next does not.
+    expect(q.admitsAtOnce('other', 78, 1_002)).toBe(true);
+    expect(q.admitsAtOnce('other', 1, 1_003)).toBe(false);
+    // A refusal to decide notes nothing: the count that follows is enforce's, and is exact.
+    await expect(q.enforce('other', () => Promise.resolve(100), 1, 1_004)).rejects.toThrow(/quota memories of 100 reached/);
+    // A count older than a few seconds is not trusted.
+    await q.enforce('other', () => Promise.resolve(0), 1, 2_000);
+    expect(q.admitsAtOnce('other', 1, 60_000)).toBe(false);
+  });
 });

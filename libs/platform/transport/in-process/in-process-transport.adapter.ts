@@ -10,6 +10,7 @@ import {
   type Transport,
   type TransportSubscription,
 } from '@lore/platform/transport/port';
+import { jsonCopy } from './json-copy';
 
 /**
  * The standalone app's transport: every message stays in this process, but crosses the
@@ -43,6 +44,9 @@ interface Subscriber {
   /** Deliveries are chained so one subscriber sees events in publish order, as over NATS. */
   tail: Promise<void>;
 }
+
+/** What publish returns: already settled, shared, as nothing waits on subscribers. */
+const PUBLISHED: Promise<void> = Promise.resolve();
 
 const INTERNAL: SerializedError = { code: 'internal', message: 'internal error', issues: [] };
 
@@ -114,11 +118,17 @@ export function createInProcessTransport(options: InProcessTransportOptions = {}
       };
     },
 
-    async publish(subject: string, payload: unknown, publishOptions?: { readonly requestId?: string }): Promise<void> {
-      assertOpen();
-      // Serialized once, here: later mutations by the publisher cannot reach subscribers,
-      // and a non-JSON payload fails the publisher as it would over NATS.
-      const text = JSON.stringify(payload);
+    // Not async: one settled promise serves every publish (each promise pays the request context's async hooks).
+    publish(subject: string, payload: unknown, publishOptions?: { readonly requestId?: string }): Promise<void> {
+      let text: string;
+      try {
+        assertOpen();
+        // Serialized once, here: later mutations by the publisher cannot reach subscribers,
+        // and a non-JSON payload fails the publisher as it would over NATS.
+        text = JSON.stringify(payload);
+      } catch (error) {
+        return Promise.reject(error);
+      }
       const context = contextFor(subject, publishOptions?.requestId, undefined);
       for (const subscriber of subscribers) {
         if (!subjectMatches(subscriber.pattern, subject)) continue;
@@ -130,6 +140,7 @@ export function createInProcessTransport(options: InProcessTransportOptions = {}
           }
         });
       }
+      return PUBLISHED;
     },
 
     async subscribe(subject: string, handler: EventHandler): Promise<TransportSubscription> {
@@ -223,14 +234,6 @@ function contextFor(subject: string, requestId: string | undefined, trace: Messa
     ...(trace?.traceparent === undefined ? {} : { trace: { ...trace } }),
     ...(deadline === undefined ? {} : { deadline }),
   };
-}
-
-/**
- * A JSON round trip gives the receiver what NATS would deliver: no shared references,
- * Dates as ISO strings, undefined properties dropped, top-level undefined kept as undefined.
- */
-function jsonCopy(value: unknown): unknown {
-  return parse(JSON.stringify(value));
 }
 
 function parse(text: string | undefined): unknown {
