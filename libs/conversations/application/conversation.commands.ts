@@ -247,7 +247,7 @@ export class ConversationCommands {
     const messageId = newId('msg', now.getTime());
     const conversationId = message.kind === 'edit' ? message.conversationId : (owner.conversationId ?? '');
     const seals = this.deps.seals;
-    const key = await seals.messages.newKey();
+    const key = seals.messages.pooledKey() ?? (await seals.messages.newKey());
     const sealed = { content: seals.messages.seal(messageId, message.content, key), checksum: seals.checksums.seal(messageId, message.content.checksum, key) };
     let duplicateOf: string | null = null;
     const result = await this.shredOnFailure(key.keyId, () =>
