@@ -27,6 +27,12 @@ function stop(code: number): void {
   void Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once('exit', r))))).then(() => process.exit(code));
 }
 
+/**
+ * Each service runs with the launcher's own Node flags (`npm run start:distributed` sets them,
+ * README "Node flags"), but for the inspector's: every child would ask for the same port.
+ */
+const serviceFlags = process.execArgv.filter((flag) => !/^--(inspect|debug)/.test(flag));
+
 for (const name of processes) {
   // Services share DATA_DIR (each uses its <context> subdirectory, and they must agree on a
   // locally generated master key). The gateway stores no data: its own directory holds at most
@@ -37,8 +43,7 @@ for (const name of processes) {
   const index = processes.indexOf(name);
   // Ports cannot be shared by processes: one each, and none for the gateway (it has PORT).
   const metricsPort = name === 'gateway' || metricsBase === undefined ? '' : String(metricsBase + index);
-  // Each service runs with the launcher's own Node flags (`npm run start:distributed` sets them, README "Node flags").
-  const child = spawn(process.execPath, [...process.execArgv, join(__dirname, `${name}.js`)], { env: { ...env, DATA_DIR: dir, METRICS_PORT: metricsPort }, stdio: ['ignore', 'inherit', 'inherit'] });
+  const child = spawn(process.execPath, [...serviceFlags, join(__dirname, `${name}.js`)], { env: { ...env, DATA_DIR: dir, METRICS_PORT: metricsPort }, stdio: ['ignore', 'inherit', 'inherit'] });
   child.on('exit', (code) => {
     if (!stopping) {
       process.stderr.write(`${name} exited with ${String(code)}; stopping the others\n`);
