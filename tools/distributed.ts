@@ -28,10 +28,11 @@ function stop(code: number): void {
 }
 
 /**
- * Each service runs with the launcher's own Node flags (`npm run start:distributed` sets them,
- * README "Node flags"), but for the inspector's: every child would ask for the same port.
+ * The services' Node flags: source maps always, and the launcher's heap sizes
+ * (`npm run start:distributed` sets them, README "Node flags"). Other flags stay with the
+ * launcher: six processes would share an inspector port, a profile or report file name.
  */
-const serviceFlags = process.execArgv.filter((flag) => !/^--(inspect|debug)/.test(flag));
+const serviceFlags = ['--enable-source-maps', ...process.execArgv.filter((flag) => /^--max-(semi|old)-space-size=\d+$/.test(flag))];
 
 for (const name of processes) {
   // Services share DATA_DIR (each uses its <context> subdirectory, and they must agree on a
