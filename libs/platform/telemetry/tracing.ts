@@ -46,16 +46,6 @@ export function isActiveTrace(traceparent: string): boolean {
   );
 }
 
-/** The active trace context as W3C headers (empty outside a sampled or recording span). */
-export function currentTraceHeaders(active: Context = context.active()): TraceHeaders {
-  const carrier: Record<string, string> = {};
-  propagation.inject(active, carrier);
-  return {
-    ...(carrier['traceparent'] === undefined ? {} : { traceparent: carrier['traceparent'] }),
-    ...(carrier['tracestate'] === undefined ? {} : { tracestate: carrier['tracestate'] }),
-  };
-}
-
 /** A context whose parent is the remote span the headers name (the root context when they name none). */
 export function contextFromTraceHeaders(headers: TraceHeaders | undefined): Context {
   if (headers?.traceparent === undefined) return ROOT_CONTEXT;
