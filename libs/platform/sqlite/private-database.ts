@@ -18,6 +18,11 @@ export function openPrivateDatabase(path: string, store: EmbeddedStore): Databas
     for (const file of [path, `${path}-wal`, `${path}-shm`]) tightenFileMode(file);
   }
   const db = new Database(path);
+  // Statement journals, sorts and temporary indexes stay in memory: on disk (SQLite's default)
+  // a read-model upsert under its text-index triggers wrote ~11 pages an append to files in
+  // /var/tmp, and those page images of sealed data and deleted rows outlived the transaction
+  // on the disk (unlinked, not wiped).
+  db.pragma('temp_store = MEMORY');
   countCommits(db, storeCommitCounter(store));
   return db;
 }
