@@ -1,12 +1,26 @@
 import type { Doc, DocumentStore, DocumentWrite, Filter } from '@lore/platform/documents/port';
 import type { ProjectionContext } from './projection';
 
-/** Collects one batch's writes and lets later reads in the batch see them. */
+/**
+ * Collects one batch's writes and lets later reads in the batch see them. A document written
+ * again in the same batch keeps only its last write: an upsert replaces the whole document and
+ * a delete removes it, so what came before for that document cannot show in the commit (a
+ * `deleteMany` in between saw a state the last write overrides). A conversation's document
+ * changes with every message: a batch replaying a thousand of its messages writes it once.
+ * The writes kept stay in the order they were last made.
+ */
 export class BatchContext implements ProjectionContext {
-  readonly writes: DocumentWrite[] = [];
+  private readonly pending: Array<DocumentWrite | undefined> = [];
+  /** Per document: where its last write sits in `pending`. */
+  private readonly latest = new Map<string, number>();
   private readonly overlay = new Map<string, Doc | null>();
 
   constructor(private readonly documents: DocumentStore) {}
+
+  /** The batch's writes, in order, for one commit. */
+  get writes(): DocumentWrite[] {
+    return this.pending.filter((write): write is DocumentWrite => write !== undefined);
+  }
 
   async get<T extends Doc>(collection: string, id: string): Promise<T | null> {
     const key = `${collection}\u0000${id}`;
@@ -16,16 +30,23 @@ export class BatchContext implements ProjectionContext {
 
   upsert(collection: string, doc: Doc): void {
     this.overlay.set(`${collection}\u0000${doc.id}`, doc);
-    this.writes.push({ collection, op: 'upsert', doc });
+    this.supersede(`${collection}\u0000${doc.id}`, { collection, op: 'upsert', doc });
   }
 
   delete(collection: string, id: string): void {
     this.overlay.set(`${collection}\u0000${id}`, null);
-    this.writes.push({ collection, op: 'delete', id });
+    this.supersede(`${collection}\u0000${id}`, { collection, op: 'delete', id });
   }
 
   /** Reads of documents this removes may still see them within the same batch; projections delete last. */
   deleteMany(collection: string, filter: Filter): void {
-    this.writes.push({ collection, op: 'deleteMany', filter });
+    this.pending.push({ collection, op: 'deleteMany', filter });
+  }
+
+  private supersede(key: string, write: DocumentWrite): void {
+    const earlier = this.latest.get(key);
+    if (earlier !== undefined) this.pending[earlier] = undefined;
+    this.latest.set(key, this.pending.length);
+    this.pending.push(write);
   }
 }
