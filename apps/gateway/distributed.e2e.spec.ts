@@ -108,6 +108,9 @@ describeWithServer('NATS_URL', 'distributed topology over NATS', (natsUrl) => {
     const asset = await fetch(`${lore.url}${script ?? ''}`);
     expect(asset.status).toBe(200);
     expect(asset.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    // Read to the end: a body left unread (the entry script, ~470 kB) holds fetch's socket paused,
+    // and once the gateway is stopped it stays open (CLOSE_WAIT) and keeps the jest worker alive.
+    expect((await asset.text()).length).toBeGreaterThan(0);
   });
 
   it('the gateway, without LORE_MASTER_KEY, keeps only its event-id secret: no master key of its own', () => {

@@ -71,6 +71,10 @@ export async function startTestEmbeddingServer(options: TestEmbeddingServerOptio
   const requests: RecordedRequest[] = [];
   const scripted: ScriptedAnswer[] = [];
   const hanging = new Set<ServerResponse>();
+  // Scripted delays still running: close() ends them, or a 5 s delay outlived the test file
+  // and kept its jest worker from exiting ("A worker process has failed to exit gracefully").
+  const delays = new Map<NodeJS.Timeout, () => void>();
+  let closed = false;
 
   const send = (res: ServerResponse, status: number, body: unknown, headers: Readonly<Record<string, string>> = {}): void => {
     res.writeHead(status, { 'content-type': 'application/json', ...headers });
@@ -97,7 +101,16 @@ export async function startTestEmbeddingServer(options: TestEmbeddingServerOptio
       hanging.add(res);
       return;
     }
-    if (next && 'delayMs' in next) await new Promise((resolve) => setTimeout(resolve, next.delayMs));
+    if (next && 'delayMs' in next) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          delays.delete(timer);
+          resolve();
+        }, next.delayMs);
+        delays.set(timer, resolve);
+      });
+      if (closed) return; // the connection was closed with the server
+    }
     if (next && 'status' in next) {
       send(res, next.status, next.body ?? { error: { message: `scripted ${next.status}`, type: 'server_error' } }, next.headers);
       return;
@@ -165,6 +178,12 @@ export async function startTestEmbeddingServer(options: TestEmbeddingServerOptio
     requests,
     script: (...answers) => scripted.push(...answers),
     close: async () => {
+      closed = true;
+      for (const [timer, resolve] of delays) {
+        clearTimeout(timer);
+        resolve();
+      }
+      delays.clear();
       for (const res of hanging) res.destroy();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
