@@ -21,10 +21,28 @@ export function openPrivateDatabase(path: string, store: EmbeddedStore): Databas
   // Statement journals, sorts and temporary indexes stay in memory: on disk (SQLite's default)
   // a read-model upsert under its text-index triggers wrote ~11 pages an append to files in
   // /var/tmp, and those page images of sealed data and deleted rows outlived the transaction
-  // on the disk (unlinked, not wiped).
+  // on the disk (unlinked, not wiped). A statement that changes many rows inside a transaction
+  // journals every page it changes, without bound: those run in withTempFilesOnDisk.
   db.pragma('temp_store = MEMORY');
   countCommits(db, storeCommitCounter(store));
   return db;
+}
+
+/**
+ * Runs `work` (a transaction that may change many rows in one statement: a bulk delete, a
+ * dropped table) with SQLite's temporary files on disk, as SQLite would by default: in memory,
+ * its statement journal would hold a copy of every page the statement changes (under
+ * secure_delete, every page it frees too), ~5 KB per deleted document, gigabytes for a large
+ * collection. Called outside any transaction (SQLite cannot switch inside one).
+ */
+export function withTempFilesOnDisk<T>(db: Database.Database, work: () => T): T {
+  if (db.inTransaction) throw new Error('withTempFilesOnDisk: called inside a transaction');
+  db.pragma('temp_store = FILE');
+  try {
+    return work();
+  } finally {
+    db.pragma('temp_store = MEMORY');
+  }
 }
 
 /** One variant of a transaction function (the default, deferred, immediate or exclusive). */

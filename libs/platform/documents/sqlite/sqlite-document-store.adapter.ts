@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import { openPrivateDatabase } from '@lore/platform/sqlite';
+import { openPrivateDatabase, withTempFilesOnDisk } from '@lore/platform/sqlite';
 import type { Doc, DocumentCollection, DocumentStore, DocumentWrite, Filter, FindOptions, Page } from '@lore/platform/documents/port';
 import { assertCollectionName, assertFieldPath, cursorAfter, planFind } from '@lore/platform/documents/port';
 import { SqliteQueryTranslator, valueSql } from './sqlite-query.translator';
@@ -110,7 +110,9 @@ class SqliteDocumentStore implements DocumentStore {
   async write(writes: readonly DocumentWrite[], checkpoint?: { readonly name: string; readonly value: string }): Promise<void> {
     // Tables are created before the transaction: a rollback would undo the DDL but not our memo of it.
     for (const write of writes) this.ensureTable(write.collection);
-    this.applyWrites(writes, checkpoint);
+    // A deleteMany may remove a whole collection's documents in one statement (see withTempFilesOnDisk).
+    if (writes.some((write) => write.op === 'deleteMany')) withTempFilesOnDisk(this.db, () => this.applyWrites(writes, checkpoint));
+    else this.applyWrites(writes, checkpoint);
     return Promise.resolve();
   }
 

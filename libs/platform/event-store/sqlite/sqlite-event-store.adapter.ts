@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { openPrivateDatabase } from '@lore/platform/sqlite';
+import { openPrivateDatabase, withTempFilesOnDisk } from '@lore/platform/sqlite';
 import { AppError, START, systemClock } from '@lore/platform/kernel';
 import type { Clock, Position, RecordedEvent } from '@lore/platform/kernel';
 import type {
@@ -137,7 +137,8 @@ export class SqliteEventStore implements EventStore {
     // Appends queued before the delete must land first, so they are deleted with the stream.
     this.flush();
     this.lastPage = null;
-    this.db.transaction(() => {
+    // A stream of any length goes in one statement (see withTempFilesOnDisk).
+    withTempFilesOnDisk(this.db, () => this.db.transaction(() => {
       // secure_delete=ON zeroes the cells these rows occupied, in the table and its indexes.
       this.statement('DELETE FROM events WHERE stream_id = ?').run(streamId);
       // The tombstone keeps when the stream was deleted (the first time), so an audit can tell a
@@ -145,7 +146,7 @@ export class SqliteEventStore implements EventStore {
       this.statement(
         'INSERT INTO streams (stream_id, revision, deleted, deleted_at) VALUES (?, -1, 1, ?) ON CONFLICT (stream_id) DO UPDATE SET deleted = 1, deleted_at = coalesce(streams.deleted_at, excluded.deleted_at)',
       ).run(streamId, this.clock.now().toISOString());
-    }).immediate();
+    }).immediate());
     await this.purgeWal();
   }
 

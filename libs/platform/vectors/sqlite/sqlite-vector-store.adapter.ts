@@ -8,7 +8,7 @@
 import type Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { notFound, compileFilter } from '@lore/platform/kernel';
-import { openPrivateDatabase } from '@lore/platform/sqlite';
+import { openPrivateDatabase, withTempFilesOnDisk } from '@lore/platform/sqlite';
 import type { Checkpoint, VectorIndex, VectorIndexDefinition, VectorStore, VectorWrite } from '@lore/platform/vectors/port';
 import { assertId, assertIndexDefinition, assertIndexName, assertPayload, assertPoint, assertScope, sameDefinition } from '@lore/platform/vectors/port';
 import { DATETIME_FUNCTION, datetimeWithin } from './sqlite-filter.translator';
@@ -122,10 +122,13 @@ export class SqliteVectorStore implements VectorStore {
     this.pointWrites.forgetColumns();
     this.graphs.forget([name]);
     this.keywordIndexes.delete(name);
-    this.db.transaction(() => {
-      for (const sql of dropIndexSql(name)) this.db.exec(sql);
-      this.run(`DELETE FROM ${REGISTRY} WHERE name = ?`, [name]);
-    })();
+    // Dropping tables of any size in one transaction (see withTempFilesOnDisk).
+    withTempFilesOnDisk(this.db, () =>
+      this.db.transaction(() => {
+        for (const sql of dropIndexSql(name)) this.db.exec(sql);
+        this.run(`DELETE FROM ${REGISTRY} WHERE name = ?`, [name]);
+      })(),
+    );
     this.definitions.delete(name);
   }
 
@@ -171,7 +174,7 @@ export class SqliteVectorStore implements VectorStore {
     this.pointWrites.forgetColumns();
     this.graphs.forget(indexes);
     for (const name of indexes) this.keywordIndexes.delete(name);
-    this.applyReset(indexes, checkpointName);
+    withTempFilesOnDisk(this.db, () => this.applyReset(indexes, checkpointName));
   }
 
   async purgeDeleted(): Promise<void> {
@@ -260,13 +263,13 @@ export class SqliteVectorStore implements VectorStore {
     const tables = tablesOf(name);
     const exists = (table: string): boolean => this.db.prepare(`SELECT 1 FROM sqlite_master WHERE name = ?`).pluck(true).get(table) !== undefined;
     if (exists(tables.kwDocs)) return;
-    this.db.transaction(() => {
+    withTempFilesOnDisk(this.db, () => this.db.transaction(() => {
       for (const sql of createKeywordSql(name)) this.db.exec(sql);
       const index = KeywordIndex.empty(this, tables);
       const rows = this.db.prepare(`SELECT p.rowid, p.collection_id, t.text FROM ${tables.points} AS p JOIN ${tables.text} AS t ON t.rowid = p.rowid ORDER BY p.rowid`).raw(true).all() as Array<[number, string, string]>;
       for (const [rowid, collection, text] of rows) index.add(rowid, collection, text);
       this.db.exec(`DROP TABLE IF EXISTS ${tables.legacyFts}`);
       this.keywordIndexes.set(name, index);
-    })();
+    })());
   }
 }
