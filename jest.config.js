@@ -26,11 +26,6 @@ module.exports = {
   // most of the suite's time is spent waiting on spawned servers, NATS and timers, so two
   // workers on two cores took the whole suite from 762 s to 428 s here.
   maxWorkers: Math.max(2, availableParallelism() - 1),
-  // A worker that has run ~110 files holds 1 GB of heap and 2-3 GB RSS (in-process contexts,
-  // models, SQLite); freeing that at the end took it 380-480 ms past jest's 500 ms exit grace,
-  // and jest reported "A worker process has failed to exit gracefully" though no handle was
-  // left open. Recycled past this heap after a file, a worker stays small enough to exit in time.
-  workerIdleMemoryLimit: '512MB',
   globalSetup: '<rootDir>/tools/jest/global-setup.cjs',
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,tools}/**/*.unit.spec.ts'] },

@@ -1,1 +1,2 @@
 export * from './private-database';
+export * from './sqlite-temp-dir';
