@@ -5,6 +5,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { createLogger, LifecycleModule, loadConfig, openTransport, startTelemetry, type LoreConfig } from '@lore/platform/runtime';
 import { ContextHost, openEmbeddingModels, openRerankers } from '@lore/platform/host';
 import { openEgress } from '@lore/platform/egress/node';
+import { keepSqliteTempFilesIn } from '@lore/platform/sqlite';
 import { journaledTransport, openEmbeddedEventFeed } from '@lore/platform/transport/sqlite-feed';
 import { eventIdSecretGeneratedMessage, GatewayErrorFilter, GatewayModule, gatewayServerOptions, loadEventIdSecret } from '@lore/gateway';
 import { CONTEXTS, composeEdges } from '../contexts';
@@ -16,6 +17,7 @@ import { CONTEXTS, composeEdges } from '../contexts';
 export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Promise<{ app: NestFastifyApplication; config: LoreConfig; url: string }> {
   const telemetry = startTelemetry('lore', env);
   const config = loadConfig(env);
+  keepSqliteTempFilesIn(config.dataDir);
   const logger = createLogger(config, 'lore');
   // Integration events are kept in DATA_DIR as JetStream keeps them distributed: resumable by position.
   const feed = openEmbeddedEventFeed(config.dataDir, config.eventsStreamMaxAgeHours);

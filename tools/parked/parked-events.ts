@@ -12,6 +12,7 @@
  * publishes go to the same embedded feed) and retries in this process.
  */
 import { NO_RERANKERS } from '@lore/platform/rerank/port';
+import { keepSqliteTempFilesIn } from '@lore/platform/sqlite';
 import pino from 'pino';
 import type { Writable } from 'node:stream';
 import { openEgress } from '@lore/platform/egress/node';
@@ -78,6 +79,7 @@ export async function parkedEvents(args: readonly string[], io: Io): Promise<num
     return 2;
   }
   const config = loadConfig(io.env);
+  keepSqliteTempFilesIn(config.dataDir);
   const contexts = CONTEXTS.map(({ service }) => service.name);
   const reached = config.natsUrl ? await overNats(config, contexts) : await inProcess(config, io.env);
   try {

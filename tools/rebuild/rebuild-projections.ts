@@ -6,6 +6,7 @@
  * progress per projection and exits non-zero on any failure.
  */
 import { NO_RERANKERS } from '@lore/platform/rerank/port';
+import { keepSqliteTempFilesIn } from '@lore/platform/sqlite';
 import pino from 'pino';
 import type { Writable } from 'node:stream';
 import { createNodeEgress } from '@lore/platform/egress/node';
@@ -44,6 +45,7 @@ export async function rebuildProjections(
 ): Promise<number> {
   const { stdout, stderr } = io;
   const config = loadConfig(io.env);
+  keepSqliteTempFilesIn(config.dataDir);
   const logger = pino({ level: 'warn' });
   const transport = createInProcessTransport();
   // Projections read events, never models: nothing is loaded, they only complete the deps.

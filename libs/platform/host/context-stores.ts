@@ -13,7 +13,6 @@ import { Keyring, loadMasterKey, masterKeyGeneratedMessage } from '@lore/platfor
 import type { BlobStore } from '@lore/platform/blobs/port';
 import { openFileBlobStore } from '@lore/platform/blobs/files';
 import { openGridFsBlobStore } from '@lore/platform/blobs/mongo';
-import { keepSqliteTempFilesIn } from '@lore/platform/sqlite';
 import { lazyBlobStore } from './lazy-blob-store';
 import { lazyVectorStore } from './lazy-vector-store';
 import type { Logger } from 'pino';
@@ -38,7 +37,6 @@ export async function openContextStores(config: LoreConfig, context: string, log
   const dir = join(config.dataDir, context);
   // Only the service's user may list or read what a context stores.
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  keepSqliteTempFilesIn(config.dataDir);
   const events = config.eventStoreUrl ? EsdbEventStore.connect(config.eventStoreUrl) : openSqliteEventStore({ path: join(dir, 'events.db') });
   const database = `${config.mongoDatabasePrefix}_${context}`;
   const documents = config.mongoUrl

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import type { ContextDefinition } from '@lore/platform/cqrs';
 import { createLogger, LifecycleModule, loadConfig, metricsListener, openDistributedEventFeed, openTransport, startTelemetry } from '@lore/platform/runtime';
+import { keepSqliteTempFilesIn } from '@lore/platform/sqlite';
 import { ContextHost } from './context-host';
 
 /**
@@ -11,6 +12,7 @@ import { ContextHost } from './context-host';
 export async function runServiceProcess<C>(definition: ContextDefinition<C>): Promise<void> {
   const telemetry = startTelemetry(`lore-${definition.name}`);
   const config = loadConfig();
+  keepSqliteTempFilesIn(config.dataDir);
   const logger = createLogger(config, `lore-${definition.name}`);
   const transport = await openTransport(config, logger, 'distributed', `lore-${definition.name}`);
   // Connects on first read only (the webhook dispatcher's service reads it).
