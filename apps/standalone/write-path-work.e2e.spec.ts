@@ -1,11 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { SignJWT } from 'jose';
-import { bundleOptions, REPO_ROOT } from '@lore/platform/testing';
+import { bundleOptions, freePort, REPO_ROOT } from '@lore/platform/testing';
 
 /**
  * Issue 17: the write path lost a third of its speed in small steps nobody measured. This
@@ -55,16 +54,6 @@ async function startServer(args: readonly string[], env: Record<string, string>,
     if (i > 300) throw new Error(`${args.join(' ')} did not become ready`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer();
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
-    });
-  });
 }
 
 async function stop(child: ChildProcess | undefined): Promise<void> {

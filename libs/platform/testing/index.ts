@@ -7,3 +7,4 @@ export * from './fresh-fixture';
 export * from './bundle-options';
 export * from './until';
 export * from './built-dist';
+export * from './free-port';
