@@ -73,6 +73,7 @@ describe('hostile uploads', () => {
 
   it('answers /health promptly while the gateway reads a slow file', async () => {
     let reading = true;
+    const sent = performance.now();
     const reply = send('slow.csv', slow, 'text/csv').finally(() => {
       reading = false;
     });
@@ -84,8 +85,12 @@ describe('hostile uploads', () => {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     expect((await reply).status).toBe(201);
+    const readMs = performance.now() - sent;
     expect(latencies.length).toBeGreaterThan(5);
-    expect(Math.max(...latencies)).toBeLessThan(400);
+    // A read on the event loop would hold one /health for about the whole upload. The bound
+    // scales with it, so a loaded machine (a 436 ms answer once on CI, two jest workers on two
+    // cores) does not fail a loop that never stalled; 400 ms at least.
+    expect(Math.max(...latencies)).toBeLessThan(Math.max(400, readMs / 2));
   }, 60_000);
 
   it("refuses a workspace's upload beyond its extraction cap with 429 and Retry-After, and reads another workspace's meanwhile", async () => {
