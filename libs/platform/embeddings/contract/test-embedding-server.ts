@@ -71,10 +71,11 @@ export async function startTestEmbeddingServer(options: TestEmbeddingServerOptio
   const requests: RecordedRequest[] = [];
   const scripted: ScriptedAnswer[] = [];
   const hanging = new Set<ServerResponse>();
-  // Scripted delays still running: close() ends them, or a 5 s delay outlived the test file
+  // Scripted delays still running: close() clears them, or a 5 s delay outlived the test file
   // and kept its jest worker from exiting ("A worker process has failed to exit gracefully").
-  const delays = new Map<NodeJS.Timeout, () => void>();
-  let closed = false;
+  // A cleared delay leaves its request's handler waiting for ever, holding no handle: its
+  // connection is closed with the server.
+  const delays = new Set<NodeJS.Timeout>();
 
   const send = (res: ServerResponse, status: number, body: unknown, headers: Readonly<Record<string, string>> = {}): void => {
     res.writeHead(status, { 'content-type': 'application/json', ...headers });
@@ -107,9 +108,8 @@ export async function startTestEmbeddingServer(options: TestEmbeddingServerOptio
           delays.delete(timer);
           resolve();
         }, next.delayMs);
-        delays.set(timer, resolve);
+        delays.add(timer);
       });
-      if (closed) return; // the connection was closed with the server
     }
     if (next && 'status' in next) {
       send(res, next.status, next.body ?? { error: { message: `scripted ${next.status}`, type: 'server_error' } }, next.headers);
@@ -178,11 +178,7 @@ export async function startTestEmbeddingServer(options: TestEmbeddingServerOptio
     requests,
     script: (...answers) => scripted.push(...answers),
     close: async () => {
-      closed = true;
-      for (const [timer, resolve] of delays) {
-        clearTimeout(timer);
-        resolve();
-      }
+      for (const timer of delays) clearTimeout(timer);
       delays.clear();
       for (const res of hanging) res.destroy();
       server.closeAllConnections();
