@@ -7,6 +7,9 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 /** How every Lore bundle is made; the tests that build bundles read the same file. */
 const options = JSON.parse(readFileSync(new URL('./bundle-options.json', import.meta.url), 'utf8'));
 
+/** The worker threads' entries (name → source), bundled beside the apps: see `workerScript` in libs/platform/kernel. */
+const workers = JSON.parse(readFileSync(new URL('./worker-entries.json', import.meta.url), 'utf8'));
+
 const apps = Object.fromEntries(
   readdirSync('apps', { withFileTypes: true })
     .filter((entry) => entry.isDirectory() && existsSync(`apps/${entry.name}/main.ts`))
@@ -14,8 +17,7 @@ const apps = Object.fromEntries(
 );
 
 await build({
-  // extraction-worker: the threads that read uploaded files, loaded from beside the app (extraction-worker-script.ts).
-  entryPoints: { ...apps, 'extraction-worker': 'libs/knowledge/extraction/extraction.worker.ts', 'rebuild-projections': 'tools/rebuild-projections.ts', 'parked-events': 'tools/parked-events.ts', 'rotate-master-key': 'tools/rotate-master-key.ts', audit: 'tools/audit.ts', distributed: 'tools/distributed.ts', 'example-typescript': 'examples/typescript/quickstart.ts' },
+  entryPoints: { ...apps, ...workers, 'rebuild-projections': 'tools/rebuild-projections.ts', 'parked-events': 'tools/parked-events.ts', 'rotate-master-key': 'tools/rotate-master-key.ts', audit: 'tools/audit.ts', distributed: 'tools/distributed.ts', 'example-typescript': 'examples/typescript/quickstart.ts' },
   ...options,
   outdir: 'dist',
   sourcemap: true,

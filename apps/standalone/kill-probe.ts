@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { bundleOptions, REPO_ROOT } from '@lore/platform/testing';
+import { bundleOptions, REPO_ROOT, workerEntryPoints } from '@lore/platform/testing';
 
 /**
  * Runs a kill probe (tools/probes/*.mjs) against a standalone bundle built into a directory of
@@ -12,7 +12,7 @@ import { bundleOptions, REPO_ROOT } from '@lore/platform/testing';
 export async function runKillProbe(script: string, env: Record<string, string>, timeoutMs: number): Promise<string> {
   const outdir = join(REPO_ROOT, 'dist', `probe-${process.pid}-${script.replace(/\W+/g, '-')}`);
   try {
-    await build({ ...bundleOptions(), entryPoints: { standalone: join(REPO_ROOT, 'apps/standalone/main.ts'), 'extraction-worker': join(REPO_ROOT, 'libs/knowledge/extraction/extraction.worker.ts') }, outdir, logLevel: 'silent' });
+    await build({ ...bundleOptions(), entryPoints: { standalone: join(REPO_ROOT, 'apps/standalone/main.ts'), ...workerEntryPoints() }, outdir, logLevel: 'silent' });
     return await new Promise<string>((resolve, reject) => {
       execFile(
         process.execPath,

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { SignJWT } from 'jose';
-import { bundleOptions, freePort, REPO_ROOT } from '@lore/platform/testing';
+import { bundleOptions, freePort, REPO_ROOT, workerEntryPoints } from '@lore/platform/testing';
 
 /**
  * Issue 17: the write path lost a third of its speed in small steps nobody measured. This
@@ -95,7 +95,7 @@ async function inParallel(count: number, send: (i: number) => Promise<void>): Pr
   let headers: Record<string, string>;
 
   beforeAll(async () => {
-    await build({ ...bundleOptions(), entryPoints: { standalone: join(REPO_ROOT, 'apps/standalone/main.ts') }, outdir, logLevel: 'silent' });
+    await build({ ...bundleOptions(), entryPoints: { standalone: join(REPO_ROOT, 'apps/standalone/main.ts'), ...workerEntryPoints() }, outdir, logLevel: 'silent' });
     baseline = await startServer([BASELINE], { BASELINE_DB: join(dataDir, 'baseline.db') }, '/items', 'POST');
     const lore = await startServer([join(outdir, 'standalone.js')], {
       DATA_DIR: join(dataDir, 'lore'), AUTH_JWT_SECRET: SECRET, LOG_LEVEL: 'warn', LORE_MASTER_KEY: '',

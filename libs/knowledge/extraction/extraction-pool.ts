@@ -1,11 +1,11 @@
 import { Piscina } from 'piscina';
 
-import { AppError } from '@lore/platform/kernel';
+import { AppError, workerScript } from '@lore/platform/kernel';
 
 import type { ExtractedText, UploadedFile } from './extract-text';
 import { limitExceeded, type ExtractionLimits } from './extraction-limits';
 import type { ExtractionOutcome, ExtractionTask, TaskStarted } from './extraction.worker';
-import { extractionWorkerScript } from './extraction-worker-script';
+
 import { FairSlots } from './fair-slots';
 
 /** What the pool needs to know of a file besides its bytes. */
@@ -131,7 +131,7 @@ export class ExtractionPool {
 
   private async ensurePool(): Promise<Piscina<ExtractionTask, ExtractionOutcome>> {
     if (this.pool !== undefined) return this.pool;
-    const filename = await extractionWorkerScript();
+    const filename = await workerScript('extraction-worker');
     if (this.pool !== undefined) return this.pool; // another caller made it meanwhile
     const { workers, maxMemoryMb } = this.options;
     const pool = new Piscina<ExtractionTask, ExtractionOutcome>({

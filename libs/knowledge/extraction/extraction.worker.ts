@@ -8,7 +8,7 @@ import type { ExtractionLimits } from './extraction-limits';
 /**
  * The extraction pool's worker (a Piscina task handler), bundled on its own as
  * dist/extraction-worker.js by tools/build.mjs, and from the sources by
- * extraction-worker-script.ts under jest. It runs every reader of this folder in a worker
+ * `workerScript` (libs/platform/kernel) under jest. It runs every reader of this folder in a worker
  * thread, so that a slow or hostile file blocks this thread only.
  */
 export interface ExtractionTask {

@@ -37,7 +37,7 @@ export async function openContextStores(config: LoreConfig, context: string, log
   const dir = join(config.dataDir, context);
   // Only the service's user may list or read what a context stores.
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const events = config.eventStoreUrl ? EsdbEventStore.connect(config.eventStoreUrl) : openSqliteEventStore({ path: join(dir, 'events.db') });
+  const events = config.eventStoreUrl ? EsdbEventStore.connect(config.eventStoreUrl) : openSqliteEventStore({ path: join(dir, 'events.db'), writerThread: true });
   const database = `${config.mongoDatabasePrefix}_${context}`;
   const documents = config.mongoUrl
     ? await openMongoDocumentStore({ url: config.mongoUrl, database })

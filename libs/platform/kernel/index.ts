@@ -20,3 +20,4 @@ export * from './search/datetime';
 export * from './search/search-inputs';
 export * from './search/rerank-inputs';
 export * from './retry-policy';
+export * from './worker-script';

@@ -14,7 +14,9 @@ import type {
   SubscribeOptions,
 } from '@lore/platform/event-store/port';
 import { SqliteAppendWriter } from './sqlite-append-writer';
-import type { AppendRequest } from './sqlite-append-writer';
+import type { AppendOutcome, AppendRequest } from './sqlite-append-writer';
+import { AppendWriterThread } from './append-writer-thread';
+import { storeCommitCounter } from '@lore/platform/telemetry';
 import { EVENT_COLUMNS, configureConnection, createSchema, prefixCondition, prefixParams, toRecordedEvent } from './sqlite-schema';
 import type { EventRow } from './sqlite-schema';
 import { SqliteSubscription } from './sqlite-subscription';
@@ -28,6 +30,12 @@ export interface SqliteEventStoreOptions {
   /** Events per catch-up page handed to a subscription handler. Default 500. */
   readonly pageSize?: number;
   readonly clock?: Clock;
+  /**
+   * Commit on a thread of its own (append-writer.worker.ts), not on the caller's: a commit's
+   * SQLite work and fsync then block the writer thread only, while reads stay on this
+   * connection. Needs a file (not ':memory:'). The apps turn it on; default off.
+   */
+  readonly writerThread?: boolean;
 }
 
 interface PendingAppend extends AppendRequest {
@@ -51,7 +59,11 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): SqliteEv
  */
 export class SqliteEventStore implements EventStore {
   private readonly db: Database.Database;
-  private readonly writer: SqliteAppendWriter;
+  /** Writes on this thread (no `writerThread`) or on the writer thread once it has the file open. */
+  private readonly writer: SqliteAppendWriter | Promise<{ readonly thread: AppendWriterThread; readonly handle: number }>;
+  /** The batch on the writer thread: one at a time, so appends keep their order; the next gathers meanwhile. */
+  private inFlight: Promise<void> | null = null;
+  private readonly countCommit = storeCommitCounter('event-store');
   private readonly clock: Clock;
   private readonly pollIntervalMs: number;
   private readonly pageSize: number;
@@ -72,7 +84,12 @@ export class SqliteEventStore implements EventStore {
     this.db = openPrivateDatabase(options.path, 'event-store');
     configureConnection(this.db);
     createSchema(this.db);
-    this.writer = new SqliteAppendWriter(this.db);
+    if (options.writerThread === true) {
+      if (options.path === ':memory:' || options.path === '') throw new Error('a writer thread needs an event store file, not an in-memory database');
+      this.writer = AppendWriterThread.open(options.path);
+      // A failed start fails each append with its cause; nothing is left unhandled meanwhile.
+      this.writer.catch(() => undefined);
+    } else this.writer = new SqliteAppendWriter(this.db);
     this.clock = options.clock ?? systemClock;
     this.pollIntervalMs = options.pollIntervalMs ?? 200;
     this.pageSize = options.pageSize ?? 500;
@@ -135,19 +152,27 @@ export class SqliteEventStore implements EventStore {
   async deleteStream(streamId: string): Promise<void> {
     if (this.closing) throw closedError();
     // Appends queued before the delete must land first, so they are deleted with the stream.
-    this.flush();
+    await this.drain();
     this.lastPage = null;
-    // A stream of any length goes in one statement (see withTempFilesOnDisk).
-    withTempFilesOnDisk(this.db, () => this.db.transaction(() => {
-      // secure_delete=ON zeroes the cells these rows occupied, in the table and its indexes.
-      this.statement('DELETE FROM events WHERE stream_id = ?').run(streamId);
-      // The tombstone keeps when the stream was deleted (the first time), so an audit can tell a
-      // recorded permanent deletion from events that went missing.
-      this.statement(
-        'INSERT INTO streams (stream_id, revision, deleted, deleted_at) VALUES (?, -1, 1, ?) ON CONFLICT (stream_id) DO UPDATE SET deleted = 1, deleted_at = coalesce(streams.deleted_at, excluded.deleted_at)',
-      ).run(streamId, this.clock.now().toISOString());
-    }).immediate());
-    await this.purgeWal();
+    if (this.writer instanceof SqliteAppendWriter) {
+      // A stream of any length goes in one statement (see withTempFilesOnDisk).
+      withTempFilesOnDisk(this.db, () => this.db.transaction(() => {
+        // secure_delete=ON zeroes the cells these rows occupied, in the table and its indexes.
+        this.statement('DELETE FROM events WHERE stream_id = ?').run(streamId);
+        // The tombstone keeps when the stream was deleted (the first time), so an audit can tell a
+        // recorded permanent deletion from events that went missing.
+        this.statement(
+          'INSERT INTO streams (stream_id, revision, deleted, deleted_at) VALUES (?, -1, 1, ?) ON CONFLICT (stream_id) DO UPDATE SET deleted = 1, deleted_at = coalesce(streams.deleted_at, excluded.deleted_at)',
+        ).run(streamId, this.clock.now().toISOString());
+      }).immediate());
+      await this.purgeWal();
+    } else {
+      // The same transaction and purge, on the writer thread (append-writer.worker.ts).
+      const { thread, handle } = await this.writer;
+      await thread.deleteStream(handle, streamId, this.clock.now().toISOString());
+      this.countCommit();
+    }
+    this.lastPage = null;
   }
 
   headPosition(): Promise<Position> {
@@ -160,24 +185,60 @@ export class SqliteEventStore implements EventStore {
   async close(): Promise<void> {
     if (this.closing) return;
     this.closing = true;
-    this.flush();
+    await this.drain();
     await Promise.all([...this.subscriptions].map((s) => s.close()));
+    if (!(this.writer instanceof SqliteAppendWriter)) await this.writer.then(({ thread, handle }) => thread.close(handle), () => undefined);
     this.db.close();
+  }
+
+  /** Returns once every append queued so far is written (or has failed). */
+  private async drain(): Promise<void> {
+    this.flush();
+    while (this.inFlight !== null) {
+      await this.inFlight;
+      this.flush();
+    }
   }
 
   /** Writes every queued append in one transaction and settles each append's promise. */
   private flush(): void {
     this.flushScheduled = false;
+    // A batch on the writer thread flushes again when it returns.
+    if (this.inFlight !== null) return;
     const batch = this.pending;
     this.pending = [];
     if (batch.length === 0) return;
-    let outcomes;
-    try {
-      outcomes = this.writer.write(batch, this.clock.now().toISOString());
-    } catch (error) {
-      for (const append of batch) append.reject(error);
+    const recordedAt = this.clock.now().toISOString();
+    if (this.writer instanceof SqliteAppendWriter) {
+      let outcomes;
+      try {
+        outcomes = this.writer.write(batch, recordedAt);
+      } catch (error) {
+        for (const append of batch) append.reject(error);
+        return;
+      }
+      this.settle(batch, outcomes);
       return;
     }
+    this.inFlight = this.writer
+      .then(({ thread, handle }) => thread.append(handle, batch, recordedAt))
+      .then(
+        (outcomes) => {
+          // The writer thread's commits are counted here, where /metrics reads them.
+          this.countCommit();
+          this.settle(batch, outcomes);
+        },
+        (error: unknown) => {
+          for (const append of batch) append.reject(error);
+        },
+      )
+      .finally(() => {
+        this.inFlight = null;
+        if (this.pending.length > 0 && !this.flushScheduled) this.flush();
+      });
+  }
+
+  private settle(batch: readonly PendingAppend[], outcomes: readonly AppendOutcome[]): void {
     const written: string[] = [];
     batch.forEach((append, i) => {
       const outcome = outcomes[i];

@@ -20,3 +20,15 @@ describeEventStoreContract('SQLite (:memory:)', async () => {
   const store = openSqliteEventStore({ path: ':memory:' });
   return { store, cleanup: () => store.close() };
 });
+
+describeEventStoreContract('SQLite (file, writer thread)', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'lore-event-store-'));
+  const store = openSqliteEventStore({ path: join(dir, 'events.db'), writerThread: true });
+  return {
+    store,
+    cleanup: async () => {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+});

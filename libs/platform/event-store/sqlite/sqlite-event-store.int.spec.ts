@@ -10,12 +10,15 @@ import { openSqliteEventStore } from './sqlite-event-store.adapter';
 import type { SqliteEventStore } from './sqlite-event-store.adapter';
 
 /** Promises only the SQLite store makes: durability of the file, physical erasure, group commit. */
-describe('SqliteEventStore (file)', () => {
+describe.each([
+  ['on the caller\'s thread', false],
+  ['with a writer thread', true],
+])('SqliteEventStore (file), writing %s', (_mode, writerThread) => {
   let dir: string;
   let path: string;
   const opened: SqliteEventStore[] = [];
   const open = (pollIntervalMs?: number): SqliteEventStore => {
-    const store = openSqliteEventStore(pollIntervalMs === undefined ? { path } : { path, pollIntervalMs });
+    const store = openSqliteEventStore(pollIntervalMs === undefined ? { path, writerThread } : { path, pollIntervalMs, writerThread });
     opened.push(store);
     return store;
   };
@@ -135,7 +138,7 @@ describe('SqliteEventStore (file)', () => {
   });
 
   it('pages a long catch-up without losing or repeating events', async () => {
-    const store = openSqliteEventStore({ path, pageSize: 7 });
+    const store = openSqliteEventStore({ path, pageSize: 7, writerThread });
     opened.push(store);
     for (let i = 0; i < 10; i++) await store.append(i % 2 === 0 ? `even-${i}` : `odd-${i}`, eventsOf(5), 'no_stream');
     const seen: RecordedEvent[] = [];
@@ -156,5 +159,41 @@ describe('SqliteEventStore (file)', () => {
     await store.close();
     await expect(store.append('order-1', eventsOf(1), 'any')).rejects.toMatchObject({ code: 'unavailable' });
     await expect(store.readAll()).rejects.toMatchObject({ code: 'unavailable' });
+  });
+});
+
+describe('SqliteEventStore with a writer thread', () => {
+  it('waits for the write lock on its own thread: the caller\'s event loop keeps running', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lore-sqlite-es-'));
+    const path = join(dir, 'events.db');
+    const store = openSqliteEventStore({ path, writerThread: true });
+    try {
+      await store.append('warm', eventsOf(1), 'no_stream');
+      // Another connection (another process, say) holds the write lock for 600 ms. On the
+      // caller's thread the append would wait inside SQLite's busy handler, and so would every
+      // timer and request of the process; this holder could not even let go on time.
+      const holder = new Database(path);
+      holder.exec('BEGIN IMMEDIATE');
+      let longestGap = 0;
+      let last = performance.now();
+      const ticker = setInterval(() => {
+        const now = performance.now();
+        longestGap = Math.max(longestGap, now - last);
+        last = now;
+      }, 10);
+      const release = new Promise<void>((resolve) => setTimeout(() => {
+        holder.exec('ROLLBACK');
+        holder.close();
+        resolve();
+      }, 600));
+      const appended = store.append('order-1', eventsOf(1), 'no_stream');
+      await release;
+      await expect(appended).resolves.toMatchObject({ revision: 0 });
+      clearInterval(ticker);
+      expect(longestGap).toBeLessThan(300);
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
