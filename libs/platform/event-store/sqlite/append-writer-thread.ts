@@ -9,6 +9,48 @@ interface Waiting {
 }
 
 /**
+ * One store's writes on the process's writer thread, through a connection of its own. When the
+ * thread has failed (it exited, or could not start), what was waiting failed as unavailable and
+ * the next write opens the store again on a new thread: the file is intact (a commit cut short
+ * rolls back), so the store recovers by itself rather than staying down until a restart.
+ */
+export class ThreadedAppendWriter {
+  private opened: Promise<{ readonly thread: AppendWriterThread; readonly handle: number }>;
+
+  constructor(private readonly path: string) {
+    this.opened = this.open();
+  }
+
+  append(batch: readonly AppendRequest[], recordedAt: string): Promise<AppendOutcome[]> {
+    return this.current().then(({ thread, handle }) => thread.append(handle, batch, recordedAt));
+  }
+
+  async deleteStream(streamId: string, deletedAt: string): Promise<void> {
+    const { thread, handle } = await this.current();
+    await thread.deleteStream(handle, streamId, deletedAt);
+  }
+
+  async close(): Promise<void> {
+    await this.opened.then(({ thread, handle }) => thread.close(handle), () => undefined);
+  }
+
+  private current(): Promise<{ readonly thread: AppendWriterThread; readonly handle: number }> {
+    this.opened = this.opened.then(
+      (opened) => (opened.thread.failed ? this.open() : opened),
+      () => this.open(),
+    );
+    return this.opened;
+  }
+
+  private open(): Promise<{ readonly thread: AppendWriterThread; readonly handle: number }> {
+    const opened = AppendWriterThread.open(this.path);
+    // A failed start fails the write that waits for it; nothing is left unhandled meanwhile.
+    opened.catch(() => undefined);
+    return opened;
+  }
+}
+
+/**
  * The main thread's side of the event store's writer thread (append-writer.worker.ts): one
  * thread per process, shared by the event store files open in it, started with the first and
  * ended with the last. While nothing waits on it, it does not keep the process alive.
@@ -32,11 +74,17 @@ export class AppendWriterThread {
   private readonly waiting = new Map<number, Waiting>();
   private nextId = 0;
   private failure: Error | null = null;
+
+  /** Whether the thread is gone (exited or failed to start): its stores open again on a new one. */
+  get failed(): boolean {
+    return this.failure !== null;
+  }
   /** The thread, once started: referenced (keeping the process alive) only while a call waits. */
   private started: Worker | null = null;
 
   private constructor() {
     this.worker = workerScript('event-store-writer').then((script) => {
+      if (this.failure !== null) throw this.failure;
       const worker = new Worker(script);
       worker.unref();
       this.started = worker;
@@ -45,8 +93,8 @@ export class AppendWriterThread {
       worker.on('exit', (code) => this.fail(new Error(`the event store's writer thread exited (code ${code})`)));
       return worker;
     });
-    // A failed start fails every call with its cause; nothing is left unhandled meanwhile.
-    this.worker.catch(() => undefined);
+    // A failed start fails every call with its cause; the stores then open again on a new thread.
+    this.worker.catch((error: unknown) => this.fail(error instanceof Error ? error : new Error(String(error))));
   }
 
   append(handle: number, batch: readonly AppendRequest[], recordedAt: string): Promise<AppendOutcome[]> {
@@ -64,8 +112,14 @@ export class AppendWriterThread {
     if (!this.handles.delete(handle)) return;
     await this.call({ op: 'close', handle }).catch(() => undefined);
     if (this.handles.size > 0) return;
+    await this.terminate();
+  }
+
+  /** Ends the thread: what waits on it fails as unavailable, and its stores open again on a new thread. */
+  async terminate(): Promise<void> {
     if (AppendWriterThread.shared === this) AppendWriterThread.shared = null;
-    await (await this.worker).terminate();
+    const worker = await this.worker.catch(() => null);
+    await worker?.terminate();
   }
 
   private async call(request: WriterRequest): Promise<unknown> {
@@ -92,6 +146,8 @@ export class AppendWriterThread {
   private fail(cause: Error): void {
     if (this.failure !== null) return;
     this.failure = new AppError('unavailable', `event store writer failed: ${cause.message}`);
+    // Not silent: stores open again on a new thread, but an operator should know one went.
+    if (this.handles.size > 0) process.emitWarning(this.failure.message);
     if (AppendWriterThread.shared === this) AppendWriterThread.shared = null;
     for (const waiting of this.waiting.values()) waiting.reject(this.failure);
     this.waiting.clear();

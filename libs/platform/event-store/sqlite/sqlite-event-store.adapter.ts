@@ -15,7 +15,7 @@ import type {
 } from '@lore/platform/event-store/port';
 import { SqliteAppendWriter } from './sqlite-append-writer';
 import type { AppendOutcome, AppendRequest } from './sqlite-append-writer';
-import { AppendWriterThread } from './append-writer-thread';
+import { ThreadedAppendWriter } from './append-writer-thread';
 import { storeCommitCounter } from '@lore/platform/telemetry';
 import { EVENT_COLUMNS, configureConnection, createSchema, prefixCondition, prefixParams, toRecordedEvent } from './sqlite-schema';
 import type { EventRow } from './sqlite-schema';
@@ -60,7 +60,7 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): SqliteEv
 export class SqliteEventStore implements EventStore {
   private readonly db: Database.Database;
   /** Writes on this thread (no `writerThread`) or on the writer thread once it has the file open. */
-  private readonly writer: SqliteAppendWriter | Promise<{ readonly thread: AppendWriterThread; readonly handle: number }>;
+  private readonly writer: SqliteAppendWriter | ThreadedAppendWriter;
   /** The batch on the writer thread: one at a time, so appends keep their order; the next gathers meanwhile. */
   private inFlight: Promise<void> | null = null;
   private readonly countCommit = storeCommitCounter('event-store');
@@ -86,9 +86,7 @@ export class SqliteEventStore implements EventStore {
     createSchema(this.db);
     if (options.writerThread === true) {
       if (options.path === ':memory:' || options.path === '') throw new Error('a writer thread needs an event store file, not an in-memory database');
-      this.writer = AppendWriterThread.open(options.path);
-      // A failed start fails each append with its cause; nothing is left unhandled meanwhile.
-      this.writer.catch(() => undefined);
+      this.writer = new ThreadedAppendWriter(options.path);
     } else this.writer = new SqliteAppendWriter(this.db);
     this.clock = options.clock ?? systemClock;
     this.pollIntervalMs = options.pollIntervalMs ?? 200;
@@ -168,8 +166,7 @@ export class SqliteEventStore implements EventStore {
       await this.purgeWal();
     } else {
       // The same transaction and purge, on the writer thread (append-writer.worker.ts).
-      const { thread, handle } = await this.writer;
-      await thread.deleteStream(handle, streamId, this.clock.now().toISOString());
+      await this.writer.deleteStream(streamId, this.clock.now().toISOString());
       this.countCommit();
     }
     this.lastPage = null;
@@ -187,7 +184,7 @@ export class SqliteEventStore implements EventStore {
     this.closing = true;
     await this.drain();
     await Promise.all([...this.subscriptions].map((s) => s.close()));
-    if (!(this.writer instanceof SqliteAppendWriter)) await this.writer.then(({ thread, handle }) => thread.close(handle), () => undefined);
+    if (this.writer instanceof ThreadedAppendWriter) await this.writer.close();
     this.db.close();
   }
 
@@ -221,7 +218,7 @@ export class SqliteEventStore implements EventStore {
       return;
     }
     this.inFlight = this.writer
-      .then(({ thread, handle }) => thread.append(handle, batch, recordedAt))
+      .append(batch, recordedAt)
       .then(
         (outcomes) => {
           // The writer thread's commits are counted here, where /metrics reads them.

@@ -8,6 +8,7 @@ import { StreamDeletedError, WrongExpectedRevisionError } from '@lore/platform/e
 import { eventsOf, eventually } from '@lore/platform/event-store/contract';
 import { openSqliteEventStore } from './sqlite-event-store.adapter';
 import type { SqliteEventStore } from './sqlite-event-store.adapter';
+import { AppendWriterThread } from './append-writer-thread';
 
 /** Promises only the SQLite store makes: durability of the file, physical erasure, group commit. */
 describe.each([
@@ -191,6 +192,25 @@ describe('SqliteEventStore with a writer thread', () => {
       await expect(appended).resolves.toMatchObject({ revision: 0 });
       clearInterval(ticker);
       expect(longestGap).toBeLessThan(300);
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('opens the store again on a new writer thread when its thread has gone', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lore-sqlite-es-'));
+    const path = join(dir, 'events.db');
+    const store = openSqliteEventStore({ path, writerThread: true });
+    try {
+      await store.append('order-1', eventsOf(1), 'no_stream');
+      // The process's writer thread ends, as a crashed one would.
+      const { thread, handle } = await AppendWriterThread.open(path);
+      await thread.close(handle);
+      await thread.terminate();
+      expect(thread.failed).toBe(true);
+      await expect(store.append('order-1', eventsOf(1), 0)).resolves.toMatchObject({ revision: 1 });
+      expect(await store.readStream('order-1')).toHaveLength(2);
     } finally {
       await store.close();
       rmSync(dir, { recursive: true, force: true });
