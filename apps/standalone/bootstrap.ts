@@ -31,7 +31,8 @@ export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Pro
   // By the distributed gateway's rule: LORE_EVENT_ID_SECRET, else LORE_MASTER_KEY, else DATA_DIR/event-id.key
   // (not master.key: rotating the master key must not invalidate the ids clients saved).
   const eventIdSecret = loadEventIdSecret({ secret: config.eventIdSecret, masterKey: config.masterKey, dataDir: config.dataDir, onGenerated: (file) => logger.info(eventIdSecretGeneratedMessage(file)) });
-  const hosts = CONTEXTS.map(({ service }) => new ContextHost(service, { config, transport, feed, feedCheckpoints: feed, logger, env, embeddings, rerankers }));
+  // One event loop serves HTTP and every context here: SQLite commits go to a writer thread (see SqliteEventStoreOptions.writerThread).
+  const hosts = CONTEXTS.map(({ service }) => new ContextHost(service, { config, transport, feed, feedCheckpoints: feed, logger, env, embeddings, rerankers, eventStoreWriterThread: true }));
   @Module({
     imports: [LifecycleModule.forRoot([{ stop: () => telemetry.flush() }, { stop: () => embeddings.close() }, { stop: () => rerankers.close() }, { stop: () => feed.close() }, { stop: () => transport.close() }, ...hosts]), GatewayModule.forRoot({ config: gatewayConfig, transport, feed, edges: composeEdges(env), eventIdSecret })],
   })

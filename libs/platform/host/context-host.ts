@@ -45,6 +45,13 @@ export class ContextHost<C = unknown> implements Lifecycle {
       readonly embeddings?: EmbeddingModels;
       /** The process's rerank providers; opened from the environment (with this host's egress) when absent. */
       readonly rerankers?: Rerankers;
+      /**
+       * An embedded event store commits on a writer thread (standalone, whose one event loop also
+       * serves HTTP and every other context). A service process commits on its own loop: with
+       * several processes on a machine the thread hop cost more CPU than it freed (README, "The
+       * write path: measured").
+       */
+      readonly eventStoreWriterThread?: boolean;
     },
   ) {}
 
@@ -52,7 +59,7 @@ export class ContextHost<C = unknown> implements Lifecycle {
     const { definition, deps } = this;
     const log = deps.logger.child({ context: definition.name });
     const contextConfig = loadContextConfig(definition, deps.env ?? process.env);
-    const stores = await openContextStores(deps.config, definition.name, log);
+    const stores = await openContextStores(deps.config, definition.name, log, { eventStoreWriterThread: deps.eventStoreWriterThread === true });
     this.stores = stores;
     // Bounded by the request's deadline too: a late read model is a clear 503, not a caller's timeout.
     const readYourWrites: ReadYourWrites = {

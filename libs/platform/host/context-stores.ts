@@ -33,11 +33,11 @@ export interface ContextStores {
  * Each context owns its stores. Production engines when their URL is set, otherwise
  * embedded SQLite files under DATA_DIR/<context>/ — chosen by configuration only.
  */
-export async function openContextStores(config: LoreConfig, context: string, logger?: Logger): Promise<ContextStores> {
+export async function openContextStores(config: LoreConfig, context: string, logger?: Logger, options: { readonly eventStoreWriterThread?: boolean } = {}): Promise<ContextStores> {
   const dir = join(config.dataDir, context);
   // Only the service's user may list or read what a context stores.
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const events = config.eventStoreUrl ? EsdbEventStore.connect(config.eventStoreUrl) : openSqliteEventStore({ path: join(dir, 'events.db'), writerThread: true });
+  const events = config.eventStoreUrl ? EsdbEventStore.connect(config.eventStoreUrl) : openSqliteEventStore({ path: join(dir, 'events.db'), writerThread: options.eventStoreWriterThread === true });
   const database = `${config.mongoDatabasePrefix}_${context}`;
   const documents = config.mongoUrl
     ? await openMongoDocumentStore({ url: config.mongoUrl, database })

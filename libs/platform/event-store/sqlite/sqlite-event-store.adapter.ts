@@ -33,7 +33,7 @@ export interface SqliteEventStoreOptions {
   /**
    * Commit on a thread of its own (append-writer.worker.ts), not on the caller's: a commit's
    * SQLite work and fsync then block the writer thread only, while reads stay on this
-   * connection. Needs a file (not ':memory:'). The apps turn it on; default off.
+   * connection. Needs a file (not ':memory:'). Standalone turns it on; default off.
    */
   readonly writerThread?: boolean;
 }
