@@ -1,9 +1,9 @@
 import { parentPort } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
-import { AppError } from '@lore/platform/kernel';
-import { openPrivateDatabase, withTempFilesOnDisk } from '@lore/platform/sqlite';
+import { openPrivateDatabase } from '@lore/platform/sqlite';
 import { SqliteAppendWriter } from './sqlite-append-writer';
 import { configureConnection } from './sqlite-schema';
+import { WAL_PURGE_ATTEMPTS, WAL_PURGE_RETRY_MS, deleteStreamRows, truncateWal, walNotPurged } from './sqlite-stream-deletion';
 import { toWireError, toWireOutcome, type WriterReply, type WriterRequest } from './append-writer.protocol';
 
 /**
@@ -18,8 +18,6 @@ interface Writer {
   readonly appends: SqliteAppendWriter;
 }
 
-const CHECKPOINT_ATTEMPTS = 40;
-const CHECKPOINT_RETRY_MS = 50;
 /** One connection per store (by handle): two stores of one file in a process each have their own, as on the main thread. */
 const writers = new Map<number, Writer>();
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
@@ -50,38 +48,14 @@ function serve(request: WriterRequest): unknown {
   }
 }
 
+/** Deletes a stream, then purges the WAL, retrying while a reader holds old frames: waiting on this thread only. */
 function deleteStream(db: Database.Database, streamId: string, deletedAt: string): void {
-  // A stream of any length goes in one statement (see withTempFilesOnDisk).
-  withTempFilesOnDisk(db, () =>
-    db
-      .transaction(() => {
-        // secure_delete=ON zeroes the cells these rows occupied, in the table and its indexes.
-        db.prepare('DELETE FROM events WHERE stream_id = ?').run(streamId);
-        // The tombstone keeps when the stream was deleted (the first time), so an audit can tell a
-        // recorded permanent deletion from events that went missing.
-        db.prepare(
-          'INSERT INTO streams (stream_id, revision, deleted, deleted_at) VALUES (?, -1, 1, ?) ON CONFLICT (stream_id) DO UPDATE SET deleted = 1, deleted_at = coalesce(streams.deleted_at, excluded.deleted_at)',
-        ).run(streamId, deletedAt);
-      })
-      .immediate(),
-  );
-  purgeWal(db);
-}
-
-/**
- * Copies every page back into the database file and truncates the -wal file to zero bytes, so
- * no page image taken before the delete survives there. A reader (the main thread's connection,
- * another process) can hold old frames for a moment: retry, waiting on this thread only, then
- * fail loudly so the caller retries deleteStream (which is idempotent) instead of believing the
- * data is gone.
- */
-function purgeWal(db: Database.Database): void {
-  for (let attempt = 0; attempt < CHECKPOINT_ATTEMPTS; attempt++) {
-    const rows = db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
-    if (rows[0]?.busy !== 1) return;
-    Atomics.wait(sleeper, 0, 0, CHECKPOINT_RETRY_MS);
+  deleteStreamRows(db, streamId, deletedAt);
+  for (let attempt = 0; attempt < WAL_PURGE_ATTEMPTS; attempt++) {
+    if (truncateWal(db)) return;
+    Atomics.wait(sleeper, 0, 0, WAL_PURGE_RETRY_MS);
   }
-  throw new AppError('unavailable', 'stream deleted, but the write-ahead log could not be purged yet; retry the deletion');
+  throw walNotPurged();
 }
 
 parentPort?.on('message', ({ id, request }: { id: number; request: WriterRequest }) => {

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { openPrivateDatabase, withTempFilesOnDisk } from '@lore/platform/sqlite';
+import { openPrivateDatabase } from '@lore/platform/sqlite';
 import { AppError, START, systemClock } from '@lore/platform/kernel';
 import type { Clock, Position, RecordedEvent } from '@lore/platform/kernel';
 import type {
@@ -16,6 +16,7 @@ import type {
 import { SqliteAppendWriter } from './sqlite-append-writer';
 import type { AppendOutcome, AppendRequest } from './sqlite-append-writer';
 import { ThreadedAppendWriter } from './append-writer-thread';
+import { WAL_PURGE_ATTEMPTS, WAL_PURGE_RETRY_MS, deleteStreamRows, truncateWal, walNotPurged } from './sqlite-stream-deletion';
 import { storeCommitCounter } from '@lore/platform/telemetry';
 import { EVENT_COLUMNS, configureConnection, createSchema, prefixCondition, prefixParams, toRecordedEvent } from './sqlite-schema';
 import type { EventRow } from './sqlite-schema';
@@ -43,8 +44,6 @@ interface PendingAppend extends AppendRequest {
   readonly reject: (error: unknown) => void;
 }
 
-const CHECKPOINT_ATTEMPTS = 40;
-const CHECKPOINT_RETRY_MS = 50;
 
 /** Opens (creating if needed) the event store in a SQLite file. */
 export function openSqliteEventStore(options: SqliteEventStoreOptions): SqliteEventStore {
@@ -153,16 +152,7 @@ export class SqliteEventStore implements EventStore {
     await this.drain();
     this.lastPage = null;
     if (this.writer instanceof SqliteAppendWriter) {
-      // A stream of any length goes in one statement (see withTempFilesOnDisk).
-      withTempFilesOnDisk(this.db, () => this.db.transaction(() => {
-        // secure_delete=ON zeroes the cells these rows occupied, in the table and its indexes.
-        this.statement('DELETE FROM events WHERE stream_id = ?').run(streamId);
-        // The tombstone keeps when the stream was deleted (the first time), so an audit can tell a
-        // recorded permanent deletion from events that went missing.
-        this.statement(
-          'INSERT INTO streams (stream_id, revision, deleted, deleted_at) VALUES (?, -1, 1, ?) ON CONFLICT (stream_id) DO UPDATE SET deleted = 1, deleted_at = coalesce(streams.deleted_at, excluded.deleted_at)',
-        ).run(streamId, this.clock.now().toISOString());
-      }).immediate());
+      deleteStreamRows(this.db, streamId, this.clock.now().toISOString());
       await this.purgeWal();
     } else {
       // The same transaction and purge, on the writer thread (append-writer.worker.ts).
@@ -248,19 +238,13 @@ export class SqliteEventStore implements EventStore {
     if (written.length > 0) for (const s of this.subscriptions) s.wake(written);
   }
 
-  /**
-   * Copies every page back into the database file and truncates the -wal file to zero
-   * bytes, so no page image taken before the delete survives there. Readers in other
-   * processes can hold old frames for a moment: retry, then fail loudly so the caller
-   * retries deleteStream (which is idempotent) instead of believing the data is gone.
-   */
+  /** Purges the WAL after a delete (see truncateWal), retrying while a reader holds old frames. */
   private async purgeWal(): Promise<void> {
-    for (let attempt = 0; attempt < CHECKPOINT_ATTEMPTS; attempt++) {
-      const rows = this.db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
-      if (rows[0]?.busy !== 1) return;
-      await new Promise((resolve) => setTimeout(resolve, CHECKPOINT_RETRY_MS));
+    for (let attempt = 0; attempt < WAL_PURGE_ATTEMPTS; attempt++) {
+      if (truncateWal(this.db)) return;
+      await new Promise((resolve) => setTimeout(resolve, WAL_PURGE_RETRY_MS));
     }
-    throw new AppError('unavailable', 'stream deleted, but the write-ahead log could not be purged yet; retry the deletion');
+    throw walNotPurged();
   }
 
   /** One page for a subscription, bounded by the head read in the same snapshot. */
