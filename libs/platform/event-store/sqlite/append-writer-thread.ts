@@ -74,13 +74,13 @@ export class AppendWriterThread {
   private readonly waiting = new Map<number, Waiting>();
   private nextId = 0;
   private failure: Error | null = null;
+  /** The thread, once started: referenced (keeping the process alive) only while a call waits. */
+  private started: Worker | null = null;
 
   /** Whether the thread is gone (exited or failed to start): its stores open again on a new one. */
   get failed(): boolean {
     return this.failure !== null;
   }
-  /** The thread, once started: referenced (keeping the process alive) only while a call waits. */
-  private started: Worker | null = null;
 
   private constructor() {
     this.worker = workerScript('event-store-writer').then((script) => {
