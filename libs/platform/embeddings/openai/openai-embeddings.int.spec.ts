@@ -145,7 +145,10 @@ describe('OpenAI-compatible embeddings adapter', () => {
     });
 
     it('times out a slow answer and retries it', async () => {
-      server.script({ delayMs: 600 });
+      // Far slower than the timeout: on a CI host busy enough to fire a 150 ms timer 450 ms late
+      // (a major GC in a full jest worker), a 600 ms answer arrived first and was taken. The
+      // server clears the pending delay when it closes.
+      server.script({ delayMs: 10_000 });
       expect(await open({ timeoutMs: 150 }).embedQuery('slow once')).toHaveLength(64);
       expect(server.requests).toHaveLength(2);
     });
