@@ -53,8 +53,9 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): SqliteEv
 /**
  * The embedded event store: an append-only SQLite table with a global autoincrement
  * position, per-stream optimistic concurrency and catch-up subscriptions. One connection
- * does all the work: better-sqlite3 is synchronous, so in-process readers never observe a
- * half-written batch, and SQLite allows one writer per file anyway.
+ * writes (this one, or the store's own on the writer thread) and SQLite allows one writer per
+ * file anyway; readers never observe a half-written batch (better-sqlite3 is synchronous, and
+ * WAL gives a reader on another connection the last commit).
  */
 export class SqliteEventStore implements EventStore {
   private readonly db: Database.Database;
