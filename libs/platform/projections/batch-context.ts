@@ -29,13 +29,11 @@ export class BatchContext implements ProjectionContext {
   }
 
   upsert(collection: string, doc: Doc): void {
-    this.overlay.set(`${collection}\u0000${doc.id}`, doc);
-    this.supersede(`${collection}\u0000${doc.id}`, { collection, op: 'upsert', doc });
+    this.supersede(`${collection}\u0000${doc.id}`, doc, { collection, op: 'upsert', doc });
   }
 
   delete(collection: string, id: string): void {
-    this.overlay.set(`${collection}\u0000${id}`, null);
-    this.supersede(`${collection}\u0000${id}`, { collection, op: 'delete', id });
+    this.supersede(`${collection}\u0000${id}`, null, { collection, op: 'delete', id });
   }
 
   /** Reads of documents this removes may still see them within the same batch; projections delete last. */
@@ -43,7 +41,9 @@ export class BatchContext implements ProjectionContext {
     this.pending.push({ collection, op: 'deleteMany', filter });
   }
 
-  private supersede(key: string, write: DocumentWrite): void {
+  /** Records the document's state for reads in the batch, and `write` in place of its earlier one. */
+  private supersede(key: string, state: Doc | null, write: DocumentWrite): void {
+    this.overlay.set(key, state);
     const earlier = this.latest.get(key);
     if (earlier !== undefined) this.pending[earlier] = undefined;
     this.latest.set(key, this.pending.length);

@@ -8,6 +8,9 @@ interface Waiting {
   readonly reject: (error: unknown) => void;
 }
 
+/** A store's connection on the writer thread: the thread and the store's handle there. */
+type OpenedStore = { readonly thread: AppendWriterThread; readonly handle: number };
+
 /**
  * One store's writes on the process's writer thread, through a connection of its own. When the
  * thread has failed (it exited, or could not start), what was waiting failed as unavailable and
@@ -15,13 +18,17 @@ interface Waiting {
  * rolls back), so the store recovers by itself rather than staying down until a restart.
  */
 export class ThreadedAppendWriter {
-  private opened: Promise<{ readonly thread: AppendWriterThread; readonly handle: number }>;
+  private opened: Promise<OpenedStore>;
+  /** The store on a live thread, once open: a write takes it without waiting on a promise. */
+  private ready: OpenedStore | null = null;
 
   constructor(private readonly path: string) {
     this.opened = this.open();
   }
 
   append(batch: readonly AppendRequest[], recordedAt: string): Promise<AppendOutcome[]> {
+    const ready = this.ready;
+    if (ready !== null && !ready.thread.failed) return ready.thread.append(ready.handle, batch, recordedAt);
     return this.current().then(({ thread, handle }) => thread.append(handle, batch, recordedAt));
   }
 
@@ -34,7 +41,9 @@ export class ThreadedAppendWriter {
     await this.opened.then(({ thread, handle }) => thread.close(handle), () => undefined);
   }
 
-  private current(): Promise<{ readonly thread: AppendWriterThread; readonly handle: number }> {
+  private current(): Promise<OpenedStore> {
+    if (this.ready !== null && !this.ready.thread.failed) return Promise.resolve(this.ready);
+    this.ready = null;
     this.opened = this.opened.then(
       (opened) => (opened.thread.failed ? this.open() : opened),
       () => this.open(),
@@ -42,10 +51,13 @@ export class ThreadedAppendWriter {
     return this.opened;
   }
 
-  private open(): Promise<{ readonly thread: AppendWriterThread; readonly handle: number }> {
+  private open(): Promise<OpenedStore> {
     const opened = AppendWriterThread.open(this.path);
-    // A failed start fails the write that waits for it; nothing is left unhandled meanwhile.
-    opened.catch(() => undefined);
+    void opened.then(
+      (store) => (this.ready = store),
+      // A failed start fails the write that waits for it; nothing is left unhandled meanwhile.
+      () => undefined,
+    );
     return opened;
   }
 }
@@ -59,7 +71,7 @@ export class AppendWriterThread {
   private static shared: AppendWriterThread | null = null;
 
   /** The process's writer thread, with a connection of its own to `path` for one store: the store's `handle`. */
-  static async open(path: string): Promise<{ readonly thread: AppendWriterThread; readonly handle: number }> {
+  static async open(path: string): Promise<OpenedStore> {
     const thread = (AppendWriterThread.shared ??= new AppendWriterThread());
     const handle = AppendWriterThread.nextHandle++;
     thread.handles.add(handle);
@@ -84,7 +96,6 @@ export class AppendWriterThread {
 
   private constructor() {
     this.worker = workerScript('event-store-writer').then((script) => {
-      if (this.failure !== null) throw this.failure;
       const worker = new Worker(script);
       worker.unref();
       this.started = worker;

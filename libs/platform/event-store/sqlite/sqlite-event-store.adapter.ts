@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { openPrivateDatabase } from '@lore/platform/sqlite';
 import { AppError, START, systemClock } from '@lore/platform/kernel';
+import { storeCommitCounter } from '@lore/platform/telemetry';
 import type { Clock, Position, RecordedEvent } from '@lore/platform/kernel';
 import type {
   AppendResult,
@@ -17,7 +18,6 @@ import { SqliteAppendWriter } from './sqlite-append-writer';
 import type { AppendOutcome, AppendRequest } from './sqlite-append-writer';
 import { ThreadedAppendWriter } from './append-writer-thread';
 import { WAL_PURGE_ATTEMPTS, WAL_PURGE_RETRY_MS, deleteStreamRows, truncateWal, walNotPurged } from './sqlite-stream-deletion';
-import { storeCommitCounter } from '@lore/platform/telemetry';
 import { EVENT_COLUMNS, configureConnection, createSchema, prefixCondition, prefixParams, toRecordedEvent } from './sqlite-schema';
 import type { EventRow } from './sqlite-schema';
 import { SqliteSubscription } from './sqlite-subscription';
@@ -43,7 +43,6 @@ interface PendingAppend extends AppendRequest {
   readonly resolve: (result: AppendResult) => void;
   readonly reject: (error: unknown) => void;
 }
-
 
 /** Opens (creating if needed) the event store in a SQLite file. */
 export function openSqliteEventStore(options: SqliteEventStoreOptions): SqliteEventStore {
@@ -151,7 +150,6 @@ export class SqliteEventStore implements EventStore {
     if (this.closing) throw closedError();
     // Appends queued before the delete must land first, so they are deleted with the stream.
     await this.drain();
-    this.lastPage = null;
     if (this.writer instanceof SqliteAppendWriter) {
       deleteStreamRows(this.db, streamId, this.clock.now().toISOString());
       await this.purgeWal();
@@ -160,6 +158,7 @@ export class SqliteEventStore implements EventStore {
       await this.writer.deleteStream(streamId, this.clock.now().toISOString());
       this.countCommit();
     }
+    // Dropped after the delete: a page read while it waited may hold the deleted events.
     this.lastPage = null;
   }
 
