@@ -86,4 +86,23 @@ describe('EventStreams (SSE writing)', () => {
     await client.waitFor((text) => text.includes('id: second\ndata: {"n":2}\n\n'));
     client.socket.destroy();
   });
+
+  it('writes events given as UTF-8 bytes exactly as given, beside text, with a data line per line of either', async () => {
+    const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
+    // A view into a larger buffer, as a JetStream message's event is.
+    const message = utf8('{"pattern":"x","data":{"memory":"thé ☕ 🍵"}}');
+    ({ app } = await serve(async function* () {
+      yield [
+        { id: 'a', data: message.subarray(22, message.length - 1) },
+        { id: 'b', data: utf8('{"n":\n2}') },
+        { id: 'c', event: 'gap', data: '{"text":"ünïcode"}' },
+      ];
+      yield [{ id: 'd', data: 'one\ntwo' }];
+    }));
+    const client = rawClient((app.server.address() as AddressInfo).port);
+    const expected = 'id: a\ndata: {"memory":"thé ☕ 🍵"}\n\nid: b\ndata: {"n":\ndata: 2}\n\nid: c\nevent: gap\ndata: {"text":"ünïcode"}\n\n';
+    await client.waitFor((text) => text.includes('id: d\ndata: one\ndata: two\n\n'));
+    expect(client.text()).toContain(expected);
+    client.socket.destroy();
+  });
 });

@@ -8,7 +8,9 @@ const RETRY_MS = 2_000;
 /** Retry-After of a refused stream: a slot frees only when another stream ends, which nobody can foretell. */
 const FULL_RETRY_AFTER_SECONDS = 10;
 /** Frames are written together up to this size (a socket write each); the turn's end writes the rest. */
-const FLUSH_CHARS = 64 * 1024;
+const FLUSH_BYTES = 64 * 1024;
+const NEWLINE = 0x0a;
+const utf8 = new TextDecoder();
 
 /** EVENTS_MAX_STREAMS_PER_CALLER and EVENTS_MAX_STREAMS_PER_WORKSPACE; 0 is no cap. */
 export interface EventStreamLimits {
@@ -81,25 +83,29 @@ export class EventStreams {
       if (!raw.writableNeedDrain) raw.write(`: heartbeat ${new Date().toISOString()}\n\n`);
     }, this.heartbeatMs);
     // Frames of one turn of the event loop (a page, or several small ones of a live tail)
-    // leave in one socket write: built into one string, written when the turn ends or once it
-    // is large. Nothing more is pulled from the feed while the socket has not drained.
-    let pending = '';
+    // leave in one socket write: each page made into bytes at once, written when the turn ends
+    // or once they are large. Nothing more is pulled from the feed while the socket has not drained.
+    let pending: Buffer[] = [];
+    let pendingBytes = 0;
     let flushing = false;
     let drained: Promise<unknown> | undefined;
     const flush = (): void => {
       flushing = false;
-      if (pending === '') return;
-      const text = pending;
-      pending = '';
-      if (!raw.write(text)) drained ??= once(raw, 'drain', { signal }).catch(() => undefined).finally(() => (drained = undefined));
+      if (pendingBytes === 0) return;
+      const bytes = pending.length === 1 ? pending[0] : Buffer.concat(pending, pendingBytes);
+      pending = [];
+      pendingBytes = 0;
+      if (!raw.write(bytes)) drained ??= once(raw, 'drain', { signal }).catch(() => undefined).finally(() => (drained = undefined));
     };
     try {
       while (!signal.aborted) {
         if (drained !== undefined) await drained;
         const next = await events.next();
         if (next.done === true || signal.aborted) break;
-        for (const event of next.value) pending += format(event);
-        if (pending.length >= FLUSH_CHARS) flush();
+        const frames = framesOf(next.value);
+        pending.push(frames);
+        pendingBytes += frames.length;
+        if (pendingBytes >= FLUSH_BYTES) flush();
         else if (!flushing) {
           flushing = true;
           setImmediate(flush);
@@ -152,13 +158,54 @@ function increment(counts: Map<string, number>, key: string, by: number): void {
   else counts.set(key, next);
 }
 
-/** `data` is JSON (one line); ids and event names are ours (no newlines), so no field can inject another. */
+/**
+ * A page of events as the bytes of their frames, in one buffer. Text is encoded once for the
+ * page; an event's UTF-8 bytes (as JetStream stored them) are copied as they are, after its
+ * `id:` and `data:` prefix. `data` is JSON, one line; anything else takes the general `format`.
+ * Ids and event names are ours (no newlines), so no field can inject another.
+ */
+function framesOf(events: readonly ServerSentEvent[]): Buffer {
+  if (events.every((event) => typeof event.data === 'string')) {
+    let text = '';
+    for (const event of events) text += format(event);
+    return Buffer.from(text);
+  }
+  // Per event: its frame's text, up to the data when that is copied as bytes.
+  const texts = new Array<string>(events.length);
+  const copied = new Array<Uint8Array | undefined>(events.length);
+  let total = 0;
+  for (let i = 0; i < events.length; i++) {
+    const event = events[i] as ServerSentEvent;
+    const data = event.data;
+    if (typeof data !== 'string' && data.indexOf(NEWLINE) === -1) {
+      texts[i] = `${event.id === undefined ? '' : `id: ${event.id}\n`}${event.event === undefined ? '' : `event: ${event.event}\n`}data: `;
+      copied[i] = data;
+      total += data.length + 2;
+    } else texts[i] = format(event);
+    total += Buffer.byteLength(texts[i] as string);
+  }
+  const bytes = Buffer.allocUnsafe(total);
+  let at = 0;
+  for (let i = 0; i < events.length; i++) {
+    at += bytes.write(texts[i] as string, at);
+    const data = copied[i];
+    if (data === undefined) continue;
+    bytes.set(data, at);
+    at += data.length;
+    bytes[at++] = NEWLINE;
+    bytes[at++] = NEWLINE;
+  }
+  return bytes;
+}
+
+/** One event's frame as text, a `data:` line for each line of its data. */
 function format(event: ServerSentEvent): string {
   let text = '';
   if (event.id !== undefined) text += `id: ${event.id}\n`;
   if (event.event !== undefined) text += `event: ${event.event}\n`;
+  const data = typeof event.data === 'string' ? event.data : utf8.decode(event.data);
   // JSON.stringify never writes a newline: the usual case is one line, without a split.
-  if (!event.data.includes('\n')) return `${text}data: ${event.data}\n\n`;
-  for (const line of event.data.split('\n')) text += `data: ${line}\n`;
+  if (!data.includes('\n')) return `${text}data: ${data}\n\n`;
+  for (const line of data.split('\n')) text += `data: ${line}\n`;
   return `${text}\n`;
 }

@@ -88,6 +88,6 @@ async function* stream(
   // here; a page's ids are sealed together.
   for await (const page of feed.follow({ after: from, selector, signal })) {
     const ids = idsOf(page.map((entry) => entry.position));
-    yield page.map((entry, i) => ({ id: ids[i] ?? '', data: entry.json }));
+    yield page.map((entry, i) => ({ id: ids[i] ?? '', data: entry.stored }));
   }
 }
