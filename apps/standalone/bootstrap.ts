@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createLogger, LifecycleModule, loadConfig, openTransport, startTelemetry, type LoreConfig } from '@lore/platform/runtime';
+import { createLogger, installLeanAsyncResourceBind, LifecycleModule, loadConfig, openTransport, startTelemetry, type LoreConfig } from '@lore/platform/runtime';
 import { ContextHost, openEmbeddingModels, openRerankers } from '@lore/platform/host';
 import { openEgress } from '@lore/platform/egress/node';
 import { keepSqliteTempFilesIn } from '@lore/platform/sqlite';
@@ -16,6 +16,7 @@ import { CONTEXTS, composeEdges } from '../contexts';
  */
 export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Promise<{ app: NestFastifyApplication; config: LoreConfig; url: string }> {
   const telemetry = startTelemetry('lore', env);
+  installLeanAsyncResourceBind(); // Fastify binds a callback per request body: see there
   const config = loadConfig(env);
   keepSqliteTempFilesIn(config.dataDir);
   const logger = createLogger(config, 'lore');

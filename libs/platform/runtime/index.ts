@@ -4,3 +4,4 @@ export * from './lifecycle.module';
 export * from './telemetry-sdk';
 export * from './metrics-listener';
 export * from './instrumented-transport';
+export * from './async-resource-bind';
