@@ -94,14 +94,14 @@ describe('EventStreams (SSE writing)', () => {
     ({ app } = await serve(async function* () {
       yield [
         { id: 'a', data: message.subarray(22, message.length - 1) },
-        { id: 'b', data: utf8('{"n":\n2}') },
+        { id: 'b', data: utf8('{"n":\n2,\r"m":\r\n3}') },
         { id: 'c', event: 'gap', data: '{"text":"ünïcode"}' },
       ];
-      yield [{ id: 'd', data: 'one\ntwo' }];
+      yield [{ id: 'd', data: 'one\ntwo\rthree' }];
     }));
     const client = rawClient((app.server.address() as AddressInfo).port);
-    const expected = 'id: a\ndata: {"memory":"thé ☕ 🍵"}\n\nid: b\ndata: {"n":\ndata: 2}\n\nid: c\nevent: gap\ndata: {"text":"ünïcode"}\n\n';
-    await client.waitFor((text) => text.includes('id: d\ndata: one\ndata: two\n\n'));
+    const expected = 'id: a\ndata: {"memory":"thé ☕ 🍵"}\n\nid: b\ndata: {"n":\ndata: 2,\ndata: "m":\ndata: 3}\n\nid: c\nevent: gap\ndata: {"text":"ünïcode"}\n\n';
+    await client.waitFor((text) => text.includes('id: d\ndata: one\ndata: two\ndata: three\n\n'));
     expect(client.text()).toContain(expected);
     client.socket.destroy();
   });

@@ -10,6 +10,7 @@ const FULL_RETRY_AFTER_SECONDS = 10;
 /** Frames are written together up to this size (a socket write each); the turn's end writes the rest. */
 const FLUSH_BYTES = 64 * 1024;
 const NEWLINE = 0x0a;
+const CARRIAGE_RETURN = 0x0d;
 const utf8 = new TextDecoder();
 
 /** EVENTS_MAX_STREAMS_PER_CALLER and EVENTS_MAX_STREAMS_PER_WORKSPACE; 0 is no cap. */
@@ -161,7 +162,7 @@ function increment(counts: Map<string, number>, key: string, by: number): void {
 /**
  * A page of events as the bytes of their frames, in one buffer. Text is encoded once for the
  * page; an event's UTF-8 bytes (as JetStream stored them) are copied as they are, after its
- * `id:` and `data:` prefix. `data` is JSON, one line; anything else takes the general `format`.
+ * `id:` and `data:` prefix. `data` is JSON, one line; data with a line break takes the general `format`.
  * Ids and event names are ours (no newlines), so no field can inject another.
  */
 function framesOf(events: readonly ServerSentEvent[]): Buffer {
@@ -177,7 +178,7 @@ function framesOf(events: readonly ServerSentEvent[]): Buffer {
   for (let i = 0; i < events.length; i++) {
     const event = events[i] as ServerSentEvent;
     const data = event.data;
-    if (typeof data !== 'string' && data.indexOf(NEWLINE) === -1) {
+    if (typeof data !== 'string' && data.indexOf(NEWLINE) === -1 && data.indexOf(CARRIAGE_RETURN) === -1) {
       texts[i] = `${event.id === undefined ? '' : `id: ${event.id}\n`}${event.event === undefined ? '' : `event: ${event.event}\n`}data: `;
       copied[i] = data;
       total += data.length + 2;
@@ -204,8 +205,9 @@ function format(event: ServerSentEvent): string {
   if (event.id !== undefined) text += `id: ${event.id}\n`;
   if (event.event !== undefined) text += `event: ${event.event}\n`;
   const data = typeof event.data === 'string' ? event.data : utf8.decode(event.data);
-  // JSON.stringify never writes a newline: the usual case is one line, without a split.
-  if (!data.includes('\n')) return `${text}data: ${data}\n\n`;
-  for (const line of data.split('\n')) text += `data: ${line}\n`;
+  // JSON.stringify never writes a line break: the usual case is one line, without a split.
+  // Any of CR LF, LF and CR ends a line for an SSE client, so each becomes a `data:` line of its own.
+  if (!data.includes('\n') && !data.includes('\r')) return `${text}data: ${data}\n\n`;
+  for (const line of data.split(/\r\n|\r|\n/)) text += `data: ${line}\n`;
   return `${text}\n`;
 }

@@ -12,7 +12,7 @@ import { AsyncResource } from 'node:async_hooks';
  * the function runs in the resource's async scope (its AsyncLocalStorage stores), with the
  * caller's `this` (or `thisArg`, when given) and arguments, returns what it returns, and keeps
  * its `length`. Nothing Lore runs reads the deprecated property. Called once by the processes
- * that serve HTTP; idempotent.
+ * that serve HTTP.
  */
 export function installLeanAsyncResourceBind(): void {
   const probe = new AsyncResource('lore-probe').bind(() => undefined);
@@ -22,7 +22,7 @@ export function installLeanAsyncResourceBind(): void {
 type AnyFunction = (this: unknown, ...args: unknown[]) => unknown;
 
 function leanBind(this: AsyncResource, fn: AnyFunction, thisArg?: unknown): AnyFunction {
-  if (typeof fn !== 'function') throw new TypeError('The "fn" argument must be of type function');
+  if (typeof fn !== 'function') throw Object.assign(new TypeError('The "fn" argument must be of type function'), { code: 'ERR_INVALID_ARG_TYPE' });
   const bound = thisArg === undefined ? inScopeOf(this, fn) : this.runInAsyncScope.bind(this, fn, thisArg);
   Object.defineProperty(bound, 'length', { configurable: true, enumerable: false, value: fn.length, writable: false });
   return bound;

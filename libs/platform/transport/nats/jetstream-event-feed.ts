@@ -13,7 +13,7 @@ import {
   type FeedSelector,
   type FollowOptions,
 } from '@lore/platform/transport/port';
-import { decodeIncoming } from './nats-wire.codec';
+import { storedEvent } from './stored-event';
 import { eventStreamName } from './event-stream';
 import { pullPages } from './pull-pages';
 
@@ -91,33 +91,6 @@ export function jetStreamEventFeed(options: JetStreamEventFeedOptions): EventFee
       await nc?.close();
     },
   };
-}
-
-const PATTERN_HEAD = '{"pattern":"';
-const DATA_HEAD = '","data":{';
-const CLOSING_BRACE = 0x7d;
-/** Printable ASCII without the characters JSON escapes: written into JSON as it is, one byte a character. */
-const PLAIN_SUBJECT = /^[\x20-\x21\x23-\x5b\x5d-\x7e]*$/;
-
-/**
- * The event inside a stored message, as its UTF-8 bytes. The transport stores an event as
- * `{"pattern":"<subject>","data":<event>}` (nats-wire.codec's encodeEvent, `data` last), so the
- * event is the bytes between that head and the closing brace, exactly as it was serialised:
- * cut out (a view of the message, no copy), neither decoded nor parsed. A message of another
- * shape (a stock Nest client's emit with other keys) is decoded in full; one without an object
- * event is skipped.
- */
-function storedEvent(data: Uint8Array, subject: string): string | Uint8Array | undefined {
-  // The head is `{"pattern":` and the subject as JSON: the subject itself between quotes when
-  // it is plain ASCII (ours always are; any other is decoded), compared as one Latin-1 string.
-  const head = `${PATTERN_HEAD}${subject}${DATA_HEAD}`;
-  const bytes = Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-  const end = bytes.length - 1;
-  if (bytes[end] === CLOSING_BRACE && bytes[end - 1] === CLOSING_BRACE && PLAIN_SUBJECT.test(subject) && bytes.toString('latin1', 0, head.length) === head) {
-    return bytes.subarray(head.length - 1, end);
-  }
-  const event = decodeIncoming(data, subject).data;
-  return typeof event === 'object' && event !== null && !Array.isArray(event) ? JSON.stringify(event) : undefined;
 }
 
 /**
