@@ -96,8 +96,9 @@ describe('SQLite vector store: HNSW graphs', () => {
       let checked = 0;
       // Until the graph is complete (however loaded the machine), then stop. A writer out of
       // points goes on reading its last write, so a slow machine still sees the build finish
-      // between requests; a build that never finishes fails at the deadline.
-      const deadline = Date.now() + 20_000;
+      // between requests; a build that never finishes fails at the deadline (20 s was too short
+      // once in CI on a slow, loaded machine, the build's slices sharing it with a test run).
+      const deadline = Date.now() + 60_000;
       let own: VectorPoint | undefined;
       for (let i = 0; !statuses.has('ready') && Date.now() < deadline; i += 10) {
         if (i < points.length) {
@@ -129,7 +130,7 @@ describe('SQLite vector store: HNSW graphs', () => {
       const hits = await index.searchVector({ collections: ['c'], vector: point.vector, limit: 1 });
       expect(hits[0]?.id).toBe(point.id);
     }
-  });
+  }, 90_000);
 
   it('reads its writes in a ready graph: a new or moved vector is found at once and scored as the completion scores it', async () => {
     const points = clustered(1500, 2);
