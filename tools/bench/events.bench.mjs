@@ -27,7 +27,7 @@ import { build } from 'esbuild';
 import { SignJWT } from 'jose';
 import { AckPolicy, DeliverPolicy, StorageType, connect, headers, nanos } from 'nats';
 import { Pool } from 'undici';
-import { freePort, stopChild, deleteEventStream } from './load.mjs';
+import { freePort, median, stopChild, deleteEventStream } from './load.mjs';
 import { startFlags } from './start-flags.mjs';
 import { BENCH_RATE_LIMITS } from './bench-limits.mjs';
 
@@ -184,8 +184,6 @@ async function createAtRate(url, headers, receivers) {
   });
   return { count, sendRate, failures, firstFailure, create, receivers: receivers.map(by) };
 }
-
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 function stats(values) {
   const sorted = Float64Array.from(values).sort();

@@ -3,6 +3,9 @@
 import { createServer } from 'node:net';
 import { Pool } from 'undici';
 
+/** The middle value (the upper one of an even count): what benchmarks report over rounds. */
+export const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
 /** A port free at the time of asking, for a server the benchmark starts. */
 export function freePort() {
   return new Promise((resolve) => {

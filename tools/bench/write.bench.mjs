@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { SignJWT } from 'jose';
-import { freePort, runLoad, stopChild, deleteEventStream } from './load.mjs';
+import { freePort, median, runLoad, stopChild, deleteEventStream } from './load.mjs';
 import { BENCH_RATE_LIMITS } from './bench-limits.mjs';
 import { formatCpu, withServerCpu } from './server-cpu.mjs';
 import { startFlags } from './start-flags.mjs';
@@ -140,7 +140,6 @@ try {
     if (r.get) console.log(row(`${r.name} get`, r.get, baseline));
     if (r.replace) console.log(row(`${r.name} replace`, r.replace, baseline));
   }
-  const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
   const med = (runs, pick) => median(runs.map(pick));
   console.log(`\nmedians over ${ROUNDS} round(s):`);
   for (const [label, runs] of [['baseline', totals.baseline], ['standalone', totals.standalone], ['reference', totals.ref]]) {
