@@ -6,7 +6,9 @@
 // Knobs: BENCH_COUNT (default 5000 per operation), BENCH_CONCURRENCY (default 32),
 // BENCH_ROUNDS (default 1: baseline and standalone creates repeated, interleaved),
 // BENCH_REF (another checkout, built: its dist/standalone.js is measured in each round beside
-// this one's, e.g. a worktree of an older commit), BENCH_PARTS (default create,get,replace,distributed).
+// this one's, e.g. a worktree of an older commit), BENCH_PARTS (default create,get,replace,distributed;
+// `warm` adds a second create phase on the same server, after the first: the per-create figures once
+// V8 has compiled the hot path, beside the first phase's, which include that compilation).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -60,7 +62,8 @@ async function benchLore(name, { url, child }, parts) {
     runLoad({ url, concurrency: CONCURRENCY, count: COUNT, request: (i) => ({ method: 'POST', path: '/api/v1/memories', body: body(i), headers }) }),
   );
   create.cpu = cpu;
-  if (!parts.has('get') && !parts.has('replace')) return { name, create };
+  const warm = parts.has('warm') ? await measureWarm(url, headers, child) : null;
+  if (!parts.has('get') && !parts.has('replace')) return { name, create, warm };
   // Ids for the read and replace phases, created beforehand so those phases measure only themselves.
   const list = [];
   let cursor = null;
@@ -78,7 +81,16 @@ async function benchLore(name, { url, child }, parts) {
         request: (i) => ({ method: 'POST', path: `/api/v1/memories/${ids[i]}/replace`, body: { memory: `replaced ${i}`, topics: null }, headers }),
       })
     : null;
-  return { name, create, get, replace };
+  return { name, create, warm, get, replace };
+}
+
+/** A second create phase (other bodies, same load), once the first has warmed the server up. */
+async function measureWarm(url, headers, child) {
+  const { result, cpu } = await withServerCpu(child.pid, COUNT, () =>
+    runLoad({ url, concurrency: CONCURRENCY, count: COUNT, request: (i) => ({ method: 'POST', path: '/api/v1/memories', body: body(COUNT + i), headers }) }),
+  );
+  result.cpu = cpu;
+  return result;
 }
 
 function row(label, r, base) {
@@ -109,19 +121,24 @@ async function standaloneRound(name, args, parts) {
 
 try {
   console.log(`bench:write  count=${COUNT} per operation, concurrency=${CONCURRENCY}, rounds=${ROUNDS}, node ${process.version}, ${(await import('node:os')).cpus().length} cores${REF ? `, reference ${REF}` : ''}`);
-  const totals = { baseline: [], standalone: [], ref: [] };
+  const totals = { baseline: [], standalone: [], ref: [], standaloneWarm: [], refWarm: [] };
   let last = null;
   for (let round = 1; round <= ROUNDS; round++) {
     const baseline = await baselineRound();
-    const standalone = await standaloneRound('standalone', [...startFlags(), 'dist/standalone.js'], round === ROUNDS ? PARTS : new Set(['create']));
-    const ref = REF ? await standaloneRound('reference', [...startFlags(REF), join(REF, 'dist/standalone.js')], new Set(['create'])) : null;
+    const createParts = new Set(PARTS.has('warm') ? ['create', 'warm'] : ['create']);
+    const standalone = await standaloneRound('standalone', [...startFlags(), 'dist/standalone.js'], round === ROUNDS ? PARTS : createParts);
+    const ref = REF ? await standaloneRound('reference', [...startFlags(REF), join(REF, 'dist/standalone.js')], createParts) : null;
     totals.baseline.push(baseline);
     totals.standalone.push(standalone.create);
     if (ref) totals.ref.push(ref.create);
+    if (standalone.warm) totals.standaloneWarm.push(standalone.warm);
+    if (ref?.warm) totals.refWarm.push(ref.warm);
     console.log(`\nround ${round} (${load()})`);
     console.log(row('baseline insert (bare)', baseline));
     console.log(row('standalone create', standalone.create, baseline));
     if (ref) console.log(row('reference create', ref.create, baseline));
+    if (standalone.warm) console.log(row('standalone create, warm', standalone.warm, baseline));
+    if (ref?.warm) console.log(row('reference create, warm', ref.warm, baseline));
     last = { baseline, standalone };
   }
   const { baseline, standalone } = last;
@@ -142,13 +159,15 @@ try {
   }
   const med = (runs, pick) => median(runs.map(pick));
   console.log(`\nmedians over ${ROUNDS} round(s):`);
-  for (const [label, runs] of [['baseline', totals.baseline], ['standalone', totals.standalone], ['reference', totals.ref]]) {
+  for (const [label, runs] of [['baseline', totals.baseline], ['standalone', totals.standalone], ['reference', totals.ref], ['standalone, warm', totals.standaloneWarm], ['reference, warm', totals.refWarm]]) {
     if (runs.length === 0) continue;
-    console.log(`  ${label.padEnd(11)} ${med(runs, (r) => r.throughput).toFixed(0).padStart(6)}/s  p50 ${med(runs, (r) => r.p50).toFixed(2)} ms  cpu/create ${med(runs, (r) => r.cpu.totalMsPer).toFixed(3)} ms (main ${med(runs, (r) => r.cpu.mainMsPer).toFixed(3)})`);
+    console.log(`  ${label.padEnd(17)} ${med(runs, (r) => r.throughput).toFixed(0).padStart(6)}/s  p50 ${med(runs, (r) => r.p50).toFixed(2)} ms  cpu/create ${med(runs, (r) => r.cpu.totalMsPer).toFixed(3)} ms (main ${med(runs, (r) => r.cpu.mainMsPer).toFixed(3)})`);
   }
   const ratios = (runs, pick) => runs.map((r, i) => pick(r, totals.baseline[i]).toFixed(2)).join(', ');
   console.log(`standalone create throughput ×baseline per round: ${ratios(totals.standalone, (r, b) => r.throughput / b.throughput)} (target ≥ 1.0); p50 ×baseline: ${ratios(totals.standalone, (r, b) => r.p50 / b.p50)} (target ≤ 1.1)`);
-  if (totals.ref.length) console.log(`standalone cpu/create ×reference per round: ${totals.standalone.map((r, i) => (r.cpu.totalMsPer / totals.ref[i].cpu.totalMsPer).toFixed(2)).join(', ')} (target ≤ 1.0)`);
+  const cpuRatios = (ours, theirs) => ours.map((r, i) => (r.cpu.totalMsPer / theirs[i].cpu.totalMsPer).toFixed(2)).join(', ');
+  if (totals.ref.length) console.log(`standalone cpu/create ×reference per round: ${cpuRatios(totals.standalone, totals.ref)} (target ≤ 1.0)`);
+  if (totals.refWarm.length) console.log(`  warm (the second ${COUNT} creates): ${cpuRatios(totals.standaloneWarm, totals.refWarm)}`);
   if (distributed) console.log(`distributed create p50 ×${(distributed.create.p50 / standalone.create.p50).toFixed(2)} of standalone (target ≤ 1.3)${distributed.get ? `; get ×${(distributed.get.p50 / standalone.get.p50).toFixed(2)}` : ''}${distributed.replace ? `; replace ×${(distributed.replace.p50 / standalone.replace.p50).toFixed(2)}` : ''}`);
 } finally {
   for (const c of children) {
