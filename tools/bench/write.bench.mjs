@@ -6,7 +6,7 @@
 // Knobs: BENCH_COUNT (default 5000 per operation), BENCH_CONCURRENCY (default 32),
 // BENCH_ROUNDS (default 1: baseline and standalone creates repeated, interleaved),
 // BENCH_REF (another checkout, built: its dist/standalone.js is measured in each round beside
-// this one's, e.g. a worktree of an older commit), BENCH_PARTS (default create,get,replace,distributed;
+// this one's, e.g. a worktree of an older commit), BENCH_PARTS (default create,warm,get,replace,distributed;
 // `warm` adds a second create phase on the same server, after the first: the per-create figures once
 // V8 has compiled the hot path, beside the first phase's, which include that compilation).
 import { spawn } from 'node:child_process';
@@ -23,7 +23,7 @@ const COUNT = Number(process.env.BENCH_COUNT ?? 5000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
 const REF = process.env.BENCH_REF ? resolve(process.env.BENCH_REF) : null;
-const PARTS = new Set((process.env.BENCH_PARTS ?? 'create,get,replace,distributed').split(','));
+const PARTS = new Set((process.env.BENCH_PARTS ?? 'create,warm,get,replace,distributed').split(','));
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const SECRET = 'bench-secret';
 const children = [];
@@ -102,13 +102,19 @@ function row(label, r, base) {
 
 const load = () => `load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`;
 
+/** The bare baseline's inserts: a first phase, and with `warm` a second on the same server, as Lore's. */
 async function baselineRound() {
   const server = await start('baseline', ['tools/bench/baseline-server.mjs'], {}, '/items');
-  const { result, cpu } = await withServerCpu(server.child.pid, COUNT, () =>
-    runLoad({ url: server.url, concurrency: CONCURRENCY, count: COUNT, request: (i) => ({ method: 'POST', path: '/items', body: body(i) }) }),
-  );
+  const phase = async (offset) => {
+    const { result, cpu } = await withServerCpu(server.child.pid, COUNT, () =>
+      runLoad({ url: server.url, concurrency: CONCURRENCY, count: COUNT, request: (i) => ({ method: 'POST', path: '/items', body: body(offset + i) }) }),
+    );
+    result.cpu = cpu;
+    return result;
+  };
+  const result = await phase(0);
+  if (PARTS.has('warm')) result.warm = await phase(COUNT);
   await stop(server);
-  result.cpu = cpu;
   return result;
 }
 
@@ -121,7 +127,7 @@ async function standaloneRound(name, args, parts) {
 
 try {
   console.log(`bench:write  count=${COUNT} per operation, concurrency=${CONCURRENCY}, rounds=${ROUNDS}, node ${process.version}, ${(await import('node:os')).cpus().length} cores${REF ? `, reference ${REF}` : ''}`);
-  const totals = { baseline: [], standalone: [], ref: [], standaloneWarm: [], refWarm: [] };
+  const totals = { baseline: [], standalone: [], ref: [], baselineWarm: [], standaloneWarm: [], refWarm: [] };
   let last = null;
   for (let round = 1; round <= ROUNDS; round++) {
     const baseline = await baselineRound();
@@ -129,6 +135,7 @@ try {
     const standalone = await standaloneRound('standalone', [...startFlags(), 'dist/standalone.js'], round === ROUNDS ? PARTS : createParts);
     const ref = REF ? await standaloneRound('reference', [...startFlags(REF), join(REF, 'dist/standalone.js')], createParts) : null;
     totals.baseline.push(baseline);
+    if (baseline.warm) totals.baselineWarm.push(baseline.warm);
     totals.standalone.push(standalone.create);
     if (ref) totals.ref.push(ref.create);
     if (standalone.warm) totals.standaloneWarm.push(standalone.warm);
@@ -137,8 +144,9 @@ try {
     console.log(row('baseline insert (bare)', baseline));
     console.log(row('standalone create', standalone.create, baseline));
     if (ref) console.log(row('reference create', ref.create, baseline));
-    if (standalone.warm) console.log(row('standalone create, warm', standalone.warm, baseline));
-    if (ref?.warm) console.log(row('reference create, warm', ref.warm, baseline));
+    if (baseline.warm) console.log(row('baseline insert, warm', baseline.warm));
+    if (standalone.warm) console.log(row('standalone create, warm', standalone.warm, baseline.warm));
+    if (ref?.warm) console.log(row('reference create, warm', ref.warm, baseline.warm));
     last = { baseline, standalone };
   }
   const { baseline, standalone } = last;
@@ -159,12 +167,14 @@ try {
   }
   const med = (runs, pick) => median(runs.map(pick));
   console.log(`\nmedians over ${ROUNDS} round(s):`);
-  for (const [label, runs] of [['baseline', totals.baseline], ['standalone', totals.standalone], ['reference', totals.ref], ['standalone, warm', totals.standaloneWarm], ['reference, warm', totals.refWarm]]) {
+  for (const [label, runs] of [['baseline', totals.baseline], ['standalone', totals.standalone], ['reference', totals.ref], ['baseline, warm', totals.baselineWarm], ['standalone, warm', totals.standaloneWarm], ['reference, warm', totals.refWarm]]) {
     if (runs.length === 0) continue;
     console.log(`  ${label.padEnd(17)} ${med(runs, (r) => r.throughput).toFixed(0).padStart(6)}/s  p50 ${med(runs, (r) => r.p50).toFixed(2)} ms  cpu/create ${med(runs, (r) => r.cpu.totalMsPer).toFixed(3)} ms (main ${med(runs, (r) => r.cpu.mainMsPer).toFixed(3)})`);
   }
-  const ratios = (runs, pick) => runs.map((r, i) => pick(r, totals.baseline[i]).toFixed(2)).join(', ');
-  console.log(`standalone create throughput ×baseline per round: ${ratios(totals.standalone, (r, b) => r.throughput / b.throughput)} (target ≥ 1.0); p50 ×baseline: ${ratios(totals.standalone, (r, b) => r.p50 / b.p50)} (target ≤ 1.1)`);
+  const ratios = (runs, bases, pick) => runs.map((r, i) => pick(r, bases[i]).toFixed(2)).join(', ');
+  const againstBaseline = (runs, bases) => `${ratios(runs, bases, (r, b) => r.throughput / b.throughput)} (target ≥ 1.0); p50 ×baseline: ${ratios(runs, bases, (r, b) => r.p50 / b.p50)} (target ≤ 1.1)`;
+  console.log(`standalone create throughput ×baseline per round: ${againstBaseline(totals.standalone, totals.baseline)}`);
+  if (totals.baselineWarm.length) console.log(`  warm, against the baseline's second phase: ${againstBaseline(totals.standaloneWarm, totals.baselineWarm)}`);
   const cpuRatios = (ours, theirs) => ours.map((r, i) => (r.cpu.totalMsPer / theirs[i].cpu.totalMsPer).toFixed(2)).join(', ');
   if (totals.ref.length) console.log(`standalone cpu/create ×reference per round: ${cpuRatios(totals.standalone, totals.ref)} (target ≤ 1.0)`);
   if (totals.refWarm.length) console.log(`  warm (the second ${COUNT} creates): ${cpuRatios(totals.standaloneWarm, totals.refWarm)}`);
