@@ -42,9 +42,24 @@ const STATEMENT_CACHE_SIZE = 500;
 
 type Statement = Database.Statement<SqlValue[]>;
 
+/** The statements every write and read of one document runs, prepared once per table. */
+interface RowStatements {
+  readonly upsert: Statement;
+  readonly delete: Statement;
+  /** Plucks the body. */
+  readonly get: Statement;
+}
+
+const UPSERT_CHECKPOINT = `INSERT INTO ${CHECKPOINTS} (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value`;
+
 class SqliteDocumentStore implements DocumentStore {
   private readonly db: Database.Database;
   private readonly statements = new Map<string, Statement>();
+  /**
+   * By table, apart from the cache above: a write would otherwise build its SQL text and hash it
+   * to find the statement, for every document (a few µs each on the write path).
+   */
+  private readonly rows = new Map<string, RowStatements>();
   private readonly tables = new Set<string>();
   /** Docs table → its FTS5 table, once known; read from the registry so other connections' indexes count too. */
   private readonly textTables = new Map<string, string>();
@@ -81,7 +96,7 @@ class SqliteDocumentStore implements DocumentStore {
         }
       }
       if (checkpoint) {
-        this.run(`INSERT INTO ${CHECKPOINTS} (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value`, [checkpoint.name, checkpoint.value]);
+        this.run(UPSERT_CHECKPOINT, [checkpoint.name, checkpoint.value]);
       }
     });
     this.applyReset = this.db.transaction((tables: readonly string[], checkpointName: string) => {
@@ -140,6 +155,7 @@ class SqliteDocumentStore implements DocumentStore {
 
   async close(): Promise<void> {
     this.statements.clear();
+    this.rows.clear();
     if (this.db.open) this.db.close();
     return Promise.resolve();
   }
@@ -166,13 +182,27 @@ class SqliteDocumentStore implements DocumentStore {
     return this.prepare(sql).run(...params).changes;
   }
 
+  /** The row statements of a docs table (one that exists: see ensureTable). */
+  rowStatements(table: string): RowStatements {
+    let statements = this.rows.get(table);
+    if (statements === undefined) {
+      statements = {
+        upsert: this.db.prepare<SqlValue[]>(`INSERT INTO ${table} (id, body) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET body = excluded.body`),
+        delete: this.db.prepare<SqlValue[]>(`DELETE FROM ${table} WHERE id = ?`),
+        get: this.db.prepare<SqlValue[]>(`SELECT body FROM ${table} WHERE id = ?`).pluck(true),
+      };
+      this.rows.set(table, statements);
+    }
+    return statements;
+  }
+
   upsertRow(table: string, doc: Doc): void {
     if (typeof doc.id !== 'string' || doc.id.length === 0) throw new Error('a document needs a non-empty string id');
-    this.run(`INSERT INTO ${table} (id, body) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET body = excluded.body`, [doc.id, JSON.stringify(doc)]);
+    this.rowStatements(table).upsert.run(doc.id, JSON.stringify(doc));
   }
 
   deleteRow(table: string, id: string): boolean {
-    return this.run(`DELETE FROM ${table} WHERE id = ?`, [id]) > 0;
+    return this.rowStatements(table).delete.run(id).changes > 0;
   }
 
   deleteRows(table: string, filter: Filter): number {
@@ -243,7 +273,7 @@ class SqliteDocumentCollection<T extends Doc> implements DocumentCollection<T> {
   ) {}
 
   async get(id: string): Promise<T | null> {
-    const body = this.store.prepare(`SELECT body FROM ${this.table} WHERE id = ?`).pluck(true).get(id);
+    const body = this.store.rowStatements(this.table).get.get(id);
     return Promise.resolve(typeof body === 'string' ? parse<T>(body) : null);
   }
 

@@ -39,6 +39,18 @@ export interface SqliteEventStoreOptions {
   readonly writerThread?: boolean;
 }
 
+/** A subscription's streams, and what its page reads key and filter on: computed once per subscription. */
+interface PageSelection {
+  readonly key: string;
+  readonly condition: string;
+  readonly params: readonly (number | string)[];
+  /** Its page statement by page size (one size per subscription in practice). */
+  readonly statements: Map<number, Database.Statement<unknown[], EventRow>>;
+}
+
+const STREAM_SELECT = `SELECT ${EVENT_COLUMNS} FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision`;
+const PAGE_SELECT = `SELECT ${EVENT_COLUMNS} FROM events WHERE position > ? AND position <= ?`;
+
 interface PendingAppend extends AppendRequest {
   readonly resolve: (result: AppendResult) => void;
   readonly reject: (error: unknown) => void;
@@ -75,7 +87,7 @@ export class SqliteEventStore implements EventStore {
    * streams from the same position after each commit, and share one read and one parse of it
    * (events are never changed in place; deleteStream, the one change to stored events, drops it).
    */
-  private lastPage: { readonly key: string; readonly page: LogPage } | null = null;
+  private lastPage: { readonly after: bigint; readonly head: bigint; readonly limit: number; readonly selection: string; readonly page: LogPage } | null = null;
   /** Prepared once per SQL text: preparing is far costlier than running a cached statement. */
   private readonly statements = new Map<string, Database.Statement<unknown[], unknown>>();
 
@@ -106,8 +118,7 @@ export class SqliteEventStore implements EventStore {
 
   readStream(streamId: string, options: { fromRevision?: number; maxCount?: number } = {}): Promise<RecordedEvent[]> {
     return this.guard(() => {
-      const sql = `SELECT ${EVENT_COLUMNS} FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision`;
-      return this.upTo(sql, [streamId, options.fromRevision ?? 0], options.maxCount).map(toRecordedEvent);
+      return this.upTo(STREAM_SELECT, [streamId, options.fromRevision ?? 0], options.maxCount).map(toRecordedEvent);
     });
   }
 
@@ -133,8 +144,10 @@ export class SqliteEventStore implements EventStore {
   subscribeToAll(options: SubscribeOptions, handler: EventBatchHandler, onError?: (error: unknown) => void): EventSubscription {
     if (this.closing) throw closedError();
     const prefixes = options.streamPrefixes ?? [];
+    // Built once for the subscription, not for each of its page reads (a new string to hash each time).
+    const selection: PageSelection = { key: prefixes.join('\u0000'), condition: prefixCondition(prefixes.length), params: prefixParams(prefixes), statements: new Map() };
     const subscription = new SqliteSubscription(
-      { readPage: (after, limit) => this.readPage(after, limit, prefixes) },
+      { readPage: (after, limit) => this.readPage(after, limit, selection) },
       afterSeq(options.after),
       handler,
       onError ?? reportUnhandled,
@@ -248,20 +261,23 @@ export class SqliteEventStore implements EventStore {
   }
 
   /** One page for a subscription, bounded by the head read in the same snapshot. */
-  private readPage(after: bigint, limit: number, prefixes: readonly string[]): LogPage {
+  private readPage(after: bigint, limit: number, selection: PageSelection): LogPage {
     const head = this.head();
-    const key = `${after}:${head}:${limit}:${prefixes.join('\u0000')}`;
-    if (this.lastPage?.key === key) return this.lastPage.page;
-    const page = this.readPageAt(after, head, limit, prefixes);
-    this.lastPage = { key, page };
+    const last = this.lastPage;
+    if (last !== null && last.after === after && last.head === head && last.limit === limit && last.selection === selection.key) return last.page;
+    const page = this.readPageAt(after, head, limit, selection);
+    this.lastPage = { after, head, limit, selection: selection.key, page };
     return page;
   }
 
-  private readPageAt(after: bigint, head: bigint, limit: number, prefixes: readonly string[]): LogPage {
+  private readPageAt(after: bigint, head: bigint, limit: number, selection: PageSelection): LogPage {
     // A subscription's page size is fixed: one statement per subscription at most.
-    const rows = this.statement<EventRow>(
-      `SELECT ${EVENT_COLUMNS} FROM events WHERE position > ? AND position <= ?${prefixCondition(prefixes.length)} ORDER BY position${literalLimit(limit)}`,
-    ).all(after, head, ...prefixParams(prefixes));
+    let statement = selection.statements.get(limit);
+    if (statement === undefined) {
+      statement = this.statement<EventRow>(`${PAGE_SELECT}${selection.condition} ORDER BY position${literalLimit(limit)}`);
+      selection.statements.set(limit, statement);
+    }
+    const rows = statement.all(after, head, ...selection.params);
     const last = rows[rows.length - 1];
     if (rows.length === limit && last !== undefined) return { events: rows.map(toRecordedEvent), scannedTo: last.position, more: true };
     // Everything up to head has been examined; later commits get higher positions.
