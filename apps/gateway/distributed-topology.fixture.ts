@@ -38,7 +38,8 @@ export async function startDistributedTopology(options: {
   const dataDir = mkdtempSync(join(tmpdir(), 'lore-distributed-'));
   const child = spawn(process.execPath, ['dist/distributed.js'], {
     cwd: ROOT,
-    stdio: ['ignore', options.stdout ?? 'ignore', 'inherit'],
+    // Piped either way: without a caller for them, the last lines explain a start that never got ready.
+    stdio: ['ignore', 'pipe', 'inherit'],
     env: {
       ...process.env,
       NATS_URL: options.natsUrl,
@@ -51,6 +52,7 @@ export async function startDistributedTopology(options: {
       ...options.env,
     },
   });
+  const lastLines = options.stdout === 'pipe' ? null : keepLastLines(child, 40);
   const url = `http://127.0.0.1:${port}`;
   const stop = async (): Promise<void> => {
     if (child.exitCode === null && child.signalCode === null) {
@@ -69,8 +71,9 @@ export async function startDistributedTopology(options: {
   try {
     await waitUntilReady(url, options.readyTimeoutMs ?? 60_000);
   } catch (error) {
+    const exited = child.exitCode !== null || child.signalCode !== null ? `; it exited (${child.exitCode ?? child.signalCode})` : '';
     await stop();
-    throw error;
+    throw new Error(`${(error as Error).message}${exited}${lastLines === null ? '' : `; its last log lines:\n${lastLines().join('\n')}`}`);
   }
   return { url, process: child, dataDir, stop };
 }
@@ -103,15 +106,31 @@ function isFree(port: number): Promise<boolean> {
   });
 }
 
+/** Reads a child's stdout, keeping its last `count` lines (LOG_LEVEL warn: its warnings and errors). */
+function keepLastLines(child: ChildProcess, count: number): () => string[] {
+  const lines: string[] = [];
+  let partial = '';
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+    const parts = (partial + chunk).split('\n');
+    partial = parts.pop() ?? '';
+    lines.push(...parts.filter((line) => line !== ''));
+    lines.splice(0, Math.max(0, lines.length - count));
+  });
+  return () => [...lines, ...(partial === '' ? [] : [partial])];
+}
+
 async function waitUntilReady(url: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
+  let last = 'no answer';
   while (Date.now() < deadline) {
     try {
-      if ((await fetch(`${url}/ready`)).status === 200) return;
+      const res = await fetch(`${url}/ready`);
+      if (res.status === 200) return;
+      last = `${res.status} ${(await res.text()).slice(0, 500)}`;
     } catch {
       // not listening yet
     }
     await new Promise((r) => setTimeout(r, 200));
   }
-  throw new Error(`distributed topology not ready at ${url} within ${timeoutMs} ms`);
+  throw new Error(`distributed topology not ready at ${url} within ${timeoutMs} ms (/ready: ${last})`);
 }

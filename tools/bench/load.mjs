@@ -56,8 +56,8 @@ export async function stopChild(child) {
 }
 
 /**
- * Removes the JetStream stream a distributed run under `prefix` created (Lore keeps
- * integration events for days; a benchmark's would otherwise stay on the shared NATS).
+ * Removes what a distributed run under `prefix` left on the shared NATS: its JetStream event
+ * stream (Lore keeps integration events for days) and its rate-limit bucket (a KV stream).
  */
 export async function deleteEventStream(natsUrl, prefix) {
   const { connect } = await import('nats');
@@ -65,6 +65,7 @@ export async function deleteEventStream(natsUrl, prefix) {
   try {
     const jsm = await nc.jetstreamManager();
     await jsm.streams.delete(`${prefix.toUpperCase()}_EVENTS`).catch(() => undefined);
+    await jsm.streams.delete(`KV_${prefix}_RATE_LIMITS`).catch(() => undefined);
   } finally {
     await nc.close();
   }
