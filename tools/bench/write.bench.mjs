@@ -57,12 +57,9 @@ async function benchLore(name, { url, child }, parts) {
   const token = await new SignJWT({ workspace_id: 'bench' }).setProtectedHeader({ alg: 'HS256' }).setSubject('bench-user').setExpirationTime('1h').sign(new TextEncoder().encode(SECRET));
   const headers = { authorization: `Bearer ${token}` };
   const ids = new Array(COUNT);
-  // The server's CPU over the create phase (distributed: the launcher's tree, the gateway and every service).
-  const { result: create, cpu } = await withServerCpu(child.pid, COUNT, () =>
-    runLoad({ url, concurrency: CONCURRENCY, count: COUNT, request: (i) => ({ method: 'POST', path: '/api/v1/memories', body: body(i), headers }) }),
-  );
-  create.cpu = cpu;
-  const warm = parts.has('warm') ? await measureWarm(url, headers, child) : null;
+  const creates = { pid: child.pid, url, path: '/api/v1/memories', headers };
+  const create = await createPhase(creates, 0);
+  const warm = parts.has('warm') ? await createPhase(creates, COUNT) : null;
   if (!parts.has('get') && !parts.has('replace')) return { name, create, warm };
   // Ids for the read and replace phases, created beforehand so those phases measure only themselves.
   const list = [];
@@ -84,10 +81,13 @@ async function benchLore(name, { url, child }, parts) {
   return { name, create, warm, get, replace };
 }
 
-/** A second create phase (other bodies, same load), once the first has warmed the server up. */
-async function measureWarm(url, headers, child) {
-  const { result, cpu } = await withServerCpu(child.pid, COUNT, () =>
-    runLoad({ url, concurrency: CONCURRENCY, count: COUNT, request: (i) => ({ method: 'POST', path: '/api/v1/memories', body: body(COUNT + i), headers }) }),
+/**
+ * COUNT creates (bodies from number `offset` on) and the server's CPU meanwhile (distributed: the
+ * launcher's tree, the gateway and every service). A second phase on the same server is the warm one.
+ */
+async function createPhase({ pid, url, path, headers = {} }, offset) {
+  const { result, cpu } = await withServerCpu(pid, COUNT, () =>
+    runLoad({ url, concurrency: CONCURRENCY, count: COUNT, request: (i) => ({ method: 'POST', path, body: body(offset + i), headers }) }),
   );
   result.cpu = cpu;
   return result;
@@ -105,15 +105,9 @@ const load = () => `load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}
 /** The bare baseline's inserts: a first phase, and with `warm` a second on the same server, as Lore's. */
 async function baselineRound() {
   const server = await start('baseline', ['tools/bench/baseline-server.mjs'], {}, '/items');
-  const phase = async (offset) => {
-    const { result, cpu } = await withServerCpu(server.child.pid, COUNT, () =>
-      runLoad({ url: server.url, concurrency: CONCURRENCY, count: COUNT, request: (i) => ({ method: 'POST', path: '/items', body: body(offset + i) }) }),
-    );
-    result.cpu = cpu;
-    return result;
-  };
-  const result = await phase(0);
-  if (PARTS.has('warm')) result.warm = await phase(COUNT);
+  const inserts = { pid: server.child.pid, url: server.url, path: '/items' };
+  const result = await createPhase(inserts, 0);
+  if (PARTS.has('warm')) result.warm = await createPhase(inserts, COUNT);
   await stop(server);
   return result;
 }
