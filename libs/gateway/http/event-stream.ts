@@ -9,9 +9,6 @@ const RETRY_MS = 2_000;
 const FULL_RETRY_AFTER_SECONDS = 10;
 /** Frames are written together up to this size (a socket write each); the turn's end writes the rest. */
 const FLUSH_BYTES = 64 * 1024;
-const NEWLINE = 0x0a;
-const CARRIAGE_RETURN = 0x0d;
-const utf8 = new TextDecoder();
 
 /** EVENTS_MAX_STREAMS_PER_CALLER and EVENTS_MAX_STREAMS_PER_WORKSPACE; 0 is no cap. */
 export interface EventStreamLimits {
@@ -159,44 +156,11 @@ function increment(counts: Map<string, number>, key: string, by: number): void {
   else counts.set(key, next);
 }
 
-/**
- * A page of events as the bytes of their frames, in one buffer. Text is encoded once for the
- * page; an event's UTF-8 bytes (as JetStream stored them) are copied as they are, after its
- * `id:` and `data:` prefix. `data` is JSON, one line; data with a line break takes the general `format`.
- * Ids and event names are ours (no newlines), so no field can inject another.
- */
+/** A page of events as the bytes of their frames, in one buffer: the text of the page, encoded once. */
 function framesOf(events: readonly ServerSentEvent[]): Buffer {
-  if (events.every((event) => typeof event.data === 'string')) {
-    let text = '';
-    for (const event of events) text += format(event);
-    return Buffer.from(text);
-  }
-  // Per event: its frame's text, up to the data when that is copied as bytes.
-  const texts = new Array<string>(events.length);
-  const copied = new Array<Uint8Array | undefined>(events.length);
-  let total = 0;
-  for (let i = 0; i < events.length; i++) {
-    const event = events[i] as ServerSentEvent;
-    const data = event.data;
-    if (typeof data !== 'string' && data.indexOf(NEWLINE) === -1 && data.indexOf(CARRIAGE_RETURN) === -1) {
-      texts[i] = `${event.id === undefined ? '' : `id: ${event.id}\n`}${event.event === undefined ? '' : `event: ${event.event}\n`}data: `;
-      copied[i] = data;
-      total += data.length + 2;
-    } else texts[i] = format(event);
-    total += Buffer.byteLength(texts[i] as string);
-  }
-  const bytes = Buffer.allocUnsafe(total);
-  let at = 0;
-  for (let i = 0; i < events.length; i++) {
-    at += bytes.write(texts[i] as string, at);
-    const data = copied[i];
-    if (data === undefined) continue;
-    bytes.set(data, at);
-    at += data.length;
-    bytes[at++] = NEWLINE;
-    bytes[at++] = NEWLINE;
-  }
-  return bytes;
+  let text = '';
+  for (const event of events) text += format(event);
+  return Buffer.from(text);
 }
 
 /** One event's frame as text, a `data:` line for each line of its data. */
@@ -204,7 +168,7 @@ function format(event: ServerSentEvent): string {
   let text = '';
   if (event.id !== undefined) text += `id: ${event.id}\n`;
   if (event.event !== undefined) text += `event: ${event.event}\n`;
-  const data = typeof event.data === 'string' ? event.data : utf8.decode(event.data);
+  const data = event.data;
   // JSON.stringify never writes a line break: the usual case is one line, without a split.
   // Any of CR LF, LF and CR ends a line for an SSE client, so each becomes a `data:` line of its own.
   if (!data.includes('\n') && !data.includes('\r')) return `${text}data: ${data}\n\n`;

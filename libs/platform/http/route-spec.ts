@@ -81,8 +81,8 @@ export interface ServerSentEvent {
   readonly id?: string;
   /** Absent: the default `message` event (what `EventSource.onmessage` receives). */
   readonly event?: string;
-  /** Text, or UTF-8 bytes (an event as its storage holds it), written as they are. */
-  readonly data: string | Uint8Array;
+  /** Text, written as it is (a `data:` line per line of it). */
+  readonly data: string;
 }
 
 /**

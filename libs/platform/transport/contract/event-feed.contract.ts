@@ -67,8 +67,8 @@ export function describeEventFeedContract(name: string, factory: EventFeedFactor
       const event = feedEvent('memory.created', 'acme', { text: 'line one\nline two "quoted" \u2028 é', nested: { list: [1, 2.5, null, true] } });
       await fixture.publish(event);
       const [entry] = await take(fixture.feed, { after: 0, selector: { workspaceId: 'acme' } }, 1);
-      expect(entry?.json).toBe(JSON.stringify(event));
-      expect(entry?.json).not.toContain('\n');
+      expect(entry?.stored).toBe(JSON.stringify(event));
+      expect(entry?.stored).not.toContain('\n');
       expect(entry?.event).toEqual(event);
     });
 

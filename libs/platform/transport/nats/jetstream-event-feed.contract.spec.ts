@@ -40,7 +40,7 @@ describeWithServer('NATS_URL', 'JetStream event feed', (url) => {
       await admin.jetstream().publish(subject(first), new TextEncoder().encode(foreign));
       await transport.publish(subject(second), second, { messageId: second.event_id });
       const entries = await take(feed, { after: 0, selector: { workspaceId: 'acme' } }, 2);
-      expect(entries.map((e) => e.json)).toEqual([JSON.stringify(first), JSON.stringify(second)]);
+      expect(entries.map((e) => e.stored)).toEqual([JSON.stringify(first), JSON.stringify(second)]);
     } finally {
       await feed.close();
       await transport.close();

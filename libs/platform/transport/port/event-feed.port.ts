@@ -13,37 +13,28 @@ export interface FeedEntry {
   /** Strictly increasing over the whole log, never reused: a client's resume point. */
   readonly position: number;
   /**
-   * The event as stored, one line of JSON: text, or its UTF-8 bytes where storage hands over
-   * bytes (a JetStream message). What the HTTP stream writes as it is, never decoded or re-serialised.
+   * The event as stored, one line of JSON text (from a JetStream message, its bytes decoded,
+   * never parsed). What the HTTP stream writes as it is, never re-serialised.
    */
-  readonly stored: string | Uint8Array;
-  /** `stored` as text (decoded on first access when it is bytes). */
-  readonly json: string;
-  /** The event itself, parsed from `json` on first access (the HTTP stream never asks). */
+  readonly stored: string;
+  /** The event itself, parsed from `stored` on first access (the HTTP stream never asks). */
   readonly event: IntegrationEvent;
 }
 
-const utf8 = new TextDecoder();
-
 /**
  * A feed entry read from storage: the adapters select by subject or column, so only a reader
- * that needs the event's text or fields (the webhook dispatcher) pays for decoding and parsing it.
+ * that needs the event's fields (the webhook dispatcher) pays for parsing it.
  */
 export class StoredFeedEntry implements FeedEntry {
-  private text: string | undefined;
   private parsed: IntegrationEvent | undefined;
 
   constructor(
     readonly position: number,
-    readonly stored: string | Uint8Array,
+    readonly stored: string,
   ) {}
 
-  get json(): string {
-    return (this.text ??= typeof this.stored === 'string' ? this.stored : utf8.decode(this.stored));
-  }
-
   get event(): IntegrationEvent {
-    return (this.parsed ??= JSON.parse(this.json) as IntegrationEvent);
+    return (this.parsed ??= JSON.parse(this.stored) as IntegrationEvent);
   }
 }
 
