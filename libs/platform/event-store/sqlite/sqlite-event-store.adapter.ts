@@ -26,7 +26,7 @@ import type { LogPage } from './sqlite-subscription';
 export interface SqliteEventStoreOptions {
   /** Database file, or ':memory:'. */
   readonly path: string;
-  /** How often live subscriptions look for commits made by other processes. Default 200 ms. */
+  /** How often the store looks for commits made by other processes, while it has live subscriptions. Default 200 ms. */
   readonly pollIntervalMs?: number;
   /** Events per catch-up page handed to a subscription handler. Default 500. */
   readonly pageSize?: number;
@@ -79,6 +79,13 @@ export class SqliteEventStore implements EventStore {
   private readonly pollIntervalMs: number;
   private readonly pageSize: number;
   private readonly subscriptions = new Set<SqliteSubscription>();
+  /**
+   * One watch per store for commits by other processes (an operator's tool on the same file):
+   * the log's head against the highest position this store has seen, one query a tick while
+   * any subscription is open, instead of a page read a tick per subscription.
+   */
+  private watch: NodeJS.Timeout | null = null;
+  private seenHead: bigint;
   private pending: PendingAppend[] = [];
   private flushScheduled = false;
   private closing = false;
@@ -102,6 +109,7 @@ export class SqliteEventStore implements EventStore {
     this.clock = options.clock ?? systemClock;
     this.pollIntervalMs = options.pollIntervalMs ?? 200;
     this.pageSize = options.pageSize ?? 500;
+    this.seenHead = this.head();
   }
 
   append(streamId: string, events: readonly EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
@@ -151,11 +159,16 @@ export class SqliteEventStore implements EventStore {
       afterSeq(options.after),
       handler,
       onError ?? reportUnhandled,
-      { pageSize: this.pageSize, pollIntervalMs: this.pollIntervalMs },
-      (stopped) => this.subscriptions.delete(stopped),
+      { pageSize: this.pageSize },
+      (stopped) => {
+        this.subscriptions.delete(stopped);
+        if (this.subscriptions.size === 0) this.stopWatch();
+      },
       prefixes,
     );
     this.subscriptions.add(subscription);
+    // A live subscription alone must not keep the process running.
+    this.watch ??= setInterval(() => this.lookForOtherCommits(), this.pollIntervalMs).unref();
     return subscription;
   }
 
@@ -187,6 +200,7 @@ export class SqliteEventStore implements EventStore {
     this.closing = true;
     await this.drain();
     await Promise.all([...this.subscriptions].map((s) => s.close()));
+    this.stopWatch();
     if (this.writer instanceof ThreadedAppendWriter) await this.writer.close();
     this.db.close();
   }
@@ -245,10 +259,33 @@ export class SqliteEventStore implements EventStore {
       if (outcome === undefined) append.reject(new AppError('internal', 'append batch lost an outcome'));
       else if (outcome.ok) {
         written.push(append.streamId);
+        if (outcome.result.position.commit > this.seenHead) this.seenHead = outcome.result.position.commit;
         append.resolve(outcome.result);
       } else append.reject(outcome.error);
     });
     if (written.length > 0) for (const s of this.subscriptions) s.wake(written);
+  }
+
+  /**
+   * Wakes every subscription when the log grew past what this store committed or saw: another
+   * process wrote (or, rarely, this store's writer thread committed a batch not yet settled).
+   * A failing read wakes them too: each then meets the failure in its own read, and reports it.
+   */
+  private lookForOtherCommits(): void {
+    let head: bigint;
+    try {
+      head = this.head();
+    } catch {
+      head = this.seenHead + 1n;
+    }
+    if (head <= this.seenHead) return;
+    this.seenHead = head;
+    for (const subscription of this.subscriptions) subscription.wake();
+  }
+
+  private stopWatch(): void {
+    if (this.watch !== null) clearInterval(this.watch);
+    this.watch = null;
   }
 
   /** Purges the WAL after a delete (see truncateWal), retrying while a reader holds old frames. */

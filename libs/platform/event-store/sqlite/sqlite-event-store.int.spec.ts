@@ -138,6 +138,23 @@ describe.each([
     await subscription.close();
   });
 
+  it('reads no page while nothing is committed, however many subscriptions are live (one watch per store, not a poll each)', async () => {
+    const store = open(20);
+    await store.append('order-1', eventsOf(2), 'no_stream');
+    const seen: RecordedEvent[] = [];
+    const subscriptions = Array.from({ length: 5 }, () => store.subscribeToAll({}, async (events) => void seen.push(...events)));
+    await eventually(() => seen.length === 10);
+    // The page reads of the store, counted from here (a private method: what a poll would call).
+    const reads = jest.spyOn(store as unknown as { readPage: (...args: unknown[]) => unknown }, 'readPage');
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(reads).not.toHaveBeenCalled();
+    await store.append('order-2', eventsOf(1), 'no_stream');
+    await eventually(() => seen.length === 15);
+    expect(reads.mock.calls.length).toBeLessThanOrEqual(10);
+    reads.mockRestore();
+    await Promise.all(subscriptions.map((s) => s.close()));
+  });
+
   it('pages a long catch-up without losing or repeating events', async () => {
     const store = openSqliteEventStore({ path, pageSize: 7, writerThread });
     opened.push(store);

@@ -19,13 +19,14 @@ export interface LogReader {
 
 export interface SubscriptionSettings {
   readonly pageSize: number;
-  readonly pollIntervalMs: number;
 }
 
 /**
  * A catch-up-then-live subscription over the SQLite log. A single async loop reads a page,
  * awaits the handler, and only then reads the next page, which gives in-order delivery and
- * back-pressure for free. Because SQLite has one writer at a time and positions only grow,
+ * back-pressure for free. Caught up, it sleeps until woken: by its store after a local commit,
+ * or when the store's watch sees another process's (no timer of its own: a score of them
+ * polling kept an idle process busy). Because SQLite has one writer at a time and positions only grow,
  * every committed event is visible at a position above the cursor, so nothing is skipped;
  * the cursor only moves past what was read, so nothing is delivered twice.
  */
@@ -50,7 +51,7 @@ export class SqliteSubscription implements EventSubscription {
   }
 
   /**
-   * Called after a local commit so live events arrive without waiting for the poll timer.
+   * Called after a local commit (and when another process committed) so live events arrive.
    * `streamIds`: the streams the commit wrote; a subscription none of them concerns stays
    * asleep (it would read a page and find nothing for it: with a score of subscriptions per
    * process, most of the reads after each commit of an ingestion were such empty pages).
@@ -97,20 +98,14 @@ export class SqliteSubscription implements EventSubscription {
     }
   }
 
-  /** Waits for a local commit or the poll interval, whichever comes first. */
+  /** Waits for a wake (a commit that may concern it, or close). Nothing pending keeps the process running. */
   private sleep(): Promise<void> {
     if (this.woken || this.closed) return Promise.resolve();
     return new Promise<void>((resolve) => {
-      const finish = (): void => {
-        clearTimeout(timer);
+      this.wakeWaiter = () => {
         this.wakeWaiter = undefined;
         resolve();
       };
-      // The poll is what notices commits made by another process on the same file.
-      const timer = setTimeout(finish, this.settings.pollIntervalMs);
-      // A live subscription alone must not keep the process running.
-      timer.unref();
-      this.wakeWaiter = finish;
     });
   }
 }

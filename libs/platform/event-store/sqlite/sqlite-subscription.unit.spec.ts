@@ -15,8 +15,18 @@ function countingReader(): { reads: () => number; readPage: () => LogPage } {
 const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 describe('SqliteSubscription.wake', () => {
-  // A poll far away: only a wake makes it read again within the test.
-  const settings = { pageSize: 10, pollIntervalMs: 60_000 };
+  const settings = { pageSize: 10 };
+
+  it('caught up, reads nothing more until woken (no timer of its own)', async () => {
+    const reader = countingReader();
+    const subscription = new SqliteSubscription(reader, -1n, async () => undefined, () => undefined, settings, () => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(reader.reads()).toBe(1);
+    subscription.wake();
+    await settle();
+    expect(reader.reads()).toBe(2);
+    await subscription.close();
+  });
 
   it('reads again after a commit to a stream it reads, and stays asleep after commits to other streams', async () => {
     const reader = countingReader();
