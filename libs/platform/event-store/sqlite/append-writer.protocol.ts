@@ -12,7 +12,7 @@ export type WriterRequest =
 export type WriterReply = { readonly id: number; readonly ok: true; readonly value: unknown } | { readonly id: number; readonly ok: false; readonly error: WireError };
 
 /** An outcome as it crosses the thread boundary: errors as data, rebuilt as the same classes. */
-export type WireOutcome = { readonly ok: true; readonly result: AppendResult } | { readonly ok: false; readonly error: WireError };
+export type WireOutcome = { readonly ok: true; readonly result: AppendResult; readonly appended: number } | { readonly ok: false; readonly error: WireError };
 
 /**
  * An error as data: a structured clone keeps an Error's message but not its class, and callers

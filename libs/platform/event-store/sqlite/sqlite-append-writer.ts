@@ -11,7 +11,10 @@ export interface AppendRequest {
   readonly expected: ExpectedRevision;
 }
 
-export type AppendOutcome = { readonly ok: true; readonly result: AppendResult } | { readonly ok: false; readonly error: unknown };
+/** `appended`: the events this append stored (0 for a retried append, whose events were stored before, or an empty one). */
+export type AppendOutcome = { readonly ok: true; readonly result: AppendResult; readonly appended: number } | { readonly ok: false; readonly error: unknown };
+
+type Applied = { readonly result: AppendResult; readonly appended: number };
 
 interface ExistingEventRow {
   readonly stream_id: string;
@@ -35,7 +38,7 @@ export class SqliteAppendWriter {
   private readonly insertEvent;
   private readonly upsertStream;
   private readonly writeBatch: Database.Transaction<(batch: readonly AppendRequest[], recordedAt: string) => AppendOutcome[]>;
-  private readonly appendOne: Database.Transaction<(request: AppendRequest, recordedAt: string) => AppendResult>;
+  private readonly appendOne: Database.Transaction<(request: AppendRequest, recordedAt: string) => Applied>;
 
   constructor(db: Database.Database) {
     this.getStream = db.prepare<[string], StreamRow>('SELECT revision, deleted, last_hash FROM streams WHERE stream_id = ?').safeIntegers(true);
@@ -58,7 +61,7 @@ export class SqliteAppendWriter {
     this.writeBatch = db.transaction((batch: readonly AppendRequest[], recordedAt: string) =>
       batch.map((request): AppendOutcome => {
         try {
-          return { ok: true, result: this.appendOne(request, recordedAt) };
+          return { ok: true, ...this.appendOne(request, recordedAt) };
         } catch (error) {
           return { ok: false, error };
         }
@@ -76,9 +79,9 @@ export class SqliteAppendWriter {
     return this.writeBatch.immediate(batch, recordedAt);
   }
 
-  private apply({ streamId, events, expected }: AppendRequest, recordedAt: string): AppendResult {
+  private apply({ streamId, events, expected }: AppendRequest, recordedAt: string): Applied {
     const retried = this.alreadyStored(streamId, events);
-    if (retried) return retried;
+    if (retried) return { result: retried, appended: 0 };
 
     const stream = this.getStream.get(streamId);
     if (stream !== undefined && stream.deleted !== 0n) throw new StreamDeletedError(streamId);
@@ -88,7 +91,7 @@ export class SqliteAppendWriter {
     let revision = actual === 'no_stream' ? -1 : actual;
     if (events.length === 0) {
       const last = this.lastOfStream.get(streamId);
-      return { revision, position: last === undefined ? START : seqPosition(last.position) };
+      return { result: { revision, position: last === undefined ? START : seqPosition(last.position) }, appended: 0 };
     }
     // A stream whose last event predates the chain (last_hash NULL) starts its chain at genesis.
     const chained = chainEvents(streamId, revision + 1, stream?.last_hash ?? GENESIS_HASH, events);
@@ -108,7 +111,7 @@ export class SqliteAppendWriter {
       seq = BigInt(info.lastInsertRowid);
     }
     this.upsertStream.run(streamId, revision, chained.headHash);
-    return { revision, position: seqPosition(seq) };
+    return { result: { revision, position: seqPosition(seq) }, appended: chained.events.length };
   }
 
   /**

@@ -81,11 +81,13 @@ export class SqliteEventStore implements EventStore {
   private readonly subscriptions = new Set<SqliteSubscription>();
   /**
    * One watch per store for commits by other processes (an operator's tool on the same file):
-   * the log's head against the highest position this store has seen, one query a tick while
-   * any subscription is open, instead of a page read a tick per subscription.
+   * one query of the log's head a tick while any subscription is open, instead of a page read
+   * a tick per subscription. Positions past `watchedHead` that this store's own commits do not
+   * account for (`ownCommits`, ranges of positions, merged when adjacent) are someone else's.
    */
   private watch: NodeJS.Timeout | null = null;
-  private seenHead: bigint;
+  private watchedHead: bigint;
+  private ownCommits: Array<{ from: bigint; to: bigint }> = [];
   private pending: PendingAppend[] = [];
   private flushScheduled = false;
   private closing = false;
@@ -109,7 +111,7 @@ export class SqliteEventStore implements EventStore {
     this.clock = options.clock ?? systemClock;
     this.pollIntervalMs = options.pollIntervalMs ?? 200;
     this.pageSize = options.pageSize ?? 500;
-    this.seenHead = this.head();
+    this.watchedHead = this.head();
   }
 
   append(streamId: string, events: readonly EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
@@ -167,8 +169,12 @@ export class SqliteEventStore implements EventStore {
       prefixes,
     );
     this.subscriptions.add(subscription);
-    // A live subscription alone must not keep the process running.
-    this.watch ??= setInterval(() => this.lookForOtherCommits(), this.pollIntervalMs).unref();
+    if (this.watch === null) {
+      // From here: what a subscription that just read its first page may not have seen.
+      this.watchedHead = this.head();
+      // A live subscription alone must not keep the process running.
+      this.watch = setInterval(() => this.lookForOtherCommits(), this.pollIntervalMs).unref();
+    }
     return subscription;
   }
 
@@ -259,33 +265,52 @@ export class SqliteEventStore implements EventStore {
       if (outcome === undefined) append.reject(new AppError('internal', 'append batch lost an outcome'));
       else if (outcome.ok) {
         written.push(append.streamId);
-        if (outcome.result.position.commit > this.seenHead) this.seenHead = outcome.result.position.commit;
+        this.noteOwnCommit(outcome.result.position.commit, outcome.appended);
         append.resolve(outcome.result);
       } else append.reject(outcome.error);
     });
     if (written.length > 0) for (const s of this.subscriptions) s.wake(written);
   }
 
+  /** Positions `last - count + 1 … last` are this store's own (while a watch runs: nothing else reads them). */
+  private noteOwnCommit(last: bigint, count: number): void {
+    if (this.watch === null || count === 0 || last <= this.watchedHead) return;
+    const from = last - BigInt(count) + 1n;
+    const previous = this.ownCommits.at(-1);
+    if (previous !== undefined && previous.to + 1n === from) previous.to = last;
+    else this.ownCommits.push({ from, to: last });
+  }
+
   /**
-   * Wakes every subscription when the log grew past what this store committed or saw: another
-   * process wrote (or, rarely, this store's writer thread committed a batch not yet settled).
-   * A failing read wakes them too: each then meets the failure in its own read, and reports it.
+   * Wakes every subscription when positions up to the log's head are not all this store's own
+   * commits: another process wrote (or this store's writer thread committed a batch not yet
+   * settled: a wake to spare). A failing read wakes them too: each then meets the failure in
+   * its own read, and reports it.
    */
   private lookForOtherCommits(): void {
     let head: bigint;
     try {
       head = this.head();
     } catch {
-      head = this.seenHead + 1n;
+      for (const subscription of this.subscriptions) subscription.wake();
+      return;
     }
-    if (head <= this.seenHead) return;
-    this.seenHead = head;
-    for (const subscription of this.subscriptions) subscription.wake();
+    if (head <= this.watchedHead) return;
+    let own = 0n;
+    for (const { from, to } of this.ownCommits) {
+      const [low, high] = [from > this.watchedHead ? from : this.watchedHead + 1n, to < head ? to : head];
+      if (high >= low) own += high - low + 1n;
+    }
+    const others = own < head - this.watchedHead;
+    this.watchedHead = head;
+    this.ownCommits = this.ownCommits.filter(({ to }) => to > head);
+    if (others) for (const subscription of this.subscriptions) subscription.wake();
   }
 
   private stopWatch(): void {
     if (this.watch !== null) clearInterval(this.watch);
     this.watch = null;
+    this.ownCommits = [];
   }
 
   /** Purges the WAL after a delete (see truncateWal), retrying while a reader holds old frames. */

@@ -155,6 +155,40 @@ describe.each([
     await Promise.all(subscriptions.map((s) => s.close()));
   });
 
+  it('delivers another connection\'s commit even when a commit of its own, to other streams, lands after it before the watch looks', async () => {
+    const other = open();
+    const watcher = open(300);
+    const seen: RecordedEvent[] = [];
+    const subscription = watcher.subscribeToAll({ streamPrefixes: ['a-'] }, async (events) => void seen.push(...events));
+    await new Promise((resolve) => setTimeout(resolve, 30)); // caught up (nothing yet), asleep
+    const theirs = eventsOf(1);
+    await other.append('a-1', theirs, 'no_stream');
+    await watcher.append('z-1', eventsOf(1), 'no_stream'); // a later position, and no wake for 'a-'
+    await eventually(() => seen.length === 1, 3_000);
+    expect(seen[0]?.id).toBe(theirs[0]?.id);
+    await subscription.close();
+  });
+
+  it('counts a retried append as none of its own: the other connection\'s events between its events still wake', async () => {
+    const other = open();
+    const watcher = open(300);
+    const seen: RecordedEvent[] = [];
+    const subscription = watcher.subscribeToAll({ streamPrefixes: ['a-'] }, async (events) => void seen.push(...events));
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    // Positions: z-2's first event (its own), a-3's (the other's), z-2's second (its own); then it
+    // retries z-2's two events, stored already: the answer names the second's position, so the
+    // two positions before it would look like its own if a retry counted.
+    const [first, second] = eventsOf(2);
+    const theirs = eventsOf(1);
+    await watcher.append('z-2', [first!], 'no_stream');
+    await other.append('a-3', theirs, 'no_stream');
+    await watcher.append('z-2', [second!], 0);
+    await watcher.append('z-2', [first!, second!], 'any');
+    await eventually(() => seen.length === 1, 3_000);
+    expect(seen[0]?.id).toBe(theirs[0]?.id);
+    await subscription.close();
+  });
+
   it('pages a long catch-up without losing or repeating events', async () => {
     const store = openSqliteEventStore({ path, pageSize: 7, writerThread });
     opened.push(store);
