@@ -156,6 +156,13 @@ export class SqliteEventStore implements EventStore {
     const prefixes = options.streamPrefixes ?? [];
     // Built once for the subscription, not for each of its page reads (a new string to hash each time).
     const selection: PageSelection = { key: prefixes.join('\u0000'), condition: prefixCondition(prefixes.length), params: prefixParams(prefixes), statements: new Map() };
+    if (this.watch === null) {
+      // Watched from the head as it is now: the subscription's first read (a turn later) covers
+      // everything up to it. Before the subscription exists, so a failing read leaves nothing behind.
+      this.watchedHead = this.head();
+      // A live subscription alone must not keep the process running.
+      this.watch = setInterval(() => this.lookForOtherCommits(), this.pollIntervalMs).unref();
+    }
     const subscription = new SqliteSubscription(
       { readPage: (after, limit) => this.readPage(after, limit, selection) },
       afterSeq(options.after),
@@ -169,12 +176,6 @@ export class SqliteEventStore implements EventStore {
       prefixes,
     );
     this.subscriptions.add(subscription);
-    if (this.watch === null) {
-      // From here: what a subscription that just read its first page may not have seen.
-      this.watchedHead = this.head();
-      // A live subscription alone must not keep the process running.
-      this.watch = setInterval(() => this.lookForOtherCommits(), this.pollIntervalMs).unref();
-    }
     return subscription;
   }
 
@@ -285,7 +286,7 @@ export class SqliteEventStore implements EventStore {
    * Wakes every subscription when positions up to the log's head are not all this store's own
    * commits: another process wrote (or this store's writer thread committed a batch not yet
    * settled: a wake to spare). A failing read wakes them too: each then meets the failure in
-   * its own read, and reports it.
+   * its own read and stops on it, as on any failed read.
    */
   private lookForOtherCommits(): void {
     let head: bigint;
