@@ -21,6 +21,7 @@ import { WAL_PURGE_ATTEMPTS, WAL_PURGE_RETRY_MS, deleteStreamRows, truncateWal, 
 import { EVENT_COLUMNS, configureConnection, createSchema, prefixCondition, prefixParams, toRecordedEvent } from './sqlite-schema';
 import type { EventRow } from './sqlite-schema';
 import { SqliteSubscription } from './sqlite-subscription';
+import { OtherCommitsWatch } from './other-commits-watch';
 import type { LogPage } from './sqlite-subscription';
 
 export interface SqliteEventStoreOptions {
@@ -79,15 +80,8 @@ export class SqliteEventStore implements EventStore {
   private readonly pollIntervalMs: number;
   private readonly pageSize: number;
   private readonly subscriptions = new Set<SqliteSubscription>();
-  /**
-   * One watch per store for commits by other processes (an operator's tool on the same file):
-   * one query of the log's head a tick while any subscription is open, instead of a page read
-   * a tick per subscription. Positions past `watchedHead` that this store's own commits do not
-   * account for (`ownCommits`, ranges of positions, merged when adjacent) are someone else's.
-   */
-  private watch: NodeJS.Timeout | null = null;
-  private watchedHead: bigint;
-  private ownCommits: Array<{ from: bigint; to: bigint }> = [];
+  /** Commits by other processes, looked for while any subscription is open: they wake every subscription. */
+  private readonly otherCommits: OtherCommitsWatch;
   private pending: PendingAppend[] = [];
   private flushScheduled = false;
   private closing = false;
@@ -111,7 +105,9 @@ export class SqliteEventStore implements EventStore {
     this.clock = options.clock ?? systemClock;
     this.pollIntervalMs = options.pollIntervalMs ?? 200;
     this.pageSize = options.pageSize ?? 500;
-    this.watchedHead = this.head();
+    this.otherCommits = new OtherCommitsWatch(() => this.head(), this.pollIntervalMs, () => {
+      for (const subscription of this.subscriptions) subscription.wake();
+    });
   }
 
   append(streamId: string, events: readonly EventToAppend[], expected: ExpectedRevision): Promise<AppendResult> {
@@ -156,13 +152,9 @@ export class SqliteEventStore implements EventStore {
     const prefixes = options.streamPrefixes ?? [];
     // Built once for the subscription, not for each of its page reads (a new string to hash each time).
     const selection: PageSelection = { key: prefixes.join('\u0000'), condition: prefixCondition(prefixes.length), params: prefixParams(prefixes), statements: new Map() };
-    if (this.watch === null) {
-      // Watched from the head as it is now: the subscription's first read (a turn later) covers
-      // everything up to it. Before the subscription exists, so a failing read leaves nothing behind.
-      this.watchedHead = this.head();
-      // A live subscription alone must not keep the process running.
-      this.watch = setInterval(() => this.lookForOtherCommits(), this.pollIntervalMs).unref();
-    }
+    // Before the subscription exists (its first read, a turn later, covers what came before), so
+    // a failing read leaves nothing behind.
+    this.otherCommits.start();
     const subscription = new SqliteSubscription(
       { readPage: (after, limit) => this.readPage(after, limit, selection) },
       afterSeq(options.after),
@@ -171,7 +163,7 @@ export class SqliteEventStore implements EventStore {
       { pageSize: this.pageSize },
       (stopped) => {
         this.subscriptions.delete(stopped);
-        if (this.subscriptions.size === 0) this.stopWatch();
+        if (this.subscriptions.size === 0) this.otherCommits.stop();
       },
       prefixes,
     );
@@ -207,7 +199,7 @@ export class SqliteEventStore implements EventStore {
     this.closing = true;
     await this.drain();
     await Promise.all([...this.subscriptions].map((s) => s.close()));
-    this.stopWatch();
+    this.otherCommits.stop();
     if (this.writer instanceof ThreadedAppendWriter) await this.writer.close();
     this.db.close();
   }
@@ -266,52 +258,11 @@ export class SqliteEventStore implements EventStore {
       if (outcome === undefined) append.reject(new AppError('internal', 'append batch lost an outcome'));
       else if (outcome.ok) {
         written.push(append.streamId);
-        this.noteOwnCommit(outcome.result.position.commit, outcome.appended);
+        this.otherCommits.noteOwnCommit(outcome.result.position.commit, outcome.appended);
         append.resolve(outcome.result);
       } else append.reject(outcome.error);
     });
     if (written.length > 0) for (const s of this.subscriptions) s.wake(written);
-  }
-
-  /** Positions `last - count + 1 … last` are this store's own (while a watch runs: nothing else reads them). */
-  private noteOwnCommit(last: bigint, count: number): void {
-    if (this.watch === null || count === 0 || last <= this.watchedHead) return;
-    const from = last - BigInt(count) + 1n;
-    const previous = this.ownCommits.at(-1);
-    if (previous !== undefined && previous.to + 1n === from) previous.to = last;
-    else this.ownCommits.push({ from, to: last });
-  }
-
-  /**
-   * Wakes every subscription when positions up to the log's head are not all this store's own
-   * commits: another process wrote (or this store's writer thread committed a batch not yet
-   * settled: a wake to spare). A failing read wakes them too: each then meets the failure in
-   * its own read and stops on it, as on any failed read.
-   */
-  private lookForOtherCommits(): void {
-    let head: bigint;
-    try {
-      head = this.head();
-    } catch {
-      for (const subscription of this.subscriptions) subscription.wake();
-      return;
-    }
-    if (head <= this.watchedHead) return;
-    let own = 0n;
-    for (const { from, to } of this.ownCommits) {
-      const [low, high] = [from > this.watchedHead ? from : this.watchedHead + 1n, to < head ? to : head];
-      if (high >= low) own += high - low + 1n;
-    }
-    const others = own < head - this.watchedHead;
-    this.watchedHead = head;
-    this.ownCommits = this.ownCommits.filter(({ to }) => to > head);
-    if (others) for (const subscription of this.subscriptions) subscription.wake();
-  }
-
-  private stopWatch(): void {
-    if (this.watch !== null) clearInterval(this.watch);
-    this.watch = null;
-    this.ownCommits = [];
   }
 
   /** Purges the WAL after a delete (see truncateWal), retrying while a reader holds old frames. */
