@@ -23,7 +23,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
 import { Pool } from 'undici';
-import { deleteEventStream, freePort, stopChild } from './load.mjs';
+import { removeNatsLeftovers, freePort, stopChild } from './load.mjs';
 import { BENCH_RATE_LIMITS } from './bench-limits.mjs';
 import { startFlags } from './start-flags.mjs';
 
@@ -181,7 +181,7 @@ try {
     const server = await start('distributed', 'dist/distributed.js', { NATS_URL, NATS_SUBJECT_PREFIX: PREFIX });
     const r = await contend(server.url, DISTRIBUTED_COUNT);
     await stop(server);
-    await deleteEventStream(NATS_URL, PREFIX);
+    await removeNatsLeftovers(NATS_URL, PREFIX);
     report(`distributed (${DISTRIBUTED_COUNT} concurrent, REQUEST_TIMEOUT_MS ${process.env.REQUEST_TIMEOUT_MS ?? 10000})`, r);
     results.push(r);
   }

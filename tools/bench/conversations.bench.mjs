@@ -21,7 +21,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
-import { freePort, runLoad, stopChild, deleteEventStream } from './load.mjs';
+import { freePort, runLoad, stopChild, removeNatsLeftovers } from './load.mjs';
 import { MODELS_DIR, inParallel } from './lore-under-bench.mjs';
 import { BENCH_RATE_LIMITS } from './bench-limits.mjs';
 import { startFlags } from './start-flags.mjs';
@@ -355,7 +355,7 @@ try {
     const distributedServer = await start('distributed-appends', [...startFlags(), 'dist/distributed.js'], { NATS_URL, NATS_SUBJECT_PREFIX: `bench${process.pid}` }, '/ready');
     const distributed = await benchAppends('distributed', distributedServer.url);
     await stop(distributedServer);
-    await deleteEventStream(NATS_URL, `bench${process.pid}`);
+    await removeNatsLeftovers(NATS_URL, `bench${process.pid}`);
     console.log(row('distributed append', distributed.append, baseline));
 
     target('standalone append throughput', `${standalone.append.throughput.toFixed(0)}/s`, '≥ 2000/s', standalone.append.throughput >= 2000);

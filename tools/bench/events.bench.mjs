@@ -27,7 +27,7 @@ import { build } from 'esbuild';
 import { SignJWT } from 'jose';
 import { AckPolicy, DeliverPolicy, StorageType, connect, headers, nanos } from 'nats';
 import { Pool } from 'undici';
-import { freePort, median, stopChild, deleteEventStream } from './load.mjs';
+import { freePort, median, stopChild, removeNatsLeftovers } from './load.mjs';
 import { startFlags } from './start-flags.mjs';
 import { BENCH_RATE_LIMITS } from './bench-limits.mjs';
 
@@ -301,7 +301,7 @@ let cleaning;
 const cleanup = () => (cleaning ??= cleanUp());
 async function cleanUp() {
   for (const child of children) await stopChild(child);
-  await deleteEventStream(NATS_URL, PREFIX).catch((error) => console.error(`could not delete the stream: ${error}`));
+  await removeNatsLeftovers(NATS_URL, PREFIX).catch((error) => console.error(`could not delete the stream: ${error}`));
   const nc = await connect({ servers: NATS_URL }).catch(() => null);
   await (await nc?.jetstreamManager())?.streams.delete(BASE_STREAM).catch(() => undefined);
   await nc?.close();
@@ -391,7 +391,7 @@ try {
   }
   await nc.close();
   await stopChild(dist.child);
-  await deleteEventStream(NATS_URL, PREFIX);
+  await removeNatsLeftovers(NATS_URL, PREFIX);
 
   // ---- standalone: the SQLite feed filled through its own append before the app opens it ----
   mkdirSync(join(ROOT, 'standalone'));

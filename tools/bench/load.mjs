@@ -59,7 +59,7 @@ export async function stopChild(child) {
  * Removes what a distributed run under `prefix` left on the shared NATS: its JetStream event
  * stream (Lore keeps integration events for days) and its rate-limit bucket (a KV stream).
  */
-export async function deleteEventStream(natsUrl, prefix) {
+export async function removeNatsLeftovers(natsUrl, prefix) {
   const { connect } = await import('nats');
   const nc = await connect({ servers: natsUrl });
   try {

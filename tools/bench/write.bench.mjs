@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { SignJWT } from 'jose';
-import { freePort, median, runLoad, stopChild, deleteEventStream } from './load.mjs';
+import { freePort, median, runLoad, stopChild, removeNatsLeftovers } from './load.mjs';
 import { BENCH_RATE_LIMITS } from './bench-limits.mjs';
 import { formatCpu, withServerCpu } from './server-cpu.mjs';
 import { startFlags } from './start-flags.mjs';
@@ -149,7 +149,7 @@ try {
     const distributedServer = await start('distributed', [...startFlags(), 'dist/distributed.js'], { NATS_URL, NATS_SUBJECT_PREFIX: `bench${process.pid}` }, '/ready');
     distributed = await benchLore('distributed', distributedServer, PARTS);
     await stop(distributedServer);
-    await deleteEventStream(NATS_URL, `bench${process.pid}`);
+    await removeNatsLeftovers(NATS_URL, `bench${process.pid}`);
   }
 
   console.log(`\nlast round in full (${load()})`);
