@@ -227,8 +227,7 @@ function operationOf(components: ComponentSchemas, route: RouteSpec): OpenApiOpe
     ...(route.body
       ? {
           requestBody: {
-            // An optional body schema is the only way a route says "body may be omitted".
-            required: route.body._zod.optin !== 'optional',
+            required: !bodyMayBeOmitted(route.body),
             content: {
               'application/json': { schema: components.embed(route.body, 'input', `${route.operationId}_body`) },
               ...(route.upload ? { 'multipart/form-data': { schema: uploadSchema(components.embed(route.upload.fields, 'input', `${route.operationId}_upload`)) } } : {}),
@@ -239,6 +238,20 @@ function operationOf(components: ComponentSchemas, route: RouteSpec): OpenApiOpe
     responses,
     ...(route.auth ? { security: [{ [SECURITY_SCHEME_NAME]: [] }] } : {}),
   };
+}
+
+/**
+ * Whether a caller may send no body: the gateway reads an absent body as `{}` (register-routes),
+ * so a body schema that is optional or accepts `{}` (every field optional) takes none.
+ */
+function bodyMayBeOmitted(body: z.ZodType): boolean {
+  if (body._zod.optin === 'optional') return true;
+  try {
+    return body.safeParse({}).success;
+  } catch {
+    // An async refinement cannot be run here; such a body is documented as required.
+    return false;
+  }
 }
 
 /**

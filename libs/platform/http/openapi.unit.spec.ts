@@ -141,6 +141,22 @@ describe('buildOpenApiDocument', () => {
     expect(post?.responses['200']).toBeUndefined();
   });
 
+  it('documents a body that accepts {} as optional: the gateway reads no body as {}', () => {
+    const allOptional: RouteSpec = {
+      method: 'POST',
+      path: '/api/v1/notes',
+      operationId: 'createNote',
+      summary: 'Every field optional',
+      tags: ['notes'],
+      auth: true,
+      body: z.object({ title: z.string().optional(), tags: z.array(z.string()).default([]) }),
+      status: 201,
+      response: z.object({ id: z.string() }),
+    };
+    const notes = buildOpenApiDocument({ title: 't', version: '1', routes: [allOptional] });
+    expect(notes.paths['/api/v1/notes']?.post?.requestBody?.required).toBe(false);
+  });
+
   it('documents errors with FastAPI components', () => {
     const post = doc.paths['/api/v1/memories']?.post;
     expect(Object.keys(post?.responses ?? {})).toEqual(['201', '401', '403', '409', '413', '422', '429']);
