@@ -229,5 +229,16 @@ export function describeErrors(lore: () => LoreUnderTest): void {
       expect(post.status).toBe(422);
       expect(post.body).toEqual({ detail: [{ loc: ['body', 'memory'], msg: 'Field required', type: 'missing' }] });
     });
+
+    it('refuses a JSON null body where an object is expected, even when every field is optional', async () => {
+      const { auth } = await user();
+      const json = { ...auth, 'content-type': 'application/json' };
+      const refused = await rawCall(lore(), 'POST', '/api/v1/conversations', { headers: json, body: Buffer.from('null') });
+      expect(refused.status).toBe(422);
+      expect(refused.body).toEqual({ detail: [{ loc: ['body'], msg: 'Input should be a valid dictionary or object to extract fields from', type: 'model_attributes_type' }] });
+      // No body at all is no body: the same route creates a conversation with its defaults.
+      const created = await rawCall(lore(), 'POST', '/api/v1/conversations', { headers: auth });
+      expect(created.status).toBe(201);
+    });
   });
 }

@@ -57,7 +57,7 @@ export function registerRoutes(
           }
           const multipart = r.upload !== undefined && request.isMultipart();
           const upload = multipart && r.upload !== undefined ? await readUpload(request, r.upload, issues) : null;
-          const body = multipart ? undefined : parsePart(r.body, request.body ?? {}, 'body', issues);
+          const body = multipart ? undefined : parsePart(r.body, request.body === undefined ? {} : request.body, 'body', issues);
           if (issues.length > 0) throw new AppError('validation', 'Request validation failed', issues);
           const timeoutMs = Math.max(requestTimeoutMs, r.timeoutMs ?? 0);
           const sendForRequest: Send = (message, payload) => send(transport, message, payload, { requestId: request.id, timeoutMs });
