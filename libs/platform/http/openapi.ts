@@ -241,11 +241,10 @@ function operationOf(components: ComponentSchemas, route: RouteSpec): OpenApiOpe
 }
 
 /**
- * Whether a caller may send no body: the gateway reads an absent body as `{}` (register-routes),
- * so a body schema that is optional or accepts `{}` (every field optional) takes none.
+ * Whether a caller may send no body: the gateway validates an absent body as `{}`
+ * (register-routes), so exactly a body schema that accepts `{}` (every field optional) takes none.
  */
 function bodyMayBeOmitted(body: z.ZodType): boolean {
-  if (body._zod.optin === 'optional') return true;
   try {
     return body.safeParse({}).success;
   } catch {
