@@ -12,7 +12,7 @@
 // Knobs: PROBE_LARGE_CSV, PROBE_FILES (names, comma-separated; control.exe is a harmless control), PROBE_IDLE_MS (default 8000), PROBE_ROUNDS (default 3), PROBE_UPLOADERS (default 2),
 // PROBE_PAUSE_MS (default 0: back to back), PROBE_ENTRY (default dist/standalone.js).
 import { mkdtempSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { loadavg, setPriority, tmpdir } from 'node:os';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -161,9 +161,12 @@ async function uploadAll({ url, token, collectionId }) {
 
 if (!isMainThread) {
   // The uploaders stand for remote clients: on this machine they would otherwise take CPU from
-  // the server and the samplers. Lower priority (Linux nice +10 for this thread), when the
-  // optional @napi-rs/nice (installed with piscina) is present.
-  await import('@napi-rs/nice').then((m) => m.nice(10)).catch(() => undefined);
+  // the server and the samplers. Lower priority: on Linux, pid 0 is the calling thread (nice +10).
+  try {
+    setPriority(0, 10);
+  } catch {
+    // not permitted here: the uploaders run at normal priority
+  }
   parentPort.postMessage(await uploadAll(workerData));
 } else {
   await main();

@@ -5,7 +5,7 @@ import { FILE_FIELD } from './file-format';
 /**
  * What one uploaded file may cost to read, checked inside the extraction worker before or
  * while a reader works (KNOWLEDGE_EXTRACT_* in the knowledge configuration). Plain numbers:
- * this object is copied to worker threads.
+ * this object is copied to the reader processes.
  */
 export interface ExtractionLimits {
   /** HTML element nesting and JSON array/object nesting. */

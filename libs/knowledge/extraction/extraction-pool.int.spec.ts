@@ -10,7 +10,7 @@ import { deepHtml, deepJson, docx, pdf, utf8 } from './hostile-files.fixture';
 const WS = 'ws_extract';
 
 /**
- * The pool as the gateway uses it: real worker threads running the bundled worker. Every
+ * The pool as the gateway uses it: real reader processes running the bundled worker. Every
  * hostile file gets a 422 naming its limit within seconds; normal files of each format still
  * read; and the event loop of this thread keeps turning meanwhile.
  */
@@ -34,11 +34,11 @@ describe('ExtractionPool', () => {
   let pool: ExtractionPool;
   beforeAll(async () => {
     pool = new ExtractionPool(OPTIONS);
-    await pool.extract(utf8('warm up'), { fileName: 'warm.txt', workspaceId: WS }); // starts a thread and loads the readers
+    await pool.extract(utf8('warm up'), { fileName: 'warm.txt', workspaceId: WS }); // starts a reader process and loads the readers
   }, 60_000);
   afterAll(() => pool.close());
 
-  it('reads a normal file of every format in a worker thread', async () => {
+  it('reads a normal file of every format in a reader process', async () => {
     expect((await pool.extract(utf8('<html><head><title>T</title></head><body><div><p>Hello <b>there</b></p></div></body></html>'), { fileName: 'a.html', workspaceId: WS })).text).toBe('Hello there');
     expect((await pool.extract(deepHtml(500), { fileName: 'a.html', workspaceId: WS })).text).toBe('deep');
     expect((await pool.extract(utf8('{"a":{"b":[1,"x"]}}'), { fileName: 'a.json', workspaceId: WS })).text).toBe('a.b[0]: 1\na.b[1]: x');
@@ -110,7 +110,7 @@ describe('ExtractionPool', () => {
     }
   }, 30_000);
 
-  it('ends a file at its deadline and at its memory limit, replacing the thread', async () => {
+  it('ends a file at its deadline and at its memory limit, replacing the reader process', async () => {
     // Limits on structure off, so that only time and memory are left to stop the readers.
     const open: ExtractionLimits = { ...DEFAULT_EXTRACTION_LIMITS, maxDepth: 10_000_000, maxTextChars: 1e9, maxCsvRows: 1e9 };
     const slow = new ExtractionPool({ ...OPTIONS, workers: 1, timeoutMs: 300, limits: open });
@@ -128,7 +128,7 @@ describe('ExtractionPool', () => {
     }
   }, 60_000);
 
-  it('refuses a file with 503 when every thread is busy and the queue is full', async () => {
+  it('refuses a file with 503 when every reader is busy and the queue is full', async () => {
     const open: ExtractionLimits = { ...DEFAULT_EXTRACTION_LIMITS, maxDepth: 10_000_000 };
     const tiny = new ExtractionPool({ ...OPTIONS, workers: 1, queue: 1, timeoutMs: 2_000, limits: open });
     try {
@@ -139,14 +139,14 @@ describe('ExtractionPool', () => {
       expect(error).toBeInstanceOf(AppError);
       expect((error as AppError).code).toBe('unavailable');
       expect((error as AppError).message).toMatch(/KNOWLEDGE_EXTRACT_QUEUE/);
-      // The one that waited in the queue had its full time once a thread took it.
+      // The one that waited in the queue had its full time once a reader took it.
       for (const late of await Promise.all(slow)) expect((late as AppError).issues[0]?.msg).toMatch(/took longer than 2000 ms/);
     } finally {
       await tiny.close();
     }
   }, 30_000);
 
-  it("reads another workspace's small file next, though one workspace has filled the thread with slow files", async () => {
+  it("reads another workspace's small file next, though one workspace has filled the reader with slow files", async () => {
     const open: ExtractionLimits = { ...DEFAULT_EXTRACTION_LIMITS, maxDepth: 10_000_000 };
     const shared = new ExtractionPool({ ...OPTIONS, workers: 1, queue: 8, perWorkspace: 3, timeoutMs: 1_500, limits: open });
     try {
@@ -156,7 +156,7 @@ describe('ExtractionPool', () => {
         settled.push(name);
         return result instanceof AppError ? `${result.code}: ${result.issues[0]?.msg ?? result.message}` : 'read';
       };
-      // Each of these is ended at its deadline (1.5 s): the busy workspace would hold the thread for 4.5 s.
+      // Each of these is ended at its deadline (1.5 s): the busy workspace would hold the reader for 4.5 s.
       const slow = [1, 2, 3].map((i) => shared.extract(deepHtml(100_000), { fileName: 'slow.html', workspaceId: 'ws_busy' }).then(outcome(`slow ${i}`), outcome(`slow ${i}`)));
       await new Promise((resolve) => setTimeout(resolve, 100));
       const small = await shared.extract(utf8('a small note'), { fileName: 'small.txt', workspaceId: 'ws_small' });
@@ -166,9 +166,9 @@ describe('ExtractionPool', () => {
       const readTooLong = 'validation: "slow.html" took longer than 1500 ms to read (KNOWLEDGE_EXTRACT_TIMEOUT_MS)';
       const waitedTooLong = 'unavailable: The uploaded file waited more than 3000 ms for a free extraction worker (2 × KNOWLEDGE_EXTRACT_TIMEOUT_MS); try again shortly';
       // It waited for the file being read when it came, not for the two queued before it. Told
-      // apart by outcomes, not by time (a loaded machine slows the threads, run at nice +10):
+      // apart by outcomes, not by time (a loaded machine slows the readers, run at nice +10):
       // the second slow file was either read after the small one (it settles after it) or never
-      // got the thread within its wait bound (2 × the timeout), which it would have had if it
+      // got the reader within its wait bound (2 × the timeout), which it would have had if it
       // had gone before the small one.
       expect(slowOutcomes[0]).toBe(readTooLong);
       expect([readTooLong, waitedTooLong]).toContain(slowOutcomes[1]);

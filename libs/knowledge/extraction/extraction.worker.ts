@@ -1,18 +1,16 @@
-import { parentPort } from 'node:worker_threads';
-
 import { AppError, type SerializedError } from '@lore/platform/kernel';
 
 import { extractText, type ExtractedText } from './extract-text';
 import type { ExtractionLimits } from './extraction-limits';
 
 /**
- * The extraction pool's worker (a Piscina task handler), bundled on its own as
- * dist/extraction-worker.js by tools/build.mjs, and from the sources by
- * `workerScript` (libs/platform/kernel) under jest. It runs every reader of this folder in a worker
- * thread, so that a slow or hostile file blocks this thread only.
+ * The extraction pool's reader process (ExtractionProcesses), bundled on its own as
+ * dist/extraction-worker.js by tools/build.mjs, and from the sources by `workerScript`
+ * (libs/platform/kernel) under jest. It runs every reader of this folder in a process of its
+ * own, so that a slow or hostile file blocks, or aborts, only that process.
  */
 export interface ExtractionTask {
-  /** Names the task in the `started` message. */
+  /** Names the task in the process's replies. */
   readonly id: number;
   readonly fileName: string;
   readonly mimeType: string | null;
@@ -23,18 +21,37 @@ export interface ExtractionTask {
 /** An uploader's error comes back as a value: an AppError thrown here would reach the pool as a plain Error. */
 export type ExtractionOutcome = { readonly ok: true; readonly extracted: ExtractedText } | { readonly ok: false; readonly error: SerializedError };
 
-/** Posted when a worker begins a task: the pool's deadline counts from here, not from the wait in the queue. */
-export interface TaskStarted {
-  readonly started: number;
-}
+/**
+ * What the process sends back for a task: `started` when it begins (the pool's deadline counts
+ * from there, not from the wait in the queue), then its outcome, or the message of an error
+ * that is not the uploader's (a bug: the pool rethrows it).
+ */
+export type ProcessReply =
+  | { readonly id: number; readonly started: true }
+  | { readonly id: number; readonly outcome: ExtractionOutcome }
+  | { readonly id: number; readonly failure: string };
 
-export default async function extract(task: ExtractionTask): Promise<ExtractionOutcome> {
-  const started: TaskStarted = { started: task.id };
-  parentPort?.postMessage(started);
+export async function extract(task: ExtractionTask): Promise<ExtractionOutcome> {
   try {
     return { ok: true, extracted: await extractText(task, task.limits) };
   } catch (error) {
     if (error instanceof AppError && error.code === 'validation') return { ok: false, error: error.toJSON() };
     throw error;
   }
+}
+
+const send = (reply: ProcessReply): void => {
+  process.send?.(reply);
+};
+
+if (process.send !== undefined) {
+  process.on('message', (task: ExtractionTask) => {
+    send({ id: task.id, started: true });
+    extract(task).then(
+      (outcome) => send({ id: task.id, outcome }),
+      (error: unknown) => send({ id: task.id, failure: error instanceof Error ? error.message : String(error) }),
+    );
+  });
+  // Ends with the service: a reader never outlives the process that started it.
+  process.on('disconnect', () => process.exit(0));
 }

@@ -1,7 +1,7 @@
 import { AppError, unavailable } from '@lore/platform/kernel';
 
 export interface FairSlotsOptions {
-  /** Holders at once (the extraction threads). */
+  /** Holders at once (the reader processes). */
   readonly slots: number;
   /** Holders and waiters of one workspace at once (KNOWLEDGE_EXTRACT_PER_WORKSPACE); more are refused with 429. */
   readonly perWorkspace: number;
