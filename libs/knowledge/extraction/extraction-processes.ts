@@ -1,5 +1,4 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { setPriority } from 'node:os';
 
 import type { ExtractionOutcome, ExtractionTask, ProcessReply } from './extraction.worker';
 
@@ -36,7 +35,8 @@ export interface ExtractionProcessesOptions {
  * patterns V8 aborts the whole process instead (nodejs/node#47224), so one workspace's file
  * could stop the service for all. A process that aborts ends only itself; its file gets 422.
  * Each starts with no environment (no secret of the service's reaches a parser of hostile
- * input), at nice +10 (the request thread gets the CPU first), and ends when its parent does.
+ * input), lowers itself to nice +10 once loaded (the request thread gets the CPU first), and
+ * ends when its parent does.
  * The caller (FairSlots) bounds how many tasks run at once; idle processes are kept for the
  * next file and never keep the service's process alive.
  */
@@ -98,13 +98,6 @@ export class ExtractionProcesses {
     });
     const reader: Reader = { child, busy: null };
     this.all.add(reader);
-    if (child.pid !== undefined) {
-      try {
-        setPriority(child.pid, 10);
-      } catch {
-        // Not permitted here (some containers): the process runs at the service's priority.
-      }
-    }
     child.on('message', (reply: ProcessReply) => this.reply(reader, reply));
     child.on('error', (error) => this.ended(reader, new ReaderEnded('crash', `the reader process failed: ${error.message}`)));
     child.on('exit', (code, signal) => {

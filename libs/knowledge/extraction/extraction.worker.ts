@@ -1,3 +1,5 @@
+import { setPriority } from 'node:os';
+
 import { AppError, type SerializedError } from '@lore/platform/kernel';
 
 import { extractText, type ExtractedText } from './extract-text';
@@ -54,4 +56,12 @@ if (process.send !== undefined) {
   });
   // Ends with the service: a reader never outlives the process that started it.
   process.on('disconnect', () => process.exit(0));
+  // Nice +10 once loaded (on Linux, pid 0 is this, the reading thread): the request thread gets the
+  // CPU first. Not from the fork on: at low priority on a busy machine, starting a replacement
+  // reader took seconds, all of it counted against the file that waited for it.
+  try {
+    setPriority(0, 10);
+  } catch {
+    // not permitted here (some containers): the reader runs at the service's priority
+  }
 }
