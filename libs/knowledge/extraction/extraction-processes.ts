@@ -34,9 +34,9 @@ export interface ExtractionProcessesOptions {
  * worker threads: a thread that runs out of heap is meant to end alone, but for some allocation
  * patterns V8 aborts the whole process instead (nodejs/node#47224), so one workspace's file
  * could stop the service for all. A process that aborts ends only itself; its file gets 422.
- * Each starts with no environment (no secret of the service's reaches a parser of hostile
- * input), lowers itself to nice +10 once loaded (the request thread gets the CPU first), and
- * ends when its parent does.
+ * Each starts without the service's environment variables (the same user, though: not a
+ * sandbox), lowers its main thread to nice +10 once loaded (V8's helper threads stay at normal
+ * priority), and exits when its parent disconnects, once it is not in the middle of a file.
  * The caller (FairSlots) bounds how many tasks run at once; idle processes are kept for the
  * next file and never keep the service's process alive.
  */
