@@ -52,11 +52,7 @@ export class ExtractionProcesses {
     if (this.closed) return Promise.reject(new Error('the extraction processes are closed'));
     const reader = this.idle.pop() ?? this.start();
     return new Promise<ExtractionOutcome>((resolve, reject) => {
-      const onAbort = (): void => {
-        reader.busy?.reject(new ReaderEnded('deadline', 'the file was still being read at its deadline'));
-        reader.busy = null;
-        this.retire(reader);
-      };
+      const onAbort = (): void => this.ended(reader, new ReaderEnded('deadline', 'the file was still being read at its deadline'));
       reader.busy = {
         id: task.id,
         resolve: (outcome) => {
