@@ -6,7 +6,7 @@
  * line here, and `apps/<name>/main.ts`.
  */
 import type { ContextDefinition } from '@lore/platform/cqrs';
-import type { HttpEdge } from '@lore/platform/http';
+import type { EdgeDeps, HttpEdge } from '@lore/platform/http';
 import { loadContextConfig } from '@lore/platform/runtime';
 import type { ComposedEdge } from '@lore/gateway';
 import { connectionsContext } from '@lore/connections/application';
@@ -50,6 +50,6 @@ export function contextNamed(name: string): RegisteredContext {
 }
 
 /** Every registered context's routes, built from its configuration slice, and its integration events, for the gateway. */
-export function composeEdges(env: NodeJS.ProcessEnv = process.env): ComposedEdge[] {
-  return CONTEXTS.map(({ edge }) => ({ name: edge.name, routes: edge.routes(loadContextConfig(edge, env)), events: edge.events ?? [] }));
+export function composeEdges(deps: EdgeDeps, env: NodeJS.ProcessEnv = process.env): ComposedEdge[] {
+  return CONTEXTS.map(({ edge }) => ({ name: edge.name, routes: edge.routes(loadContextConfig(edge, env), deps), events: edge.events ?? [] }));
 }

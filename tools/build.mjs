@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 /** How every Lore bundle is made; the tests that build bundles read the same file. */
 const options = JSON.parse(readFileSync(new URL('./bundle-options.json', import.meta.url), 'utf8'));
 
-/** The worker threads' entries (name → source), bundled beside the apps: see `workerScript` in libs/platform/kernel. */
+/** The entries of the scripts Lore runs in worker threads and reader processes (name → source), bundled beside the apps: see `workerScript` in libs/platform/kernel. */
 const workers = JSON.parse(readFileSync(new URL('./worker-entries.json', import.meta.url), 'utf8'));
 
 const apps = Object.fromEntries(

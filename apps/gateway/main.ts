@@ -24,7 +24,7 @@ async function main(): Promise<void> {
   @Module({
     imports: [
       LifecycleModule.forRoot([{ stop: () => telemetry.flush() }, { stop: () => rateBuckets.close() }, { stop: () => feed.close() }, { stop: () => transport.close() }]),
-      GatewayModule.forRoot({ config, transport, feed, edges: composeEdges(), eventIdSecret, rateBuckets }),
+      GatewayModule.forRoot({ config, transport, feed, edges: composeEdges({ log: logger }), eventIdSecret, rateBuckets }),
     ],
   })
   class GatewayAppModule {}

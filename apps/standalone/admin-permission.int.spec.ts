@@ -49,7 +49,7 @@ describe('a route that needs an admin permission', () => {
       transport: keys.transport,
       feed: keys.feed,
       eventIdSecret: randomBytes(32),
-      edges: [{ name: 'keys', routes: keysEdge.routes({}) }, { name: 'operator', routes: [operatorRoute] }],
+      edges: [{ name: 'keys', routes: keysEdge.routes({}, { log: { warn: () => undefined } }) }, { name: 'operator', routes: [operatorRoute] }],
     });
     const url = await app.listen({ port: 0, host: '127.0.0.1' });
     lore = { url, jwtSecret: SECRET };

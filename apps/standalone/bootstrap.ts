@@ -35,7 +35,7 @@ export async function startStandalone(env: NodeJS.ProcessEnv = process.env): Pro
   // One event loop serves HTTP and every context here: SQLite commits go to a writer thread (see SqliteEventStoreOptions.writerThread).
   const hosts = CONTEXTS.map(({ service }) => new ContextHost(service, { config, transport, feed, feedCheckpoints: feed, logger, env, embeddings, rerankers, eventStoreWriterThread: true }));
   @Module({
-    imports: [LifecycleModule.forRoot([{ stop: () => telemetry.flush() }, { stop: () => embeddings.close() }, { stop: () => rerankers.close() }, { stop: () => feed.close() }, { stop: () => transport.close() }, ...hosts]), GatewayModule.forRoot({ config: gatewayConfig, transport, feed, edges: composeEdges(env), eventIdSecret })],
+    imports: [LifecycleModule.forRoot([{ stop: () => telemetry.flush() }, { stop: () => embeddings.close() }, { stop: () => rerankers.close() }, { stop: () => feed.close() }, { stop: () => transport.close() }, ...hosts]), GatewayModule.forRoot({ config: gatewayConfig, transport, feed, edges: composeEdges({ log: logger }, env), eventIdSecret })],
   })
   class StandaloneModule {}
   const app = await NestFactory.create<NestFastifyApplication>(StandaloneModule, new FastifyAdapter(gatewayServerOptions(config, logger)), {

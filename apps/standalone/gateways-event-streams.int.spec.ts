@@ -56,7 +56,7 @@ describe('event streams served by several gateways', () => {
       transport: keys.transport,
       feed: keys.feed,
       eventIdSecret,
-      edges: [{ name: 'keys', routes: keysEdge.routes({}), events: keysEdge.events ?? [] }],
+      edges: [{ name: 'keys', routes: keysEdge.routes({}, { log: { warn: () => undefined } }), events: keysEdge.events ?? [] }],
     });
     servers.push(app);
     const url = await app.listen({ port: 0, host: '127.0.0.1' });

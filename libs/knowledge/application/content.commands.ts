@@ -12,7 +12,7 @@ import type { ContentTexts } from './content-texts';
 import type { ContentOriginals } from './content-originals';
 import { KNOWLEDGE_ERASURE } from './knowledge-erasure.reactor';
 
-/** Extracts a file's text (in worker threads, with limits); errors name the limit a file exceeded. */
+/** Extracts a file's text (in reader processes, with limits); errors name the limit a file exceeded. */
 export type ExtractText = (file: { readonly filename: string; readonly mimeType: string; readonly bytes: Buffer }, workspaceId: string) => Promise<{ readonly text: string }>;
 
 /**

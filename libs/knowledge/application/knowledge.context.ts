@@ -39,8 +39,8 @@ export const knowledgeContext = defineContext({
     const texts = new ContentTexts(deps.keyring);
     const originals = new ContentOriginals({ ...deps, texts });
     const collections = new CollectionCommands(deps);
-    // Re-extraction of kept originals, in this process's worker threads (the gateway has its own for uploads).
-    const extraction = ExtractionPool.shared(deps.config.extraction);
+    // Re-extraction of kept originals, in this process's reader processes (shared with the gateway's uploads when both run here).
+    const extraction = ExtractionPool.shared(deps.config.extraction, deps.log);
     const contents = new ContentCommands(deps, texts, originals, (file, workspaceId) => extraction.extract(file.bytes, { fileName: file.filename, mimeType: file.mimeType, workspaceId }), deps.config.maxUploadBytes, deps.config.quotas);
     const queries = new KnowledgeQueries(deps.documents, deps.vectors);
     const search = new KnowledgeSearch({ ...deps, queries });

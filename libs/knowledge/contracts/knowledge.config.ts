@@ -37,8 +37,8 @@ export const knowledgeConfig = z
     /** Chunks a workspace may hold: a content is refused once they are reached; 0 is unlimited. */
     QUOTA_CHUNKS: quotaEnv(1_000_000),
     LORE_WORKSPACE_LIMITS: workspaceLimitsEnv,
-    // Text extraction of uploads (the gateway's worker threads); each limit names itself in the 422 it causes.
-    /** Worker threads that extract text from uploads, per gateway process. */
+    // Text extraction of uploads (reader processes); each limit names itself in the 422 it causes.
+    /** Reader processes that extract text from files, per process that reads them (the gateway; the knowledge service for reprocessing). */
     KNOWLEDGE_EXTRACT_WORKERS: envInt(2),
     /** Uploads waiting for a worker beyond those being extracted; more are refused with 503. */
     KNOWLEDGE_EXTRACT_QUEUE: envInt(16),

@@ -3,7 +3,7 @@ import { invalid, type AppError } from '@lore/platform/kernel';
 import { FILE_FIELD } from './file-format';
 
 /**
- * What one uploaded file may cost to read, checked inside the extraction worker before or
+ * What one uploaded file may cost to read, checked inside the reader process before or
  * while a reader works (KNOWLEDGE_EXTRACT_* in the knowledge configuration). Plain numbers:
  * this object is copied to the reader processes.
  */

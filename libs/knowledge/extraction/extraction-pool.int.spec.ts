@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 
 import { AppError } from '@lore/platform/kernel';
+import { extractionFiles, extractionReadersEnded } from '@lore/platform/telemetry';
 
 import { DEFAULT_EXTRACTION_LIMITS, type ExtractionLimits } from './extraction-limits';
 import { ExtractionPool, type ExtractionPoolOptions } from './extraction-pool';
@@ -28,6 +29,12 @@ async function refusal(pool: ExtractionPool, filename: string, bytes: Uint8Array
   expect((error as AppError).code).toBe('validation');
   expect(issue?.loc).toEqual(['file']);
   return { msg: issue?.msg ?? '', type: issue?.type ?? '', ms };
+}
+
+/** A counter's value for these labels now. */
+async function count(counter: typeof extractionFiles | typeof extractionReadersEnded, labels: Record<string, string>): Promise<number> {
+  const { values } = await counter.get();
+  return values.find((value) => Object.entries(labels).every(([name, label]) => (value.labels as Record<string, unknown>)[name] === label))?.value ?? 0;
 }
 
 describe('ExtractionPool', () => {
@@ -116,6 +123,9 @@ describe('ExtractionPool', () => {
     const slow = new ExtractionPool({ ...OPTIONS, workers: 1, timeoutMs: 300, limits: open });
     const small = new ExtractionPool({ ...OPTIONS, workers: 1, maxMemoryMb: 64, limits: open });
     try {
+      // Readers started first: the bound below is on ending the file, not on starting a process.
+      await Promise.all([slow, small].map((warm) => warm.extract(utf8('warm'), { fileName: 'warm.txt', workspaceId: WS })));
+      const before = { deadline: await count(extractionFiles, { outcome: 'deadline' }), memory: await count(extractionReadersEnded, { reason: 'memory', with_file: 'true' }) };
       const late = await refusal(slow, 'slow.html', deepHtml(100_000));
       expect(late.msg).toBe('"slow.html" took longer than 300 ms to read (KNOWLEDGE_EXTRACT_TIMEOUT_MS)');
       expect(late.ms).toBeLessThan(5_000);
@@ -123,10 +133,22 @@ describe('ExtractionPool', () => {
       const big = await refusal(small, 'big.csv', utf8('a,b,c,d\n'.repeat(2_000_000)));
       expect(big.msg).toBe('"big.csv" needs more than 64 MB of memory to read (KNOWLEDGE_EXTRACT_MAX_MEMORY_MB)');
       expect((await small.extract(utf8('still works'), { fileName: 'after.txt', workspaceId: WS })).text).toBe('still works');
+      // What an operator sees: each file's outcome, and why each reader ended.
+      expect(await count(extractionFiles, { outcome: 'deadline' })).toBe(before.deadline + 1);
+      expect(await count(extractionReadersEnded, { reason: 'memory', with_file: 'true' })).toBe(before.memory + 1);
     } finally {
       await Promise.all([slow.close(), small.close()]);
     }
   }, 60_000);
+
+  it('refuses files with 503 once closed, rather than starting new readers', async () => {
+    const closing = new ExtractionPool(OPTIONS);
+    await closing.extract(utf8('warm'), { fileName: 'warm.txt', workspaceId: WS });
+    await closing.close();
+    const error: unknown = await closing.extract(utf8('late'), { fileName: 'late.txt', workspaceId: WS }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AppError);
+    expect((error as AppError).code).toBe('unavailable');
+  });
 
   it('refuses a file with 503 when every reader is busy and the queue is full', async () => {
     const open: ExtractionLimits = { ...DEFAULT_EXTRACTION_LIMITS, maxDepth: 10_000_000 };
@@ -164,7 +186,7 @@ describe('ExtractionPool', () => {
       const slowOutcomes = await Promise.all(slow);
       expect(small.text).toBe('a small note');
       const readTooLong = 'validation: "slow.html" took longer than 1500 ms to read (KNOWLEDGE_EXTRACT_TIMEOUT_MS)';
-      const waitedTooLong = 'unavailable: The uploaded file waited more than 3000 ms for a free extraction worker (2 × KNOWLEDGE_EXTRACT_TIMEOUT_MS); try again shortly';
+      const waitedTooLong = 'unavailable: The uploaded file waited more than 3000 ms for a free file reader (2 × KNOWLEDGE_EXTRACT_TIMEOUT_MS); try again shortly';
       // It waited for the file being read when it came, not for the two queued before it. Told
       // apart by outcomes, not by time (a loaded machine slows the readers, run at nice +10):
       // the second slow file was either read after the small one (it settles after it) or never

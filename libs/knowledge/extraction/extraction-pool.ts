@@ -1,9 +1,11 @@
-import { AppError, workerScript } from '@lore/platform/kernel';
+import { AppError, invalid, unavailable, workerScript } from '@lore/platform/kernel';
+import { extractionFiles, extractionReadersEnded } from '@lore/platform/telemetry';
 
 import type { ExtractedText, UploadedFile } from './extract-text';
 import { limitExceeded, type ExtractionLimits } from './extraction-limits';
 import { ExtractionProcesses, ReaderEnded } from './extraction-processes';
-import type { ExtractionOutcome, ExtractionTask } from './extraction.worker';
+import { FILE_FIELD } from './file-format';
+import type { ExtractionOutcome, ExtractionTask } from './reader-protocol';
 
 import { FairSlots } from './fair-slots';
 
@@ -24,11 +26,16 @@ export interface ExtractionPoolOptions {
   readonly queue: number;
   /** Files of one workspace being read or waiting (KNOWLEDGE_EXTRACT_PER_WORKSPACE); more are refused with 429. */
   readonly perWorkspace: number;
-  /** Per file, from when a worker starts it (KNOWLEDGE_EXTRACT_TIMEOUT_MS); a file waits for a worker at most twice this. */
+  /** Per file, from when a reader starts it (KNOWLEDGE_EXTRACT_TIMEOUT_MS); a file waits for a reader at most twice this. */
   readonly timeoutMs: number;
   /** A reader process's V8 old generation (KNOWLEDGE_EXTRACT_MAX_MEMORY_MB). */
   readonly maxMemoryMb: number;
   readonly limits: ExtractionLimits;
+}
+
+/** Where a reader's unexpected end is told (the process's logger). */
+export interface ExtractionLog {
+  warn(details: Record<string, unknown>, message: string): void;
 }
 
 /**
@@ -49,11 +56,15 @@ export class ExtractionPool {
   private processes: Promise<ExtractionProcesses> | undefined;
   private readonly onStart = new Map<number, () => void>();
   private nextId = 1;
+  private closed = false;
   private readonly slots: FairSlots;
 
   private static readonly sharedPools = new Map<string, ExtractionPool>();
 
-  constructor(private readonly options: ExtractionPoolOptions) {
+  constructor(
+    private readonly options: ExtractionPoolOptions,
+    private readonly log?: ExtractionLog,
+  ) {
     // Twice a file's own time: a file behind one that just started still gets its turn when that
     // one is ended at its deadline, rather than a 503 in a race with it.
     const maxWaitMs = 2 * options.timeoutMs;
@@ -61,16 +72,17 @@ export class ExtractionPool {
   }
 
   /**
-   * One pool per process for a configuration: the gateway's routes (and any caller in the
-   * knowledge service) take theirs from here, so a process that builds its routes more than once
-   * (tests; a restarted app) does not keep a set of idle readers per build. Routes have no
-   * shutdown hook; the readers end with the process.
+   * One pool per process for a configuration: the gateway's routes and the knowledge service
+   * (re-extraction) take theirs from here, so a process that builds its routes more than once
+   * (tests; a restarted app) does not keep a set of idle readers per build, and the standalone
+   * process shares one set between both. The first caller's `log` is the pool's. Routes have no
+   * shutdown hook; the readers end with the process (ExtractionProcesses).
    */
-  static shared(options: ExtractionPoolOptions): ExtractionPool {
+  static shared(options: ExtractionPoolOptions, log?: ExtractionLog): ExtractionPool {
     const key = JSON.stringify(options);
     let pool = ExtractionPool.sharedPools.get(key);
     if (pool === undefined) {
-      pool = new ExtractionPool(options);
+      pool = new ExtractionPool(options, log);
       ExtractionPool.sharedPools.set(key, pool);
     }
     return pool;
@@ -78,48 +90,81 @@ export class ExtractionPool {
 
   /**
    * The text of `bytes`, a file of `workspaceId` named `fileName`, read in a reader process once
-   * it is that workspace's turn (the bytes are copied there). Rejects with a validation AppError located
-   * at FILE_FIELD for a file that cannot be read or is over a limit, and with 429 or 503
-   * (FairSlots) when the workspace or the pool is at capacity.
+   * it is that workspace's turn (the bytes are copied there). Rejects with a validation AppError
+   * located at FILE_FIELD for a file that cannot be read, is over a limit or ends its reader,
+   * and with 429 or 503 (FairSlots) when the workspace or the pool is at capacity, or 503 when
+   * no reader could take it.
    */
   async extract(bytes: Uint8Array, file: FileToExtract): Promise<ExtractedText> {
-    const release = await this.slots.acquire(file.workspaceId);
+    if (this.closed) throw unavailable('File extraction is shutting down; try again shortly');
+    let release: () => void;
     try {
-      return await this.read({ fileName: file.fileName, mimeType: file.mimeType ?? null, bytes });
+      release = await this.slots.acquire(file.workspaceId);
+    } catch (error) {
+      extractionFiles.inc({ outcome: 'refused' });
+      throw error;
+    }
+    try {
+      const extracted = await this.read({ fileName: file.fileName, mimeType: file.mimeType ?? null, bytes }, file.workspaceId);
+      extractionFiles.inc({ outcome: 'ok' });
+      return extracted;
     } finally {
       release();
     }
   }
 
-  private async read(file: UploadedFile): Promise<ExtractedText> {
+  private async read(file: UploadedFile, workspaceId: string): Promise<ExtractedText> {
     const processes = await this.ensureProcesses();
-    const { timeoutMs, maxMemoryMb } = this.options;
     const id = this.nextId++;
     const abort = new AbortController();
     let deadline: NodeJS.Timeout | undefined;
     this.onStart.set(id, () => {
-      deadline = setTimeout(() => abort.abort(), timeoutMs);
+      deadline = setTimeout(() => abort.abort(), this.options.timeoutMs);
     });
     const task: ExtractionTask = { id, fileName: file.fileName, mimeType: file.mimeType ?? null, bytes: file.bytes, limits: this.options.limits };
     let outcome: ExtractionOutcome;
     try {
       outcome = await processes.run(task, abort.signal);
     } catch (error) {
-      if (abort.signal.aborted) throw limitExceeded(file.fileName, `took longer than ${timeoutMs} ms to read`, 'timeoutMs');
-      if (error instanceof ReaderEnded && error.reason === 'memory') {
-        throw limitExceeded(file.fileName, `needs more than ${maxMemoryMb} MB of memory to read`, 'maxMemoryMb');
-      }
-      throw error;
+      throw this.refusal(file.fileName, error, workspaceId);
     } finally {
       clearTimeout(deadline);
       this.onStart.delete(id);
     }
-    if (!outcome.ok) throw AppError.from(outcome.error);
+    if (!outcome.ok) {
+      extractionFiles.inc({ outcome: 'unreadable' });
+      throw AppError.from(outcome.error);
+    }
     return outcome.extracted;
   }
 
-  /** Ends the processes; files being read fail. */
+  /** The error a file gets when its reader ended with it (counted by why), or a reader's own bug. */
+  private refusal(fileName: string, error: unknown, workspaceId: string): Error {
+    if (!(error instanceof ReaderEnded)) {
+      extractionFiles.inc({ outcome: 'failed' });
+      return error instanceof Error ? error : new Error(String(error));
+    }
+    extractionFiles.inc({ outcome: error.reason });
+    if (error.reason === 'crash' || error.reason === 'unavailable') {
+      this.log?.warn({ workspaceId, reason: error.reason, stderr: error.stderr.slice(-1024) }, `extraction reader ended: ${error.message}`);
+    }
+    const { timeoutMs, maxMemoryMb } = this.options;
+    switch (error.reason) {
+      case 'deadline':
+        return limitExceeded(fileName, `took longer than ${timeoutMs} ms to read`, 'timeoutMs');
+      case 'memory':
+        return limitExceeded(fileName, `needs more than ${maxMemoryMb} MB of memory to read`, 'maxMemoryMb');
+      case 'crash':
+        // The file was the one input of the process that died reading it.
+        return invalid(FILE_FIELD, `"${fileName}" could not be read: its reader process ended while reading it`);
+      case 'unavailable':
+        return unavailable('No file reader process could take the uploaded file; try again shortly');
+    }
+  }
+
+  /** Ends the processes; files being read fail, and later files are refused (503). */
   async close(): Promise<void> {
+    this.closed = true;
     const processes = this.processes;
     this.processes = undefined;
     await (await processes?.catch(() => undefined))?.close();
@@ -127,8 +172,16 @@ export class ExtractionPool {
 
   private ensureProcesses(): Promise<ExtractionProcesses> {
     if (this.processes !== undefined) return this.processes;
+    const { maxMemoryMb, timeoutMs } = this.options;
     const created = workerScript('extraction-worker').then(
-      (script) => new ExtractionProcesses({ script, maxMemoryMb: this.options.maxMemoryMb, onStart: (id) => this.onStart.get(id)?.() }),
+      (script) =>
+        new ExtractionProcesses({
+          script,
+          maxMemoryMb,
+          timeoutMs,
+          onStart: (id) => this.onStart.get(id)?.(),
+          onEnded: (ended, withFile) => extractionReadersEnded.inc({ reason: ended.reason, with_file: String(withFile) }),
+        }),
     );
     // A failed lookup of the script is tried again by the next file.
     created.catch(() => {

@@ -1,13 +1,19 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { fork, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import { build } from 'esbuild';
+
+import { workerScript } from '@lore/platform/kernel';
+
 import { DEFAULT_EXTRACTION_LIMITS } from './extraction-limits';
-import { ExtractionProcesses, ReaderEnded } from './extraction-processes';
-import type { ExtractionTask } from './extraction.worker';
+import { ExtractionProcesses, ReaderEnded, type ExtractionProcessesOptions } from './extraction-processes';
+import type { ExtractionTask } from './reader-protocol';
 
 // Stand-in readers speaking the reader process's protocol (extraction.worker.ts), each doing what
-// no real file can be relied on to make the real reader do.
+// no real file can be relied on to make the real reader do. Plain scripts, except those bundled
+// with the real watchdog (BUNDLED).
 const READERS = {
   // Fills one array until V8's heap is full: in a process of its own, V8 then aborts that process
   // (SIGABRT), as it does on any heap exhaustion outside a worker thread.
@@ -16,72 +22,237 @@ const READERS = {
     const grow = [];
     for (;;) grow.push(grow.length);
   });`,
-  // Answers with the names of its environment's variables.
+  // Answers with what it may see: its environment's names, and what reading the service's fails with.
   environment: `process.on('message', (task) => {
     process.send({ id: task.id, started: true });
-    process.send({ id: task.id, outcome: { ok: true, extracted: { text: Object.keys(process.env).join(','), pages: null } } });
+    let parent = 'read';
+    try { require('node:fs').readFileSync('/proc/' + process.ppid + '/environ'); } catch (error) { parent = error.code; }
+    process.send({ id: task.id, outcome: { ok: true, extracted: { text: parent + ' ' + Object.keys(process.env).join(','), pages: null } } });
   });`,
-  // Never answers.
-  stuck: `process.on('message', (task) => process.send({ id: task.id, started: true }));`,
+  // Answers a file named pid.txt with its pid; starts any other and never answers.
+  obedient: `process.on('message', (task) => {
+    process.send({ id: task.id, started: true });
+    if (task.fileName === 'pid.txt') process.send({ id: task.id, outcome: { ok: true, extracted: { text: String(process.pid), pages: null } } });
+  });`,
+  // Starts a file and spins on it, without a watchdog.
+  spinning: `process.on('message', (task) => process.send({ id: task.id, started: true }, () => {
+    for (;;);
+  }));`,
+  // Never starts a file.
+  silent: `process.on('message', () => undefined);`,
+  // Starts a file, says why on stderr and aborts, as a native crash would.
+  crashing: `process.on('message', (task) => {
+    process.send({ id: task.id, started: true });
+    process.stderr.write('a parser fell over\\n', () => process.abort());
+  });`,
 };
 
-const task = (id: number): ExtractionTask => ({ id, fileName: 'f.txt', mimeType: null, bytes: new Uint8Array([104, 105]), limits: DEFAULT_EXTRACTION_LIMITS });
+// The same, bundled with the reader's own watchdog.
+const WATCHED = `
+import { startReaderWatchdog } from './reader-watchdog';
+const watchdog = startReaderWatchdog(Number(process.argv[3]));
+process.on('message', (task: { id: number }) => {
+  watchdog.busy();
+  process.send?.({ id: task.id, started: true }, () => {
+    for (;;);
+  });
+});
+process.on('disconnect', () => process.exit(0));
+`;
+
+// A service (bundled with ExtractionProcesses) that hands its reader one file, tells its parent
+// once the file is started, and then does as it is told.
+const SERVICE = `
+import { ExtractionProcesses } from './extraction-processes';
+const readers = new ExtractionProcesses({ script: process.argv[2], maxMemoryMb: 64, timeoutMs: 60_000, onStart: () => process.send?.('started') });
+void readers.run({ id: 1, fileName: 'f.txt', mimeType: null, bytes: new Uint8Array([1]), limits: {} as never }, new AbortController().signal).catch(() => undefined);
+process.on('message', (command) => {
+  if (command === 'exit') process.exit(0);
+});
+`;
+
+const task = (id: number, fileName = 'f.txt'): ExtractionTask => ({ id, fileName, mimeType: null, bytes: new Uint8Array([104, 105]), limits: DEFAULT_EXTRACTION_LIMITS });
+const never = (): AbortSignal => new AbortController().signal;
+const ended = async (promise: Promise<unknown>): Promise<ReaderEnded> => {
+  const error: unknown = await promise.then(() => new Error('expected the reader to end'), (e: unknown) => e);
+  expect(error).toBeInstanceOf(ReaderEnded);
+  return error as ReaderEnded;
+};
+
+/** Whether a process with this pid exists (a reaped child does not). */
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** The pids whose parent is `parent`, from /proc. */
+const childrenOf = (parent: number): number[] =>
+  readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        // Fields after the command (in parentheses): state, then the parent's pid.
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === parent;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+
+const until = async (condition: () => boolean, ms: number): Promise<boolean> => {
+  for (const end = Date.now() + ms; Date.now() < end; ) {
+    if (condition()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return condition();
+};
 
 describe('ExtractionProcesses', () => {
   let dir: string;
-  const scripts: Record<keyof typeof READERS, string> = { exhausting: '', environment: '', stuck: '' };
-  beforeAll(() => {
+  const scripts = {} as Record<keyof typeof READERS | 'watched' | 'service', string>;
+  const open: ExtractionProcesses[] = [];
+  const readers = (script: string, options: Partial<ExtractionProcessesOptions> = {}): ExtractionProcesses => {
+    const created = new ExtractionProcesses({ script, maxMemoryMb: 64, timeoutMs: 5_000, onStart: () => undefined, ...options });
+    open.push(created);
+    return created;
+  };
+
+  beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'lore-readers-'));
     for (const [name, source] of Object.entries(READERS)) {
       const script = join(dir, `${name}.cjs`);
       writeFileSync(script, `${source}\nprocess.on('disconnect', () => process.exit(0));\n`);
       scripts[name as keyof typeof READERS] = script;
     }
+    for (const [name, contents] of [['watched', WATCHED], ['service', SERVICE]] as const) {
+      scripts[name] = join(dir, `${name}.cjs`);
+      await build({ stdin: { contents, loader: 'ts', resolveDir: __dirname }, bundle: true, platform: 'node', format: 'cjs', outfile: scripts[name], logLevel: 'silent' });
+    }
+  });
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((created) => created.close()));
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('ends only the reader whose heap runs out, and says so; the next file gets a new reader', async () => {
     const started: number[] = [];
-    const readers = new ExtractionProcesses({ script: scripts.exhausting, maxMemoryMb: 32, onStart: (id) => started.push(id) });
-    try {
-      for (const id of [1, 2]) {
-        const error: unknown = await readers.run(task(id), new AbortController().signal).catch((e: unknown) => e);
-        expect(error).toBeInstanceOf(ReaderEnded);
-        expect((error as ReaderEnded).reason).toBe('memory');
-      }
-      expect(started).toEqual([1, 2]);
-    } finally {
-      await readers.close();
+    const exhausting = readers(scripts.exhausting, { maxMemoryMb: 32, onStart: (id) => started.push(id) });
+    for (const id of [1, 2]) {
+      const error = await ended(exhausting.run(task(id), never()));
+      expect(error.reason).toBe('memory');
+      expect(error.stderr).toMatch(/heap out of memory/);
     }
+    expect(started).toEqual([1, 2]);
   }, 60_000);
 
-  it('starts readers without the service environment, so no secret in it reaches a parser', async () => {
+  it('tells a crash from running out of memory, with the end of what the reader wrote', async () => {
+    const error = await ended(readers(scripts.crashing).run(task(1), never()));
+    expect(error.reason).toBe('crash');
+    expect(error.stderr).toContain('a parser fell over');
+  });
+
+  it('starts readers without the service environment, and unable to read the service process files', async () => {
     process.env['LORE_TEST_SECRET'] = 'not for readers';
-    const readers = new ExtractionProcesses({ script: scripts.environment, maxMemoryMb: 64, onStart: () => undefined });
     try {
-      const outcome = await readers.run(task(1), new AbortController().signal);
-      expect(outcome.ok && outcome.extracted.text.split(',')).not.toContain('LORE_TEST_SECRET');
+      const outcome = await readers(scripts.environment).run(task(1), never());
+      const [parent, names] = (outcome.ok ? outcome.extracted.text : '').split(' ');
+      expect(parent).toBe('ERR_ACCESS_DENIED');
+      expect(names?.split(',')).not.toContain('LORE_TEST_SECRET');
     } finally {
       delete process.env['LORE_TEST_SECRET'];
-      await readers.close();
     }
   });
 
-  it('kills a reader at its deadline and serves the next file with a new one', async () => {
-    const readers = new ExtractionProcesses({ script: scripts.stuck, maxMemoryMb: 64, onStart: () => undefined });
-    try {
-      const abort = new AbortController();
-      const late = readers.run(task(1), abort.signal).catch((e: unknown) => e);
-      setTimeout(() => abort.abort(), 200);
-      const error = await late;
-      expect(error).toBeInstanceOf(ReaderEnded);
-      expect((error as ReaderEnded).reason).toBe('deadline');
-      const again = new AbortController();
-      const next = readers.run(task(2), again.signal).catch((e: unknown) => e);
-      setTimeout(() => again.abort(), 200);
-      expect(((await next) as ReaderEnded).reason).toBe('deadline');
-    } finally {
-      await readers.close();
-    }
+  it('kills a reader at its deadline, and settles the file once that process is gone; the next file gets a new one', async () => {
+    const obedient = readers(scripts.obedient);
+    const pidOf = async (): Promise<number> => {
+      const outcome = await obedient.run(task(1, 'pid.txt'), never());
+      return Number(outcome.ok && outcome.extracted.text);
+    };
+    const first = await pidOf();
+    const abort = new AbortController();
+    const late = obedient.run(task(2, 'stuck.txt'), abort.signal);
+    setTimeout(() => abort.abort(), 200);
+    expect((await ended(late)).reason).toBe('deadline');
+    expect(alive(first)).toBe(false);
+    const second = await pidOf();
+    expect(second).not.toBe(first);
   });
+
+  it('refuses a file whose deadline has passed before any reader has it', async () => {
+    const abort = new AbortController();
+    abort.abort();
+    let started = false;
+    const error = await ended(readers(scripts.obedient, { onStart: () => (started = true) }).run(task(1, 'pid.txt'), abort.signal));
+    expect(error.reason).toBe('deadline');
+    expect(started).toBe(false);
+  });
+
+  it('gives up on a reader that does not start a file within the start bound: unavailable, not a slot held forever', async () => {
+    const error = await ended(readers(scripts.silent, { startTimeoutMs: 300 }).run(task(1), never()));
+    expect(error.reason).toBe('unavailable');
+  });
+
+  it('hands a file to a new reader when the idle one it was given had died', async () => {
+    const obedient = readers(scripts.obedient);
+    const first = Number(await obedient.run(task(1, 'pid.txt'), never()).then((o) => o.ok && o.extracted.text));
+    process.kill(first, 'SIGKILL');
+    // At once: the dead reader is still taken for idle, or its death is already known; either way the file is served.
+    const outcome = await obedient.run(task(2, 'pid.txt'), never());
+    const second = Number(outcome.ok && outcome.extracted.text);
+    expect(second).toBeGreaterThan(0);
+    expect(second).not.toBe(first);
+  });
+
+  it("ends a busy reader by its own watchdog once a file has run past the hard limit, while the service can't", async () => {
+    // timeoutMs 200: the watchdog's limit is 2 × 200 + 1000 ms; nothing here aborts the file.
+    const watched = readers(scripts.watched, { timeoutMs: 200 });
+    const at = Date.now();
+    const error = await ended(watched.run(task(1), never()));
+    expect(error.reason).toBe('crash');
+    expect(error.message).toContain('SIGKILL');
+    expect(Date.now() - at).toBeGreaterThanOrEqual(1_400);
+  }, 30_000);
+
+  describe('a busy reader never outlives its service', () => {
+    const service = async (readerScript: string): Promise<{ service: ChildProcess; reader: number }> => {
+      const started = fork(scripts.service, [readerScript], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+      await new Promise((resolve) => started.once('message', resolve));
+      const [reader] = childrenOf(started.pid ?? 0);
+      expect(reader).toBeDefined();
+      return { service: started, reader: reader ?? 0 };
+    };
+
+    it('when the service is killed (SIGKILL): its watchdog ends it', async () => {
+      const { service: killed, reader } = await service(scripts.watched);
+      killed.kill('SIGKILL');
+      expect(await until(() => !alive(reader), 5_000)).toBe(true);
+    }, 30_000);
+
+    it('when the service exits: the service kills it on its way out (this reader has no watchdog)', async () => {
+      const { service: exiting, reader } = await service(scripts.spinning);
+      exiting.send('exit');
+      expect(await until(() => !alive(reader), 5_000)).toBe(true);
+    }, 30_000);
+  });
+
+  it('runs the real reader with every thread at nice +10, its watchdog among them', async () => {
+    const real = readers(await workerScript('extraction-worker'));
+    const outcome = await real.run({ ...task(1), bytes: new Uint8Array(Buffer.from('hello')) }, never());
+    expect(outcome.ok && outcome.extracted.text).toBe('hello');
+    const [reader] = childrenOf(process.pid).filter((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('--lore-extraction-reader'));
+    const threads = readdirSync(`/proc/${reader}/task`);
+    const nice = threads.map((thread) => {
+      const stat = readFileSync(`/proc/${reader}/task/${thread}/stat`, 'utf8');
+      // Field 19 (nice) is the 17th after the command's closing parenthesis.
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+    });
+    expect(nice.length).toBeGreaterThan(2);
+    expect(new Set(nice)).toEqual(new Set([10]));
+  }, 30_000);
 });

@@ -1,32 +1,70 @@
 import { fork, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { Readable } from 'node:stream';
 
-import type { ExtractionOutcome, ExtractionTask, ProcessReply } from './extraction.worker';
+import { readerArgs, type ExtractionOutcome, type ExtractionTask, type ProcessReply } from './reader-protocol';
 
-/** How a reader's process ended when it ended with a task: by its deadline, by V8 running out of heap, or otherwise. */
+/**
+ * Why a reader process ended with a file: its deadline; V8 out of heap; no start within the
+ * start bound; or anything else (a crash).
+ */
+export type ReaderEndReason = 'deadline' | 'memory' | 'unavailable' | 'crash';
+
 export class ReaderEnded extends Error {
-  constructor(readonly reason: 'deadline' | 'memory' | 'crash', detail: string) {
+  constructor(
+    readonly reason: ReaderEndReason,
+    detail: string,
+    /** The end of what the process wrote to stderr (V8's fatal errors go there). */
+    readonly stderr = '',
+  ) {
     super(detail);
   }
 }
 
-interface Busy {
-  readonly id: number;
+export interface ExtractionProcessesOptions {
+  /** The bundled reader script (extraction.worker.ts), started with `fork`. */
+  readonly script: string;
+  /** A process's V8 old generation, in MB: past it V8 aborts that process, and only that one. */
+  readonly maxMemoryMb: number;
+  /** The pool's deadline per file: a reader's own watchdog ends it at twice this and a second, should the service not. */
+  readonly timeoutMs: number;
+  /** From handing a file to a reader to its `started` (a new process's start included); past it the file gets 'unavailable'. */
+  readonly startTimeoutMs?: number;
+  /** Called when a process begins a task: the pool's deadline counts from there. */
+  readonly onStart: (id: number) => void;
+  /** Called for every reader that ends, with or without a file (metrics and logs). */
+  readonly onEnded?: (error: ReaderEnded, withFile: boolean) => void;
+}
+
+/** A new reader loads its parsers within this even on a busy machine (seen here: up to 7 s with both cores taken). */
+const DEFAULT_START_TIMEOUT_MS = 15_000;
+/** The end of a reader's stderr kept for the error: V8's fatal error is a few lines. */
+const STDERR_TAIL_CHARS = 4096;
+/** V8's words when a heap runs out (`FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory`). */
+const OUT_OF_MEMORY = /heap out of memory|Reached heap limit/;
+
+interface Job {
+  readonly task: ExtractionTask;
+  readonly signal: AbortSignal;
   readonly resolve: (outcome: ExtractionOutcome) => void;
   readonly reject: (error: Error) => void;
+  readonly onAbort: () => void;
+  reader: Reader | null;
+  started: boolean;
+  /** A file whose reader died before starting it is handed to one new reader, once. */
+  retried: boolean;
+  startTimer: NodeJS.Timeout | undefined;
 }
 
 interface Reader {
   readonly child: ChildProcess;
-  busy: Busy | null;
-}
-
-export interface ExtractionProcessesOptions {
-  /** The bundled worker script (extraction.worker.ts), started with `fork`. */
-  readonly script: string;
-  /** A process's V8 old generation, in MB: past it V8 aborts that process, and only that one. */
-  readonly maxMemoryMb: number;
-  /** Called when a process begins a task: the pool's deadline counts from there. */
-  readonly onStart: (id: number) => void;
+  job: Job | null;
+  /** Set once, by whatever ends the process first: the reason its file, if any, gets. */
+  ending: ReaderEnded | null;
+  stderr: string;
+  /** V8 said on stderr that a heap ran out (the message comes first, before a long stack trace). */
+  outOfMemory: boolean;
 }
 
 /**
@@ -34,108 +72,195 @@ export interface ExtractionProcessesOptions {
  * worker threads: a thread that runs out of heap is meant to end alone, but for some allocation
  * patterns V8 aborts the whole process instead (nodejs/node#47224), so one workspace's file
  * could stop the service for all. A process that aborts ends only itself; its file gets 422.
- * Each starts without the service's environment variables (the same user, though: not a
- * sandbox), lowers its main thread to nice +10 once loaded (V8's helper threads stay at normal
- * priority), and exits when its parent disconnects, once it is not in the middle of a file.
- * The caller (FairSlots) bounds how many tasks run at once; idle processes are kept for the
- * next file and never keep the service's process alive.
+ *
+ * Each reader starts with an empty environment and under Node's permission model: it may read
+ * only its own script's folder and the node_modules its requires resolve from (not the data
+ * directory, not /proc/<service>/environ), start no process and write no file. It lowers all its
+ * threads to nice +10 once loaded. It never outlives the service: idle readers exit when the
+ * channel closes, busy ones are killed from the service's `exit` and by their own watchdog
+ * thread (parent gone, or one file read for too long). A file is settled only once its reader
+ * has exited, so there are never more than the caller's concurrency of readers alive.
+ * Readers are reused across workspaces; the caller (FairSlots) bounds how many files run at once.
  */
 export class ExtractionProcesses {
   private readonly idle: Reader[] = [];
-  private readonly all = new Set<Reader>();
   private closed = false;
 
   constructor(private readonly options: ExtractionProcessesOptions) {}
 
   /** Reads `task` in an idle process (or a new one); `signal` ends that process at once. */
   run(task: ExtractionTask, signal: AbortSignal): Promise<ExtractionOutcome> {
-    if (this.closed) return Promise.reject(new Error('the extraction processes are closed'));
-    const reader = this.idle.pop() ?? this.start();
+    if (this.closed) return Promise.reject(new ReaderEnded('unavailable', 'the extraction processes are closed'));
+    if (signal.aborted) return Promise.reject(new ReaderEnded('deadline', 'the file reached its deadline before a reader had it'));
     return new Promise<ExtractionOutcome>((resolve, reject) => {
-      const onAbort = (): void => this.ended(reader, new ReaderEnded('deadline', 'the file was still being read at its deadline'));
-      reader.busy = {
-        id: task.id,
-        resolve: (outcome) => {
-          signal.removeEventListener('abort', onAbort);
-          resolve(outcome);
+      const job: Job = {
+        task,
+        signal,
+        resolve,
+        reject,
+        onAbort: () => {
+          if (job.reader !== null) this.end(job.reader, new ReaderEnded('deadline', 'the file was still being read at its deadline'));
         },
-        reject: (error) => {
-          signal.removeEventListener('abort', onAbort);
-          reject(error);
-        },
+        reader: null,
+        started: false,
+        retried: false,
+        startTimer: undefined,
       };
-      signal.addEventListener('abort', onAbort, { once: true });
-      reader.child.ref();
-      (reader.child.channel as { ref?: () => void } | undefined)?.ref?.();
-      // Bytes cross as a copy (advanced serialisation); the parent's are dropped with the request.
-      reader.child.send(task, (error) => {
-        if (error) this.ended(reader, new ReaderEnded('crash', `the reader process could not take the file: ${error.message}`));
-      });
+      signal.addEventListener('abort', job.onAbort, { once: true });
+      this.assign(job);
     });
   }
 
   /** Ends every process; files being read fail. */
   async close(): Promise<void> {
     this.closed = true;
-    const exits = [...this.all].map((reader) => new Promise<void>((resolve) => {
-      if (reader.child.exitCode !== null || reader.child.signalCode !== null) return resolve();
-      reader.child.once('exit', () => resolve());
-      reader.child.kill('SIGKILL');
-    }));
+    this.idle.length = 0;
+    const exits = [...living].filter(({ owner }) => owner === this).map(({ reader }) => {
+      const exited = new Promise<void>((resolve) => reader.child.once('close', () => resolve()));
+      this.end(reader, new ReaderEnded('unavailable', 'the extraction processes were closed'));
+      return exited;
+    });
     await Promise.all(exits);
   }
 
+  private assign(job: Job): void {
+    const reader = this.idle.pop() ?? this.start();
+    reader.job = job;
+    job.reader = reader;
+    const startTimeoutMs = this.options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
+    job.startTimer = setTimeout(() => this.end(reader, new ReaderEnded('unavailable', `no reader process started the file within ${startTimeoutMs} ms`)), startTimeoutMs);
+    reader.child.ref();
+    (reader.child.channel as { ref?: () => void } | undefined)?.ref?.();
+    // Bytes cross as a copy (advanced serialisation); the parent's are dropped with the request.
+    reader.child.send(job.task, (error) => {
+      if (error) this.end(reader, new ReaderEnded('crash', `the reader process could not take the file: ${error.message}`));
+    });
+  }
+
   private start(): Reader {
-    const child = fork(this.options.script, [], {
-      execArgv: [`--max-old-space-size=${this.options.maxMemoryMb}`, '--max-semi-space-size=16'],
+    const child = fork(this.options.script, readerArgs(2 * this.options.timeoutMs + 1000), {
+      execArgv: [...permissionArgs(this.options.script), `--max-old-space-size=${this.options.maxMemoryMb}`, '--max-semi-space-size=16'],
       env: {},
       serialization: 'advanced',
-      stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     });
-    const reader: Reader = { child, busy: null };
-    this.all.add(reader);
+    const reader: Reader = { child, job: null, ending: null, stderr: '', outOfMemory: false };
+    living.add({ owner: this, reader });
+    killOnExit();
+    const stderr = child.stderr as Readable & { unref?: () => void };
+    stderr.setEncoding('utf8');
+    stderr.on('data', (text: string) => {
+      // Tested across the chunk boundary too: the message may arrive split.
+      reader.outOfMemory ||= OUT_OF_MEMORY.test(reader.stderr.slice(-64) + text);
+      reader.stderr = (reader.stderr + text).slice(-STDERR_TAIL_CHARS);
+    });
+    // The pipe never keeps the service alive; the process and its channel are ref'd while busy.
+    stderr.unref?.();
     child.on('message', (reply: ProcessReply) => this.reply(reader, reply));
-    child.on('error', (error) => this.ended(reader, new ReaderEnded('crash', `the reader process failed: ${error.message}`)));
-    child.on('exit', (code, signal) => {
-      // V8 aborts (SIGABRT) when a heap runs out: the one abort a reader is expected to meet.
-      const reason = signal === 'SIGABRT' || code === 134 ? 'memory' : 'crash';
-      this.ended(reader, new ReaderEnded(reason, `the reader process ended (${signal ?? `code ${code}`})`));
+    // The channel closes as the process goes: from then on a reader that dies idle is never handed
+    // a file ('close', which says why it ended, comes once its stderr has been read to the end).
+    child.on('disconnect', () => this.unidle(reader));
+    child.on('error', (error) => {
+      this.end(reader, new ReaderEnded('crash', `the reader process failed: ${error.message}`));
+      // A process that never started emits no 'close'.
+      if (child.pid === undefined) this.settle(reader);
+    });
+    child.on('close', (code, signal) => {
+      // V8 aborts (SIGABRT) when a heap runs out, and says so on stderr first.
+      const reason = reader.outOfMemory ? 'memory' : 'crash';
+      reader.ending ??= new ReaderEnded(reason, `the reader process ended (${signal ?? `code ${code}`})`);
+      this.settle(reader);
     });
     return reader;
   }
 
   private reply(reader: Reader, reply: ProcessReply): void {
-    const busy = reader.busy;
-    if (busy === null || reply.id !== busy.id) return;
+    const job = reader.job;
+    if (job === null || reply.id !== job.task.id || reader.ending !== null) return;
     if ('started' in reply) {
-      this.options.onStart(busy.id);
+      clearTimeout(job.startTimer);
+      job.started = true;
+      this.options.onStart(job.task.id);
       return;
     }
-    reader.busy = null;
-    this.rest(reader);
-    if ('outcome' in reply) busy.resolve(reply.outcome);
-    else busy.reject(new Error(reply.failure));
-  }
-
-  /** A process gone (or going): its file, if any, fails with `error`; the next file starts a new one. */
-  private ended(reader: Reader, error: ReaderEnded): void {
-    const busy = reader.busy;
-    reader.busy = null;
-    this.retire(reader);
-    busy?.reject(error);
-  }
-
-  private retire(reader: Reader): void {
-    this.all.delete(reader);
-    const at = this.idle.indexOf(reader);
-    if (at >= 0) this.idle.splice(at, 1);
-    if (reader.child.exitCode === null && reader.child.signalCode === null) reader.child.kill('SIGKILL');
-  }
-
-  /** Idle: kept for the next file, without keeping the service's process alive. */
-  private rest(reader: Reader): void {
+    this.detach(job);
+    reader.job = null;
     reader.child.unref();
     (reader.child.channel as { unref?: () => void } | undefined)?.unref?.();
     if (!this.closed) this.idle.push(reader);
+    if ('outcome' in reply) job.resolve(reply.outcome);
+    else job.reject(new Error(reply.failure));
   }
+
+  /** Ends `reader` for `error` (the first reason given wins); its file is settled once the process has exited. */
+  private end(reader: Reader, error: ReaderEnded): void {
+    if (reader.ending !== null) return;
+    reader.ending = error;
+    this.unidle(reader);
+    if (reader.child.exitCode === null && reader.child.signalCode === null) reader.child.kill('SIGKILL');
+  }
+
+  /** The process has exited: its file, if any, fails with the reason it ended, or goes to a new reader. */
+  private settle(reader: Reader): void {
+    for (const entry of living) if (entry.reader === reader) living.delete(entry);
+    this.unidle(reader);
+    const ending = reader.ending ?? new ReaderEnded('crash', 'the reader process ended');
+    const job = reader.job;
+    reader.job = null;
+    this.options.onEnded?.(new ReaderEnded(ending.reason, ending.message, reader.stderr), job !== null);
+    if (job === null) return;
+    job.reader = null;
+    clearTimeout(job.startTimer);
+    // Not the file's doing when its reader died before starting it (an idle reader's death
+    // racing the hand-over): one new reader gets it, and a second such death is 'unavailable'.
+    const beforeStart = ending.reason === 'crash' && !job.started;
+    if (beforeStart && !job.retried && !this.closed && !job.signal.aborted) {
+      job.retried = true;
+      this.assign(job);
+      return;
+    }
+    this.detach(job);
+    job.reject(new ReaderEnded(beforeStart ? 'unavailable' : ending.reason, ending.message, reader.stderr));
+  }
+
+  private unidle(reader: Reader): void {
+    const at = this.idle.indexOf(reader);
+    if (at >= 0) this.idle.splice(at, 1);
+  }
+
+  private detach(job: Job): void {
+    clearTimeout(job.startTimer);
+    job.signal.removeEventListener('abort', job.onAbort);
+  }
+}
+
+/**
+ * Every reader alive in this process, by the instance that started it: killed when the process
+ * exits, whatever the path to the exit (a busy reader would otherwise read on until its watchdog
+ * notices; an idle one leaves with the channel).
+ */
+const living = new Set<{ readonly owner: ExtractionProcesses; readonly reader: Reader }>();
+let exitHooked = false;
+function killOnExit(): void {
+  if (exitHooked) return;
+  exitHooked = true;
+  process.on('exit', () => {
+    for (const { reader } of living) reader.child.kill('SIGKILL');
+  });
+}
+
+/**
+ * Node's permission model for a reader: read access to its script's folder and to the
+ * node_modules folders its requires resolve from (its folder's and each parent's), and to its
+ * own thread list (for nice); no writes, no child processes; a thread only for its watchdog.
+ * The flag is `--permission` from Node 22.13 and `--experimental-permission` before.
+ */
+function permissionArgs(script: string): string[] {
+  const flag = process.allowedNodeEnvironmentFlags.has('--permission') ? '--permission' : '--experimental-permission';
+  const readable = [dirname(script), '/proc/self/task'];
+  for (let dir = dirname(script); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'node_modules'))) readable.push(join(dir, 'node_modules'));
+    if (dirname(dir) === dir) break;
+  }
+  return [flag, '--allow-worker', ...readable.map((path) => `--allow-fs-read=${path}`)];
 }

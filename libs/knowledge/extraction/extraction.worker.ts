@@ -1,9 +1,11 @@
+import { readdirSync } from 'node:fs';
 import { setPriority } from 'node:os';
 
-import { AppError, type SerializedError } from '@lore/platform/kernel';
+import { AppError } from '@lore/platform/kernel';
 
-import { extractText, type ExtractedText } from './extract-text';
-import type { ExtractionLimits } from './extraction-limits';
+import { extractText } from './extract-text';
+import { readerHardLimitMs, type ExtractionOutcome, type ExtractionTask, type ProcessReply } from './reader-protocol';
+import { startReaderWatchdog } from './reader-watchdog';
 
 /**
  * The extraction pool's reader process (ExtractionProcesses), bundled on its own as
@@ -11,29 +13,7 @@ import type { ExtractionLimits } from './extraction-limits';
  * (libs/platform/kernel) under jest. It runs every reader of this folder in a process of its
  * own, so that a slow or hostile file blocks, or aborts, only that process.
  */
-export interface ExtractionTask {
-  /** Names the task in the process's replies. */
-  readonly id: number;
-  readonly fileName: string;
-  readonly mimeType: string | null;
-  readonly bytes: Uint8Array;
-  readonly limits: ExtractionLimits;
-}
-
-/** An uploader's error comes back as a value: an AppError thrown here would reach the pool as a plain Error. */
-export type ExtractionOutcome = { readonly ok: true; readonly extracted: ExtractedText } | { readonly ok: false; readonly error: SerializedError };
-
-/**
- * What the process sends back for a task: `started` when it begins (the pool's deadline counts
- * from there, not from the wait in the queue), then its outcome, or the message of an error
- * that is not the uploader's (a bug: the pool rethrows it).
- */
-export type ProcessReply =
-  | { readonly id: number; readonly started: true }
-  | { readonly id: number; readonly outcome: ExtractionOutcome }
-  | { readonly id: number; readonly failure: string };
-
-export async function extract(task: ExtractionTask): Promise<ExtractionOutcome> {
+async function extract(task: ExtractionTask): Promise<ExtractionOutcome> {
   try {
     return { ok: true, extracted: await extractText(task, task.limits) };
   } catch (error) {
@@ -42,26 +22,40 @@ export async function extract(task: ExtractionTask): Promise<ExtractionOutcome> 
   }
 }
 
-const send = (reply: ProcessReply): void => {
-  process.send?.(reply);
-};
-
-if (process.send !== undefined) {
-  process.on('message', (task: ExtractionTask) => {
-    send({ id: task.id, started: true });
-    extract(task).then(
-      (outcome) => send({ id: task.id, outcome }),
-      (error: unknown) => send({ id: task.id, failure: error instanceof Error ? error.message : String(error) }),
-    );
-  });
-  // Ends with the service: a reader never outlives the process that started it.
-  process.on('disconnect', () => process.exit(0));
-  // Nice +10 once loaded (on Linux, pid 0 is this, the reading thread): the request thread gets the
-  // CPU first. Not from the fork on: at low priority on a busy machine, starting a replacement
-  // reader took seconds, all of it counted against the file that waited for it.
+/**
+ * Every thread of this process to nice +10 (on Linux a thread's id is a pid for setpriority):
+ * the service's request thread gets the CPU first, V8's compiler and GC helpers included.
+ * Threads started later inherit it. Once loaded, not from the fork on: at low priority on a busy
+ * machine, starting a replacement reader took seconds, all of it counted against the file that
+ * waited for it.
+ */
+function lowerPriority(): void {
   try {
-    setPriority(0, 10);
+    for (const thread of readdirSync('/proc/self/task')) setPriority(Number(thread), 10);
   } catch {
-    // not permitted here (some containers): the reader runs at the service's priority
+    // not Linux, or not permitted here (some containers): the reader runs at the service's priority
   }
 }
+
+function serve(hardLimitMs: number): void {
+  lowerPriority();
+  const watchdog = startReaderWatchdog(hardLimitMs);
+  const send = (reply: ProcessReply): void => {
+    process.send?.(reply);
+  };
+  process.on('message', (task: ExtractionTask) => {
+    watchdog.busy();
+    send({ id: task.id, started: true });
+    extract(task)
+      .then(
+        (outcome) => send({ id: task.id, outcome }),
+        (error: unknown) => send({ id: task.id, failure: error instanceof Error ? error.message : String(error) }),
+      )
+      .finally(() => watchdog.idle());
+  });
+  // An idle reader ends with the service's channel; a busy one is ended by its watchdog.
+  process.on('disconnect', () => process.exit(0));
+}
+
+const hardLimitMs = readerHardLimitMs(process.argv);
+if (hardLimitMs !== null) serve(hardLimitMs);

@@ -72,7 +72,7 @@ export class FairSlots {
         timer: setTimeout(() => {
           this.leaveQueue(waiter);
           this.forget(workspaceId);
-          reject(unavailable(`The uploaded file waited more than ${maxWaitMs} ms for a free extraction worker (2 × KNOWLEDGE_EXTRACT_TIMEOUT_MS); try again shortly`));
+          reject(unavailable(`The uploaded file waited more than ${maxWaitMs} ms for a free file reader (2 × KNOWLEDGE_EXTRACT_TIMEOUT_MS); try again shortly`));
         }, maxWaitMs),
       };
       const line = this.lines.get(workspaceId);

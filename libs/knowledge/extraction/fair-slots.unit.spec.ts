@@ -59,7 +59,7 @@ describe('FairSlots', () => {
     expect(full.message).toMatch(/KNOWLEDGE_EXTRACT_QUEUE/);
     const late = await refusal(waiter);
     expect(late.code).toBe('unavailable');
-    expect(late.message).toBe('The uploaded file waited more than 100 ms for a free extraction worker (2 × KNOWLEDGE_EXTRACT_TIMEOUT_MS); try again shortly');
+    expect(late.message).toBe('The uploaded file waited more than 100 ms for a free file reader (2 × KNOWLEDGE_EXTRACT_TIMEOUT_MS); try again shortly');
     expect(Date.now() - started).toBeLessThan(2_000);
     // The one that gave up holds nothing: the slot goes to the next comer once freed.
     expect([...slots.inUseByWorkspace().keys()]).toEqual(['ws_a']);

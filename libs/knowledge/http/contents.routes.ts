@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AppError, invalid, type RequestOf } from '@lore/platform/kernel';
-import { FileReply, route, skipLimitQuery, unkeepableJsonIssue, type HttpRoute, type Send } from '@lore/platform/http';
+import { FileReply, route, skipLimitQuery, unkeepableJsonIssue, type EdgeDeps, type HttpRoute, type Send } from '@lore/platform/http';
 import { CollectionId, CONTENT_PART_CHARS, CONTENT_STATUSES, contentFields, ContentId, ContentRecord, jsonObject, ORIGINAL_PART_BYTES, textParts, type KnowledgeConfig, type KnowledgeMessages } from '@lore/knowledge/contracts';
 import { ExtractionPool, FILE_FIELD } from '@lore/knowledge/extraction';
 import { knowledgeScope } from './knowledge-scope';
@@ -91,16 +91,16 @@ async function createInParts(
 /** A copy of the uploaded file to keep beside its text, unless over KNOWLEDGE_ORIGINALS_MAX_BYTES. */
 function keptOriginal(file: { readonly filename: string; readonly bytes: Buffer }, maxBytes: number): { name: string; bytes: Buffer } | undefined {
   if (file.bytes.length === 0 || file.bytes.length > maxBytes) return undefined;
-  return { name: file.filename || 'upload', bytes: Buffer.from(file.bytes) };
+  return { name: file.filename || 'upload', bytes: file.bytes };
 }
 
 const knowledgeRef = (r: { workspaceId: string; actor: string; collections: string[] | null }) => ({ workspaceId: r.workspaceId, actor: r.actor, collections: r.collections });
 
 /** Contents (SPEC §4.4): JSON or file upload, list (also at `/contents`), get, delete, reprocess. */
-export function contentRoutes(messages: KnowledgeMessages, config: KnowledgeConfig): HttpRoute[] {
+export function contentRoutes(messages: KnowledgeMessages, config: KnowledgeConfig, log: EdgeDeps['log']): HttpRoute[] {
   const common = { tags: ['Contents'], auth: true } as const;
-  // Uploaded files are read in worker threads with limits, never on the event loop (libs/knowledge/extraction).
-  const extraction = ExtractionPool.shared(config.extraction);
+  // Uploaded files are read in reader processes with limits, never on the event loop (libs/knowledge/extraction).
+  const extraction = ExtractionPool.shared(config.extraction, log);
   const list = (path: string, operationId: string): HttpRoute =>
     route({
       ...common,
@@ -145,7 +145,7 @@ export function contentRoutes(messages: KnowledgeMessages, config: KnowledgeConf
       errors: [404, 413, 503],
       handle: async ({ body, upload, scope, send }) => {
         if (upload !== null) {
-          // Copied first: the extraction hands the upload's memory to its worker thread.
+          // The same bytes: the extraction copies them to its reader process and leaves these as they are.
           const original = keptOriginal(upload.file, config.originals.maxBytes);
           // Files are read in turns across workspaces, a few of each at once (FairSlots).
           const extracted = await extraction.extract(upload.file.bytes, { fileName: upload.file.filename, mimeType: upload.file.mimeType, workspaceId: scope.workspaceId });

@@ -10,8 +10,8 @@ export const knowledgeEdge = defineEdge({
   name: 'knowledge',
   config: knowledgeConfig,
   events: [knowledgeIntegrationEvents],
-  routes(config) {
+  routes(config, { log }) {
     const messages = knowledgeMessages(config);
-    return [...collectionRoutes(messages), ...contentRoutes(messages, config), ...chunkRoutes(messages)];
+    return [...collectionRoutes(messages), ...contentRoutes(messages, config, log), ...chunkRoutes(messages)];
   },
 });

@@ -123,12 +123,18 @@ export function route<
 export interface HttpEdge<Config = unknown> {
   readonly name: string;
   readonly config: z.ZodType<Config>;
-  readonly routes: (config: Config) => readonly HttpRoute[];
+  readonly routes: (config: Config, deps: EdgeDeps) => readonly HttpRoute[];
   /**
    * The integration events the context publishes (its contracts' schemas, described for
    * `/asyncapi.json`). Static: unlike routes they do not depend on configuration.
    */
   readonly events?: readonly IntegrationEventsSpec[];
+}
+
+/** What an edge's routes may use besides their configuration. */
+export interface EdgeDeps {
+  /** The serving process's logger, for what no response tells (a file reader that crashed). */
+  readonly log: { warn(details: Record<string, unknown>, message: string): void };
 }
 
 export function defineEdge<Config>(edge: HttpEdge<Config>): HttpEdge<Config> {

@@ -4,15 +4,15 @@ import { join } from 'node:path';
 
 import { AppError } from './errors';
 
-/** The worker threads Lore runs, by bundle name (tools/worker-entries.json: name → entry source). */
+/** The scripts Lore runs in worker threads and child processes, by bundle name (tools/worker-entries.json: name → entry source). */
 export type WorkerName = 'extraction-worker' | 'event-store-writer';
 
 const scripts = new Map<WorkerName, Promise<string>>();
 
 /**
- * The file a worker thread runs. In the bundle it is `dist/<name>.js`, beside the app
+ * The file a worker thread or reader process runs. In the bundle it is `dist/<name>.js`, beside the app
  * (tools/build.mjs builds every entry of tools/worker-entries.json). Running from the TypeScript
- * sources (jest, where @swc compiles in memory and a worker thread cannot load .ts) it is
+ * sources (jest, where @swc compiles in memory and neither a thread nor a child can load .ts) it is
  * bundled once per process from its entry with esbuild, a devDependency present wherever the
  * sources run, with the options tools/build.mjs uses.
  */
@@ -32,7 +32,7 @@ async function locate(name: WorkerName): Promise<string> {
   const root = join(__dirname, '..', '..', '..');
   const entries = join(root, 'tools', 'worker-entries.json');
   if (!existsSync(join(__dirname, 'worker-script.ts')) || !existsSync(entries)) {
-    throw new AppError('internal', `${bundled} is missing: build Lore with tools/build.mjs, which bundles its worker threads beside the app`);
+    throw new AppError('internal', `${bundled} is missing: build Lore with tools/build.mjs, which bundles its worker scripts beside the app`);
   }
   const source = (JSON.parse(readFileSync(entries, 'utf8')) as Record<WorkerName, string>)[name];
   const options = JSON.parse(readFileSync(join(root, 'tools', 'bundle-options.json'), 'utf8')) as Record<string, unknown>;

@@ -59,6 +59,20 @@ export const embeddingDuration = new Histogram({
   registers: [metricsRegistry],
 });
 
+export const extractionFiles = new Counter({
+  name: 'lore_extraction_files_total',
+  help: 'Uploaded files through the extraction pool, by outcome: ok; unreadable (malformed or over a content limit: 422); deadline, memory, crash (the reader process ended with it: 422); refused (the workspace or the queue at capacity: 429 or 503); unavailable (no reader could take it: 503); failed (a reader bug: 500).',
+  labelNames: ['outcome'] as const,
+  registers: [metricsRegistry],
+});
+
+export const extractionReadersEnded = new Counter({
+  name: 'lore_extraction_readers_ended_total',
+  help: 'Extraction reader processes that ended, by reason (deadline, memory, unavailable, crash) and whether a file was in them; an idle reader that ends is a crash without a file.',
+  labelNames: ['reason', 'with_file'] as const,
+  registers: [metricsRegistry],
+});
+
 export const chatTokens = new Counter({
   name: 'lore_chat_tokens_total',
   help: 'Tokens of chat-model calls as the server counted them (its `usage`), by provider, model and kind (prompt or completion).',
