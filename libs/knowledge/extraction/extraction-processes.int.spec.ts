@@ -236,8 +236,13 @@ describe('ExtractionProcesses', () => {
 
     it('when the service exits: the service kills it on its way out (this reader has no watchdog)', async () => {
       const { service: exiting, reader } = await service(scripts.spinning);
-      exiting.send('exit');
-      expect(await until(() => !alive(reader), 5_000)).toBe(true);
+      try {
+        exiting.send('exit');
+        expect(await until(() => !alive(reader), 5_000)).toBe(true);
+      } finally {
+        // Should the test fail, nothing else would ever end this reader.
+        if (alive(reader)) process.kill(reader, 'SIGKILL');
+      }
     }, 30_000);
   });
 
