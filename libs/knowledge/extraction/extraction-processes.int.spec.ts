@@ -9,7 +9,10 @@ import { workerScript } from '@lore/platform/kernel';
 
 import { DEFAULT_EXTRACTION_LIMITS } from './extraction-limits';
 import { ExtractionProcesses, ReaderEnded, type ExtractionProcessesOptions } from './extraction-processes';
-import type { ExtractionTask } from './reader-protocol';
+import { CHUNK_BYTES, type ExtractionTask } from './reader-protocol';
+
+// A task's header (its bytes follow in chunks, which the stand-ins have no use for).
+const ON_TASK = `const onTask = (handle) => process.on('message', (message) => 'chunk' in message || handle(message));`;
 
 // Stand-in readers speaking the reader process's protocol (extraction.worker.ts), each doing what
 // no real file can be relied on to make the real reader do. Plain scripts, except those bundled
@@ -17,31 +20,31 @@ import type { ExtractionTask } from './reader-protocol';
 const READERS = {
   // Fills one array until V8's heap is full: in a process of its own, V8 then aborts that process
   // (SIGABRT), as it does on any heap exhaustion outside a worker thread.
-  exhausting: `process.on('message', (task) => {
+  exhausting: `onTask((task) => {
     process.send({ id: task.id, started: true });
     const grow = [];
     for (;;) grow.push(grow.length);
   });`,
   // Answers with what it may see: its environment's names, and what reading the service's fails with.
-  environment: `process.on('message', (task) => {
+  environment: `onTask((task) => {
     process.send({ id: task.id, started: true });
     let parent = 'read';
     try { require('node:fs').readFileSync('/proc/' + process.ppid + '/environ'); } catch (error) { parent = error.code; }
     process.send({ id: task.id, outcome: { ok: true, extracted: { text: parent + ' ' + Object.keys(process.env).join(','), pages: null } } });
   });`,
   // Answers a file named pid.txt with its pid; starts any other and never answers.
-  obedient: `process.on('message', (task) => {
+  obedient: `onTask((task) => {
     process.send({ id: task.id, started: true });
     if (task.fileName === 'pid.txt') process.send({ id: task.id, outcome: { ok: true, extracted: { text: String(process.pid), pages: null } } });
   });`,
   // Starts a file and spins on it, without a watchdog.
-  spinning: `process.on('message', (task) => process.send({ id: task.id, started: true }, () => {
+  spinning: `onTask((task) => process.send({ id: task.id, started: true }, () => {
     for (;;);
   }));`,
   // Never starts a file.
   silent: `process.on('message', () => undefined);`,
   // Starts a file, says why on stderr and aborts, as a native crash would.
-  crashing: `process.on('message', (task) => {
+  crashing: `onTask((task) => {
     process.send({ id: task.id, started: true });
     process.stderr.write('a parser fell over\\n', () => process.abort());
   });`,
@@ -51,7 +54,8 @@ const READERS = {
 const WATCHED = `
 import { startReaderWatchdog } from './reader-watchdog';
 const watchdog = startReaderWatchdog(Number(process.argv[3]));
-process.on('message', (task: { id: number }) => {
+process.on('message', (task: { id: number; chunk?: Uint8Array }) => {
+  if (task.chunk !== undefined) return;
   watchdog.busy();
   process.send?.({ id: task.id, started: true }, () => {
     for (;;);
@@ -126,7 +130,7 @@ describe('ExtractionProcesses', () => {
     dir = mkdtempSync(join(tmpdir(), 'lore-readers-'));
     for (const [name, source] of Object.entries(READERS)) {
       const script = join(dir, `${name}.cjs`);
-      writeFileSync(script, `${source}\nprocess.on('disconnect', () => process.exit(0));\n`);
+      writeFileSync(script, `${ON_TASK}\n${source}\nprocess.on('disconnect', () => process.exit(0));\n`);
       scripts[name as keyof typeof READERS] = script;
     }
     for (const [name, contents] of [['watched', WATCHED], ['service', SERVICE]] as const) {
@@ -245,6 +249,14 @@ describe('ExtractionProcesses', () => {
       }
     }, 30_000);
   });
+
+  it('hands the real reader a file of several chunks intact', async () => {
+    const text = Array.from({ length: 300_000 }, (_, i) => `line ${i}`).join('\n');
+    const bytes = new Uint8Array(Buffer.from(text));
+    expect(bytes.length).toBeGreaterThan(3 * CHUNK_BYTES);
+    const outcome = await readers(await workerScript('extraction-worker')).run({ ...task(1), bytes }, never());
+    expect(outcome.ok && outcome.extracted.text).toBe(text);
+  }, 30_000);
 
   it('runs the real reader with every thread at nice +10, its watchdog among them', async () => {
     const real = readers(await workerScript('extraction-worker'));

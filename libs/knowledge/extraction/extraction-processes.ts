@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 
-import { readerArgs, type ExtractionOutcome, type ExtractionTask, type ProcessReply } from './reader-protocol';
+import { CHUNK_BYTES, readerArgs, type ExtractionOutcome, type ExtractionTask, type ProcessReply, type TaskMessage } from './reader-protocol';
 
 /**
  * Why a reader process ended with a file: its deadline; V8 out of heap; no start within the
@@ -131,10 +131,24 @@ export class ExtractionProcesses {
     job.startTimer = setTimeout(() => this.end(reader, new ReaderEnded('unavailable', `no reader process started the file within ${startTimeoutMs} ms`)), startTimeoutMs);
     reader.child.ref();
     (reader.child.channel as { ref?: () => void } | undefined)?.ref?.();
-    // Bytes cross as a copy (advanced serialisation); the parent's are dropped with the request.
-    reader.child.send(job.task, (error) => {
-      if (error) this.end(reader, new ReaderEnded('crash', `the reader process could not take the file: ${error.message}`));
-    });
+    this.transfer(reader, job);
+  }
+
+  /**
+   * The task's header, then its bytes chunk by chunk (TaskMessage), each once the one before is
+   * written: the event loop turns between chunks. Bytes cross as a copy (advanced serialisation).
+   */
+  private transfer(reader: Reader, job: Job): void {
+    const { bytes, ...header } = job.task;
+    let sent = 0;
+    const next = (error: Error | null): void => {
+      if (error) return this.end(reader, new ReaderEnded('crash', `the reader process could not take the file: ${error.message}`));
+      if (reader.job !== job || reader.ending !== null || sent >= bytes.length) return;
+      const chunk = bytes.subarray(sent, sent + CHUNK_BYTES);
+      sent += chunk.length;
+      reader.child.send({ id: header.id, chunk } satisfies TaskMessage, next);
+    };
+    reader.child.send({ ...header, size: bytes.length } satisfies TaskMessage, next);
   }
 
   private start(): Reader {
@@ -178,6 +192,7 @@ export class ExtractionProcesses {
     const job = reader.job;
     if (job === null || reply.id !== job.task.id || reader.ending !== null) return;
     if ('started' in reply) {
+      if (job.started) return;
       clearTimeout(job.startTimer);
       job.started = true;
       this.options.onStart(job.task.id);

@@ -4,7 +4,7 @@ import { setPriority } from 'node:os';
 import { AppError } from '@lore/platform/kernel';
 
 import { extractText } from './extract-text';
-import { readerHardLimitMs, type ExtractionOutcome, type ExtractionTask, type ProcessReply } from './reader-protocol';
+import { readerHardLimitMs, type ExtractionOutcome, type ExtractionTask, type ProcessReply, type TaskHeader, type TaskMessage } from './reader-protocol';
 import { startReaderWatchdog } from './reader-watchdog';
 
 /**
@@ -43,7 +43,7 @@ function serve(hardLimitMs: number): void {
   const send = (reply: ProcessReply): void => {
     process.send?.(reply);
   };
-  process.on('message', (task: ExtractionTask) => {
+  const read = (task: ExtractionTask): void => {
     watchdog.busy();
     send({ id: task.id, started: true });
     extract(task)
@@ -52,6 +52,22 @@ function serve(hardLimitMs: number): void {
         (error: unknown) => send({ id: task.id, failure: error instanceof Error ? error.message : String(error) }),
       )
       .finally(() => watchdog.idle());
+  };
+  // The task arriving: its header, then its bytes in chunks (TaskMessage), one task at a time.
+  let arriving: { readonly header: TaskHeader; readonly bytes: Uint8Array; received: number } | null = null;
+  process.on('message', (message: TaskMessage) => {
+    if (!('chunk' in message)) {
+      arriving = { header: message, bytes: new Uint8Array(message.size), received: 0 };
+    } else if (arriving !== null && message.id === arriving.header.id) {
+      arriving.bytes.set(message.chunk, arriving.received);
+      arriving.received += message.chunk.length;
+    }
+    if (arriving !== null && arriving.received === arriving.header.size) {
+      const { header, bytes } = arriving;
+      arriving = null;
+      const { size: _size, ...task } = header;
+      read({ ...task, bytes });
+    }
   });
   // An idle reader ends with the service's channel; a busy one is ended by its watchdog.
   process.on('disconnect', () => process.exit(0));
