@@ -54,6 +54,8 @@ interface Job {
   started: boolean;
   /** A file whose reader died before starting it is handed to one new reader, once. */
   retried: boolean;
+  /** The extracted text's pieces received so far (ProcessReply), joined as a rope. */
+  text: string;
   startTimer: NodeJS.Timeout | undefined;
 }
 
@@ -104,6 +106,7 @@ export class ExtractionProcesses {
         reader: null,
         started: false,
         retried: false,
+        text: '',
         startTimer: undefined,
       };
       signal.addEventListener('abort', job.onAbort, { once: true });
@@ -198,13 +201,18 @@ export class ExtractionProcesses {
       this.options.onStart(job.task.id);
       return;
     }
+    if ('text' in reply) {
+      job.text += reply.text;
+      return;
+    }
     this.detach(job);
     reader.job = null;
     reader.child.unref();
     (reader.child.channel as { unref?: () => void } | undefined)?.unref?.();
     if (!this.closed) this.idle.push(reader);
-    if ('outcome' in reply) job.resolve(reply.outcome);
-    else job.reject(new Error(reply.failure));
+    if (!('outcome' in reply)) return job.reject(new Error(reply.failure));
+    const { outcome } = reply;
+    job.resolve(outcome.ok ? { ok: true, extracted: { ...outcome.extracted, text: job.text + outcome.extracted.text } } : outcome);
   }
 
   /** Ends `reader` for `error` (the first reason given wins); its file is settled once the process has exited. */

@@ -4,7 +4,7 @@ import { setPriority } from 'node:os';
 import { AppError } from '@lore/platform/kernel';
 
 import { extractText } from './extract-text';
-import { readerHardLimitMs, type ExtractionOutcome, type ExtractionTask, type ProcessReply, type TaskHeader, type TaskMessage } from './reader-protocol';
+import { readerHardLimitMs, TEXT_PIECE_CHARS, type ExtractionOutcome, type ExtractionTask, type ProcessReply, type TaskHeader, type TaskMessage } from './reader-protocol';
 import { startReaderWatchdog } from './reader-watchdog';
 
 /**
@@ -40,15 +40,24 @@ function lowerPriority(): void {
 function serve(hardLimitMs: number): void {
   lowerPriority();
   const watchdog = startReaderWatchdog(hardLimitMs);
-  const send = (reply: ProcessReply): void => {
-    process.send?.(reply);
+  // Resolves once the reply is written, so that pieces go one after another (backpressure).
+  const send = (reply: ProcessReply): Promise<void> =>
+    new Promise((resolve) => {
+      process.send?.(reply, undefined, undefined, () => resolve());
+    });
+  const answer = async (id: number, outcome: ExtractionOutcome): Promise<void> => {
+    if (!outcome.ok) return send({ id, outcome });
+    const { text } = outcome.extracted;
+    let at = 0;
+    for (; text.length - at > TEXT_PIECE_CHARS; at += TEXT_PIECE_CHARS) await send({ id, text: text.slice(at, at + TEXT_PIECE_CHARS) });
+    return send({ id, outcome: { ok: true, extracted: { ...outcome.extracted, text: text.slice(at) } } });
   };
   const read = (task: ExtractionTask): void => {
     watchdog.busy();
-    send({ id: task.id, started: true });
+    void send({ id: task.id, started: true });
     extract(task)
       .then(
-        (outcome) => send({ id: task.id, outcome }),
+        (outcome) => answer(task.id, outcome),
         (error: unknown) => send({ id: task.id, failure: error instanceof Error ? error.message : String(error) }),
       )
       .finally(() => watchdog.idle());

@@ -30,6 +30,7 @@ export interface TaskChunk {
 }
 export type TaskMessage = TaskHeader | TaskChunk;
 export const CHUNK_BYTES = 1024 * 1024;
+export const TEXT_PIECE_CHARS = 512 * 1024;
 
 /** An uploader's error comes back as a value: an AppError thrown in the reader would reach the service as a plain Error. */
 export type ExtractionOutcome = { readonly ok: true; readonly extracted: ExtractedText } | { readonly ok: false; readonly error: SerializedError };
@@ -37,10 +38,13 @@ export type ExtractionOutcome = { readonly ok: true; readonly extracted: Extract
 /**
  * What the process sends back for a task: `started` when it begins (the pool's deadline counts
  * from there, not from the wait in the queue), then its outcome, or the message of an error
- * that is not the uploader's (a bug: the pool rethrows it).
+ * that is not the uploader's (a bug: the pool rethrows it). A long extracted text comes back
+ * the way the bytes went, in pieces of at most TEXT_PIECE_CHARS before the outcome, whose own
+ * text is what follows them (deserialising 20 MB of text at once held the event loop ~25 ms).
  */
 export type ProcessReply =
   | { readonly id: number; readonly started: true }
+  | { readonly id: number; readonly text: string }
   | { readonly id: number; readonly outcome: ExtractionOutcome }
   | { readonly id: number; readonly failure: string };
 
