@@ -141,13 +141,17 @@ describe('ExtractionPool', () => {
     }
   }, 60_000);
 
-  it('refuses files with 503 once closed, rather than starting new readers', async () => {
-    const closing = new ExtractionPool(OPTIONS);
+  it('refuses files with 503 once closed, those waiting for a reader included, rather than starting new readers', async () => {
+    const open: ExtractionLimits = { ...DEFAULT_EXTRACTION_LIMITS, maxDepth: 10_000_000 };
+    const closing = new ExtractionPool({ ...OPTIONS, workers: 1, limits: open });
     await closing.extract(utf8('warm'), { fileName: 'warm.txt', workspaceId: WS });
+    const refused = (e: unknown): string => (e instanceof AppError ? e.code : String(e));
+    const reading = closing.extract(deepHtml(100_000), { fileName: 'slow.html', workspaceId: WS }).then(() => 'read', refused);
+    const waiting = closing.extract(utf8('queued'), { fileName: 'queued.txt', workspaceId: 'ws_other' }).then(() => 'read', refused);
+    await new Promise((resolve) => setTimeout(resolve, 50));
     await closing.close();
-    const error: unknown = await closing.extract(utf8('late'), { fileName: 'late.txt', workspaceId: WS }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(AppError);
-    expect((error as AppError).code).toBe('unavailable');
+    const late = closing.extract(utf8('late'), { fileName: 'late.txt', workspaceId: WS }).then(() => 'read', refused);
+    expect(await Promise.all([reading, waiting, late])).toEqual(['unavailable', 'unavailable', 'unavailable']);
   });
 
   it('refuses a file with 503 when every reader is busy and the queue is full', async () => {

@@ -96,7 +96,8 @@ export class ExtractionPool {
    * no reader could take it.
    */
   async extract(bytes: Uint8Array, file: FileToExtract): Promise<ExtractedText> {
-    if (this.closed) throw unavailable('File extraction is shutting down; try again shortly');
+    const shuttingDown = (): AppError => unavailable('File extraction is shutting down; try again shortly');
+    if (this.closed) throw shuttingDown();
     let release: () => void;
     try {
       release = await this.slots.acquire(file.workspaceId);
@@ -105,6 +106,8 @@ export class ExtractionPool {
       throw error;
     }
     try {
+      // A file that waited for its turn while the pool closed starts no reader.
+      if (this.closed) throw shuttingDown();
       const extracted = await this.read({ fileName: file.fileName, mimeType: file.mimeType ?? null, bytes }, file.workspaceId);
       extractionFiles.inc({ outcome: 'ok' });
       return extracted;

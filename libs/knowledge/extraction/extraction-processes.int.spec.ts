@@ -1,5 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -25,12 +25,23 @@ const READERS = {
     const grow = [];
     for (;;) grow.push(grow.length);
   });`,
-  // Answers with what it may see: its environment's names, and what reading the service's fails with.
+  // Answers with what it may see: its environment's names, and what reading the service's
+  // environment fails with, directly and through /proc's links to the root and the working folder.
   environment: `onTask((task) => {
     process.send({ id: task.id, started: true });
-    let parent = 'read';
-    try { require('node:fs').readFileSync('/proc/' + process.ppid + '/environ'); } catch (error) { parent = error.code; }
-    process.send({ id: task.id, outcome: { ok: true, extracted: { text: parent + ' ' + Object.keys(process.env).join(','), pages: null } } });
+    const fs = require('node:fs');
+    const tries = ['/proc/' + process.ppid + '/environ', '/proc/self/root/proc/' + process.ppid + '/environ', '/proc/self/task/' + process.pid + '/root/proc/' + process.ppid + '/environ', '/proc/self/cwd/' + require('node:path').basename(__filename), '/etc/hostname'];
+    const outcomes = tries.map((path) => { try { fs.readFileSync(path); return 'read ' + path; } catch (error) { return error.code; } });
+    process.send({ id: task.id, outcome: { ok: true, extracted: { text: outcomes.join(',') + ' ' + Object.keys(process.env).join(','), pages: null } } });
+  });`,
+  // Dies as soon as it is handed a file.
+  dying: `onTask(() => process.exit(3));`,
+  // Starts a file and sends text without end.
+  flooding: `onTask((task) => {
+    process.send({ id: task.id, started: true });
+    const piece = 'x'.repeat(1000);
+    const more = () => process.send({ id: task.id, text: piece }, more);
+    more();
   });`,
   // Answers a file named pid.txt with its pid; starts any other and never answers.
   obedient: `onTask((task) => {
@@ -164,8 +175,8 @@ describe('ExtractionProcesses', () => {
     process.env['LORE_TEST_SECRET'] = 'not for readers';
     try {
       const outcome = await readers(scripts.environment).run(task(1), never());
-      const [parent, names] = (outcome.ok ? outcome.extracted.text : '').split(' ');
-      expect(parent).toBe('ERR_ACCESS_DENIED');
+      const [tries, names] = (outcome.ok ? outcome.extracted.text : '').split(' ');
+      expect(tries?.split(',')).toEqual(Array(5).fill('ERR_ACCESS_DENIED'));
       expect(names?.split(',')).not.toContain('LORE_TEST_SECRET');
     } finally {
       delete process.env['LORE_TEST_SECRET'];
@@ -195,6 +206,29 @@ describe('ExtractionProcesses', () => {
     const error = await ended(readers(scripts.obedient, { onStart: () => (started = true) }).run(task(1, 'pid.txt'), abort.signal));
     expect(error.reason).toBe('deadline');
     expect(started).toBe(false);
+  });
+
+  it('gives a file 503 when a second new reader dies before starting it too, rather than trying without end', async () => {
+    const error = await ended(readers(scripts.dying).run(task(1), never()));
+    expect(error.reason).toBe('unavailable');
+  });
+
+  it('runs a reader whose script is reached through a symbolic link (a release folder, say)', async () => {
+    const linked = join(tmpdir(), `lore-readers-link-${process.pid}`);
+    symlinkSync(dir, linked);
+    try {
+      const outcome = await readers(join(linked, 'obedient.cjs')).run(task(1, 'pid.txt'), never());
+      expect(Number(outcome.ok && outcome.extracted.text)).toBeGreaterThan(0);
+    } finally {
+      rmSync(linked);
+    }
+  });
+
+  it('ends a reader that sends more text than the limit, and goes on serving', async () => {
+    const limits = { ...DEFAULT_EXTRACTION_LIMITS, maxTextChars: 10_000 };
+    const error = await ended(readers(scripts.flooding).run({ ...task(1), limits }, never()));
+    expect(error.reason).toBe('crash');
+    expect(error.message).toContain('KNOWLEDGE_EXTRACT_MAX_TEXT_CHARS');
   });
 
   it('gives up on a reader that does not start a file within the start bound: unavailable, not a slot held forever', async () => {
@@ -234,8 +268,13 @@ describe('ExtractionProcesses', () => {
 
     it('when the service is killed (SIGKILL): its watchdog ends it', async () => {
       const { service: killed, reader } = await service(scripts.watched);
-      killed.kill('SIGKILL');
-      expect(await until(() => !alive(reader), 5_000)).toBe(true);
+      try {
+        killed.kill('SIGKILL');
+        expect(await until(() => !alive(reader), 5_000)).toBe(true);
+      } finally {
+        // Should the test fail, only the watchdog's hard limit (two minutes) would end this reader.
+        if (alive(reader)) process.kill(reader, 'SIGKILL');
+      }
     }, 30_000);
 
     it('when the service exits: the service kills it on its way out (this reader has no watchdog)', async () => {

@@ -1,7 +1,8 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, realpathSync } from 'node:fs';
+import type { Socket } from 'node:net';
+import { setPriority } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { Readable } from 'node:stream';
 
 import { CHUNK_BYTES, readerArgs, type ExtractionOutcome, type ExtractionTask, type ProcessReply, type TaskMessage } from './reader-protocol';
 
@@ -65,6 +66,8 @@ interface Reader {
   /** Set once, by whatever ends the process first: the reason its file, if any, gets. */
   ending: ReaderEnded | null;
   stderr: string;
+  /** Its end has been dealt with ('close', or 'error' for a process that never started). */
+  settled: boolean;
   /** V8 said on stderr that a heap ran out (the message comes first, before a long stack trace). */
   outOfMemory: boolean;
 }
@@ -77,8 +80,9 @@ interface Reader {
  *
  * Each reader starts with an empty environment and under Node's permission model: it may read
  * only its own script's folder and the node_modules its requires resolve from (not the data
- * directory, not /proc/<service>/environ), start no process and write no file. It lowers all its
- * threads to nice +10 once loaded. It never outlives the service: idle readers exit when the
+ * directory, not /proc/<service>/environ), start no process and write no file (it can still
+ * open sockets and signal processes of the same user: Node's model does not cover those). Once
+ * it is loaded the service lowers all its threads to nice +10. It never outlives the service: idle readers exit when the
  * channel closes, busy ones are killed from the service's `exit` and by their own watchdog
  * thread (parent gone, or one file read for too long). A file is settled only once its reader
  * has exited, so there are never more than the caller's concurrency of readers alive.
@@ -88,7 +92,12 @@ export class ExtractionProcesses {
   private readonly idle: Reader[] = [];
   private closed = false;
 
-  constructor(private readonly options: ExtractionProcessesOptions) {}
+  constructor(private readonly options: ExtractionProcessesOptions) {
+    this.script = realpathSync(options.script);
+  }
+
+  /** The reader script's real path: the permission model checks paths as the process resolves them. */
+  private readonly script: string;
 
   /** Reads `task` in an idle process (or a new one); `signal` ends that process at once. */
   run(task: ExtractionTask, signal: AbortSignal): Promise<ExtractionOutcome> {
@@ -127,7 +136,14 @@ export class ExtractionProcesses {
   }
 
   private assign(job: Job): void {
-    const reader = this.idle.pop() ?? this.start();
+    let reader: Reader;
+    try {
+      reader = this.idle.pop() ?? this.start();
+    } catch (error) {
+      this.detach(job);
+      job.reject(new ReaderEnded('unavailable', `no reader process could be started: ${error instanceof Error ? error.message : String(error)}`));
+      return;
+    }
     reader.job = job;
     job.reader = reader;
     const startTimeoutMs = this.options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
@@ -155,33 +171,33 @@ export class ExtractionProcesses {
   }
 
   private start(): Reader {
-    const child = fork(this.options.script, readerArgs(2 * this.options.timeoutMs + 1000), {
-      execArgv: [...permissionArgs(this.options.script), `--max-old-space-size=${this.options.maxMemoryMb}`, '--max-semi-space-size=16'],
+    const child = fork(this.script, readerArgs(2 * this.options.timeoutMs + 1000), {
+      execArgv: [...permissionArgs(this.script), `--max-old-space-size=${this.options.maxMemoryMb}`, '--max-semi-space-size=16'],
+      // Relative paths resolve inside the script's folder, which is all it may read anyway.
+      cwd: dirname(this.script),
       env: {},
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     });
-    const reader: Reader = { child, job: null, ending: null, stderr: '', outOfMemory: false };
+    const reader: Reader = { child, job: null, ending: null, stderr: '', settled: false, outOfMemory: false };
+    // First: a process that could not be started (EMFILE, EAGAIN) emits 'error' and has no stdio.
+    child.on('error', (error) => {
+      this.end(reader, new ReaderEnded('crash', `the reader process failed: ${error.message}`));
+      if (child.pid === undefined) this.settle(reader);
+    });
     living.add({ owner: this, reader });
     killOnExit();
-    const stderr = child.stderr as Readable & { unref?: () => void };
-    stderr.setEncoding('utf8');
-    stderr.on('data', (text: string) => {
+    // A pipe of a child process is a socket (it can be unref'd).
+    const stderr = child.stderr as Socket | null;
+    stderr?.setEncoding('utf8');
+    stderr?.on('data', (text: string) => {
       // Tested across the chunk boundary too: the message may arrive split.
       reader.outOfMemory ||= OUT_OF_MEMORY.test(reader.stderr.slice(-64) + text);
       reader.stderr = (reader.stderr + text).slice(-STDERR_TAIL_CHARS);
     });
     // The pipe never keeps the service alive; the process and its channel are ref'd while busy.
-    stderr.unref?.();
+    stderr?.unref();
     child.on('message', (reply: ProcessReply) => this.reply(reader, reply));
-    // The channel closes as the process goes: from then on a reader that dies idle is never handed
-    // a file ('close', which says why it ended, comes once its stderr has been read to the end).
-    child.on('disconnect', () => this.unidle(reader));
-    child.on('error', (error) => {
-      this.end(reader, new ReaderEnded('crash', `the reader process failed: ${error.message}`));
-      // A process that never started emits no 'close'.
-      if (child.pid === undefined) this.settle(reader);
-    });
     child.on('close', (code, signal) => {
       // V8 aborts (SIGABRT) when a heap runs out, and says so on stderr first.
       const reason = reader.outOfMemory ? 'memory' : 'crash';
@@ -192,6 +208,7 @@ export class ExtractionProcesses {
   }
 
   private reply(reader: Reader, reply: ProcessReply): void {
+    if ('ready' in reply) return lowerPriority(reader.child.pid);
     const job = reader.job;
     if (job === null || reply.id !== job.task.id || reader.ending !== null) return;
     if ('started' in reply) {
@@ -202,6 +219,11 @@ export class ExtractionProcesses {
       return;
     }
     if ('text' in reply) {
+      // A reader keeps to the text limit; one that does not (a compromised parser) is ended
+      // before its text can outgrow what a string can hold here.
+      if (job.text.length + reply.text.length > job.task.limits.maxTextChars) {
+        return this.end(reader, new ReaderEnded('crash', 'the reader process sent more text than KNOWLEDGE_EXTRACT_MAX_TEXT_CHARS'));
+      }
       job.text += reply.text;
       return;
     }
@@ -225,6 +247,8 @@ export class ExtractionProcesses {
 
   /** The process has exited: its file, if any, fails with the reason it ended, or goes to a new reader. */
   private settle(reader: Reader): void {
+    if (reader.settled) return;
+    reader.settled = true;
     for (const entry of living) if (entry.reader === reader) living.delete(entry);
     this.unidle(reader);
     const ending = reader.ending ?? new ReaderEnded('crash', 'the reader process ended');
@@ -258,6 +282,22 @@ export class ExtractionProcesses {
 }
 
 /**
+ * A loaded reader's threads to nice +10 (on Linux a thread's id is a pid for setpriority), from
+ * the service, which may list them: the service's request thread gets the CPU first, the
+ * reader's V8 compiler and GC helpers and its watchdog included; threads it starts later inherit
+ * it. Once loaded, not from the fork on: at low priority on a busy machine, starting a
+ * replacement reader took seconds, all of it counted against the file that waited for it.
+ */
+function lowerPriority(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    for (const thread of readdirSync(`/proc/${pid}/task`)) setPriority(Number(thread), 10);
+  } catch {
+    // not Linux, gone already, or not permitted here (some containers): it runs at the service's priority
+  }
+}
+
+/**
  * Every reader alive in this process, by the instance that started it: killed when the process
  * exits, whatever the path to the exit (a busy reader would otherwise read on until its watchdog
  * notices; an idle one leaves with the channel).
@@ -274,13 +314,14 @@ function killOnExit(): void {
 
 /**
  * Node's permission model for a reader: read access to its script's folder and to the
- * node_modules folders its requires resolve from (its folder's and each parent's), and to its
- * own thread list (for nice); no writes, no child processes; a thread only for its watchdog.
- * The flag is `--permission` from Node 22.13 and `--experimental-permission` before.
+ * node_modules folders its requires resolve from (its folder's and each parent's); no writes,
+ * no child processes; a thread only for its watchdog. Nothing under /proc: Node checks a path as
+ * written, so a grant of /proc/self/task would reach every file through its threads' `root` and
+ * `cwd` links. The flag is `--permission` from Node 22.13 and `--experimental-permission` before.
  */
 function permissionArgs(script: string): string[] {
   const flag = process.allowedNodeEnvironmentFlags.has('--permission') ? '--permission' : '--experimental-permission';
-  const readable = [dirname(script), '/proc/self/task'];
+  const readable = [dirname(script)];
   for (let dir = dirname(script); ; dir = dirname(dir)) {
     if (existsSync(join(dir, 'node_modules'))) readable.push(join(dir, 'node_modules'));
     if (dirname(dir) === dir) break;

@@ -1,6 +1,3 @@
-import { readdirSync } from 'node:fs';
-import { setPriority } from 'node:os';
-
 import { AppError } from '@lore/platform/kernel';
 
 import { extractText } from './extract-text';
@@ -22,23 +19,7 @@ async function extract(task: ExtractionTask): Promise<ExtractionOutcome> {
   }
 }
 
-/**
- * Every thread of this process to nice +10 (on Linux a thread's id is a pid for setpriority):
- * the service's request thread gets the CPU first, V8's compiler and GC helpers included.
- * Threads started later inherit it. Once loaded, not from the fork on: at low priority on a busy
- * machine, starting a replacement reader took seconds, all of it counted against the file that
- * waited for it.
- */
-function lowerPriority(): void {
-  try {
-    for (const thread of readdirSync('/proc/self/task')) setPriority(Number(thread), 10);
-  } catch {
-    // not Linux, or not permitted here (some containers): the reader runs at the service's priority
-  }
-}
-
 function serve(hardLimitMs: number): void {
-  lowerPriority();
   const watchdog = startReaderWatchdog(hardLimitMs);
   // Resolves once the reply is written, so that pieces go one after another (backpressure).
   const send = (reply: ProcessReply): Promise<void> =>
@@ -80,6 +61,8 @@ function serve(hardLimitMs: number): void {
   });
   // An idle reader ends with the service's channel; a busy one is ended by its watchdog.
   process.on('disconnect', () => process.exit(0));
+  // Loaded, its watchdog running: the service lowers all its threads' priority now.
+  void send({ ready: true });
 }
 
 const hardLimitMs = readerHardLimitMs(process.argv);

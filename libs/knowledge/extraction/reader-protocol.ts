@@ -36,13 +36,15 @@ export const TEXT_PIECE_CHARS = 512 * 1024;
 export type ExtractionOutcome = { readonly ok: true; readonly extracted: ExtractedText } | { readonly ok: false; readonly error: SerializedError };
 
 /**
- * What the process sends back for a task: `started` when it begins (the pool's deadline counts
+ * What the process sends: `ready` once loaded (the service then lowers its threads' priority);
+ * for a task, `started` when it begins (the pool's deadline counts
  * from there, not from the wait in the queue), then its outcome, or the message of an error
  * that is not the uploader's (a bug: the pool rethrows it). A long extracted text comes back
  * the way the bytes went, in pieces of at most TEXT_PIECE_CHARS before the outcome, whose own
  * text is what follows them (deserialising 20 MB of text at once held the event loop ~25 ms).
  */
 export type ProcessReply =
+  | { readonly ready: true }
   | { readonly id: number; readonly started: true }
   | { readonly id: number; readonly text: string }
   | { readonly id: number; readonly outcome: ExtractionOutcome }

@@ -6,15 +6,17 @@ const POLL_MS = 250;
 // Plain JavaScript, run with `eval`: the watchdog must not depend on the bundle's layout.
 // `process.kill` of its own pid from a thread ends the whole process, whatever the main thread
 // is doing; `process.ppid` is read afresh on every call (a reader whose parent dies is
-// re-parented, so the value changes).
+// re-parented, so the value changes). Time is the monotonic clock (hrtime, the same in every
+// thread), not the wall clock, which can be stepped.
 const WATCHDOG_SOURCE = `
 const { workerData } = require('node:worker_threads');
 const busySince = new BigInt64Array(workerData.shared);
+const limitNs = BigInt(workerData.hardLimitMs) * 1000000n;
 const end = () => process.kill(process.pid, 'SIGKILL');
 setInterval(() => {
   if (process.ppid !== workerData.parent) end();
-  const since = Number(Atomics.load(busySince, 0));
-  if (since > 0 && Date.now() - since > workerData.hardLimitMs) end();
+  const since = Atomics.load(busySince, 0);
+  if (since > 0n && process.hrtime.bigint() - since > limitNs) end();
 }, ${POLL_MS});
 `;
 
@@ -41,9 +43,11 @@ export function startReaderWatchdog(hardLimitMs: number): ReaderWatchdog {
   });
   // The watchdog never keeps the reader alive: an idle reader still exits when its parent disconnects.
   worker.unref();
+  // A reader without its watchdog could outlive the service: it ends instead (its file, if any, gets 422).
+  worker.on('error', () => process.exit(1));
   return {
     busy: () => {
-      Atomics.store(busySince, 0, BigInt(Date.now()));
+      Atomics.store(busySince, 0, process.hrtime.bigint());
     },
     idle: () => {
       Atomics.store(busySince, 0, 0n);
