@@ -1,4 +1,4 @@
-import { fork, type ChildProcess } from 'node:child_process';
+import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -86,6 +86,24 @@ process.on('message', (command) => {
 });
 `;
 
+// A service out of file descriptors (run under \`ulimit -n\`): no reader can be started. Prints
+// why its file was refused, then whether it is still alive a moment later.
+const STARVED = `
+import { openSync } from 'node:fs';
+import { ExtractionProcesses, ReaderEnded } from './extraction-processes';
+const readers = new ExtractionProcesses({ script: process.argv[2], maxMemoryMb: 64, timeoutMs: 5_000, onStart: () => undefined });
+try {
+  for (;;) openSync('/dev/null', 'r');
+} catch {
+  // every descriptor taken
+}
+readers.run({ id: 1, fileName: 'f.txt', mimeType: null, bytes: new Uint8Array([1]), limits: {} as never }, new AbortController().signal).then(
+  () => console.log('read'),
+  (error: unknown) => console.log(error instanceof ReaderEnded ? error.reason : String(error)),
+);
+setTimeout(() => console.log('alive'), 500);
+`;
+
 const task = (id: number, fileName = 'f.txt'): ExtractionTask => ({ id, fileName, mimeType: null, bytes: new Uint8Array([104, 105]), limits: DEFAULT_EXTRACTION_LIMITS });
 const never = (): AbortSignal => new AbortController().signal;
 const ended = async (promise: Promise<unknown>): Promise<ReaderEnded> => {
@@ -129,7 +147,7 @@ const until = async (condition: () => boolean, ms: number): Promise<boolean> => 
 
 describe('ExtractionProcesses', () => {
   let dir: string;
-  const scripts = {} as Record<keyof typeof READERS | 'watched' | 'service', string>;
+  const scripts = {} as Record<keyof typeof READERS | 'watched' | 'service' | 'starved', string>;
   const open: ExtractionProcesses[] = [];
   const readers = (script: string, options: Partial<ExtractionProcessesOptions> = {}): ExtractionProcesses => {
     const created = new ExtractionProcesses({ script, maxMemoryMb: 64, timeoutMs: 5_000, onStart: () => undefined, ...options });
@@ -144,7 +162,7 @@ describe('ExtractionProcesses', () => {
       writeFileSync(script, `${ON_TASK}\n${source}\nprocess.on('disconnect', () => process.exit(0));\n`);
       scripts[name as keyof typeof READERS] = script;
     }
-    for (const [name, contents] of [['watched', WATCHED], ['service', SERVICE]] as const) {
+    for (const [name, contents] of [['watched', WATCHED], ['service', SERVICE], ['starved', STARVED]] as const) {
       scripts[name] = join(dir, `${name}.cjs`);
       await build({ stdin: { contents, loader: 'ts', resolveDir: __dirname }, bundle: true, platform: 'node', format: 'cjs', outfile: scripts[name], logLevel: 'silent' });
     }
@@ -229,6 +247,12 @@ describe('ExtractionProcesses', () => {
     const error = await ended(readers(scripts.flooding).run({ ...task(1), limits }, never()));
     expect(error.reason).toBe('crash');
     expect(error.message).toContain('KNOWLEDGE_EXTRACT_MAX_TEXT_CHARS');
+  });
+
+  it('refuses a file with unavailable when no reader can be started (no file descriptors left), and the service lives on', () => {
+    // A session of its own (setsid): should the service signal its process group, that stays in there.
+    const printed = execFileSync('setsid', ['-w', 'bash', '-c', 'ulimit -n 64 && exec "$0" "$1" "$2"', process.execPath, scripts.starved, scripts.obedient], { encoding: 'utf8', timeout: 20_000 });
+    expect(printed.trim().split('\n')).toEqual(['unavailable', 'alive']);
   });
 
   it('gives up on a reader that does not start a file within the start bound: unavailable, not a slot held forever', async () => {

@@ -158,6 +158,8 @@ export class ExtractionProcesses {
    * written: the event loop turns between chunks. Bytes cross as a copy (advanced serialisation).
    */
   private transfer(reader: Reader, job: Job): void {
+    // A process that could not be started has no channel (its 'error' settles the file).
+    if (!reader.child.connected) return this.end(reader, new ReaderEnded('crash', 'the reader process has no channel'));
     const { bytes, ...header } = job.task;
     let sent = 0;
     const next = (error: Error | null): void => {
@@ -242,7 +244,7 @@ export class ExtractionProcesses {
     if (reader.ending !== null) return;
     reader.ending = error;
     this.unidle(reader);
-    if (reader.child.exitCode === null && reader.child.signalCode === null) reader.child.kill('SIGKILL');
+    kill(reader);
   }
 
   /** The process has exited: its file, if any, fails with the reason it ended, or goes to a new reader. */
@@ -298,6 +300,16 @@ function lowerPriority(pid: number | undefined): void {
 }
 
 /**
+ * SIGKILL to a reader that is running. Never to one that could not be started: Node keeps the
+ * handle of a spawn that failed with EMFILE, and its kill then signals pid 0, the service's
+ * whole process group (seen here: the service and the shell that started it were killed).
+ */
+function kill(reader: Reader): void {
+  const { child } = reader;
+  if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+}
+
+/**
  * Every reader alive in this process, by the instance that started it: killed when the process
  * exits, whatever the path to the exit (a busy reader would otherwise read on until its watchdog
  * notices; an idle one leaves with the channel).
@@ -308,7 +320,7 @@ function killOnExit(): void {
   if (exitHooked) return;
   exitHooked = true;
   process.on('exit', () => {
-    for (const { reader } of living) reader.child.kill('SIGKILL');
+    for (const { reader } of living) kill(reader);
   });
 }
 
