@@ -61,6 +61,8 @@ interface Job {
 }
 
 interface Reader {
+  /** The instance that started it (close() ends only its own). */
+  readonly owner: ExtractionProcesses;
   readonly child: ChildProcess;
   job: Job | null;
   /** Set once, by whatever ends the process first: the reason its file, if any, gets. */
@@ -127,7 +129,7 @@ export class ExtractionProcesses {
   async close(): Promise<void> {
     this.closed = true;
     this.idle.length = 0;
-    const exits = [...living].filter(({ owner }) => owner === this).map(({ reader }) => {
+    const exits = [...living].filter((reader) => reader.owner === this).map((reader) => {
       const exited = new Promise<void>((resolve) => reader.child.once('close', () => resolve()));
       this.end(reader, new ReaderEnded('unavailable', 'the extraction processes were closed'));
       return exited;
@@ -181,13 +183,13 @@ export class ExtractionProcesses {
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     });
-    const reader: Reader = { child, job: null, ending: null, stderr: '', settled: false, outOfMemory: false };
+    const reader: Reader = { owner: this, child, job: null, ending: null, stderr: '', settled: false, outOfMemory: false };
     // First: a process that could not be started (EMFILE, EAGAIN) emits 'error' and has no stdio.
     child.on('error', (error) => {
       this.end(reader, new ReaderEnded('crash', `the reader process failed: ${error.message}`));
       if (child.pid === undefined) this.settle(reader);
     });
-    living.add({ owner: this, reader });
+    living.add(reader);
     killOnExit();
     // A pipe of a child process is a socket (it can be unref'd).
     const stderr = child.stderr as Socket | null;
@@ -251,7 +253,7 @@ export class ExtractionProcesses {
   private settle(reader: Reader): void {
     if (reader.settled) return;
     reader.settled = true;
-    for (const entry of living) if (entry.reader === reader) living.delete(entry);
+    living.delete(reader);
     this.unidle(reader);
     const ending = reader.ending ?? new ReaderEnded('crash', 'the reader process ended');
     const job = reader.job;
@@ -310,17 +312,17 @@ function kill(reader: Reader): void {
 }
 
 /**
- * Every reader alive in this process, by the instance that started it: killed when the process
+ * Every reader alive in this process (each knows the instance that started it): killed when the process
  * exits, whatever the path to the exit (a busy reader would otherwise read on until its watchdog
  * notices; an idle one leaves with the channel).
  */
-const living = new Set<{ readonly owner: ExtractionProcesses; readonly reader: Reader }>();
+const living = new Set<Reader>();
 let exitHooked = false;
 function killOnExit(): void {
   if (exitHooked) return;
   exitHooked = true;
   process.on('exit', () => {
-    for (const { reader } of living) kill(reader);
+    for (const reader of living) kill(reader);
   });
 }
 
