@@ -146,12 +146,15 @@ describe('ExtractionPool', () => {
     const closing = new ExtractionPool({ ...OPTIONS, workers: 1, limits: open });
     await closing.extract(utf8('warm'), { fileName: 'warm.txt', workspaceId: WS });
     const refused = (e: unknown): string => (e instanceof AppError ? e.code : String(e));
+    const counted = await count(extractionFiles, { outcome: 'unavailable' });
     const reading = closing.extract(deepHtml(100_000), { fileName: 'slow.html', workspaceId: WS }).then(() => 'read', refused);
     const waiting = closing.extract(utf8('queued'), { fileName: 'queued.txt', workspaceId: 'ws_other' }).then(() => 'read', refused);
     await new Promise((resolve) => setTimeout(resolve, 50));
     await closing.close();
     const late = closing.extract(utf8('late'), { fileName: 'late.txt', workspaceId: WS }).then(() => 'read', refused);
     expect(await Promise.all([reading, waiting, late])).toEqual(['unavailable', 'unavailable', 'unavailable']);
+    // Each counted, the two refused by the closed pool itself included.
+    expect((await count(extractionFiles, { outcome: 'unavailable' })) - counted).toBe(3);
   });
 
   it('refuses a file with 503 when every reader is busy and the queue is full', async () => {

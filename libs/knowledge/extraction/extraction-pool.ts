@@ -96,7 +96,11 @@ export class ExtractionPool {
    * no reader could take it.
    */
   async extract(bytes: Uint8Array, file: FileToExtract): Promise<ExtractedText> {
-    const shuttingDown = (): AppError => unavailable('File extraction is shutting down; try again shortly');
+    // Counted as 'unavailable', like a file no reader could take: both are 503s to try again.
+    const shuttingDown = (): AppError => {
+      extractionFiles.inc({ outcome: 'unavailable' });
+      return unavailable('File extraction is shutting down; try again shortly');
+    };
     if (this.closed) throw shuttingDown();
     let release: () => void;
     try {

@@ -1,5 +1,5 @@
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -11,8 +11,10 @@ import { DEFAULT_EXTRACTION_LIMITS } from './extraction-limits';
 import { ExtractionProcesses, ReaderEnded, type ExtractionProcessesOptions } from './extraction-processes';
 import { CHUNK_BYTES, type ExtractionTask } from './reader-protocol';
 
-// A task's header (its bytes follow in chunks, which the stand-ins have no use for).
-const ON_TASK = `const onTask = (handle) => process.on('message', (message) => 'chunk' in message || handle(message));`;
+// A task's header (its bytes follow in chunks, which the stand-ins have no use for), and text as
+// the real reader sends it.
+const PREAMBLE = `const onTask = (handle) => process.on('message', (message) => 'chunk' in message || handle(message));
+const extracted = (text, title = null) => ({ text, format: 'text', mimeType: 'text/plain', title, pages: null });`;
 
 // Stand-in readers speaking the reader process's protocol (extraction.worker.ts), each doing what
 // no real file can be relied on to make the real reader do. Plain scripts, except those bundled
@@ -32,7 +34,7 @@ const READERS = {
     const fs = require('node:fs');
     const tries = ['/proc/' + process.ppid + '/environ', '/proc/self/root/proc/' + process.ppid + '/environ', '/proc/self/task/' + process.pid + '/root/proc/' + process.ppid + '/environ', '/proc/self/cwd/' + require('node:path').basename(__filename), '/etc/hostname'];
     const outcomes = tries.map((path) => { try { fs.readFileSync(path); return 'read ' + path; } catch (error) { return error.code; } });
-    process.send({ id: task.id, outcome: { ok: true, extracted: { text: outcomes.join(',') + ' ' + Object.keys(process.env).join(','), pages: null } } });
+    process.send({ id: task.id, outcome: { ok: true, extracted: extracted(outcomes.join(',') + ' ' + Object.keys(process.env).join(',')) } });
   });`,
   // Dies as soon as it is handed a file.
   dying: `onTask(() => process.exit(3));`,
@@ -46,12 +48,38 @@ const READERS = {
   // Answers a file named pid.txt with its pid; starts any other and never answers.
   obedient: `onTask((task) => {
     process.send({ id: task.id, started: true });
-    if (task.fileName === 'pid.txt') process.send({ id: task.id, outcome: { ok: true, extracted: { text: String(process.pid), pages: null } } });
+    if (task.fileName === 'pid.txt') process.send({ id: task.id, outcome: { ok: true, extracted: extracted(String(process.pid)) } });
   });`,
   // Starts a file and spins on it, without a watchdog.
   spinning: `onTask((task) => process.send({ id: task.id, started: true }, () => {
     for (;;);
   }));`,
+  // Says ready, then breaks the protocol in the way its file is named after (BREACHES).
+  misbehaving: `const breaches = {
+    null: () => [null],
+    number: () => [7],
+    nullText: (id) => [{ id, text: null }],
+    nullOutcome: (id) => [{ id, outcome: null }],
+    noExtracted: (id) => [{ id, outcome: { ok: true } }],
+    arrayText: (id) => [{ id, text: ['x'.repeat(50000)] }, { id, outcome: { ok: true, extracted: extracted('') } }],
+    internalError: (id) => [{ id, outcome: { ok: false, error: { code: 'internal', message: 'not the uploader', issues: [] } } }],
+    otherFile: (id) => [{ id: id + 1, text: 'x' }],
+    startedTwice: (id) => [{ id, started: true }],
+    readyTwice: () => [{ ready: true }],
+    longTitle: (id) => [{ id, outcome: { ok: true, extracted: extracted('', 'x'.repeat(20000)) } }],
+    unstarted: (id) => [{ id, text: 'x' }],
+    afterItsFile: (id) => [{ id, outcome: { ok: true, extracted: extracted('done') } }, { id, text: 'more' }],
+  };
+  process.send({ ready: true });
+  onTask((task) => {
+    if (task.fileName !== 'unstarted') process.send({ id: task.id, started: true });
+    for (const message of breaches[task.fileName](task.id)) process.send(message);
+  });`,
+  // Answers every file with the text of the one package it requires (from the node_modules its folder has).
+  requiring: `onTask((task) => {
+    process.send({ id: task.id, started: true });
+    process.send({ id: task.id, outcome: { ok: true, extracted: extracted(require('lore-test-dependency')) } });
+  });`,
   // Never starts a file.
   silent: `process.on('message', () => undefined);`,
   // Starts a file, says why on stderr and aborts, as a native crash would.
@@ -159,7 +187,7 @@ describe('ExtractionProcesses', () => {
     dir = mkdtempSync(join(tmpdir(), 'lore-readers-'));
     for (const [name, source] of Object.entries(READERS)) {
       const script = join(dir, `${name}.cjs`);
-      writeFileSync(script, `${ON_TASK}\n${source}\nprocess.on('disconnect', () => process.exit(0));\n`);
+      writeFileSync(script, `${PREAMBLE}\n${source}\nprocess.on('disconnect', () => process.exit(0));\n`);
       scripts[name as keyof typeof READERS] = script;
     }
     for (const [name, contents] of [['watched', WATCHED], ['service', SERVICE], ['starved', STARVED]] as const) {
@@ -247,6 +275,53 @@ describe('ExtractionProcesses', () => {
     const error = await ended(readers(scripts.flooding).run({ ...task(1), limits }, never()));
     expect(error.reason).toBe('crash');
     expect(error.message).toContain('KNOWLEDGE_EXTRACT_MAX_TEXT_CHARS');
+  });
+
+  describe('ends a reader that breaks the protocol (a parser made to run code), and goes on serving', () => {
+    const limits = { ...DEFAULT_EXTRACTION_LIMITS, maxTextChars: 10_000 };
+    const malformed = ['null', 'number', 'nullText', 'nullOutcome', 'noExtracted', 'arrayText', 'internalError'];
+    const cases: Array<[string, string]> = [
+      ...malformed.map((name): [string, string] => [name, 'a malformed message']),
+      ['otherFile', 'a message for another file'],
+      ['startedTwice', 'started twice'],
+      ['readyTwice', 'ready twice'],
+      ['longTitle', 'more text than KNOWLEDGE_EXTRACT_MAX_TEXT_CHARS'],
+    ];
+    it.each(cases)('%s: ends it with its file, which gets crash', async (name, breach) => {
+      const misbehaving = readers(scripts.misbehaving);
+      const error = await ended(misbehaving.run({ ...task(1, name), limits }, never()));
+      expect(error.reason).toBe('crash');
+      expect(error.message).toBe(`the reader process sent ${breach}`);
+    });
+
+    it('a result before starting its file: ended like a reader that died before starting it (one more reader, then 503)', async () => {
+      const endings: string[] = [];
+      const misbehaving = readers(scripts.misbehaving, { onEnded: (error) => endings.push(error.message) });
+      const error = await ended(misbehaving.run({ ...task(1, 'unstarted'), limits }, never()));
+      expect(error.reason).toBe('unavailable');
+      expect(endings).toEqual(Array(2).fill('the reader process sent a result before starting its file'));
+    });
+
+    it('a message while it has no file: the file before it is served, then the reader is ended', async () => {
+      const endings: Array<[string, boolean]> = [];
+      const misbehaving = readers(scripts.misbehaving, { onEnded: (error, withFile) => endings.push([error.message, withFile]) });
+      const outcome = await misbehaving.run({ ...task(1, 'afterItsFile'), limits }, never());
+      expect(outcome.ok && outcome.extracted.text).toBe('done');
+      expect(await until(() => endings.length > 0, 5_000)).toBe(true);
+      expect(endings).toEqual([['the reader process sent a message while it had no file', false]]);
+    });
+  });
+
+  it('lets a reader require from a node_modules that is a symbolic link (a shared install)', async () => {
+    const app = join(dir, 'app');
+    const modules = join(dir, 'shared-modules');
+    mkdirSync(join(modules, 'lore-test-dependency'), { recursive: true });
+    writeFileSync(join(modules, 'lore-test-dependency', 'index.js'), `module.exports = 'required';\n`);
+    mkdirSync(app);
+    symlinkSync(modules, join(app, 'node_modules'));
+    copyFileSync(scripts.requiring, join(app, 'requiring.cjs'));
+    const outcome = await readers(join(app, 'requiring.cjs')).run(task(1), never());
+    expect(outcome.ok && outcome.extracted.text).toBe('required');
   });
 
   it('refuses a file with unavailable when no reader can be started (no file descriptors left), and the service lives on', () => {

@@ -5,6 +5,7 @@ import { setPriority } from 'node:os';
 import { dirname, join } from 'node:path';
 
 import { CHUNK_BYTES, readerArgs, type ExtractionOutcome, type ExtractionTask, type ProcessReply, type TaskMessage } from './reader-protocol';
+import { parseReply } from './reader-replies';
 
 /**
  * Why a reader process ended with a file: its deadline; V8 out of heap; no start within the
@@ -72,6 +73,8 @@ interface Reader {
   settled: boolean;
   /** V8 said on stderr that a heap ran out (the message comes first, before a long stack trace). */
   outOfMemory: boolean;
+  /** It has said `ready` (once loaded; its threads were lowered then). */
+  ready: boolean;
 }
 
 /**
@@ -183,7 +186,7 @@ export class ExtractionProcesses {
       serialization: 'advanced',
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     });
-    const reader: Reader = { owner: this, child, job: null, ending: null, stderr: '', settled: false, outOfMemory: false };
+    const reader: Reader = { owner: this, child, job: null, ending: null, stderr: '', settled: false, outOfMemory: false, ready: false };
     // First: a process that could not be started (EMFILE, EAGAIN) emits 'error' and has no stdio.
     child.on('error', (error) => {
       this.end(reader, new ReaderEnded('crash', `the reader process failed: ${error.message}`));
@@ -201,7 +204,7 @@ export class ExtractionProcesses {
     });
     // The pipe never keeps the service alive; the process and its channel are ref'd while busy.
     stderr?.unref();
-    child.on('message', (reply: ProcessReply) => this.reply(reader, reply));
+    child.on('message', (message: unknown) => this.receive(reader, message));
     child.on('close', (code, signal) => {
       // V8 aborts (SIGABRT) when a heap runs out, and says so on stderr first.
       const reason = reader.outOfMemory ? 'memory' : 'crash';
@@ -211,34 +214,66 @@ export class ExtractionProcesses {
     return reader;
   }
 
-  private reply(reader: Reader, reply: ProcessReply): void {
-    if ('ready' in reply) return lowerPriority(reader.child.pid);
+  /**
+   * A reader's message. One it should not send (malformed, a second `ready`, anything while it
+   * has no file or for another file, text before `started` or past the text limit) ends it: a
+   * reader that breaks the protocol has a parser doing what it should not.
+   */
+  private receive(reader: Reader, message: unknown): void {
+    // Once its end is decided, whatever it had already sent is moot.
+    if (reader.ending !== null || reader.settled) return;
+    let breach: string | null;
+    try {
+      const reply = parseReply(message);
+      breach = reply === null ? 'a malformed message' : this.reply(reader, reply);
+    } catch (error) {
+      breach = `a message the service could not take (${error instanceof Error ? error.message : String(error)})`;
+    }
+    if (breach !== null) this.end(reader, new ReaderEnded('crash', `the reader process sent ${breach}`));
+  }
+
+  /** Acts on a well-formed reply; returns what was wrong with it at this point, if anything. */
+  private reply(reader: Reader, reply: ProcessReply): string | null {
+    if ('ready' in reply) {
+      if (reader.ready) return 'ready twice';
+      reader.ready = true;
+      lowerPriority(reader.child);
+      return null;
+    }
     const job = reader.job;
-    if (job === null || reply.id !== job.task.id || reader.ending !== null) return;
+    if (job === null) return 'a message while it had no file';
+    if (reply.id !== job.task.id) return 'a message for another file';
     if ('started' in reply) {
-      if (job.started) return;
+      if (job.started) return 'started twice';
       clearTimeout(job.startTimer);
       job.started = true;
       this.options.onStart(job.task.id);
-      return;
+      return null;
     }
+    if (!job.started) return 'a result before starting its file';
+    const { maxTextChars } = job.task.limits;
     if ('text' in reply) {
-      // A reader keeps to the text limit; one that does not (a compromised parser) is ended
-      // before its text can outgrow what a string can hold here.
-      if (job.text.length + reply.text.length > job.task.limits.maxTextChars) {
-        return this.end(reader, new ReaderEnded('crash', 'the reader process sent more text than KNOWLEDGE_EXTRACT_MAX_TEXT_CHARS'));
-      }
+      // A reader keeps to the text limit; text past it would soon outgrow what a string can hold here.
+      if (job.text.length + reply.text.length > maxTextChars) return 'more text than KNOWLEDGE_EXTRACT_MAX_TEXT_CHARS';
       job.text += reply.text;
-      return;
+      return null;
+    }
+    if ('outcome' in reply && reply.outcome.ok) {
+      const { text, title } = reply.outcome.extracted;
+      if (job.text.length + text.length > maxTextChars || (title?.length ?? 0) > maxTextChars) return 'more text than KNOWLEDGE_EXTRACT_MAX_TEXT_CHARS';
     }
     this.detach(job);
     reader.job = null;
     reader.child.unref();
     (reader.child.channel as { unref?: () => void } | undefined)?.unref?.();
     if (!this.closed) this.idle.push(reader);
-    if (!('outcome' in reply)) return job.reject(new Error(reply.failure));
+    if (!('outcome' in reply)) {
+      job.reject(new Error(reply.failure));
+      return null;
+    }
     const { outcome } = reply;
     job.resolve(outcome.ok ? { ok: true, extracted: { ...outcome.extracted, text: job.text + outcome.extracted.text } } : outcome);
+    return null;
   }
 
   /** Ends `reader` for `error` (the first reason given wins); its file is settled once the process has exited. */
@@ -292,8 +327,9 @@ export class ExtractionProcesses {
  * it. Once loaded, not from the fork on: at low priority on a busy machine, starting a
  * replacement reader took seconds, all of it counted against the file that waited for it.
  */
-function lowerPriority(pid: number | undefined): void {
-  if (pid === undefined) return;
+function lowerPriority(child: ChildProcess): void {
+  const { pid } = child;
+  if (pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
   try {
     for (const thread of readdirSync(`/proc/${pid}/task`)) setPriority(Number(thread), 10);
   } catch {
@@ -337,7 +373,8 @@ function permissionArgs(script: string): string[] {
   const flag = process.allowedNodeEnvironmentFlags.has('--permission') ? '--permission' : '--experimental-permission';
   const readable = [dirname(script)];
   for (let dir = dirname(script); ; dir = dirname(dir)) {
-    if (existsSync(join(dir, 'node_modules'))) readable.push(join(dir, 'node_modules'));
+    // Made real too: a node_modules that is a symbolic link (a shared install) is read through its target.
+    if (existsSync(join(dir, 'node_modules'))) readable.push(realpathSync(join(dir, 'node_modules')));
     if (dirname(dir) === dir) break;
   }
   return [flag, '--allow-worker', ...readable.map((path) => `--allow-fs-read=${path}`)];

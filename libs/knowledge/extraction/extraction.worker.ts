@@ -39,7 +39,8 @@ function serve(hardLimitMs: number): void {
     extract(task)
       .then(
         (outcome) => answer(task.id, outcome),
-        (error: unknown) => send({ id: task.id, failure: error instanceof Error ? error.message : String(error) }),
+        // Cut to well within what the service takes from a reader (reader-replies.ts).
+        (error: unknown) => send({ id: task.id, failure: (error instanceof Error ? error.message : String(error)).slice(0, 4096) }),
       )
       .finally(() => watchdog.idle());
   };

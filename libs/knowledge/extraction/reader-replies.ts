@@ -1,0 +1,51 @@
+import { z } from 'zod';
+
+import { MIME_OF, type FileFormat } from './file-format';
+import type { ProcessReply } from './reader-protocol';
+
+/**
+ * A reader's message, checked before the service acts on it. A reader runs parsers on hostile
+ * files: one whose parser was made to run code could send anything over its channel (`null`, a
+ * sparse array for text that counts as one character and joins to gigabytes, an error with any
+ * code and size). The service takes only what the real reader sends (extraction.worker.ts);
+ * anything else ends that reader. Kept apart from reader-protocol.ts so the reader's bundle
+ * carries no schema library.
+ */
+const id = z.number().int().nonnegative();
+/**
+ * A reader's errors are the uploader's (422 at the file, from extract-text.ts), and nothing else:
+ * few, and of bounded size, though generous: they name the file, whose name the upload chose.
+ */
+const MAX_ERROR_CHARS = 65_536;
+const MAX_ISSUES = 10;
+
+const validationError = z.object({
+  code: z.literal('validation'),
+  message: z.string().max(MAX_ERROR_CHARS),
+  issues: z
+    .array(z.object({ loc: z.array(z.union([z.string().max(200), z.number()])).max(10), msg: z.string().max(MAX_ERROR_CHARS), type: z.string().max(100) }))
+    .max(MAX_ISSUES),
+});
+
+const extracted = z.object({
+  text: z.string(),
+  format: z.enum(Object.keys(MIME_OF) as [FileFormat, ...FileFormat[]]),
+  mimeType: z.string().max(200),
+  // Counted with the text against its limit (ExtractionProcesses).
+  title: z.string().nullable(),
+  pages: z.number().int().nonnegative().nullable(),
+});
+
+const reply = z.union([
+  z.object({ ready: z.literal(true) }).strict(),
+  z.object({ id, started: z.literal(true) }).strict(),
+  z.object({ id, text: z.string() }).strict(),
+  z.object({ id, outcome: z.discriminatedUnion('ok', [z.object({ ok: z.literal(true), extracted }), z.object({ ok: z.literal(false), error: validationError })]) }).strict(),
+  z.object({ id, failure: z.string().max(MAX_ERROR_CHARS) }).strict(),
+]);
+
+/** The reply, or null when `message` is not one the real reader sends. */
+export function parseReply(message: unknown): ProcessReply | null {
+  const parsed = reply.safeParse(message);
+  return parsed.success ? parsed.data : null;
+}
