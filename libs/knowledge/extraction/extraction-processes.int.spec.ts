@@ -34,6 +34,7 @@ const READERS = {
     const fs = require('node:fs');
     const tries = ['/proc/' + process.ppid + '/environ', '/proc/self/root/proc/' + process.ppid + '/environ', '/proc/self/task/' + process.pid + '/root/proc/' + process.ppid + '/environ', '/proc/self/cwd/' + require('node:path').basename(__filename), '/etc/hostname'];
     const outcomes = tries.map((path) => { try { fs.readFileSync(path); return 'read ' + path; } catch (error) { return error.code; } });
+    outcomes.push((() => { try { return new Function('return "compiled"')(); } catch (error) { return error.name; } })());
     process.send({ id: task.id, outcome: { ok: true, extracted: extracted(outcomes.join(',') + ' ' + Object.keys(process.env).join(',')) } });
   });`,
   // Dies as soon as it is handed a file.
@@ -217,12 +218,13 @@ describe('ExtractionProcesses', () => {
     expect(error.stderr).toContain('a parser fell over');
   });
 
-  it('starts readers without the service environment, and unable to read the service process files', async () => {
+  it('starts readers without the service environment, unable to read the service process files or compile code from strings', async () => {
     process.env['LORE_TEST_SECRET'] = 'not for readers';
     try {
       const outcome = await readers(scripts.environment).run(task(1), never());
       const [tries, names] = (outcome.ok ? outcome.extracted.text : '').split(' ');
-      expect(tries?.split(',')).toEqual(Array(5).fill('ERR_ACCESS_DENIED'));
+      // Five reads denied, and no code compiled from a string.
+      expect(tries?.split(',')).toEqual([...Array(5).fill('ERR_ACCESS_DENIED'), 'EvalError']);
       expect(names?.split(',')).not.toContain('LORE_TEST_SECRET');
     } finally {
       delete process.env['LORE_TEST_SECRET'];

@@ -179,7 +179,9 @@ export class ExtractionProcesses {
 
   private start(): Reader {
     const child = fork(this.script, readerArgs(2 * this.options.timeoutMs + 1000), {
-      execArgv: [...permissionArgs(this.script), `--max-old-space-size=${this.options.maxMemoryMb}`, '--max-semi-space-size=16'],
+      // No eval or new Function: a parser tricked into compiling text from a file (as PDF.js
+      // was, CVE-2024-4367) throws instead of running it. PDF.js then takes its slower paths.
+      execArgv: [...permissionArgs(this.script), '--disallow-code-generation-from-strings', `--max-old-space-size=${this.options.maxMemoryMb}`, '--max-semi-space-size=16'],
       // Relative paths resolve inside the script's folder, which is all it may read anyway.
       cwd: dirname(this.script),
       env: {},
