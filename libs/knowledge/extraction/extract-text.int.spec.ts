@@ -56,6 +56,14 @@ describe('extractText: html', () => {
     });
   });
 
+  it('cuts a long <title> to 255 characters (the longest content name), never inside a surrogate pair', async () => {
+    const long = await extractText({ fileName: 'long.html', bytes: utf8(`<title>${'t'.repeat(300)}</title><p>Body</p>`) });
+    expect(long.title).toBe('t'.repeat(255));
+    // An emoji (two UTF-16 units) at units 254-255 does not fit: the title ends before it.
+    const emoji = await extractText({ fileName: 'emoji.html', bytes: utf8(`<title>${'t'.repeat(254)}😀 more</title><p>Body</p>`) });
+    expect(emoji.title).toBe('t'.repeat(254));
+  });
+
   it('drops scripts, styles, navigation, URLs and image placeholders', async () => {
     const { text } = await extractText({ fileName: 'tea.htm', bytes: utf8(page) });
     for (const absent of ['SCRIPT_TEXT', 'MORE_SCRIPT', 'secret', 'NAV_LINK', 'https://', 'IMAGE_ALT', '[']) {

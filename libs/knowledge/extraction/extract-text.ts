@@ -2,7 +2,7 @@ import { invalid } from '@lore/platform/kernel';
 
 import { csvText } from './csv-text';
 import { docxText } from './docx-text';
-import { checkTextSize, DEFAULT_EXTRACTION_LIMITS, type ExtractionLimits } from './extraction-limits';
+import { checkTextSize, DEFAULT_EXTRACTION_LIMITS, MAX_TITLE_CHARS, type ExtractionLimits } from './extraction-limits';
 import { detectFormat, FILE_FIELD, MIME_OF } from './file-format';
 import type { FileFormat, UploadedFile } from './file-format';
 import { checkHtmlDepth } from './html-depth';
@@ -48,7 +48,14 @@ export async function extractText(file: UploadedFile, limits: ExtractionLimits =
         : `"${file.fileName}" contains no text`,
     );
   }
-  return { text, format, mimeType: MIME_OF[format], title, pages };
+  return { text, format, mimeType: MIME_OF[format], title: title === null ? null : cutTitle(title), pages };
+}
+
+/** At most MAX_TITLE_CHARS, never ending in half a surrogate pair. */
+function cutTitle(title: string): string {
+  if (title.length <= MAX_TITLE_CHARS) return title;
+  const cut = title.slice(0, MAX_TITLE_CHARS);
+  return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
 }
 
 interface Read {

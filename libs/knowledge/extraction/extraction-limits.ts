@@ -33,6 +33,12 @@ export const DEFAULT_EXTRACTION_LIMITS: ExtractionLimits = {
   maxTextChars: 32_000_000,
 };
 
+/**
+ * A document's title is cut to this (the longest name a content may have): it names the content
+ * when the upload gives no name, and it crosses from the reader beside the text.
+ */
+export const MAX_TITLE_CHARS = 255;
+
 /** The environment variable that sets each limit, named in the error so that an operator knows what to raise. */
 export const LIMIT_VARIABLES = {
   maxDepth: 'KNOWLEDGE_EXTRACT_MAX_DEPTH',

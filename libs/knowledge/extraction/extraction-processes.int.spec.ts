@@ -3,135 +3,12 @@ import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { build } from 'esbuild';
-
 import { workerScript } from '@lore/platform/kernel';
 
 import { DEFAULT_EXTRACTION_LIMITS } from './extraction-limits';
 import { ExtractionProcesses, ReaderEnded, type ExtractionProcessesOptions } from './extraction-processes';
-import { CHUNK_BYTES, type ExtractionTask } from './reader-protocol';
-
-// A task's header (its bytes follow in chunks, which the stand-ins have no use for), and text as
-// the real reader sends it.
-const PREAMBLE = `const onTask = (handle) => process.on('message', (message) => 'chunk' in message || handle(message));
-const extracted = (text, title = null) => ({ text, format: 'text', mimeType: 'text/plain', title, pages: null });`;
-
-// Stand-in readers speaking the reader process's protocol (extraction.worker.ts), each doing what
-// no real file can be relied on to make the real reader do. Plain scripts, except those bundled
-// with the real watchdog (BUNDLED).
-const READERS = {
-  // Fills one array until V8's heap is full: in a process of its own, V8 then aborts that process
-  // (SIGABRT), as it does on any heap exhaustion outside a worker thread.
-  exhausting: `onTask((task) => {
-    process.send({ id: task.id, started: true });
-    const grow = [];
-    for (;;) grow.push(grow.length);
-  });`,
-  // Answers with what it may see: its environment's names, and what reading the service's
-  // environment fails with, directly and through /proc's links to the root and the working folder.
-  environment: `onTask((task) => {
-    process.send({ id: task.id, started: true });
-    const fs = require('node:fs');
-    const tries = ['/proc/' + process.ppid + '/environ', '/proc/self/root/proc/' + process.ppid + '/environ', '/proc/self/task/' + process.pid + '/root/proc/' + process.ppid + '/environ', '/proc/self/cwd/' + require('node:path').basename(__filename), '/etc/hostname'];
-    const outcomes = tries.map((path) => { try { fs.readFileSync(path); return 'read ' + path; } catch (error) { return error.code; } });
-    outcomes.push((() => { try { return new Function('return "compiled"')(); } catch (error) { return error.name; } })());
-    process.send({ id: task.id, outcome: { ok: true, extracted: extracted(outcomes.join(',') + ' ' + Object.keys(process.env).join(',')) } });
-  });`,
-  // Dies as soon as it is handed a file.
-  dying: `onTask(() => process.exit(3));`,
-  // Starts a file and sends text without end.
-  flooding: `onTask((task) => {
-    process.send({ id: task.id, started: true });
-    const piece = 'x'.repeat(1000);
-    const more = () => process.send({ id: task.id, text: piece }, more);
-    more();
-  });`,
-  // Answers a file named pid.txt with its pid; starts any other and never answers.
-  obedient: `onTask((task) => {
-    process.send({ id: task.id, started: true });
-    if (task.fileName === 'pid.txt') process.send({ id: task.id, outcome: { ok: true, extracted: extracted(String(process.pid)) } });
-  });`,
-  // Starts a file and spins on it, without a watchdog.
-  spinning: `onTask((task) => process.send({ id: task.id, started: true }, () => {
-    for (;;);
-  }));`,
-  // Says ready, then breaks the protocol in the way its file is named after (BREACHES).
-  misbehaving: `const breaches = {
-    null: () => [null],
-    number: () => [7],
-    nullText: (id) => [{ id, text: null }],
-    nullOutcome: (id) => [{ id, outcome: null }],
-    noExtracted: (id) => [{ id, outcome: { ok: true } }],
-    arrayText: (id) => [{ id, text: ['x'.repeat(50000)] }, { id, outcome: { ok: true, extracted: extracted('') } }],
-    internalError: (id) => [{ id, outcome: { ok: false, error: { code: 'internal', message: 'not the uploader', issues: [] } } }],
-    otherFile: (id) => [{ id: id + 1, text: 'x' }],
-    startedTwice: (id) => [{ id, started: true }],
-    readyTwice: () => [{ ready: true }],
-    longTitle: (id) => [{ id, outcome: { ok: true, extracted: extracted('', 'x'.repeat(20000)) } }],
-    unstarted: (id) => [{ id, text: 'x' }],
-    afterItsFile: (id) => [{ id, outcome: { ok: true, extracted: extracted('done') } }, { id, text: 'more' }],
-  };
-  process.send({ ready: true });
-  onTask((task) => {
-    if (task.fileName !== 'unstarted') process.send({ id: task.id, started: true });
-    for (const message of breaches[task.fileName](task.id)) process.send(message);
-  });`,
-  // Answers every file with the text of the one package it requires (from the node_modules its folder has).
-  requiring: `onTask((task) => {
-    process.send({ id: task.id, started: true });
-    process.send({ id: task.id, outcome: { ok: true, extracted: extracted(require('lore-test-dependency')) } });
-  });`,
-  // Never starts a file.
-  silent: `process.on('message', () => undefined);`,
-  // Starts a file, says why on stderr and aborts, as a native crash would.
-  crashing: `onTask((task) => {
-    process.send({ id: task.id, started: true });
-    process.stderr.write('a parser fell over\\n', () => process.abort());
-  });`,
-};
-
-// The same, bundled with the reader's own watchdog.
-const WATCHED = `
-import { startReaderWatchdog } from './reader-watchdog';
-const watchdog = startReaderWatchdog(Number(process.argv[3]));
-process.on('message', (task: { id: number; chunk?: Uint8Array }) => {
-  if (task.chunk !== undefined) return;
-  watchdog.busy();
-  process.send?.({ id: task.id, started: true }, () => {
-    for (;;);
-  });
-});
-process.on('disconnect', () => process.exit(0));
-`;
-
-// A service (bundled with ExtractionProcesses) that hands its reader one file, tells its parent
-// once the file is started, and then does as it is told.
-const SERVICE = `
-import { ExtractionProcesses } from './extraction-processes';
-const readers = new ExtractionProcesses({ script: process.argv[2], maxMemoryMb: 64, timeoutMs: 60_000, onStart: () => process.send?.('started') });
-void readers.run({ id: 1, fileName: 'f.txt', mimeType: null, bytes: new Uint8Array([1]), limits: {} as never }, new AbortController().signal).catch(() => undefined);
-process.on('message', (command) => {
-  if (command === 'exit') process.exit(0);
-});
-`;
-
-// A service out of file descriptors (run under \`ulimit -n\`): no reader can be started. Prints
-// why its file was refused, then whether it is still alive a moment later.
-const STARVED = `
-import { openSync } from 'node:fs';
-import { ExtractionProcesses, ReaderEnded } from './extraction-processes';
-const readers = new ExtractionProcesses({ script: process.argv[2], maxMemoryMb: 64, timeoutMs: 5_000, onStart: () => undefined });
-try {
-  for (;;) openSync('/dev/null', 'r');
-} catch {
-  // every descriptor taken
-}
-readers.run({ id: 1, fileName: 'f.txt', mimeType: null, bytes: new Uint8Array([1]), limits: {} as never }, new AbortController().signal).then(
-  () => console.log('read'),
-  (error: unknown) => console.log(error instanceof ReaderEnded ? error.reason : String(error)),
-);
-setTimeout(() => console.log('alive'), 500);
-`;
+import { CHUNK_BYTES, MAX_LINE_CHARS, TEXT_PIECE_CHARS, type ExtractionTask } from './reader-protocol';
+import { buildStandIns, type StandInName } from './reader-stand-ins.fixture';
 
 const task = (id: number, fileName = 'f.txt'): ExtractionTask => ({ id, fileName, mimeType: null, bytes: new Uint8Array([104, 105]), limits: DEFAULT_EXTRACTION_LIMITS });
 const never = (): AbortSignal => new AbortController().signal;
@@ -176,7 +53,7 @@ const until = async (condition: () => boolean, ms: number): Promise<boolean> => 
 
 describe('ExtractionProcesses', () => {
   let dir: string;
-  const scripts = {} as Record<keyof typeof READERS | 'watched' | 'service' | 'starved', string>;
+  let scripts: Record<StandInName, string>;
   const open: ExtractionProcesses[] = [];
   const readers = (script: string, options: Partial<ExtractionProcessesOptions> = {}): ExtractionProcesses => {
     const created = new ExtractionProcesses({ script, maxMemoryMb: 64, timeoutMs: 5_000, onStart: () => undefined, ...options });
@@ -186,15 +63,7 @@ describe('ExtractionProcesses', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'lore-readers-'));
-    for (const [name, source] of Object.entries(READERS)) {
-      const script = join(dir, `${name}.cjs`);
-      writeFileSync(script, `${PREAMBLE}\n${source}\nprocess.on('disconnect', () => process.exit(0));\n`);
-      scripts[name as keyof typeof READERS] = script;
-    }
-    for (const [name, contents] of [['watched', WATCHED], ['service', SERVICE], ['starved', STARVED]] as const) {
-      scripts[name] = join(dir, `${name}.cjs`);
-      await build({ stdin: { contents, loader: 'ts', resolveDir: __dirname }, bundle: true, platform: 'node', format: 'cjs', outfile: scripts[name], logLevel: 'silent' });
-    }
+    scripts = await buildStandIns(dir);
   });
   afterEach(async () => {
     await Promise.all(open.splice(0).map((created) => created.close()));
@@ -273,7 +142,8 @@ describe('ExtractionProcesses', () => {
   });
 
   it('ends a reader that sends more text than the limit, and goes on serving', async () => {
-    const limits = { ...DEFAULT_EXTRACTION_LIMITS, maxTextChars: 10_000 };
+    // Two full pieces fit; the third is past it.
+    const limits = { ...DEFAULT_EXTRACTION_LIMITS, maxTextChars: 2 * TEXT_PIECE_CHARS + 1 };
     const error = await ended(readers(scripts.flooding).run({ ...task(1), limits }, never()));
     expect(error.reason).toBe('crash');
     expect(error.message).toContain('KNOWLEDGE_EXTRACT_MAX_TEXT_CHARS');
@@ -281,13 +151,17 @@ describe('ExtractionProcesses', () => {
 
   describe('ends a reader that breaks the protocol (a parser made to run code), and goes on serving', () => {
     const limits = { ...DEFAULT_EXTRACTION_LIMITS, maxTextChars: 10_000 };
-    const malformed = ['null', 'number', 'nullText', 'nullOutcome', 'noExtracted', 'arrayText', 'internalError'];
+    // Not JSON, not a reply, or an error that is not the uploader's 422 at the file; Node's
+    // internal messages (which crashed the service over Node's IPC channel) are just JSON here.
+    const malformed = ['null', 'number', 'nullText', 'nullOutcome', 'noExtracted', 'arrayText', 'internalError', 'elsewhere', 'longTitle', 'nodeInternal', 'notJson'];
     const cases: Array<[string, string]> = [
       ...malformed.map((name): [string, string] => [name, 'a malformed message']),
+      ['endless', `a message over ${MAX_LINE_CHARS} characters`],
+      ['shortPiece', `a text piece that is not ${TEXT_PIECE_CHARS} characters long`],
       ['otherFile', 'a message for another file'],
       ['startedTwice', 'started twice'],
       ['readyTwice', 'ready twice'],
-      ['longTitle', 'more text than KNOWLEDGE_EXTRACT_MAX_TEXT_CHARS'],
+      ['longOutcome', 'more text than KNOWLEDGE_EXTRACT_MAX_TEXT_CHARS'],
     ];
     it.each(cases)('%s: ends it with its file, which gets crash', async (name, breach) => {
       const misbehaving = readers(scripts.misbehaving);
@@ -314,15 +188,15 @@ describe('ExtractionProcesses', () => {
     });
   });
 
-  it('lets a reader require from a node_modules that is a symbolic link (a shared install)', async () => {
+  it('lets a reader require from a node_modules that is a symbolic link beside its folder (a shared install)', async () => {
     const app = join(dir, 'app');
     const modules = join(dir, 'shared-modules');
     mkdirSync(join(modules, 'lore-test-dependency'), { recursive: true });
     writeFileSync(join(modules, 'lore-test-dependency', 'index.js'), `module.exports = 'required';\n`);
-    mkdirSync(app);
+    mkdirSync(join(app, 'dist'), { recursive: true });
     symlinkSync(modules, join(app, 'node_modules'));
-    copyFileSync(scripts.requiring, join(app, 'requiring.cjs'));
-    const outcome = await readers(join(app, 'requiring.cjs')).run(task(1), never());
+    copyFileSync(scripts.requiring, join(app, 'dist', 'requiring.cjs'));
+    const outcome = await readers(join(app, 'dist', 'requiring.cjs')).run(task(1), never());
     expect(outcome.ok && outcome.extracted.text).toBe('required');
   });
 

@@ -1,11 +1,11 @@
-import { fork, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, realpathSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { realpathSync } from 'node:fs';
 import type { Socket } from 'node:net';
-import { setPriority } from 'node:os';
-import { dirname, join } from 'node:path';
 
-import { CHUNK_BYTES, readerArgs, type ExtractionOutcome, type ExtractionTask, type ProcessReply, type TaskMessage } from './reader-protocol';
+import { JsonLines, READER_FD } from './reader-channel';
+import { CHUNK_BYTES, MAX_LINE_CHARS, TEXT_PIECE_CHARS, type ExtractionOutcome, type ExtractionTask, type ProcessReply, type TaskMessage } from './reader-protocol';
 import { parseReply } from './reader-replies';
+import { killReader, lowerPriority, spawnReader } from './reader-spawn';
 
 /**
  * Why a reader process ended with a file: its deadline; V8 out of heap; no start within the
@@ -25,7 +25,7 @@ export class ReaderEnded extends Error {
 }
 
 export interface ExtractionProcessesOptions {
-  /** The bundled reader script (extraction.worker.ts), started with `fork`. */
+  /** The bundled reader script (extraction.worker.ts), started with `spawn`. */
   readonly script: string;
   /** A process's V8 old generation, in MB: past it V8 aborts that process, and only that one. */
   readonly maxMemoryMb: number;
@@ -65,6 +65,9 @@ interface Reader {
   /** The instance that started it (close() ends only its own). */
   readonly owner: ExtractionProcesses;
   readonly child: ChildProcess;
+  /** The pipe at its fd 3, and the channel over it; null for a process that could not be started. */
+  readonly socket: Socket | null;
+  channel: JsonLines | null;
   job: Job | null;
   /** Set once, by whatever ends the process first: the reason its file, if any, gets. */
   ending: ReaderEnded | null;
@@ -85,9 +88,11 @@ interface Reader {
  *
  * Each reader starts with an empty environment and under Node's permission model: it may read
  * only its own script's folder and the node_modules its requires resolve from (not the data
- * directory, not /proc/<service>/environ), start no process and write no file (it can still
- * open sockets and signal processes of the same user: Node's model does not cover those). Once
- * it is loaded the service lowers all its threads to nice +10. It never outlives the service: idle readers exit when the
+ * directory, not /proc/<service>/environ), start no process, write no file and compile no code
+ * from strings (it can still open sockets and signal processes of the same user: Node's model
+ * does not cover those). It talks to the service over a pipe of its own (JsonLines), whose
+ * every message the service checks (reader-replies.ts). Once it is loaded the service lowers
+ * all its threads to nice +10. It never outlives the service: idle readers exit when the
  * channel closes, busy ones are killed from the service's `exit` and by their own watchdog
  * thread (parent gone, or one file read for too long). A file is settled only once its reader
  * has exited, so there are never more than the caller's concurrency of readers alive.
@@ -154,49 +159,54 @@ export class ExtractionProcesses {
     const startTimeoutMs = this.options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
     job.startTimer = setTimeout(() => this.end(reader, new ReaderEnded('unavailable', `no reader process started the file within ${startTimeoutMs} ms`)), startTimeoutMs);
     reader.child.ref();
-    (reader.child.channel as { ref?: () => void } | undefined)?.ref?.();
+    reader.socket?.ref();
     this.transfer(reader, job);
   }
 
   /**
-   * The task's header, then its bytes chunk by chunk (TaskMessage), each once the one before is
-   * written: the event loop turns between chunks. Bytes cross as a copy (advanced serialisation).
+   * The task's header, then its bytes chunk by chunk (TaskMessage, base64), each once the one
+   * before is written: the event loop turns between chunks.
    */
   private transfer(reader: Reader, job: Job): void {
     // A process that could not be started has no channel (its 'error' settles the file).
-    if (!reader.child.connected) return this.end(reader, new ReaderEnded('crash', 'the reader process has no channel'));
+    const channel = reader.channel;
+    if (channel === null) return this.end(reader, new ReaderEnded('crash', 'the reader process has no channel'));
     const { bytes, ...header } = job.task;
     let sent = 0;
-    const next = (error: Error | null): void => {
+    const next = (error?: Error | null): void => {
       if (error) return this.end(reader, new ReaderEnded('crash', `the reader process could not take the file: ${error.message}`));
       if (reader.job !== job || reader.ending !== null || sent >= bytes.length) return;
-      const chunk = bytes.subarray(sent, sent + CHUNK_BYTES);
+      const chunk = Buffer.from(bytes.buffer, bytes.byteOffset + sent, Math.min(CHUNK_BYTES, bytes.length - sent));
       sent += chunk.length;
-      reader.child.send({ id: header.id, chunk } satisfies TaskMessage, next);
+      channel.send({ id: header.id, chunk: chunk.toString('base64') } satisfies TaskMessage, next);
     };
-    reader.child.send({ ...header, size: bytes.length } satisfies TaskMessage, next);
+    channel.send({ ...header, size: bytes.length } satisfies TaskMessage, next);
   }
 
   private start(): Reader {
-    const child = fork(this.script, readerArgs(2 * this.options.timeoutMs + 1000), {
-      // No eval or new Function: a parser tricked into compiling text from a file (as PDF.js
-      // was, CVE-2024-4367) throws instead of running it. PDF.js then takes its slower paths.
-      execArgv: [...permissionArgs(this.script), '--disallow-code-generation-from-strings', `--max-old-space-size=${this.options.maxMemoryMb}`, '--max-semi-space-size=16'],
-      // Relative paths resolve inside the script's folder, which is all it may read anyway.
-      cwd: dirname(this.script),
-      env: {},
-      serialization: 'advanced',
-      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-    });
-    const reader: Reader = { owner: this, child, job: null, ending: null, stderr: '', settled: false, outOfMemory: false, ready: false };
-    // First: a process that could not be started (EMFILE, EAGAIN) emits 'error' and has no stdio.
+    const child = spawnReader(this.script, this.options.maxMemoryMb, 2 * this.options.timeoutMs + 1000);
+    // Pipes of a child process are sockets (they can be unref'd). A process that could not be
+    // started (EMFILE) has no stdio at all, whatever the types say.
+    const socket = ((child.stdio as ChildProcess['stdio'] | undefined)?.[READER_FD] as Socket | null | undefined) ?? null;
+    const reader: Reader = { owner: this, child, socket, channel: null, job: null, ending: null, stderr: '', settled: false, outOfMemory: false, ready: false };
+    // First, before anything that could throw: a process that could not be started (EMFILE,
+    // EAGAIN) emits 'error' on the next tick, and without a listener that ends the service.
     child.on('error', (error) => {
       this.end(reader, new ReaderEnded('crash', `the reader process failed: ${error.message}`));
       if (child.pid === undefined) this.settle(reader);
     });
+    if (socket !== null && child.pid !== undefined) {
+      reader.channel = new JsonLines(socket, {
+        maxLineChars: MAX_LINE_CHARS,
+        onMessage: (message) => this.receive(reader, message),
+        onBreach: (what) => this.end(reader, new ReaderEnded('crash', `the reader process sent ${what}`)),
+      });
+      // A write to a reader that has died fails (EPIPE): its end is dealt with on 'close'.
+      socket.on('error', () => undefined);
+      socket.unref();
+    }
     living.add(reader);
     killOnExit();
-    // A pipe of a child process is a socket (it can be unref'd).
     const stderr = child.stderr as Socket | null;
     stderr?.setEncoding('utf8');
     stderr?.on('data', (text: string) => {
@@ -204,9 +214,8 @@ export class ExtractionProcesses {
       reader.outOfMemory ||= OUT_OF_MEMORY.test(reader.stderr.slice(-64) + text);
       reader.stderr = (reader.stderr + text).slice(-STDERR_TAIL_CHARS);
     });
-    // The pipe never keeps the service alive; the process and its channel are ref'd while busy.
+    // The pipes never keep the service alive; the process and its channel are ref'd while busy.
     stderr?.unref();
-    child.on('message', (message: unknown) => this.receive(reader, message));
     child.on('close', (code, signal) => {
       // V8 aborts (SIGABRT) when a heap runs out, and says so on stderr first.
       const reason = reader.outOfMemory ? 'memory' : 'crash';
@@ -255,19 +264,20 @@ export class ExtractionProcesses {
     if (!job.started) return 'a result before starting its file';
     const { maxTextChars } = job.task.limits;
     if ('text' in reply) {
+      // Pieces are as the real reader cuts them: a flood of short ones would keep this thread busy for nothing.
+      if (reply.text.length !== TEXT_PIECE_CHARS) return `a text piece that is not ${TEXT_PIECE_CHARS} characters long`;
       // A reader keeps to the text limit; text past it would soon outgrow what a string can hold here.
       if (job.text.length + reply.text.length > maxTextChars) return 'more text than KNOWLEDGE_EXTRACT_MAX_TEXT_CHARS';
       job.text += reply.text;
       return null;
     }
-    if ('outcome' in reply && reply.outcome.ok) {
-      const { text, title } = reply.outcome.extracted;
-      if (job.text.length + text.length > maxTextChars || (title?.length ?? 0) > maxTextChars) return 'more text than KNOWLEDGE_EXTRACT_MAX_TEXT_CHARS';
+    if ('outcome' in reply && reply.outcome.ok && job.text.length + reply.outcome.extracted.text.length > maxTextChars) {
+      return 'more text than KNOWLEDGE_EXTRACT_MAX_TEXT_CHARS';
     }
     this.detach(job);
     reader.job = null;
     reader.child.unref();
-    (reader.child.channel as { unref?: () => void } | undefined)?.unref?.();
+    reader.socket?.unref();
     if (!this.closed) this.idle.push(reader);
     if (!('outcome' in reply)) {
       job.reject(new Error(reply.failure));
@@ -283,7 +293,7 @@ export class ExtractionProcesses {
     if (reader.ending !== null) return;
     reader.ending = error;
     this.unidle(reader);
-    kill(reader);
+    killReader(reader.child);
   }
 
   /** The process has exited: its file, if any, fails with the reason it ended, or goes to a new reader. */
@@ -323,33 +333,6 @@ export class ExtractionProcesses {
 }
 
 /**
- * A loaded reader's threads to nice +10 (on Linux a thread's id is a pid for setpriority), from
- * the service, which may list them: the service's request thread gets the CPU first, the
- * reader's V8 compiler and GC helpers and its watchdog included; threads it starts later inherit
- * it. Once loaded, not from the fork on: at low priority on a busy machine, starting a
- * replacement reader took seconds, all of it counted against the file that waited for it.
- */
-function lowerPriority(child: ChildProcess): void {
-  const { pid } = child;
-  if (pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
-  try {
-    for (const thread of readdirSync(`/proc/${pid}/task`)) setPriority(Number(thread), 10);
-  } catch {
-    // not Linux, gone already, or not permitted here (some containers): it runs at the service's priority
-  }
-}
-
-/**
- * SIGKILL to a reader that is running. Never to one that could not be started: Node keeps the
- * handle of a spawn that failed with EMFILE, and its kill then signals pid 0, the service's
- * whole process group (seen here: the service and the shell that started it were killed).
- */
-function kill(reader: Reader): void {
-  const { child } = reader;
-  if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-}
-
-/**
  * Every reader alive in this process (each knows the instance that started it): killed when the process
  * exits, whatever the path to the exit (a busy reader would otherwise read on until its watchdog
  * notices; an idle one leaves with the channel).
@@ -360,24 +343,6 @@ function killOnExit(): void {
   if (exitHooked) return;
   exitHooked = true;
   process.on('exit', () => {
-    for (const reader of living) kill(reader);
+    for (const reader of living) killReader(reader.child);
   });
-}
-
-/**
- * Node's permission model for a reader: read access to its script's folder and to the
- * node_modules folders its requires resolve from (its folder's and each parent's); no writes,
- * no child processes; a thread only for its watchdog. Nothing under /proc: Node checks a path as
- * written, so a grant of /proc/self/task would reach every file through its threads' `root` and
- * `cwd` links. The flag is `--permission` from Node 22.13 and `--experimental-permission` before.
- */
-function permissionArgs(script: string): string[] {
-  const flag = process.allowedNodeEnvironmentFlags.has('--permission') ? '--permission' : '--experimental-permission';
-  const readable = [dirname(script)];
-  for (let dir = dirname(script); ; dir = dirname(dir)) {
-    // Made real too: a node_modules that is a symbolic link (a shared install) is read through its target.
-    if (existsSync(join(dir, 'node_modules'))) readable.push(realpathSync(join(dir, 'node_modules')));
-    if (dirname(dir) === dir) break;
-  }
-  return [flag, '--allow-worker', ...readable.map((path) => `--allow-fs-read=${path}`)];
 }

@@ -1,7 +1,10 @@
+import { Socket } from 'node:net';
+
 import { AppError } from '@lore/platform/kernel';
 
 import { extractText } from './extract-text';
-import { readerHardLimitMs, TEXT_PIECE_CHARS, type ExtractionOutcome, type ExtractionTask, type ProcessReply, type TaskHeader, type TaskMessage } from './reader-protocol';
+import { JsonLines, READER_FD } from './reader-channel';
+import { MAX_LINE_CHARS, readerHardLimitMs, TEXT_PIECE_CHARS, type ExtractionOutcome, type ExtractionTask, type ProcessReply, type TaskHeader, type TaskMessage } from './reader-protocol';
 import { startReaderWatchdog } from './reader-watchdog';
 
 /**
@@ -21,10 +24,12 @@ async function extract(task: ExtractionTask): Promise<ExtractionOutcome> {
 
 function serve(hardLimitMs: number): void {
   const watchdog = startReaderWatchdog(hardLimitMs);
+  const socket = new Socket({ fd: READER_FD, readable: true, writable: true });
+  const channel = new JsonLines(socket, { maxLineChars: MAX_LINE_CHARS, onMessage: (message) => take(message as TaskMessage), onBreach: () => process.exit(1) });
   // Resolves once the reply is written, so that pieces go one after another (backpressure).
   const send = (reply: ProcessReply): Promise<void> =>
     new Promise((resolve) => {
-      process.send?.(reply, undefined, undefined, () => resolve());
+      channel.send(reply, () => resolve());
     });
   const answer = async (id: number, outcome: ExtractionOutcome): Promise<void> => {
     if (!outcome.ok) return send({ id, outcome });
@@ -46,12 +51,13 @@ function serve(hardLimitMs: number): void {
   };
   // The task arriving: its header, then its bytes in chunks (TaskMessage), one task at a time.
   let arriving: { readonly header: TaskHeader; readonly bytes: Uint8Array; received: number } | null = null;
-  process.on('message', (message: TaskMessage) => {
+  const take = (message: TaskMessage): void => {
     if (!('chunk' in message)) {
       arriving = { header: message, bytes: new Uint8Array(message.size), received: 0 };
     } else if (arriving !== null && message.id === arriving.header.id) {
-      arriving.bytes.set(message.chunk, arriving.received);
-      arriving.received += message.chunk.length;
+      const chunk = Buffer.from(message.chunk, 'base64');
+      arriving.bytes.set(chunk, arriving.received);
+      arriving.received += chunk.length;
     }
     if (arriving !== null && arriving.received === arriving.header.size) {
       const { header, bytes } = arriving;
@@ -59,9 +65,10 @@ function serve(hardLimitMs: number): void {
       const { size: _size, ...task } = header;
       read({ ...task, bytes });
     }
-  });
-  // An idle reader ends with the service's channel; a busy one is ended by its watchdog.
-  process.on('disconnect', () => process.exit(0));
+  };
+  // An idle reader ends with the service's end of the channel; a busy one is ended by its watchdog.
+  socket.on('end', () => process.exit(0));
+  socket.on('error', () => process.exit(1));
   // Loaded, its watchdog running: the service lowers all its threads' priority now.
   void send({ ready: true });
 }

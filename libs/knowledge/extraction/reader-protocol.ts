@@ -4,9 +4,9 @@ import type { ExtractedText } from './extract-text';
 import type { ExtractionLimits } from './extraction-limits';
 
 /**
- * What the service and a reader process (extraction.worker.ts) say to each other over the IPC
- * channel, and how the service starts one. Kept apart from the reader so that the service
- * imports none of the reader's parsers.
+ * What the service and a reader process (extraction.worker.ts) say to each other, as JSON lines
+ * over the reader's fd 3 (JsonLines), and how the service starts one. Kept apart from the reader
+ * so that the service imports none of the reader's parsers.
  */
 export interface ExtractionTask {
   /** Names the task in the process's replies. */
@@ -19,24 +19,31 @@ export interface ExtractionTask {
 
 /**
  * How a task crosses to the reader: its header (the task without its bytes, and their size),
- * then its bytes in chunks of at most CHUNK_BYTES, each sent once the one before is written.
- * Serialising a message is synchronous: a 20 MB file in one message held the service's event
- * loop for ~11 ms (measured here), a chunk holds it for well under one.
+ * then its bytes in chunks of at most CHUNK_BYTES (base64), each sent once the one before is
+ * written. Serialising a message is synchronous: a 20 MB file in one message held the service's
+ * event loop for ~11 ms (measured here), a chunk holds it for well under one.
  */
 export type TaskHeader = Omit<ExtractionTask, 'bytes'> & { readonly size: number };
 export interface TaskChunk {
   readonly id: number;
-  readonly chunk: Uint8Array;
+  /** Base64. */
+  readonly chunk: string;
 }
 export type TaskMessage = TaskHeader | TaskChunk;
-export const CHUNK_BYTES = 1024 * 1024;
+export const CHUNK_BYTES = 256 * 1024;
+/** Every text piece but the outcome's own is exactly this long (the service refuses others). */
 export const TEXT_PIECE_CHARS = 512 * 1024;
+/**
+ * The longest line either side accepts: a text piece with every character escaped by
+ * JSON.stringify (`\u0001`, six characters), or a chunk in base64, with room for the rest.
+ */
+export const MAX_LINE_CHARS = 6 * TEXT_PIECE_CHARS + 64 * 1024;
 
 /** An uploader's error comes back as a value: an AppError thrown in the reader would reach the service as a plain Error. */
 export type ExtractionOutcome = { readonly ok: true; readonly extracted: ExtractedText } | { readonly ok: false; readonly error: SerializedError };
 
 /**
- * What the process sends: `ready` once loaded (the service then lowers its threads' priority);
+ * What the process sends (each checked by the service, reader-replies.ts): `ready` once loaded (the service then lowers its threads' priority);
  * for a task, `started` when it begins (the pool's deadline counts
  * from there, not from the wait in the queue), then its outcome, or the message of an error
  * that is not the uploader's (a bug: the pool rethrows it). A long extracted text comes back

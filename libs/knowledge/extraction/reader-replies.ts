@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
-import { MIME_OF, type FileFormat } from './file-format';
+import { MAX_TITLE_CHARS } from './extraction-limits';
+import { FILE_FIELD, MIME_OF, type FileFormat } from './file-format';
 import type { ProcessReply } from './reader-protocol';
 
 /**
@@ -12,6 +13,7 @@ import type { ProcessReply } from './reader-protocol';
  * carries no schema library.
  */
 const id = z.number().int().nonnegative();
+
 /**
  * A reader's errors are the uploader's (422 at the file, from extract-text.ts), and nothing else:
  * few, and of bounded size, though generous: they name the file, whose name the upload chose.
@@ -22,17 +24,16 @@ const MAX_ISSUES = 10;
 const validationError = z.object({
   code: z.literal('validation'),
   message: z.string().max(MAX_ERROR_CHARS),
-  issues: z
-    .array(z.object({ loc: z.array(z.union([z.string().max(200), z.number()])).max(10), msg: z.string().max(MAX_ERROR_CHARS), type: z.string().max(100) }))
-    .max(MAX_ISSUES),
+  // Located at the file (FILE_FIELD), as every error of extract-text.ts is: the route maps that
+  // location to the request's, and a location of the reader's choosing has no place there.
+  issues: z.array(z.object({ loc: z.tuple([z.literal(FILE_FIELD[0])]), msg: z.string().max(MAX_ERROR_CHARS), type: z.string().max(100) })).max(MAX_ISSUES),
 });
 
 const extracted = z.object({
   text: z.string(),
   format: z.enum(Object.keys(MIME_OF) as [FileFormat, ...FileFormat[]]),
   mimeType: z.string().max(200),
-  // Counted with the text against its limit (ExtractionProcesses).
-  title: z.string().nullable(),
+  title: z.string().max(MAX_TITLE_CHARS).nullable(),
   pages: z.number().int().nonnegative().nullable(),
 });
 
