@@ -1,5 +1,14 @@
 import { z } from 'zod';
-import { envInt, quotaEnv, workspaceLimitsEnv, WorkspaceQuota } from '@lore/platform/kernel';
+import { envInt, envOptional, quotaEnv, workspaceLimitsEnv, WorkspaceQuota } from '@lore/platform/kernel';
+
+/** A numeric user or group id; unset or empty: none (an empty value must not become 0, root). */
+const readerId = envOptional.transform((value, context) => {
+  if (value === undefined) return undefined;
+  const id = Number(value);
+  if (Number.isInteger(id) && id >= 0) return id;
+  context.addIssue({ code: 'custom', message: 'must be a numeric user or group id' });
+  return z.NEVER;
+});
 
 /**
  * The knowledge context's limits and processing policy, from the environment (README,
@@ -52,6 +61,14 @@ export const knowledgeConfig = z
     KNOWLEDGE_EXTRACT_TIMEOUT_MS: envInt(15_000),
     /** A worker's JavaScript heap (V8 old generation); a file that needs more ends its worker. */
     KNOWLEDGE_EXTRACT_MAX_MEMORY_MB: envInt(512),
+    /**
+     * The user (and group) reader processes run as, e.g. 65534 (nobody); unset: the service's own.
+     * Then a reader can neither signal the service nor read its files, whatever a parser is made
+     * to do. Needs a service started as root.
+     */
+    KNOWLEDGE_EXTRACT_UID: readerId,
+    /** Defaults to KNOWLEDGE_EXTRACT_UID. */
+    KNOWLEDGE_EXTRACT_GID: readerId,
     /** Nesting of HTML elements and of JSON arrays and objects. */
     KNOWLEDGE_EXTRACT_MAX_DEPTH: envInt(512),
     /** Sum of the uncompressed sizes of a DOCX's (ZIP's) entries, checked before anything is inflated. */
@@ -73,6 +90,16 @@ export const knowledgeConfig = z
     /** Days an original is kept after its upload (then deleted; its text stays); 0: as long as its content. */
     KNOWLEDGE_ORIGINALS_RETENTION_DAYS: envInt(0),
   })
+  .superRefine((e, context) => {
+    // Checked at start-up: otherwise every upload would get 503, each reader failing to start (EPERM).
+    const uid = process.getuid?.();
+    if (e.KNOWLEDGE_EXTRACT_UID !== undefined && uid !== 0) {
+      context.addIssue({ code: 'custom', path: ['KNOWLEDGE_EXTRACT_UID'], message: `needs the service to run as root (it runs as uid ${uid ?? 'unknown'})` });
+    }
+    if (e.KNOWLEDGE_EXTRACT_GID !== undefined && e.KNOWLEDGE_EXTRACT_UID === undefined) {
+      context.addIssue({ code: 'custom', path: ['KNOWLEDGE_EXTRACT_GID'], message: 'is only used with KNOWLEDGE_EXTRACT_UID' });
+    }
+  })
   .transform((e) => ({
     maxUploadBytes: e.KNOWLEDGE_MAX_UPLOAD_BYTES,
     originals: { maxBytes: e.KNOWLEDGE_ORIGINALS_MAX_BYTES, retentionDays: e.KNOWLEDGE_ORIGINALS_RETENTION_DAYS },
@@ -93,6 +120,7 @@ export const knowledgeConfig = z
       perWorkspace: e.KNOWLEDGE_EXTRACT_PER_WORKSPACE,
       timeoutMs: e.KNOWLEDGE_EXTRACT_TIMEOUT_MS,
       maxMemoryMb: e.KNOWLEDGE_EXTRACT_MAX_MEMORY_MB,
+      runAs: e.KNOWLEDGE_EXTRACT_UID === undefined ? null : { uid: e.KNOWLEDGE_EXTRACT_UID, gid: e.KNOWLEDGE_EXTRACT_GID ?? e.KNOWLEDGE_EXTRACT_UID },
       limits: {
         maxDepth: e.KNOWLEDGE_EXTRACT_MAX_DEPTH,
         maxUnzippedBytes: e.KNOWLEDGE_EXTRACT_MAX_UNZIPPED_BYTES,

@@ -6,6 +6,7 @@ import { limitExceeded, type ExtractionLimits } from './extraction-limits';
 import { ExtractionProcesses, ReaderEnded } from './extraction-processes';
 import { FILE_FIELD } from './file-format';
 import type { ExtractionOutcome, ExtractionTask } from './reader-protocol';
+import type { ReaderUser } from './reader-spawn';
 
 import { FairSlots } from './fair-slots';
 
@@ -30,6 +31,8 @@ export interface ExtractionPoolOptions {
   readonly timeoutMs: number;
   /** A reader process's V8 old generation (KNOWLEDGE_EXTRACT_MAX_MEMORY_MB). */
   readonly maxMemoryMb: number;
+  /** The user and group reader processes run as (KNOWLEDGE_EXTRACT_UID, _GID); absent or null: the service's. */
+  readonly runAs?: ReaderUser | null;
   readonly limits: ExtractionLimits;
 }
 
@@ -179,13 +182,14 @@ export class ExtractionPool {
 
   private ensureProcesses(): Promise<ExtractionProcesses> {
     if (this.processes !== undefined) return this.processes;
-    const { maxMemoryMb, timeoutMs } = this.options;
+    const { maxMemoryMb, timeoutMs, runAs } = this.options;
     const created = workerScript('extraction-worker').then(
       (script) =>
         new ExtractionProcesses({
           script,
           maxMemoryMb,
           timeoutMs,
+          runAs: runAs ?? null,
           onStart: (id) => this.onStart.get(id)?.(),
           onEnded: (ended, withFile) => extractionReadersEnded.inc({ reason: ended.reason, with_file: String(withFile) }),
         }),

@@ -1,5 +1,5 @@
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -198,6 +198,19 @@ describe('ExtractionProcesses', () => {
     copyFileSync(scripts.requiring, join(app, 'dist', 'requiring.cjs'));
     const outcome = await readers(join(app, 'dist', 'requiring.cjs')).run(task(1), never());
     expect(outcome.ok && outcome.extracted.text).toBe('required');
+  });
+
+  describe('as another user (KNOWLEDGE_EXTRACT_UID)', () => {
+    const root = process.getuid?.() === 0;
+    if (!root) console.warn('SKIPPED: running readers as another user needs a test run as root');
+    (root ? it : it.skip)('runs readers as that user, unable to signal the service; without it they can', async () => {
+      // The user needs to read the stand-in (mkdtemp makes its folder private).
+      chmodSync(dir, 0o755);
+      const nobody = await readers(scripts.identity, { runAs: { uid: 65534, gid: 65534 } }).run(task(1), never());
+      expect(nobody.ok && nobody.extracted.text).toBe('65534 EPERM');
+      const same = await readers(scripts.identity).run(task(2), never());
+      expect(same.ok && same.extracted.text).toBe('0 signalled');
+    });
   });
 
   it('refuses a file with unavailable when no reader can be started (no file descriptors left), and the service lives on', () => {

@@ -5,7 +5,7 @@ import type { Socket } from 'node:net';
 import { JsonLines, READER_FD } from './reader-channel';
 import { CHUNK_BYTES, MAX_LINE_CHARS, TEXT_PIECE_CHARS, type ExtractionOutcome, type ExtractionTask, type ProcessReply, type TaskMessage } from './reader-protocol';
 import { parseReply } from './reader-replies';
-import { killReader, lowerPriority, spawnReader } from './reader-spawn';
+import { killReader, lowerPriority, spawnReader, type ReaderUser } from './reader-spawn';
 
 /**
  * Why a reader process ended with a file: its deadline; V8 out of heap; no start within the
@@ -31,6 +31,8 @@ export interface ExtractionProcessesOptions {
   readonly maxMemoryMb: number;
   /** The pool's deadline per file: a reader's own watchdog ends it at twice this and a second, should the service not. */
   readonly timeoutMs: number;
+  /** The user and group readers run as (the service must be root); null or absent: the service's own. */
+  readonly runAs?: ReaderUser | null;
   /** From handing a file to a reader to its `started` (a new process's start included); past it the file gets 'unavailable'. */
   readonly startTimeoutMs?: number;
   /** Called when a process begins a task: the pool's deadline counts from there. */
@@ -184,7 +186,7 @@ export class ExtractionProcesses {
   }
 
   private start(): Reader {
-    const child = spawnReader(this.script, this.options.maxMemoryMb, 2 * this.options.timeoutMs + 1000);
+    const child = spawnReader(this.script, { maxMemoryMb: this.options.maxMemoryMb, hardLimitMs: 2 * this.options.timeoutMs + 1000, runAs: this.options.runAs ?? null });
     // Pipes of a child process are sockets (they can be unref'd). A process that could not be
     // started (EMFILE) has no stdio at all, whatever the types say.
     const socket = ((child.stdio as ChildProcess['stdio'] | undefined)?.[READER_FD] as Socket | null | undefined) ?? null;

@@ -5,14 +5,28 @@ import { dirname, join } from 'node:path';
 
 import { readerArgs } from './reader-protocol';
 
+/** A user and group id for reader processes (KNOWLEDGE_EXTRACT_UID, _GID). */
+export interface ReaderUser {
+  readonly uid: number;
+  readonly gid: number;
+}
+
+export interface ReaderSpawnOptions {
+  /** V8's old generation, in MB. */
+  readonly maxMemoryMb: number;
+  /** Its watchdog's hard limit on one file. */
+  readonly hardLimitMs: number;
+  /** Run as this user and group (setuid/setgid, supplementary groups dropped); null: as the service. */
+  readonly runAs: ReaderUser | null;
+}
+
 /**
  * Starts a reader process running `script` (the bundled extraction.worker.ts): with an empty
  * environment, in the script's folder, under Node's permission model, compiling no code from
- * strings, with `maxMemoryMb` of heap, its watchdog's hard limit on one file `hardLimitMs`, and
- * its channel (JsonLines) at READER_FD. spawn, not fork: fork insists on Node's IPC channel,
- * which a reader must not have (see reader-channel.ts).
+ * strings, within its memory, as its user, and with its channel (JsonLines) at READER_FD. spawn,
+ * not fork: fork insists on Node's IPC channel, which a reader must not have (reader-channel.ts).
  */
-export function spawnReader(script: string, maxMemoryMb: number, hardLimitMs: number): ChildProcess {
+export function spawnReader(script: string, { maxMemoryMb, hardLimitMs, runAs }: ReaderSpawnOptions): ChildProcess {
   const flags = [
     ...permissionArgs(script),
     // No eval or new Function: a parser tricked into compiling text from a file (as PDF.js
@@ -27,6 +41,7 @@ export function spawnReader(script: string, maxMemoryMb: number, hardLimitMs: nu
     env: {},
     // fd 3: the channel, at READER_FD in the reader.
     stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
+    ...(runAs === null ? {} : { uid: runAs.uid, gid: runAs.gid }),
   });
 }
 

@@ -100,6 +100,17 @@ export const STAND_IN_READERS = {
     send({ id: task.id, started: true });
     send({ id: task.id, outcome: { ok: true, extracted: extracted(require('lore-test-dependency')) } });
   });`,
+  // Answers with its user id and what signalling the service (signal 0: a check) does.
+  identity: `onTask((task) => {
+    send({ id: task.id, started: true });
+    let signal = 'signalled';
+    try {
+      process.kill(process.ppid, 0);
+    } catch (error) {
+      signal = (error as { code: string }).code;
+    }
+    send({ id: task.id, outcome: { ok: true, extracted: extracted(process.getuid?.() + ' ' + signal) } });
+  });`,
   // Never starts a file.
   silent: `onTask(() => undefined);`,
   // Starts a file, says why on stderr and aborts, as a native crash would.
