@@ -1,12 +1,15 @@
 import { z } from 'zod';
 import { envInt, envOptional, quotaEnv, workspaceLimitsEnv, WorkspaceQuota } from '@lore/platform/kernel';
 
-/** A numeric user or group id; unset or empty: none (an empty value must not become 0, root). */
+/**
+ * A user or group id for reader processes: decimal digits, 1 to 2³¹ − 1 (what spawn takes);
+ * unset or empty: none. Never 0, root, which is what an empty value would coerce to.
+ */
 const readerId = envOptional.transform((value, context) => {
   if (value === undefined) return undefined;
   const id = Number(value);
-  if (Number.isInteger(id) && id >= 0) return id;
-  context.addIssue({ code: 'custom', message: 'must be a numeric user or group id' });
+  if (/^\d+$/.test(value) && id >= 1 && id <= 2 ** 31 - 1) return id;
+  context.addIssue({ code: 'custom', message: 'must be a numeric user or group id from 1 to 2147483647 (not root)' });
   return z.NEVER;
 });
 

@@ -49,11 +49,14 @@ describe('extraction configuration', () => {
       expect(knowledgeConfig.parse({ KNOWLEDGE_EXTRACT_UID: '65534', KNOWLEDGE_EXTRACT_GID: '65533' }).extraction.runAs).toEqual({ uid: 65534, gid: 65533 });
     });
 
-    it('is refused at start-up when the service is not root, not a number, or a group without a user', () => {
+    it('is refused at start-up when the service is not root, for ids that are not plain decimal numbers from 1 to 2³¹ − 1 (root included), or a group without a user', () => {
       asUid(1000);
       expect(() => knowledgeConfig.parse({ KNOWLEDGE_EXTRACT_UID: '65534' })).toThrow(/needs the service to run as root \(it runs as uid 1000\)/);
       asUid(0);
-      expect(() => knowledgeConfig.parse({ KNOWLEDGE_EXTRACT_UID: 'nobody' })).toThrow(/numeric user or group id/);
+      for (const id of ['nobody', '0', '-0', '0x10', '1e3', '2147483648', '9007199254740993']) {
+        expect(() => knowledgeConfig.parse({ KNOWLEDGE_EXTRACT_UID: id })).toThrow(/numeric user or group id from 1 to 2147483647/);
+      }
+      expect(() => knowledgeConfig.parse({ KNOWLEDGE_EXTRACT_UID: '65534', KNOWLEDGE_EXTRACT_GID: '0' })).toThrow(/numeric user or group id/);
       expect(() => knowledgeConfig.parse({ KNOWLEDGE_EXTRACT_GID: '65534' })).toThrow(/only used with KNOWLEDGE_EXTRACT_UID/);
     });
   });

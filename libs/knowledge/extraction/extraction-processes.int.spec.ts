@@ -7,7 +7,7 @@ import { workerScript } from '@lore/platform/kernel';
 
 import { DEFAULT_EXTRACTION_LIMITS } from './extraction-limits';
 import { ExtractionProcesses, ReaderEnded, type ExtractionProcessesOptions } from './extraction-processes';
-import { CHUNK_BYTES, MAX_LINE_CHARS, TEXT_PIECE_CHARS, type ExtractionTask } from './reader-protocol';
+import { CHUNK_BYTES, MAX_ERROR_CHARS, MAX_PIECE_LINE_CHARS, MAX_REPLY_LINE_CHARS, TEXT_PIECE_CHARS, type ExtractionTask } from './reader-protocol';
 import { buildStandIns, type StandInName } from './reader-stand-ins.fixture';
 
 const task = (id: number, fileName = 'f.txt'): ExtractionTask => ({ id, fileName, mimeType: null, bytes: new Uint8Array([104, 105]), limits: DEFAULT_EXTRACTION_LIMITS });
@@ -153,15 +153,18 @@ describe('ExtractionProcesses', () => {
     const limits = { ...DEFAULT_EXTRACTION_LIMITS, maxTextChars: 10_000 };
     // Not JSON, not a reply, or an error that is not the uploader's 422 at the file; Node's
     // internal messages (which crashed the service over Node's IPC channel) are just JSON here.
-    const malformed = ['null', 'number', 'nullText', 'nullOutcome', 'noExtracted', 'arrayText', 'internalError', 'elsewhere', 'longTitle', 'nodeInternal', 'notJson'];
+    const malformed = ['null', 'number', 'nullText', 'nullOutcome', 'noExtracted', 'arrayText', 'internalError', 'elsewhere', 'longTitle', 'extraKey', 'nodeInternal', 'notJson'];
     const cases: Array<[string, string]> = [
       ...malformed.map((name): [string, string] => [name, 'a malformed message']),
-      ['endless', `a message over ${MAX_LINE_CHARS} characters`],
-      ['shortPiece', `a text piece that is not ${TEXT_PIECE_CHARS} characters long`],
+      // A short line of nested arrays (bounded before it is parsed), and a text piece without end.
+      ['nested', `a message over ${MAX_REPLY_LINE_CHARS} characters`],
+      ['endless', `a message over ${MAX_PIECE_LINE_CHARS} characters`],
+      ['longPiece', `a text piece over ${TEXT_PIECE_CHARS} characters`],
+      ['afterLastPiece', 'text after its last piece'],
       ['otherFile', 'a message for another file'],
       ['startedTwice', 'started twice'],
       ['readyTwice', 'ready twice'],
-      ['longOutcome', 'more text than KNOWLEDGE_EXTRACT_MAX_TEXT_CHARS'],
+      ['tooMuchText', 'more text than KNOWLEDGE_EXTRACT_MAX_TEXT_CHARS'],
     ];
     it.each(cases)('%s: ends it with its file, which gets crash', async (name, breach) => {
       const misbehaving = readers(scripts.misbehaving);
@@ -284,6 +287,50 @@ describe('ExtractionProcesses', () => {
     const outcome = await readers(await workerScript('extraction-worker')).run({ ...task(1), bytes }, never());
     expect(outcome.ok && outcome.extracted.text).toBe(text);
   }, 30_000);
+
+  it('gets the real reader text of every script back intact across chunks and pieces (pairs and sequences split between them)', async () => {
+    const text = '😀 é 漢 '.repeat(300_000);
+    expect(text.length).toBeGreaterThan(3 * TEXT_PIECE_CHARS);
+    const outcome = await readers(await workerScript('extraction-worker')).run({ ...task(1), bytes: new Uint8Array(Buffer.from(text)) }, never());
+    expect(outcome.ok && outcome.extracted.text).toBe(text);
+  }, 30_000);
+
+  it("cuts the real reader's 422 to a size the service takes, for a file named at length (a multipart header allows 80 KB)", async () => {
+    const fileName = `${'n'.repeat(70_000)}.txt`;
+    const outcome = await readers(await workerScript('extraction-worker')).run({ ...task(1, fileName), bytes: new Uint8Array([0xff, 0xfe]) }, never());
+    expect(outcome.ok).toBe(false);
+    if (outcome.ok) return;
+    expect(outcome.error.code).toBe('validation');
+    expect(outcome.error.message).toHaveLength(MAX_ERROR_CHARS);
+    expect(outcome.error.message.startsWith('"nnn')).toBe(true);
+  }, 30_000);
+
+  it('takes no file to a reader that closed its channel and lives on: the next file gets a new reader at once', async () => {
+    const closing = readers(scripts.closing, { startTimeoutMs: 3_000 });
+    const pidOf = async (id: number): Promise<number> => {
+      const outcome = await closing.run(task(id, 'pid.txt'), never());
+      return Number(outcome.ok && outcome.extracted.text);
+    };
+    const first = await pidOf(1);
+    expect(await until(() => !alive(first), 5_000)).toBe(true);
+    expect(await pidOf(2)).not.toBe(first);
+  });
+
+  it('ends a reader that writes to stderr without end, idle or not', async () => {
+    const endings: string[] = [];
+    const noisy = readers(scripts.noisy, { onEnded: (error) => endings.push(error.message) });
+    await noisy.run(task(1, 'pid.txt'), never());
+    expect(await until(() => endings.length > 0, 10_000)).toBe(true);
+    expect(endings).toEqual(['the reader process wrote more than 1048576 characters to stderr']);
+  }, 20_000);
+
+  it('lets a service whose readers are idle exit by itself, its reader with it', async () => {
+    const printed = execFileSync(process.execPath, [scripts.finishing, scripts.obedient], { encoding: 'utf8', timeout: 15_000 });
+    const reader = Number(printed.trim());
+    expect(reader).toBeGreaterThan(0);
+    // The reader sees its channel end once the service is gone.
+    expect(await until(() => !alive(reader), 5_000)).toBe(true);
+  }, 20_000);
 
   it('runs the real reader with every thread at nice +10, its watchdog among them', async () => {
     const real = readers(await workerScript('extraction-worker'));

@@ -3,7 +3,7 @@ import { realpathSync } from 'node:fs';
 import type { Socket } from 'node:net';
 
 import { JsonLines, READER_FD } from './reader-channel';
-import { CHUNK_BYTES, MAX_LINE_CHARS, TEXT_PIECE_CHARS, type ExtractionOutcome, type ExtractionTask, type ProcessReply, type TaskMessage } from './reader-protocol';
+import { CHUNK_BYTES, MAX_PIECE_LINE_CHARS, MAX_REPLY_LINE_CHARS, TEXT_PIECE_CHARS, type ExtractionOutcome, type ExtractionTask, type ProcessReply, type TaskMessage } from './reader-protocol';
 import { parseReply } from './reader-replies';
 import { killReader, lowerPriority, spawnReader, type ReaderUser } from './reader-spawn';
 
@@ -45,6 +45,8 @@ export interface ExtractionProcessesOptions {
 const DEFAULT_START_TIMEOUT_MS = 15_000;
 /** The end of a reader's stderr kept for the error: V8's fatal error is a few lines. */
 const STDERR_TAIL_CHARS = 4096;
+/** All a reader may write to stderr: Node's warnings and V8's fatal error with its stack are a few KB. */
+const STDERR_MAX_CHARS = 1024 * 1024;
 /** V8's words when a heap runs out (`FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory`). */
 const OUT_OF_MEMORY = /heap out of memory|Reached heap limit/;
 
@@ -60,6 +62,8 @@ interface Job {
   retried: boolean;
   /** The extracted text's pieces received so far (ProcessReply), joined as a rope. */
   text: string;
+  /** A piece shorter than TEXT_PIECE_CHARS came: the last one. */
+  lastPiece: boolean;
   startTimer: NodeJS.Timeout | undefined;
 }
 
@@ -80,6 +84,10 @@ interface Reader {
   outOfMemory: boolean;
   /** It has said `ready` (once loaded; its threads were lowered then). */
   ready: boolean;
+  /** Its end of the channel is closed: it can take no file. */
+  channelEnded: boolean;
+  /** Characters it has written to stderr; past STDERR_MAX_CHARS it is ended. */
+  stderrChars: number;
 }
 
 /**
@@ -128,6 +136,7 @@ export class ExtractionProcesses {
         started: false,
         retried: false,
         text: '',
+        lastPiece: false,
         startTimer: undefined,
       };
       signal.addEventListener('abort', job.onAbort, { once: true });
@@ -190,7 +199,7 @@ export class ExtractionProcesses {
     // Pipes of a child process are sockets (they can be unref'd). A process that could not be
     // started (EMFILE) has no stdio at all, whatever the types say.
     const socket = ((child.stdio as ChildProcess['stdio'] | undefined)?.[READER_FD] as Socket | null | undefined) ?? null;
-    const reader: Reader = { owner: this, child, socket, channel: null, job: null, ending: null, stderr: '', settled: false, outOfMemory: false, ready: false };
+    const reader: Reader = { owner: this, child, socket, channel: null, job: null, ending: null, stderr: '', settled: false, outOfMemory: false, ready: false, channelEnded: false, stderrChars: 0 };
     // First, before anything that could throw: a process that could not be started (EMFILE,
     // EAGAIN) emits 'error' on the next tick, and without a listener that ends the service.
     child.on('error', (error) => {
@@ -199,12 +208,20 @@ export class ExtractionProcesses {
     });
     if (socket !== null && child.pid !== undefined) {
       reader.channel = new JsonLines(socket, {
-        maxLineChars: MAX_LINE_CHARS,
+        maxStringLineChars: MAX_PIECE_LINE_CHARS,
+        maxOtherLineChars: MAX_REPLY_LINE_CHARS,
         onMessage: (message) => this.receive(reader, message),
         onBreach: (what) => this.end(reader, new ReaderEnded('crash', `the reader process sent ${what}`)),
       });
       // A write to a reader that has died fails (EPIPE): its end is dealt with on 'close'.
       socket.on('error', () => undefined);
+      // A reader that closes its channel while alive can take no file: it is ended (not as a
+      // breach: a reader that died closes it too, and its end says why, memory for one).
+      socket.on('end', () => {
+        reader.channelEnded = true;
+        this.unidle(reader);
+        killReader(child);
+      });
       socket.unref();
     }
     living.add(reader);
@@ -215,6 +232,9 @@ export class ExtractionProcesses {
       // Tested across the chunk boundary too: the message may arrive split.
       reader.outOfMemory ||= OUT_OF_MEMORY.test(reader.stderr.slice(-64) + text);
       reader.stderr = (reader.stderr + text).slice(-STDERR_TAIL_CHARS);
+      // Reading it costs this thread: a reader writing without end is ended.
+      reader.stderrChars += text.length;
+      if (reader.stderrChars > STDERR_MAX_CHARS) this.end(reader, new ReaderEnded('crash', `the reader process wrote more than ${STDERR_MAX_CHARS} characters to stderr`));
     });
     // The pipes never keep the service alive; the process and its channel are ref'd while busy.
     stderr?.unref();
@@ -247,7 +267,7 @@ export class ExtractionProcesses {
 
   /** Acts on a well-formed reply; returns what was wrong with it at this point, if anything. */
   private reply(reader: Reader, reply: ProcessReply): string | null {
-    if ('ready' in reply) {
+    if (typeof reply !== 'string' && 'ready' in reply) {
       if (reader.ready) return 'ready twice';
       reader.ready = true;
       lowerPriority(reader.child);
@@ -255,6 +275,7 @@ export class ExtractionProcesses {
     }
     const job = reader.job;
     if (job === null) return 'a message while it had no file';
+    if (typeof reply === 'string') return this.piece(job, reply);
     if (reply.id !== job.task.id) return 'a message for another file';
     if ('started' in reply) {
       if (job.started) return 'started twice';
@@ -264,29 +285,30 @@ export class ExtractionProcesses {
       return null;
     }
     if (!job.started) return 'a result before starting its file';
-    const { maxTextChars } = job.task.limits;
-    if ('text' in reply) {
-      // Pieces are as the real reader cuts them: a flood of short ones would keep this thread busy for nothing.
-      if (reply.text.length !== TEXT_PIECE_CHARS) return `a text piece that is not ${TEXT_PIECE_CHARS} characters long`;
-      // A reader keeps to the text limit; text past it would soon outgrow what a string can hold here.
-      if (job.text.length + reply.text.length > maxTextChars) return 'more text than KNOWLEDGE_EXTRACT_MAX_TEXT_CHARS';
-      job.text += reply.text;
-      return null;
-    }
-    if ('outcome' in reply && reply.outcome.ok && job.text.length + reply.outcome.extracted.text.length > maxTextChars) {
-      return 'more text than KNOWLEDGE_EXTRACT_MAX_TEXT_CHARS';
-    }
     this.detach(job);
     reader.job = null;
     reader.child.unref();
     reader.socket?.unref();
-    if (!this.closed) this.idle.push(reader);
+    if (!this.closed && !reader.channelEnded) this.idle.push(reader);
     if (!('outcome' in reply)) {
       job.reject(new Error(reply.failure));
       return null;
     }
     const { outcome } = reply;
-    job.resolve(outcome.ok ? { ok: true, extracted: { ...outcome.extracted, text: job.text + outcome.extracted.text } } : outcome);
+    job.resolve(outcome.ok ? { ok: true, extracted: { ...outcome.extracted, text: job.text } } : outcome);
+    return null;
+  }
+
+  /** A piece of the file's text: whole (TEXT_PIECE_CHARS) but the last, which only the outcome may follow. */
+  private piece(job: Job, text: string): string | null {
+    if (!job.started) return 'a result before starting its file';
+    // A flood of short pieces would keep this thread busy for nothing.
+    if (job.lastPiece) return 'text after its last piece';
+    if (text.length > TEXT_PIECE_CHARS) return `a text piece over ${TEXT_PIECE_CHARS} characters`;
+    // A reader keeps to the text limit; text past it would soon outgrow what a string can hold here.
+    if (job.text.length + text.length > job.task.limits.maxTextChars) return 'more text than KNOWLEDGE_EXTRACT_MAX_TEXT_CHARS';
+    job.lastPiece = text.length < TEXT_PIECE_CHARS;
+    job.text += text;
     return null;
   }
 

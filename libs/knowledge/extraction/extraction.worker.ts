@@ -1,10 +1,10 @@
 import { Socket } from 'node:net';
 
-import { AppError } from '@lore/platform/kernel';
+import { AppError, type SerializedError } from '@lore/platform/kernel';
 
 import { extractText } from './extract-text';
 import { JsonLines, READER_FD } from './reader-channel';
-import { MAX_LINE_CHARS, readerHardLimitMs, TEXT_PIECE_CHARS, type ExtractionOutcome, type ExtractionTask, type ProcessReply, type TaskHeader, type TaskMessage } from './reader-protocol';
+import { MAX_ERROR_CHARS, MAX_PIECE_LINE_CHARS, readerHardLimitMs, TEXT_PIECE_CHARS, type ExtractionOutcome, type ExtractionTask, type ProcessReply, type TaskHeader, type TaskMessage } from './reader-protocol';
 import { startReaderWatchdog } from './reader-watchdog';
 
 /**
@@ -17,15 +17,26 @@ async function extract(task: ExtractionTask): Promise<ExtractionOutcome> {
   try {
     return { ok: true, extracted: await extractText(task, task.limits) };
   } catch (error) {
-    if (error instanceof AppError && error.code === 'validation') return { ok: false, error: error.toJSON() };
+    if (error instanceof AppError && error.code === 'validation') return { ok: false, error: cutMessages(error.toJSON()) };
     throw error;
   }
+}
+
+/** Within what the service takes from a reader (reader-replies.ts): the messages name the file, whose name the upload chose. */
+function cutMessages(error: SerializedError): SerializedError {
+  return { ...error, message: error.message.slice(0, MAX_ERROR_CHARS), issues: (error.issues ?? []).map((issue) => ({ ...issue, msg: issue.msg.slice(0, MAX_ERROR_CHARS) })) };
 }
 
 function serve(hardLimitMs: number): void {
   const watchdog = startReaderWatchdog(hardLimitMs);
   const socket = new Socket({ fd: READER_FD, readable: true, writable: true });
-  const channel = new JsonLines(socket, { maxLineChars: MAX_LINE_CHARS, onMessage: (message) => take(message as TaskMessage), onBreach: () => process.exit(1) });
+  // The service is trusted: any of its lines up to the longest there is.
+  const channel = new JsonLines(socket, {
+    maxStringLineChars: MAX_PIECE_LINE_CHARS,
+    maxOtherLineChars: MAX_PIECE_LINE_CHARS,
+    onMessage: (message) => take(message as TaskMessage),
+    onBreach: () => process.exit(1),
+  });
   // Resolves once the reply is written, so that pieces go one after another (backpressure).
   const send = (reply: ProcessReply): Promise<void> =>
     new Promise((resolve) => {
@@ -33,10 +44,9 @@ function serve(hardLimitMs: number): void {
     });
   const answer = async (id: number, outcome: ExtractionOutcome): Promise<void> => {
     if (!outcome.ok) return send({ id, outcome });
-    const { text } = outcome.extracted;
-    let at = 0;
-    for (; text.length - at > TEXT_PIECE_CHARS; at += TEXT_PIECE_CHARS) await send({ id, text: text.slice(at, at + TEXT_PIECE_CHARS) });
-    return send({ id, outcome: { ok: true, extracted: { ...outcome.extracted, text: text.slice(at) } } });
+    const { text, ...facts } = outcome.extracted;
+    for (let at = 0; at < text.length; at += TEXT_PIECE_CHARS) await send(text.slice(at, at + TEXT_PIECE_CHARS));
+    return send({ id, outcome: { ok: true, extracted: facts } });
   };
   const read = (task: ExtractionTask): void => {
     watchdog.busy();
@@ -44,8 +54,7 @@ function serve(hardLimitMs: number): void {
     extract(task)
       .then(
         (outcome) => answer(task.id, outcome),
-        // Cut to well within what the service takes from a reader (reader-replies.ts).
-        (error: unknown) => send({ id: task.id, failure: (error instanceof Error ? error.message : String(error)).slice(0, 4096) }),
+        (error: unknown) => send({ id: task.id, failure: (error instanceof Error ? error.message : String(error)).slice(0, MAX_ERROR_CHARS) }),
       )
       .finally(() => watchdog.idle());
   };

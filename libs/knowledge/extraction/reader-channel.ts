@@ -4,8 +4,13 @@ import type { Socket } from 'node:net';
 export const READER_FD = 3;
 
 export interface JsonLinesOptions {
-  /** A line (one message) longer than this is a breach: nothing past it is buffered or parsed. */
-  readonly maxLineChars: number;
+  /**
+   * A line (one message) longer than these is a breach: nothing past it is buffered or parsed.
+   * The first holds for a line that is a JSON string (its first character a quote), the second
+   * for any other.
+   */
+  readonly maxStringLineChars: number;
+  readonly maxOtherLineChars: number;
   readonly onMessage: (message: unknown) => void;
   /** The other end sent what is not a message: the channel stops reading. */
   readonly onBreach: (what: string) => void;
@@ -24,6 +29,8 @@ export class JsonLines {
   /** The current line's characters received so far (pieces of it, joined when it ends). */
   private pending: string[] = [];
   private pendingChars = 0;
+  /** The current line's bound, known from its first character. */
+  private lineCap = 0;
   private broken = false;
 
   constructor(
@@ -61,9 +68,12 @@ export class JsonLines {
 
   /** Adds to the current line, unless that makes it too long (a breach). */
   private keep(piece: string): boolean {
+    if (this.pendingChars === 0 && piece.length > 0) {
+      this.lineCap = piece.startsWith('"') ? this.options.maxStringLineChars : this.options.maxOtherLineChars;
+    }
     this.pendingChars += piece.length;
-    if (this.pendingChars > this.options.maxLineChars) {
-      this.breach(`a message over ${this.options.maxLineChars} characters`);
+    if (this.pendingChars > this.lineCap) {
+      this.breach(`a message over ${this.lineCap} characters`);
       return false;
     }
     if (piece.length > 0) this.pending.push(piece);

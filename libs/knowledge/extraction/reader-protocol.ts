@@ -31,30 +31,45 @@ export interface TaskChunk {
 }
 export type TaskMessage = TaskHeader | TaskChunk;
 export const CHUNK_BYTES = 256 * 1024;
-/** Every text piece but the outcome's own is exactly this long (the service refuses others). */
+/**
+ * The extracted text comes back in pieces of exactly this many characters, but the last (which
+ * may be shorter, and is then followed only by the outcome). Each is a line holding nothing but
+ * a JSON string: parsing one costs what copying it does, whatever a reader put in it.
+ */
 export const TEXT_PIECE_CHARS = 512 * 1024;
 /**
- * The longest line either side accepts: a text piece with every character escaped by
- * JSON.stringify (`\u0001`, six characters), or a chunk in base64, with room for the rest.
+ * The longest line holding a text piece: every character escaped by JSON.stringify (`\u0001`,
+ * six characters), and the quotes.
  */
-export const MAX_LINE_CHARS = 6 * TEXT_PIECE_CHARS + 64 * 1024;
+export const MAX_PIECE_LINE_CHARS = 6 * TEXT_PIECE_CHARS + 2;
+/**
+ * The longest line from a reader holding anything but a text piece: an outcome (its error
+ * messages cut to MAX_ERROR_CHARS, its title to MAX_TITLE_CHARS), `started`, `ready`. A line of
+ * nested arrays or objects costs far more to parse than its length suggests (1.6 M of them, in
+ * a line the length of a text piece, held the service's event loop ~300 ms): such lines are kept
+ * short. The reader, which trusts the service, takes lines up to MAX_PIECE_LINE_CHARS.
+ */
+export const MAX_REPLY_LINE_CHARS = 64 * 1024;
+/** A reader's error messages are cut to this (they name the file, whose name the upload chose). */
+export const MAX_ERROR_CHARS = 4096;
 
 /** An uploader's error comes back as a value: an AppError thrown in the reader would reach the service as a plain Error. */
 export type ExtractionOutcome = { readonly ok: true; readonly extracted: ExtractedText } | { readonly ok: false; readonly error: SerializedError };
+/** The outcome as it crosses: its text went before it, in pieces. */
+export type ReaderOutcome = { readonly ok: true; readonly extracted: Omit<ExtractedText, 'text'> } | { readonly ok: false; readonly error: SerializedError };
 
 /**
- * What the process sends (each checked by the service, reader-replies.ts): `ready` once loaded (the service then lowers its threads' priority);
- * for a task, `started` when it begins (the pool's deadline counts
- * from there, not from the wait in the queue), then its outcome, or the message of an error
- * that is not the uploader's (a bug: the pool rethrows it). A long extracted text comes back
- * the way the bytes went, in pieces of at most TEXT_PIECE_CHARS before the outcome, whose own
- * text is what follows them (deserialising 20 MB of text at once held the event loop ~25 ms).
+ * What the process sends (each checked by the service, reader-replies.ts): `ready` once loaded
+ * (the service then lowers its threads' priority); for a task, `started` when it begins (the
+ * pool's deadline counts from there, not from the wait in the queue), then its text in pieces
+ * (TEXT_PIECE_CHARS) and its outcome, or the message of an error that is not the uploader's (a
+ * bug: the pool rethrows it).
  */
 export type ProcessReply =
   | { readonly ready: true }
   | { readonly id: number; readonly started: true }
-  | { readonly id: number; readonly text: string }
-  | { readonly id: number; readonly outcome: ExtractionOutcome }
+  | string
+  | { readonly id: number; readonly outcome: ReaderOutcome }
   | { readonly id: number; readonly failure: string };
 
 /**

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 
 import { build } from 'esbuild';
 
-import { MAX_LINE_CHARS, TEXT_PIECE_CHARS } from './reader-protocol';
+import { MAX_PIECE_LINE_CHARS, MAX_REPLY_LINE_CHARS, TEXT_PIECE_CHARS } from './reader-protocol';
 
 /**
  * Scripts for extraction-processes.int.spec.ts: stand-in readers, each doing what no real file
@@ -17,10 +17,16 @@ import { Socket } from 'node:net';
 import { JsonLines, READER_FD } from './reader-channel';
 const socket = new Socket({ fd: READER_FD, readable: true, writable: true });
 const handlers: Array<(message: any) => void> = [];
-const channel = new JsonLines(socket, { maxLineChars: 1e8, onMessage: (message) => handlers.forEach((handle) => handle(message)), onBreach: () => process.exit(1) });
+const channel = new JsonLines(socket, { maxStringLineChars: 1e8, maxOtherLineChars: 1e8, onMessage: (message) => handlers.forEach((handle) => handle(message)), onBreach: () => process.exit(1) });
 const send = (message: unknown, done: () => void = () => undefined): void => channel.send(message, done);
 const onTask = (handle: (task: any) => void): void => void handlers.push((message) => 'chunk' in message || handle(message));
-const extracted = (text: string, title: string | null = null) => ({ text, format: 'text', mimeType: 'text/plain', title, pages: null });
+const facts = (title: string | null = null) => ({ format: 'text', mimeType: 'text/plain', title, pages: null });
+const outcome = (id: number, title: string | null = null) => ({ id, outcome: { ok: true, extracted: facts(title) } });
+// A short text as the real reader sends it: one (last) piece, then the outcome.
+const answer = (id: number, text: string): void => {
+  send(text);
+  send(outcome(id));
+};
 socket.on('end', () => process.exit(0));
 `;
 
@@ -42,7 +48,7 @@ export const STAND_IN_READERS = {
     const tries = ['/proc/' + process.ppid + '/environ', '/proc/self/root/proc/' + process.ppid + '/environ', '/proc/self/task/' + process.pid + '/root/proc/' + process.ppid + '/environ', '/proc/self/cwd/' + require('node:path').basename(__filename), '/etc/hostname'];
     const outcomes = tries.map((path) => { try { fs.readFileSync(path); return 'read ' + path; } catch (error) { return (error as { code: string }).code; } });
     outcomes.push((() => { try { return new Function('return "compiled"')(); } catch (error) { return (error as Error).name; } })());
-    send({ id: task.id, outcome: { ok: true, extracted: extracted(outcomes.join(',') + ' ' + Object.keys(process.env).join(',')) } });
+    answer(task.id, outcomes.join(',') + ' ' + Object.keys(process.env).join(','));
   });`,
   // Dies as soon as it is handed a file.
   dying: `onTask(() => process.exit(3));`,
@@ -50,13 +56,13 @@ export const STAND_IN_READERS = {
   flooding: `onTask((task) => {
     send({ id: task.id, started: true });
     const piece = 'x'.repeat(${TEXT_PIECE_CHARS});
-    const more = (): void => send({ id: task.id, text: piece }, more);
+    const more = (): void => send(piece, more);
     more();
   });`,
   // Answers a file named pid.txt with its pid; starts any other and never answers.
   obedient: `onTask((task) => {
     send({ id: task.id, started: true });
-    if (task.fileName === 'pid.txt') send({ id: task.id, outcome: { ok: true, extracted: extracted(String(process.pid)) } });
+    if (task.fileName === 'pid.txt') answer(task.id, String(process.pid));
   });`,
   // Starts a file and spins on it, without a watchdog.
   spinning: `onTask((task) => send({ id: task.id, started: true }, () => {
@@ -69,26 +75,32 @@ export const STAND_IN_READERS = {
     nullText: (id) => [{ id, text: null }],
     nullOutcome: (id) => [{ id, outcome: null }],
     noExtracted: (id) => [{ id, outcome: { ok: true } }],
-    arrayText: (id) => [{ id, text: ['x'.repeat(50000)] }, { id, outcome: { ok: true, extracted: extracted('') } }],
+    arrayText: (id) => [['x'.repeat(50000)], outcome(id)],
     internalError: (id) => [{ id, outcome: { ok: false, error: { code: 'internal', message: 'not the uploader', issues: [] } } }],
     elsewhere: (id) => [{ id, outcome: { ok: false, error: { code: 'validation', message: 'm', issues: [{ loc: ['constructor'], msg: 'm', type: 'value_error' }] } } }],
-    longTitle: (id) => [{ id, outcome: { ok: true, extracted: extracted('', 'x'.repeat(256)) } }],
+    longTitle: (id) => ['x', outcome(id, 'x'.repeat(256))],
+    extraKey: (id) => [{ id, outcome: { ok: true, extracted: { ...facts(), text: 'x' } } }],
     nodeInternal: () => [{ cmd: 'NODE_HANDLE_ACK' }],
     notJson: () => {
       socket.write('{"id": 1,\\n');
       return [];
     },
-    endless: () => {
-      socket.write('"' + 'x'.repeat(${MAX_LINE_CHARS}));
+    nested: () => {
+      socket.write('['.repeat(${MAX_REPLY_LINE_CHARS}) + ']'.repeat(${MAX_REPLY_LINE_CHARS}) + '\\n');
       return [];
     },
-    shortPiece: (id) => [{ id, text: 'x' }],
-    otherFile: (id) => [{ id: id + 1, text: 'x' }],
+    endless: () => {
+      socket.write('"' + 'x'.repeat(${MAX_PIECE_LINE_CHARS}));
+      return [];
+    },
+    longPiece: () => ['x'.repeat(${TEXT_PIECE_CHARS + 1})],
+    afterLastPiece: () => ['x', 'y'],
+    otherFile: (id) => ['x', outcome(id + 1)],
     startedTwice: (id) => [{ id, started: true }],
     readyTwice: () => [{ ready: true }],
-    longOutcome: (id) => [{ id, outcome: { ok: true, extracted: extracted('x'.repeat(20000)) } }],
-    unstarted: (id) => [{ id, text: 'x' }],
-    afterItsFile: (id) => [{ id, outcome: { ok: true, extracted: extracted('done') } }, { id, text: 'more' }],
+    tooMuchText: () => ['x'.repeat(${TEXT_PIECE_CHARS})],
+    unstarted: () => ['x'],
+    afterItsFile: (id) => ['done', outcome(id), 'more'],
   };
   send({ ready: true });
   onTask((task) => {
@@ -98,7 +110,7 @@ export const STAND_IN_READERS = {
   // Answers every file with the text of the one package it requires (from the node_modules its folder has).
   requiring: `onTask((task) => {
     send({ id: task.id, started: true });
-    send({ id: task.id, outcome: { ok: true, extracted: extracted(require('lore-test-dependency')) } });
+    answer(task.id, require('lore-test-dependency'));
   });`,
   // Answers with its user id and what signalling the service (signal 0: a check) does.
   identity: `onTask((task) => {
@@ -109,7 +121,23 @@ export const STAND_IN_READERS = {
     } catch (error) {
       signal = (error as { code: string }).code;
     }
-    send({ id: task.id, outcome: { ok: true, extracted: extracted(process.getuid?.() + ' ' + signal) } });
+    answer(task.id, process.getuid?.() + ' ' + signal);
+  });`,
+  // Answers a file with its pid, then closes its end of the channel and lives on.
+  closing: `onTask((task) => {
+    send({ id: task.id, started: true });
+    answer(task.id, String(process.pid));
+    // Not the exit the preamble sets up when the service closes its end in turn.
+    socket.removeAllListeners('end');
+    socket.end();
+    setInterval(() => undefined, 1000);
+  });`,
+  // Answers a file with its pid, then writes to stderr without end.
+  noisy: `onTask((task) => {
+    send({ id: task.id, started: true });
+    answer(task.id, String(process.pid));
+    const line = 'noise '.repeat(10000);
+    setInterval(() => process.stderr.write(line), 1);
   });`,
   // Never starts a file.
   silent: `onTask(() => undefined);`,
@@ -158,11 +186,19 @@ readers.run({ id: 1, fileName: 'f.txt', mimeType: null, bytes: new Uint8Array([1
 setTimeout(() => console.log('alive'), 500);
 `;
 
-export type StandInName = keyof typeof STAND_IN_READERS | 'service' | 'starved';
+// A service that reads one file and then has nothing to do: it should exit by itself, its idle
+// reader neither keeping it alive nor outliving it.
+const FINISHING = `
+import { ExtractionProcesses } from './extraction-processes';
+const readers = new ExtractionProcesses({ script: process.argv[2], maxMemoryMb: 64, timeoutMs: 5_000, onStart: () => undefined });
+void readers.run({ id: 1, fileName: 'pid.txt', mimeType: null, bytes: new Uint8Array([1]), limits: {} as never }, new AbortController().signal).then((outcome) => console.log(outcome.ok ? outcome.extracted.text : 'failed'));
+`;
+
+export type StandInName = keyof typeof STAND_IN_READERS | 'service' | 'starved' | 'finishing';
 
 /** Bundles every script into `dir` (with the sources they import); returns each one's path. */
 export async function buildStandIns(dir: string): Promise<Record<StandInName, string>> {
-  const sources = [...Object.entries(STAND_IN_READERS).map(([name, source]) => [name, `${PREAMBLE}\n${source}`]), ['service', SERVICE], ['starved', STARVED]];
+  const sources = [...Object.entries(STAND_IN_READERS).map(([name, source]) => [name, `${PREAMBLE}\n${source}`]), ['service', SERVICE], ['starved', STARVED], ['finishing', FINISHING]];
   const scripts = {} as Record<StandInName, string>;
   for (const [name, contents = ''] of sources) {
     const script = join(dir, `${name}.cjs`);
