@@ -1,11 +1,10 @@
 import type { ChildProcess } from 'node:child_process';
-import { realpathSync } from 'node:fs';
 import type { Socket } from 'node:net';
 
 import { JsonLines, READER_FD } from './reader-channel';
 import { CHUNK_BYTES, MAX_PIECE_LINE_CHARS, MAX_REPLY_LINE_CHARS, TEXT_PIECE_CHARS, type ExtractionOutcome, type ExtractionTask, type ProcessReply, type TaskMessage } from './reader-protocol';
 import { parseReply } from './reader-replies';
-import { killReader, lowerPriority, spawnReader, type ReaderUser } from './reader-spawn';
+import { killReader, lowerPriority, readerCommand, spawnReader, type ReaderCommand, type ReaderUser } from './reader-spawn';
 
 /**
  * Why a reader process ended with a file: its deadline; V8 out of heap; no start within the
@@ -113,11 +112,10 @@ export class ExtractionProcesses {
   private closed = false;
 
   constructor(private readonly options: ExtractionProcessesOptions) {
-    this.script = realpathSync(options.script);
+    this.command = readerCommand(options.script, { maxMemoryMb: options.maxMemoryMb, hardLimitMs: 2 * options.timeoutMs + 1000, runAs: options.runAs ?? null });
   }
 
-  /** The reader script's real path: the permission model checks paths as the process resolves them. */
-  private readonly script: string;
+  private readonly command: ReaderCommand;
 
   /** Reads `task` in an idle process (or a new one); `signal` ends that process at once. */
   run(task: ExtractionTask, signal: AbortSignal): Promise<ExtractionOutcome> {
@@ -195,7 +193,7 @@ export class ExtractionProcesses {
   }
 
   private start(): Reader {
-    const child = spawnReader(this.script, { maxMemoryMb: this.options.maxMemoryMb, hardLimitMs: 2 * this.options.timeoutMs + 1000, runAs: this.options.runAs ?? null });
+    const child = spawnReader(this.command);
     // Pipes of a child process are sockets (they can be unref'd). A process that could not be
     // started (EMFILE) has no stdio at all, whatever the types say.
     const socket = ((child.stdio as ChildProcess['stdio'] | undefined)?.[READER_FD] as Socket | null | undefined) ?? null;

@@ -20,22 +20,38 @@ export interface ReaderSpawnOptions {
   readonly runAs: ReaderUser | null;
 }
 
+/** How every reader of one script is started: worked out once, not at each start. */
+export interface ReaderCommand {
+  /** The script's real path: the permission model checks paths as the process resolves them. */
+  readonly script: string;
+  readonly args: readonly string[];
+  readonly runAs: ReaderUser | null;
+}
+
 /**
- * Starts a reader process running `script` (the bundled extraction.worker.ts): with an empty
- * environment, in the script's folder, under Node's permission model, compiling no code from
- * strings, within its memory, as its user, and with its channel (JsonLines) at READER_FD. spawn,
- * not fork: fork insists on Node's IPC channel, which a reader must not have (reader-channel.ts).
+ * The command for readers running `script` (the bundled extraction.worker.ts): under Node's
+ * permission model, compiling no code from strings, within its memory, with its watchdog's limit.
  */
-export function spawnReader(script: string, { maxMemoryMb, hardLimitMs, runAs }: ReaderSpawnOptions): ChildProcess {
+export function readerCommand(script: string, { maxMemoryMb, hardLimitMs, runAs }: ReaderSpawnOptions): ReaderCommand {
+  const real = realpathSync(script);
   const flags = [
-    ...permissionArgs(script),
+    ...permissionArgs(real),
     // No eval or new Function: a parser tricked into compiling text from a file (as PDF.js
     // was, CVE-2024-4367) throws instead of running it. PDF.js then takes its slower paths.
     '--disallow-code-generation-from-strings',
     `--max-old-space-size=${maxMemoryMb}`,
     '--max-semi-space-size=16',
   ];
-  return spawn(process.execPath, [...flags, script, ...readerArgs(hardLimitMs)], {
+  return { script: real, args: [...flags, real, ...readerArgs(hardLimitMs)], runAs };
+}
+
+/**
+ * Starts a reader process: with an empty environment, in the script's folder, as its user, and
+ * with its channel (JsonLines) at READER_FD. spawn, not fork: fork insists on Node's IPC channel,
+ * which a reader must not have (reader-channel.ts).
+ */
+export function spawnReader({ script, args, runAs }: ReaderCommand): ChildProcess {
+  return spawn(process.execPath, args, {
     // Relative paths resolve inside the script's folder, which is all it may read anyway.
     cwd: dirname(script),
     env: {},
