@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import type { Egress } from '@lore/platform/egress/port';
 import { EgressRefused } from '@lore/platform/egress/port';
 
@@ -59,7 +59,7 @@ export type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => v
 export interface Harness {
   open(options: EgressContractOptions): Promise<Egress>;
   serve(handler: Handler, host?: string): Promise<TestServer>;
-  /** A port on 127.0.0.1 where a server just was and none listens now. */
+  /** A port on 127.0.0.1 that nothing listens on, and nothing in the run will. */
   closedPort(): Promise<number>;
 }
 
@@ -106,13 +106,21 @@ export function useHarness(factory: EgressFactory): Harness {
     },
     serve,
     closedPort: async () => {
-      const server = http.createServer();
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      const { port } = server.address() as AddressInfo;
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      return port;
+      // Below the ephemeral range: a port freed by a closed server can be handed to another test's
+      // listen(0) (in CI the request then got that server's 200) or become a connection's own
+      // source port (a TCP self-connect). Nothing in the suite listens on a fixed low port.
+      for (const port of [9, 47, 51, 61, 63, 71]) if (await refusesConnections(port)) return port;
+      throw new Error('every candidate closed port on 127.0.0.1 accepted a connection');
     },
   };
+}
+
+function refusesConnections(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => (socket.destroy(), resolve(false)));
+    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
+  });
 }
 
 /** The refusal a request ends in (fails the test when it succeeds or fails otherwise). */
