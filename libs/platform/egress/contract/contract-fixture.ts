@@ -1,7 +1,8 @@
 import http from 'node:http';
-import net, { type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import type { Egress } from '@lore/platform/egress/port';
 import { EgressRefused } from '@lore/platform/egress/port';
+import { closedPort } from '@lore/platform/testing';
 
 /** What the contract configures an adapter with: the options every adapter takes. */
 export interface EgressContractOptions {
@@ -105,22 +106,8 @@ export function useHarness(factory: EgressFactory): Harness {
       return under.egress;
     },
     serve,
-    closedPort: async () => {
-      // Below the ephemeral range: a port freed by a closed server can be handed to another test's
-      // listen(0) (in CI the request then got that server's 200) or become a connection's own
-      // source port (a TCP self-connect). Nothing in the suite listens on a fixed low port.
-      for (const port of [9, 47, 51, 61, 63, 71]) if (await refusesConnections(port)) return port;
-      throw new Error('every candidate closed port on 127.0.0.1 accepted a connection');
-    },
+    closedPort,
   };
-}
-
-function refusesConnections(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => (socket.destroy(), resolve(false)));
-    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
-  });
 }
 
 /** The refusal a request ends in (fails the test when it succeeds or fails otherwise). */

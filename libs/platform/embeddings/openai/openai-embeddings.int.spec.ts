@@ -1,5 +1,4 @@
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import { closedPort } from '@lore/platform/testing';
 import { bagOfWordsVector, startTestEmbeddingServer } from '@lore/platform/embeddings/contract';
 import type { TestEmbeddingServer } from '@lore/platform/embeddings/contract';
 import { EmbeddingUnavailableError, cachedQueries, cosineSimilarity } from '@lore/platform/embeddings/port';
@@ -8,14 +7,6 @@ import type { OpenAIEmbeddingOptions } from './openai-embeddings.adapter';
 
 const KEY = 'sk-test-0123456789abcdef';
 const FAST_RETRIES = { baseDelayMs: 5, maxDelayMs: 20 };
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe('OpenAI-compatible embeddings adapter', () => {
   let server: TestEmbeddingServer;
