@@ -10,6 +10,7 @@ import type { Doc, DocumentCollection, DocumentStore, DocumentWrite, Filter, Fin
 import { assertCollectionName, assertFieldPath, cursorAfter, planFind } from '@lore/platform/documents/port';
 import { SqliteQueryTranslator, valueSql } from './sqlite-query.translator';
 import type { SqlValue } from './sqlite-query.translator';
+import { TextIndexedRows, dropTextWriteTriggers, textIndexParts, textTableName, type TextIndex } from './sqlite-text-index';
 
 export interface SqliteDocumentStoreOptions {
   /** File path, or ':memory:' for a private in-memory database. */
@@ -61,8 +62,14 @@ class SqliteDocumentStore implements DocumentStore {
    */
   private readonly rows = new Map<string, RowStatements>();
   private readonly tables = new Set<string>();
-  /** Docs table → its FTS5 table, once known; read from the registry so other connections' indexes count too. */
-  private readonly textTables = new Map<string, string>();
+  /**
+   * Docs table → its FTS5 table and field, or null for none, read from the registry so other
+   * connections' indexes count too; forgotten whenever the schema version moves (syncSchema).
+   */
+  private readonly textIndexes = new Map<string, TextIndex | null>();
+  private readonly textRows = new Map<string, TextIndexedRows>();
+  private schemaVersion = -1;
+  private readonly readSchemaVersion: Statement;
   private readonly applyWrites: (writes: readonly DocumentWrite[], checkpoint: { readonly name: string; readonly value: string } | undefined) => void;
   private readonly applyReset: (tables: readonly string[], checkpointName: string) => void;
 
@@ -79,8 +86,11 @@ class SqliteDocumentStore implements DocumentStore {
     );
     this.db.exec(`CREATE TABLE IF NOT EXISTS ${CHECKPOINTS} (name TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT`);
     this.db.exec(`CREATE TABLE IF NOT EXISTS ${TEXT_INDEXES} (collection TEXT PRIMARY KEY, field TEXT NOT NULL) STRICT`);
+    this.readSchemaVersion = this.db.prepare<SqlValue[]>('PRAGMA schema_version').pluck(true);
+    dropTextWriteTriggers(this.db, this.db.prepare(`SELECT collection FROM ${TEXT_INDEXES}`).pluck(true).all() as string[]);
 
     this.applyWrites = this.db.transaction((writes: readonly DocumentWrite[], checkpoint: { readonly name: string; readonly value: string } | undefined) => {
+      this.syncSchema();
       for (const write of writes) {
         const table = tableName(write.collection);
         switch (write.op) {
@@ -156,6 +166,7 @@ class SqliteDocumentStore implements DocumentStore {
   async close(): Promise<void> {
     this.statements.clear();
     this.rows.clear();
+    this.textRows.clear();
     if (this.db.open) this.db.close();
     return Promise.resolve();
   }
@@ -198,7 +209,17 @@ class SqliteDocumentStore implements DocumentStore {
 
   upsertRow(table: string, doc: Doc): void {
     if (typeof doc.id !== 'string' || doc.id.length === 0) throw new Error('a document needs a non-empty string id');
-    this.rowStatements(table).upsert.run(doc.id, JSON.stringify(doc));
+    const body = JSON.stringify(doc);
+    const textIndex = this.textIndex(table);
+    if (textIndex === null) {
+      this.rowStatements(table).upsert.run(doc.id, body);
+      return;
+    }
+    let rows = this.textRows.get(table);
+    if (rows === undefined) this.textRows.set(table, (rows = new TextIndexedRows(this.db, table, textIndex)));
+    // Written in the caller's transaction, or in one of its own: the row and its terms commit together.
+    if (this.db.inTransaction) rows.upsert(doc.id, body);
+    else this.db.transaction(() => rows.upsert(doc.id, body))();
   }
 
   deleteRow(table: string, id: string): boolean {
@@ -230,17 +251,37 @@ class SqliteDocumentStore implements DocumentStore {
 
   /** The FTS5 table of a docs table, or undefined when it has no text index. */
   textTable(table: string): string | undefined {
-    const known = this.textTables.get(table);
-    if (known !== undefined) return known;
-    if (this.textField(table) === undefined) return undefined;
-    const fts = textTableName(table);
-    this.textTables.set(table, fts);
-    return fts;
+    this.syncSchema();
+    return this.textIndex(table)?.fts;
   }
 
   textField(table: string): string | undefined {
     const field = this.prepare(`SELECT field FROM ${TEXT_INDEXES} WHERE collection = ?`).pluck(true).get(table);
     return typeof field === 'string' ? field : undefined;
+  }
+
+  /** As last synced (syncSchema): writes sync once per transaction, reads once per query. */
+  private textIndex(table: string): TextIndex | null {
+    let known = this.textIndexes.get(table);
+    if (known === undefined) {
+      const field = this.textField(table);
+      known = field === undefined ? null : { fts: textTableName(table), field };
+      this.textIndexes.set(table, known);
+    }
+    return known;
+  }
+
+  /**
+   * Forgets what is known of text indexes once the schema has changed (here or on another
+   * connection to the file): a write must never miss an index created since. One pragma read,
+   * which SQLite answers from the open transaction's schema cookie.
+   */
+  syncSchema(): void {
+    const version = Number(this.readSchemaVersion.get());
+    if (version === this.schemaVersion) return;
+    this.schemaVersion = version;
+    this.textIndexes.clear();
+    this.textRows.clear();
   }
 
   /** Creates the FTS5 table, its triggers and registry entry, and indexes existing rows, in one transaction. */
@@ -253,7 +294,6 @@ class SqliteDocumentStore implements DocumentStore {
       for (const sql of [...parts.create, parts.deleteTrigger, parts.backfill]) this.db.exec(sql);
       this.run(`INSERT INTO ${TEXT_INDEXES} (collection, field) VALUES (?, ?)`, [table, field]);
     })();
-    this.textTables.set(table, textTableName(table));
   }
 
   private ensureTable(collection: string): string {
@@ -307,6 +347,7 @@ class SqliteDocumentCollection<T extends Doc> implements DocumentCollection<T> {
   }
 
   async upsert(doc: T): Promise<void> {
+    this.store.syncSchema();
     this.store.upsertRow(this.table, doc);
     return Promise.resolve();
   }
@@ -336,52 +377,6 @@ class SqliteDocumentCollection<T extends Doc> implements DocumentCollection<T> {
     this.store.createTextIndex(this.table, field);
     return Promise.resolve();
   }
-}
-
-/**
- * A docs table's FTS5 table, quoted. Collection names cannot hold `$`, so neither this name nor
- * FTS5's shadow tables (`<name>_data`, `<name>_idx`, ...) can meet another collection's tables.
- */
-function textTableName(table: string): string {
-  return `"${table}$fts"`;
-}
-
-/**
- * An external-content FTS5 table over the docs table's rowids, reading the field through a
- * view (so that FTS5's 'rebuild' and 'integrity-check' work) and kept in step by triggers, so
- * every write path (upsert, write(), delete, deleteMany, reset) updates it in the same
- * transaction. 'secure-delete' makes a deletion remove the document's terms from the index
- * at once, so that purgeDeleted leaves no trace of them in the file.
- * Rowids must stay stable: VACUUM may renumber a table without an INTEGER PRIMARY KEY, after
- * which the index needs `INSERT INTO <fts>(<fts>) VALUES ('rebuild')`.
- */
-function textIndexParts(table: string, field: string) {
-  const fts = textTableName(table);
-  const view = `${table}$text`;
-  const trigger = (event: string): string => `"${table}$fts_${event}"`;
-  // Only strings are searchable; anything else indexes as NULL (no words).
-  const text = (row: string): string => `IIF(json_type(${row}, '$.${field}') = 'text', json_extract(${row}, '$.${field}'), NULL)`;
-  return {
-    fts,
-    create: [
-      `CREATE VIEW "${view}" AS SELECT rowid AS doc_rowid, ${text('body')} AS text FROM ${table}`,
-      `CREATE VIRTUAL TABLE ${fts} USING fts5(text, content='${view}', content_rowid='doc_rowid', tokenize='porter unicode61 remove_diacritics 2')`,
-      `INSERT INTO ${fts} (${fts}, rank) VALUES ('secure-delete', 1)`,
-      `CREATE TRIGGER ${trigger('insert')} AFTER INSERT ON ${table} BEGIN
-        INSERT INTO ${fts} (rowid, text) VALUES (new.rowid, ${text('new.body')});
-      END`,
-      `CREATE TRIGGER ${trigger('update')} AFTER UPDATE OF body ON ${table} WHEN ${text('old.body')} IS NOT ${text('new.body')} BEGIN
-        INSERT INTO ${fts} (${fts}, rowid, text) VALUES ('delete', old.rowid, ${text('old.body')});
-        INSERT INTO ${fts} (rowid, text) VALUES (new.rowid, ${text('new.body')});
-      END`,
-    ],
-    deleteTrigger: `CREATE TRIGGER ${trigger('delete')} AFTER DELETE ON ${table} BEGIN
-      INSERT INTO ${fts} (${fts}, rowid, text) VALUES ('delete', old.rowid, ${text('old.body')});
-    END`,
-    dropDeleteTrigger: `DROP TRIGGER ${trigger('delete')}`,
-    // Documents written before the index existed.
-    backfill: `INSERT INTO ${fts} (${fts}) VALUES ('rebuild')`,
-  };
 }
 
 function tableName(collection: string): string {

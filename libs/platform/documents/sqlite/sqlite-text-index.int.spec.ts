@@ -88,11 +88,21 @@ describe('SQLite document store text index (file-backed)', () => {
     await notes.upsert({ id: 'n3', text: { not: 'a string' } });
     await notes.delete('n4');
     await notes.deleteMany({ kind: 2 });
+    await notes.upsert({ id: 'n6', text: 'note 6 about topic 2', kind: 'same words, other fields' });
+    await notes.upsert({ id: 'n3', text: 'a string again' });
     await store.write([
       { collection: 'notes', op: 'upsert', doc: { id: 'n5', text: 'batched' } },
+      { collection: 'notes', op: 'upsert', doc: { id: 'b1', text: 'new in a batch' } },
+      { collection: 'notes', op: 'upsert', doc: { id: 'b1', text: 'rewritten in the same batch' } },
+      { collection: 'notes', op: 'upsert', doc: { id: 'b2', text: 'batched twice' } },
+      { collection: 'notes', op: 'upsert', doc: { id: 'b2', text: 'batched twice' } },
       { collection: 'notes', op: 'deleteMany', filter: { $text: 'topic 3' } },
     ]);
     expect(await notes.count({ $text: 'before' })).toBe(1);
+    expect(await notes.count({ $text: 'string' })).toBe(1);
+    expect(await notes.count({ $text: 'new' })).toBe(0);
+    expect(await notes.count({ $text: 'twice' })).toBe(1);
+    expect(await notes.count({ $text: 'rewritten' })).toBe(2);
 
     withRaw((raw) => {
       // rank 1: also compare the index with the content (the view over the docs table).
@@ -107,6 +117,65 @@ describe('SQLite document store text index (file-backed)', () => {
       expect(raw.prepare(`SELECT count(*) FROM "docs_notes$fts_docsize"`).pluck().get()).toBe(0);
       expect(raw.prepare(`SELECT count(*) FROM "docs_notes$fts" WHERE "docs_notes$fts" MATCH 'note'`).pluck().get()).toBe(0);
     });
+  });
+
+  /** FTS5's own check of the index against the documents (rank 1: through the content view), and one entry per document. */
+  function expectIndexMatchesDocs(table: string): void {
+    withRaw((raw) => {
+      expect(() => raw.prepare(`INSERT INTO "${table}$fts" ("${table}$fts", rank) VALUES ('integrity-check', 1)`).run()).not.toThrow();
+      expect(raw.prepare(`SELECT count(*) FROM "${table}$fts_docsize"`).pluck().get()).toBe(raw.prepare(`SELECT count(*) FROM ${table}`).pluck().get());
+    });
+  }
+
+  it('writes each batch of documents into the text index at commit, not a segment per document', async () => {
+    const store = openStore();
+    await store.collection('notes').ensureTextIndex('text');
+    const segments = (): number => withRaw((raw) => Number(raw.prepare(`SELECT count(*) FROM "docs_notes$fts_idx"`).pluck().get()));
+    const before = segments();
+    await store.write(Array.from({ length: 3 }, (_, i) => ({ collection: 'notes', op: 'upsert' as const, doc: { id: `n${i}`, text: `note ${i}` } })));
+    // One new segment for the batch (a trigger per row made one per document).
+    expect(segments() - before).toBe(1);
+    expectIndexMatchesDocs('docs_notes');
+  });
+
+  it('drops the insert and update triggers a file from an earlier version has, and indexes each write once', async () => {
+    const first = openStore();
+    const notes = first.collection('notes');
+    await notes.ensureTextIndex('text');
+    await notes.upsert({ id: 'old', text: 'written by an earlier version' });
+    await first.close();
+    const text = (row: string): string => `IIF(json_type(${row}, '$.text') = 'text', json_extract(${row}, '$.text'), NULL)`;
+    withRaw((raw) => {
+      raw.exec(`CREATE TRIGGER "docs_notes$fts_insert" AFTER INSERT ON docs_notes BEGIN INSERT INTO "docs_notes$fts" (rowid, text) VALUES (new.rowid, ${text('new.body')}); END`);
+      raw.exec(`CREATE TRIGGER "docs_notes$fts_update" AFTER UPDATE OF body ON docs_notes WHEN ${text('old.body')} IS NOT ${text('new.body')} BEGIN
+        INSERT INTO "docs_notes$fts" ("docs_notes$fts", rowid, text) VALUES ('delete', old.rowid, ${text('old.body')});
+        INSERT INTO "docs_notes$fts" (rowid, text) VALUES (new.rowid, ${text('new.body')});
+      END`);
+    });
+
+    const second = openStore();
+    await second.collection('notes').upsert({ id: 'new', text: 'written after the upgrade' });
+    await second.collection('notes').upsert({ id: 'old', text: 'rewritten after the upgrade' });
+    expect(await second.collection('notes').count({ $text: 'upgrade' })).toBe(2);
+    withRaw((raw) => expect(raw.prepare(`SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name`).pluck().all()).toEqual(['docs_notes$fts_delete']));
+    expectIndexMatchesDocs('docs_notes');
+  });
+
+  it('indexes a write into a collection whose text index another connection created after this one last wrote there', async () => {
+    const writer = openStore();
+    const [notes, others] = [writer.collection('notes'), writer.collection('others')];
+    // Each write below is the writer's first to its collection since the schema last moved, so
+    // what it knows of that collection's text index is what it found before the other connection acted.
+    await notes.upsert({ id: 'before', text: 'before the index' });
+    await openStore().collection('notes').ensureTextIndex('text');
+    await writer.write([{ collection: 'notes', op: 'upsert', doc: { id: 'batched', text: 'after the index' } }]);
+    expect(await notes.count({ $text: 'after' })).toBe(1);
+    await others.upsert({ id: 'before', text: 'before the index' });
+    await openStore().collection('others').ensureTextIndex('text');
+    await others.upsert({ id: 'single', text: 'after the index too' });
+    expect(await others.count({ $text: 'after' })).toBe(1);
+    expectIndexMatchesDocs('docs_notes');
+    expectIndexMatchesDocs('docs_others');
   });
 
   it('answers $text through the FTS5 table with one uncorrelated subquery, by rowid when asked', async () => {
