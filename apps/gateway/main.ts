@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createLogger, installLeanAsyncResourceBind, LifecycleModule, loadConfig, openDistributedEventFeed, openDistributedRateBuckets, openTransport, startTelemetry } from '@lore/platform/runtime';
+import { createLogger, installLeanAsyncResourceBind, LifecycleModule, loadConfig, openDistributedEventFeed, openDistributedRateBuckets, openTransport, startTelemetry, tierUpSooner } from '@lore/platform/runtime';
 import { eventIdSecretGeneratedMessage, GatewayErrorFilter, GatewayModule, gatewayServerOptions, loadEventIdSecret } from '@lore/gateway';
 import { composeEdges } from '../contexts';
 
@@ -14,6 +14,7 @@ import { composeEdges } from '../contexts';
 async function main(): Promise<void> {
   const telemetry = startTelemetry('lore-gateway');
   installLeanAsyncResourceBind(); // Fastify binds a callback per request body: see there
+  tierUpSooner();
   const config = loadConfig();
   const logger = createLogger(config, 'lore-gateway');
   const eventIdSecret = loadEventIdSecret({ secret: config.eventIdSecret, masterKey: config.masterKey, dataDir: config.dataDir, onGenerated: (file) => logger.warn(eventIdSecretGeneratedMessage(file)) });

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import type { ContextDefinition } from '@lore/platform/cqrs';
-import { createLogger, LifecycleModule, loadConfig, metricsListener, openDistributedEventFeed, openTransport, startTelemetry } from '@lore/platform/runtime';
+import { createLogger, LifecycleModule, loadConfig, metricsListener, openDistributedEventFeed, openTransport, startTelemetry, tierUpSooner } from '@lore/platform/runtime';
 import { keepSqliteTempFilesIn } from '@lore/platform/sqlite';
 import { ContextHost } from './context-host';
 
@@ -11,6 +11,7 @@ import { ContextHost } from './context-host';
  */
 export async function runServiceProcess<C>(definition: ContextDefinition<C>): Promise<void> {
   const telemetry = startTelemetry(`lore-${definition.name}`);
+  tierUpSooner();
   const config = loadConfig();
   keepSqliteTempFilesIn(config.dataDir);
   const logger = createLogger(config, `lore-${definition.name}`);

@@ -5,3 +5,4 @@ export * from './telemetry-sdk';
 export * from './metrics-listener';
 export * from './instrumented-transport';
 export * from './async-resource-bind';
+export * from './v8-tiering';
