@@ -8,20 +8,19 @@ import {
   childrenOf,
   conversationDecider,
   conversationStreamId,
-  liveMessage,
   messageOf,
   ownedConversation,
   subtree,
   upcastConversationEvent,
   type ConversationState,
   type LiveConversation,
-  type MessageNode,
 } from '@lore/conversations/domain';
 import { contentChecksum, type ConversationContent, type ConversationSeals, type MessageContent } from './conversation-content';
 import { CONVERSATIONS, MESSAGES, type ConversationDoc, type MessageDoc } from './conversations.read-models';
 import { CONVERSATION_ERASURE } from './conversation-erasure.reactor';
 import { messageRecord } from './message-record';
 import type { KnowledgeCollections } from './knowledge-collections';
+import { RepeatedMessages, type NewMessage } from './repeated-messages';
 
 /**
  * Appending is "add this message after that one" and deleting "make it gone": both are safe
@@ -53,7 +52,11 @@ export class ConversationCommands {
     cache: new AggregateStateCache<ConversationState>(),
   };
 
-  constructor(private readonly deps: ConversationCommandDeps) {}
+  private readonly repeated: RepeatedMessages;
+
+  constructor(private readonly deps: ConversationCommandDeps) {
+    this.repeated = new RepeatedMessages(deps.seals.checksums);
+  }
 
   async create(command: ValidRequestIn<ConversationMessages, 'create'>): Promise<ReplyIn<ConversationMessages, 'create'>> {
     await this.deps.knowledge.checkVisible(command, command.collectionIds);
@@ -256,7 +259,7 @@ export class ConversationCommands {
         this.aggregate,
         conversationStreamId(conversationId),
         async (state) => {
-          duplicateOf = await this.findRepeated(ownedConversation(state, owner), message);
+          duplicateOf = await this.repeated.find(ownedConversation(state, owner), message);
           const fields = {
             workspaceId: owner.workspaceId,
             userId: owner.userId,
@@ -278,6 +281,7 @@ export class ConversationCommands {
     );
     const appended = result.events[0];
     if (appended?.type === 'conversations.MessageAppended' && result.position !== null) {
+      this.repeated.remember(messageOf(ownedConversation(result.state, owner), messageId), message.content.checksum);
       await this.deps.readYourWrites.settle(result.position);
       return { message: messageRecord(appended.data, message.content, owner), created: true };
     }
@@ -286,40 +290,6 @@ export class ConversationCommands {
     if (duplicateOf === null) throw new AppError('internal', 'a repeated message without the message it repeats');
     await this.deps.readYourWrites.settle(result.position ?? (await this.deps.events.headPosition()));
     return { message: await this.messageDoc(duplicateOf), created: false };
-  }
-
-  /**
-   * The live message a write repeats, if any: the one with the client's id (409 if its
-   * content differs), or one with the same checksum, role and sender in the same place: under
-   * the same parent for an append (without a parent: also the message the active path ends
-   * at, where a retry whose first attempt got through finds it), among the edited copies of
-   * the same message for an edit. Only the candidates' sealed checksums are opened.
-   */
-  private async findRepeated(conversation: LiveConversation, message: NewMessage): Promise<string | null> {
-    const checksums = this.deps.seals.checksums;
-    if (message.clientMessageId !== null) {
-      const id = conversation.clientIds.get(message.clientMessageId);
-      const node = id === undefined ? null : liveMessage(conversation, id);
-      if (node === null) return null;
-      if ((await checksums.open(node.messageId, node.checksum)) !== message.content.checksum) {
-        throw new AppError('conflict', `client_message_id ${message.clientMessageId} was already used for a different message in this conversation`);
-      }
-      return node.messageId;
-    }
-    let candidates: MessageNode[];
-    if (message.kind === 'edit') {
-      const original = messageOf(conversation, message.editOf);
-      candidates = childrenOf(conversation, original.parentMessageId).filter((node) => node.editOf === original.messageId);
-    } else {
-      candidates = childrenOf(conversation, message.parentMessageId ?? conversation.currentMessageId);
-      const current = message.parentMessageId === null && conversation.currentMessageId !== null ? liveMessage(conversation, conversation.currentMessageId) : null;
-      if (current !== null) candidates.push(current);
-    }
-    for (const node of candidates) {
-      if (node.role !== message.role || node.senderId !== message.senderId || node.clientMessageId !== null) continue;
-      if ((await checksums.open(node.messageId, node.checksum)) === message.content.checksum) return node.messageId;
-    }
-    return null;
   }
 
   /** A key made for a write that then failed seals nothing: shred it rather than keep an orphan in the keyring. */
@@ -391,11 +361,3 @@ function countLive(conversation: LiveConversation): number {
 }
 
 /** What a new message (or an edited copy) is made of, before it is sealed. */
-type NewMessage = {
-  readonly role: string;
-  readonly messageType: string;
-  readonly senderId: string;
-  readonly clientMessageId: string | null;
-  readonly sentAt: string | null;
-  readonly content: MessageContent;
-} & ({ readonly kind: 'append'; readonly parentMessageId: string | null } | { readonly kind: 'edit'; readonly conversationId: string; readonly editOf: string });
