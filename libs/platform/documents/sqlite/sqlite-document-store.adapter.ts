@@ -10,7 +10,7 @@ import type { Doc, DocumentCollection, DocumentStore, DocumentWrite, Filter, Fin
 import { assertCollectionName, assertFieldPath, cursorAfter, planFind } from '@lore/platform/documents/port';
 import { SqliteQueryTranslator, valueSql } from './sqlite-query.translator';
 import type { SqlValue } from './sqlite-query.translator';
-import { TextIndexedRows, dropTextWriteTriggers, textIndexParts, textTableName, type TextIndex } from './sqlite-text-index';
+import { KnownTextIndexes, textIndexParts } from './sqlite-text-index';
 
 export interface SqliteDocumentStoreOptions {
   /** File path, or ':memory:' for a private in-memory database. */
@@ -62,15 +62,10 @@ class SqliteDocumentStore implements DocumentStore {
    */
   private readonly rows = new Map<string, RowStatements>();
   private readonly tables = new Set<string>();
-  /**
-   * Docs table → its FTS5 table and field, or null for none, read from the registry so other
-   * connections' indexes count too; forgotten whenever the schema version moves (syncSchema).
-   */
-  private readonly textIndexes = new Map<string, TextIndex | null>();
-  private readonly textRows = new Map<string, TextIndexedRows>();
-  private schemaVersion = -1;
-  private readonly readSchemaVersion: Statement;
+  /** Which tables have a text index, as of the schema version last read. */
+  private readonly text: KnownTextIndexes;
   private readonly applyWrites: (writes: readonly DocumentWrite[], checkpoint: { readonly name: string; readonly value: string } | undefined) => void;
+  private readonly applyUpsert: (table: string, doc: Doc) => void;
   private readonly applyReset: (tables: readonly string[], checkpointName: string) => void;
 
   constructor(options: SqliteDocumentStoreOptions) {
@@ -86,11 +81,13 @@ class SqliteDocumentStore implements DocumentStore {
     );
     this.db.exec(`CREATE TABLE IF NOT EXISTS ${CHECKPOINTS} (name TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT`);
     this.db.exec(`CREATE TABLE IF NOT EXISTS ${TEXT_INDEXES} (collection TEXT PRIMARY KEY, field TEXT NOT NULL) STRICT`);
-    this.readSchemaVersion = this.db.prepare<SqlValue[]>('PRAGMA schema_version').pluck(true);
-    dropTextWriteTriggers(this.db, this.db.prepare(`SELECT collection FROM ${TEXT_INDEXES}`).pluck(true).all() as string[]);
+    this.text = new KnownTextIndexes(this.db, TEXT_INDEXES);
 
-    this.applyWrites = this.db.transaction((writes: readonly DocumentWrite[], checkpoint: { readonly name: string; readonly value: string } | undefined) => {
-      this.syncSchema();
+    // IMMEDIATE: the write lock first, waiting out busy_timeout, then the schema read. A deferred
+    // transaction that reads first cannot wait for the lock later (SQLITE_BUSY at once), and the
+    // text indexes it decided on could change before its first write.
+    const applyWrites = this.db.transaction((writes: readonly DocumentWrite[], checkpoint: { readonly name: string; readonly value: string } | undefined) => {
+      this.text.syncForWrite();
       for (const write of writes) {
         const table = tableName(write.collection);
         switch (write.op) {
@@ -109,6 +106,12 @@ class SqliteDocumentStore implements DocumentStore {
         this.run(UPSERT_CHECKPOINT, [checkpoint.name, checkpoint.value]);
       }
     });
+    this.applyWrites = (writes, checkpoint) => applyWrites.immediate(writes, checkpoint);
+    const applyUpsert = this.db.transaction((table: string, doc: Doc) => {
+      this.text.syncForWrite();
+      this.upsertRow(table, doc);
+    });
+    this.applyUpsert = (table, doc) => applyUpsert.immediate(table, doc);
     this.applyReset = this.db.transaction((tables: readonly string[], checkpointName: string) => {
       for (const table of tables) {
         const field = this.textField(table);
@@ -166,7 +169,7 @@ class SqliteDocumentStore implements DocumentStore {
   async close(): Promise<void> {
     this.statements.clear();
     this.rows.clear();
-    this.textRows.clear();
+    this.text.forget();
     if (this.db.open) this.db.close();
     return Promise.resolve();
   }
@@ -207,19 +210,21 @@ class SqliteDocumentStore implements DocumentStore {
     return statements;
   }
 
+  /** Inside a write transaction that has synced the schema (KnownTextIndexes.syncForWrite). */
   upsertRow(table: string, doc: Doc): void {
     if (typeof doc.id !== 'string' || doc.id.length === 0) throw new Error('a document needs a non-empty string id');
     const body = JSON.stringify(doc);
-    const textIndex = this.textIndex(table);
+    const textIndex = this.text.of(table);
     if (textIndex === null) {
       this.rowStatements(table).upsert.run(doc.id, body);
       return;
     }
-    let rows = this.textRows.get(table);
-    if (rows === undefined) this.textRows.set(table, (rows = new TextIndexedRows(this.db, table, textIndex)));
-    // Written in the caller's transaction, or in one of its own: the row and its terms commit together.
-    if (this.db.inTransaction) rows.upsert(doc.id, body);
-    else this.db.transaction(() => rows.upsert(doc.id, body))();
+    this.text.rowsOf(table, textIndex).upsert(doc.id, body);
+  }
+
+  /** One document in a write transaction of its own (see applyWrites), so its terms commit with it. */
+  upsertOne(table: string, doc: Doc): void {
+    this.applyUpsert(table, doc);
   }
 
   deleteRow(table: string, id: string): boolean {
@@ -251,37 +256,12 @@ class SqliteDocumentStore implements DocumentStore {
 
   /** The FTS5 table of a docs table, or undefined when it has no text index. */
   textTable(table: string): string | undefined {
-    this.syncSchema();
-    return this.textIndex(table)?.fts;
+    this.text.sync();
+    return this.text.of(table)?.fts ?? undefined;
   }
 
   textField(table: string): string | undefined {
-    const field = this.prepare(`SELECT field FROM ${TEXT_INDEXES} WHERE collection = ?`).pluck(true).get(table);
-    return typeof field === 'string' ? field : undefined;
-  }
-
-  /** As last synced (syncSchema): writes sync once per transaction, reads once per query. */
-  private textIndex(table: string): TextIndex | null {
-    let known = this.textIndexes.get(table);
-    if (known === undefined) {
-      const field = this.textField(table);
-      known = field === undefined ? null : { fts: textTableName(table), field };
-      this.textIndexes.set(table, known);
-    }
-    return known;
-  }
-
-  /**
-   * Forgets what is known of text indexes once the schema has changed (here or on another
-   * connection to the file): a write must never miss an index created since. One pragma read,
-   * which SQLite answers from the open transaction's schema cookie.
-   */
-  syncSchema(): void {
-    const version = Number(this.readSchemaVersion.get());
-    if (version === this.schemaVersion) return;
-    this.schemaVersion = version;
-    this.textIndexes.clear();
-    this.textRows.clear();
+    return this.text.field(table);
   }
 
   /** Creates the FTS5 table, its triggers and registry entry, and indexes existing rows, in one transaction. */
@@ -347,8 +327,7 @@ class SqliteDocumentCollection<T extends Doc> implements DocumentCollection<T> {
   }
 
   async upsert(doc: T): Promise<void> {
-    this.store.syncSchema();
-    this.store.upsertRow(this.table, doc);
+    this.store.upsertOne(this.table, doc);
     return Promise.resolve();
   }
 

@@ -1,4 +1,5 @@
 /** Text-index promises only the SQLite adapter makes: physical deletion of terms, persistence, a plan that uses FTS5. */
+import { spawn } from 'node:child_process';
 import type { DocumentStore } from '@lore/platform/documents/port';
 import { resolveSort } from '@lore/platform/documents/port';
 import { SqliteQueryTranslator } from './sqlite-query.translator';
@@ -7,6 +8,7 @@ import { useSqliteFile } from './sqlite-file.fixture';
 describe('SQLite document store text index (file-backed)', () => {
   const file = useSqliteFile('lore-documents-text-');
   const { openStore, fileBytes } = file;
+  const path = (): string => file.path;
   const { withRaw } = file;
 
   /**
@@ -144,14 +146,7 @@ describe('SQLite document store text index (file-backed)', () => {
     await notes.ensureTextIndex('text');
     await notes.upsert({ id: 'old', text: 'written by an earlier version' });
     await first.close();
-    const text = (row: string): string => `IIF(json_type(${row}, '$.text') = 'text', json_extract(${row}, '$.text'), NULL)`;
-    withRaw((raw) => {
-      raw.exec(`CREATE TRIGGER "docs_notes$fts_insert" AFTER INSERT ON docs_notes BEGIN INSERT INTO "docs_notes$fts" (rowid, text) VALUES (new.rowid, ${text('new.body')}); END`);
-      raw.exec(`CREATE TRIGGER "docs_notes$fts_update" AFTER UPDATE OF body ON docs_notes WHEN ${text('old.body')} IS NOT ${text('new.body')} BEGIN
-        INSERT INTO "docs_notes$fts" ("docs_notes$fts", rowid, text) VALUES ('delete', old.rowid, ${text('old.body')});
-        INSERT INTO "docs_notes$fts" (rowid, text) VALUES (new.rowid, ${text('new.body')});
-      END`);
-    });
+    withRaw((raw) => oldWriteTriggers('docs_notes').forEach((sql) => raw.exec(sql)));
 
     const second = openStore();
     await second.collection('notes').upsert({ id: 'new', text: 'written after the upgrade' });
@@ -159,6 +154,66 @@ describe('SQLite document store text index (file-backed)', () => {
     expect(await second.collection('notes').count({ $text: 'upgrade' })).toBe(2);
     withRaw((raw) => expect(raw.prepare(`SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name`).pluck().all()).toEqual(['docs_notes$fts_delete']));
     expectIndexMatchesDocs('docs_notes');
+  });
+
+  it('drops the triggers an earlier version adds while this store has the file open, before its next write', async () => {
+    const store = openStore();
+    const notes = store.collection('notes');
+    await notes.ensureTextIndex('text');
+    await notes.upsert({ id: 'a', text: 'before the old version' });
+    withRaw((raw) => oldWriteTriggers('docs_notes').forEach((sql) => raw.exec(sql)));
+    await store.write([{ collection: 'notes', op: 'upsert', doc: { id: 'b', text: 'batched after it' } }]);
+    await notes.upsert({ id: 'a', text: 'rewritten after it' });
+    expect(await notes.count({ $text: 'after' })).toBe(2);
+    expectIndexMatchesDocs('docs_notes');
+  });
+
+  it('keeps rowids past 2^53 exact when it writes a row and its terms', async () => {
+    const store = openStore();
+    const notes = store.collection('notes');
+    await notes.ensureTextIndex('text');
+    await notes.upsert({ id: 'first', text: 'first row' });
+    // A row at 2^60 + 1 (a restore, or an explicit rowid): SQLite numbers the next rows after it.
+    withRaw((raw) => {
+      raw.prepare(`INSERT INTO docs_notes (rowid, id, body) VALUES (?, 'big', '{"id":"big","text":"big row"}')`).run(2n ** 60n + 1n);
+      raw.prepare(`INSERT INTO "docs_notes$fts" (rowid, text) VALUES (?, 'big row')`).run(2n ** 60n + 1n);
+    });
+    await notes.upsert({ id: 'next', text: 'next one' });
+    await notes.upsert({ id: 'next', text: 'next two' });
+    expect(await notes.get('next')).toEqual({ id: 'next', text: 'next two' });
+    expect(await notes.count({ $text: 'two' })).toBe(1);
+    expectIndexMatchesDocs('docs_notes');
+  });
+
+  it("waits out another connection's write lock (busy_timeout) rather than failing with SQLITE_BUSY", async () => {
+    const store = openStore();
+    const notes = store.collection('notes');
+    await notes.ensureTextIndex('text');
+    await notes.upsert({ id: 'a', text: 'first' });
+    // Another process holds the write lock for 400 ms: better-sqlite3 waits synchronously, so not this one.
+    const holdWriteLock = async (): Promise<{ released: Promise<unknown> }> => {
+      const holder = spawn(process.execPath, [
+        '-e',
+        `const db = new (require(${JSON.stringify(require.resolve('better-sqlite3'))}))(${JSON.stringify(path())});
+         db.exec('BEGIN IMMEDIATE'); process.stdout.write('locked\\n');
+         Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 400); db.exec('COMMIT'); db.close();`,
+      ]);
+      const exited = new Promise((resolve) => holder.once('exit', resolve));
+      await new Promise<void>((resolve, reject) => {
+        holder.stdout.once('data', () => resolve());
+        void exited.then((code) => reject(new Error(`the lock holder exited first (${String(code)})`)));
+      });
+      // Wrapped: an async function returning the promise itself would wait for it.
+      return { released: exited };
+    };
+    let held = await holdWriteLock();
+    await store.write([{ collection: 'notes', op: 'upsert', doc: { id: 'b', text: 'batched' } }]);
+    await held.released;
+    held = await holdWriteLock();
+    await notes.upsert({ id: 'c', text: 'single' });
+    await held.released;
+    expect(await notes.count({ $text: 'batched' })).toBe(1);
+    expect(await notes.count({ $text: 'single' })).toBe(1);
   });
 
   it('indexes a write into a collection whose text index another connection created after this one last wrote there', async () => {
@@ -204,3 +259,15 @@ describe('SQLite document store text index (file-backed)', () => {
     expect(plan('docs_messages NOT INDEXED')).not.toMatch(/CORRELATED/);
   });
 });
+
+/** The insert and update triggers versions before upsert-written terms kept a text index on field `text` with. */
+function oldWriteTriggers(table: string): string[] {
+  const text = (row: string): string => `IIF(json_type(${row}, '$.text') = 'text', json_extract(${row}, '$.text'), NULL)`;
+  return [
+    `CREATE TRIGGER "${table}$fts_insert" AFTER INSERT ON ${table} BEGIN INSERT INTO "${table}$fts" (rowid, text) VALUES (new.rowid, ${text('new.body')}); END`,
+    `CREATE TRIGGER "${table}$fts_update" AFTER UPDATE OF body ON ${table} WHEN ${text('old.body')} IS NOT ${text('new.body')} BEGIN
+      INSERT INTO "${table}$fts" ("${table}$fts", rowid, text) VALUES ('delete', old.rowid, ${text('old.body')});
+      INSERT INTO "${table}$fts" (rowid, text) VALUES (new.rowid, ${text('new.body')});
+    END`,
+  ];
+}

@@ -61,17 +61,16 @@ function textTriggerName(table: string, event: string): string {
 }
 
 /**
- * Files from before FTS5 entries were written by TextIndexedRows carry insert and update
- * triggers on their text-indexed tables, which would index every row a second time.
+ * Drops the insert and update triggers that versions before TextIndexedRows put on text-indexed
+ * tables; true when there were any. Inside the caller's write transaction.
  */
-export function dropTextWriteTriggers(db: Database.Database, tables: readonly string[]): void {
-  if (tables.length === 0) return;
-  db.transaction(() => {
-    for (const table of tables) for (const event of ['insert', 'update']) db.exec(`DROP TRIGGER IF EXISTS ${textTriggerName(table, event)}`);
-  })();
+function dropTextWriteTriggers(db: Database.Database): boolean {
+  const triggers = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'trigger' AND (name GLOB '*$fts_insert' OR name GLOB '*$fts_update')`).pluck(true).all() as string[];
+  for (const name of triggers) db.exec(`DROP TRIGGER "${name.replaceAll('"', '""')}"`);
+  return triggers.length > 0;
 }
 
-type RowId = number | bigint;
+type RowId = bigint;
 
 /**
  * Upserts into a text-indexed docs table that keep its FTS5 table in step, as the triggers of
@@ -91,8 +90,9 @@ export class TextIndexedRows {
   private readonly unindex: Database.Statement<[RowId, string | null]>;
 
   constructor(db: Database.Database, table: string, { fts, field }: TextIndex) {
-    this.current = db.prepare(`SELECT rowid, ${textSql('body', field)} AS text FROM ${table} WHERE id = ?`);
-    this.insert = db.prepare(`INSERT INTO ${table} (id, body) VALUES (?, ?)`);
+    // Rowids as bigints: past 2^53 a number would round to another row's.
+    this.current = db.prepare<[string]>(`SELECT rowid, ${textSql('body', field)} AS text FROM ${table} WHERE id = ?`).safeIntegers(true);
+    this.insert = db.prepare<[string, string]>(`INSERT INTO ${table} (id, body) VALUES (?, ?)`).safeIntegers(true);
     this.update = db.prepare(`UPDATE ${table} SET body = ? WHERE rowid = ?`);
     this.textOf = db.prepare(`SELECT ${textSql('@body', field)}`).pluck(true);
     this.index = db.prepare(`INSERT INTO ${fts} (rowid, text) VALUES (@rowid, ${textSql('@body', field)})`);
@@ -102,13 +102,83 @@ export class TextIndexedRows {
   upsert(id: string, body: string): void {
     const current = this.current.get(id) as { rowid: RowId; text: string | null } | undefined;
     if (current === undefined) {
-      const rowid = this.insert.run(id, body).lastInsertRowid;
+      const rowid = BigInt(this.insert.run(id, body).lastInsertRowid);
       this.index.run({ rowid, body });
       return;
     }
-    this.update.run(body, current.rowid);
+    if (this.update.run(body, current.rowid).changes !== 1) throw new Error(`text index: row ${String(current.rowid)} of document ${id} vanished`);
     if (this.textOf.get({ body }) === current.text) return;
     this.unindex.run(current.rowid, current.text);
     this.index.run({ rowid: current.rowid, body });
   }
 }
+
+/**
+ * Which docs tables have a text index (from the registry table, so that other connections'
+ * indexes count too) and their row writers, forgotten whenever the schema version moves: a
+ * write must never miss an index created since, here or on another connection. One pragma
+ * read, which SQLite answers from the open transaction's schema cookie.
+ */
+export class KnownTextIndexes {
+  private readonly indexes = new Map<string, TextIndex | null>();
+  private readonly rows = new Map<string, TextIndexedRows>();
+  private version = -1;
+  private readonly readVersion: Database.Statement<[]>;
+  private readonly readField: Database.Statement<[string]>;
+
+  constructor(
+    private readonly db: Database.Database,
+    registry: string,
+  ) {
+    this.readVersion = db.prepare<[]>('PRAGMA schema_version').pluck(true);
+    this.readField = db.prepare<[string]>(`SELECT field FROM ${registry} WHERE collection = ?`).pluck(true);
+    dropTextWriteTriggers(db);
+  }
+
+  /** The registry's answer now, uncached. */
+  field(table: string): string | undefined {
+    const field = this.readField.get(table);
+    return typeof field === 'string' ? field : undefined;
+  }
+
+  /** As of the last sync: writes sync once per transaction, reads once per query. */
+  of(table: string): TextIndex | null {
+    let known = this.indexes.get(table);
+    if (known === undefined) {
+      const field = this.field(table);
+      known = field === undefined ? null : { fts: textTableName(table), field };
+      this.indexes.set(table, known);
+    }
+    return known;
+  }
+
+  rowsOf(table: string, index: TextIndex): TextIndexedRows {
+    let rows = this.rows.get(table);
+    if (rows === undefined) this.rows.set(table, (rows = new TextIndexedRows(this.db, table, index)));
+    return rows;
+  }
+
+  /** True when the schema had moved (and what was known is forgotten). */
+  sync(): boolean {
+    const version = Number(this.readVersion.get());
+    if (version === this.version) return false;
+    this.version = version;
+    this.forget();
+    return true;
+  }
+
+  /**
+   * sync for a write transaction: also drops insert and update triggers on text-indexed tables,
+   * which a version before TextIndexedRows made (in this file when it was theirs, or since, by
+   * one still running on it): with them, every row would be indexed twice.
+   */
+  syncForWrite(): void {
+    if (this.sync() && dropTextWriteTriggers(this.db)) this.sync();
+  }
+
+  forget(): void {
+    this.indexes.clear();
+    this.rows.clear();
+  }
+}
+
