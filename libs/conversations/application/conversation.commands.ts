@@ -281,7 +281,7 @@ export class ConversationCommands {
     );
     const appended = result.events[0];
     if (appended?.type === 'conversations.MessageAppended' && result.position !== null) {
-      this.repeated.remember(messageOf(ownedConversation(result.state, owner), messageId), message.content.checksum);
+      this.repeated.remember(ownedConversation(result.state, owner), messageId, message.content.checksum);
       await this.deps.readYourWrites.settle(result.position);
       return { message: messageRecord(appended.data, message.content, owner), created: true };
     }
@@ -359,5 +359,3 @@ function checkedChecksum(content: string, sent: string | undefined): string {
 function countLive(conversation: LiveConversation): number {
   return childrenOf(conversation, null).reduce((count, root) => count + subtree(conversation, root.messageId).length, 0);
 }
-
-/** What a new message (or an edited copy) is made of, before it is sealed. */

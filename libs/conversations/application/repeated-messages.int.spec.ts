@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Keyring, SealedFields } from '@lore/platform/crypto';
 import { openSqliteDocumentStore } from '@lore/platform/documents/sqlite';
-import { conversationDecider, messageOf, type ConversationEvent, type LiveConversation } from '@lore/conversations/domain';
+import { conversationDecider, type ConversationEvent, type LiveConversation } from '@lore/conversations/domain';
 import { RepeatedMessages, type NewMessage } from './repeated-messages';
 
 describe('RepeatedMessages', () => {
@@ -35,20 +35,21 @@ describe('RepeatedMessages', () => {
   it('finds the repeat of the message a write just sealed without opening its checksum', async () => {
     const repeated = new RepeatedMessages(sealed);
     const conversation = await conversationEndingAt('sum-1');
-    repeated.remember(messageOf(conversation, 'm1'), 'sum-1');
+    repeated.remember(conversation, 'm1', 'sum-1');
     expect(await repeated.find(conversation, retryOf('sum-1'))).toBe('m1');
     expect(await repeated.find(conversation, retryOf('sum-2'))).toBeNull();
     expect(opened).toEqual([]);
   });
 
-  it('opens a checksum it does not know once per folded message, and again for the same message folded anew', async () => {
+  it('opens the checksum for any other state of the conversation, and keeps nothing it opened', async () => {
     const repeated = new RepeatedMessages(sealed);
     const conversation = await conversationEndingAt('sum-1');
     expect(await repeated.find(conversation, retryOf('sum-2'))).toBeNull();
     expect(await repeated.find(conversation, retryOf('sum-1'))).toBe('m1');
-    expect(opened).toEqual(['m1']);
+    expect(opened).toEqual(['m1', 'm1']);
+    repeated.remember(conversation, 'm1', 'sum-1');
     const foldedAgain = await conversationEndingAt('sum-1');
     expect(await repeated.find(foldedAgain, retryOf('sum-1'))).toBe('m1');
-    expect(opened).toEqual(['m1', 'm1']);
+    expect(opened).toEqual(['m1', 'm1', 'm1']);
   });
 });
