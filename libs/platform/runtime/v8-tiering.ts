@@ -18,7 +18,7 @@ export const SERVING_INTERRUPT_BUDGET = 8192;
  */
 export function servingTieringFlag(v8Version: string, nodeArgs: readonly string[]): string | null {
   if (Number(v8Version.split('.')[0]) !== 11) return null;
-  if (nodeArgs.some((arg) => arg.startsWith('--interrupt-budget'))) return null;
+  if (nodeArgs.some((arg) => /^--interrupt[-_]budget(=|$)/.test(arg))) return null;
   return `--interrupt-budget=${SERVING_INTERRUPT_BUDGET}`;
 }
 
@@ -28,6 +28,7 @@ export function servingTieringFlag(v8Version: string, nodeArgs: readonly string[
  * every request. Server entry points only: not for tests or one-shot tools.
  */
 export function tierUpSooner(): void {
-  const flag = servingTieringFlag(process.versions.v8, [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)]);
+  // Node refuses V8's flag in NODE_OPTIONS, so an operator's own can only be on the command line.
+  const flag = servingTieringFlag(process.versions.v8, process.execArgv);
   if (flag !== null) setFlagsFromString(flag);
 }

@@ -28,5 +28,7 @@ function refusesConnections(port: number): Promise<boolean> {
     const socket = connect(port, '127.0.0.1');
     socket.once('connect', () => (socket.destroy(), resolve(false)));
     socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
+    // Where SYNs to a port are dropped rather than refused, try the next one.
+    socket.setTimeout(2000, () => (socket.destroy(), resolve(false)));
   });
 }
