@@ -18,7 +18,7 @@ export const SERVING_INTERRUPT_BUDGET = 8192;
  */
 export function servingTieringFlag(v8Version: string, nodeArgs: readonly string[]): string | null {
   if (Number(v8Version.split('.')[0]) !== 11) return null;
-  if (nodeArgs.some((arg) => /^--interrupt[-_]budget(=|$)/.test(arg))) return null;
+  if (nodeArgs.some((arg) => /^--?interrupt[-_]budget=/.test(arg))) return null;
   return `--interrupt-budget=${SERVING_INTERRUPT_BUDGET}`;
 }
 

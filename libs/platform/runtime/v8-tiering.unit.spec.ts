@@ -10,7 +10,7 @@ describe('servingTieringFlag', () => {
     expect(servingTieringFlag(version, [])).toBeNull();
   });
 
-  it.each(['--interrupt-budget=100000', '--interrupt_budget=100000'])("leaves an operator's own budget alone (%s)", (flag) => {
+  it.each(['--interrupt-budget=100000', '--interrupt_budget=100000', '-interrupt-budget=100000'])("leaves an operator's own budget alone (%s)", (flag) => {
     expect(servingTieringFlag('11.3.244.8-node.33', ['--enable-source-maps', flag])).toBeNull();
     expect(servingTieringFlag('11.3.244.8-node.33', ['--interrupt-budget-for-feedback-allocation=940'])).not.toBeNull();
   });

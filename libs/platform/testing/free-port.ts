@@ -20,7 +20,7 @@ export function freePort(): Promise<number> {
  */
 export async function closedPort(): Promise<number> {
   for (const port of [47, 51, 61, 63, 71, 83]) if (await refusesConnections(port)) return port;
-  throw new Error('every candidate closed port on 127.0.0.1 accepted a connection');
+  throw new Error('no candidate port on 127.0.0.1 refused a connection (each accepted it or did not answer)');
 }
 
 function refusesConnections(port: number): Promise<boolean> {

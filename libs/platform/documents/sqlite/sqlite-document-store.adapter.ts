@@ -83,7 +83,7 @@ class SqliteDocumentStore implements DocumentStore {
     this.db.exec(`CREATE TABLE IF NOT EXISTS ${TEXT_INDEXES} (collection TEXT PRIMARY KEY, field TEXT NOT NULL) STRICT`);
     this.text = new KnownTextIndexes(this.db, TEXT_INDEXES);
 
-    // IMMEDIATE: the write lock first, waiting out busy_timeout, then the schema read. A deferred
+    // Every write transaction here is IMMEDIATE: the write lock first, waiting out busy_timeout, then the schema read. A deferred
     // transaction that reads first cannot wait for the lock later (SQLITE_BUSY at once), and the
     // text indexes it decided on could change before its first write.
     const applyWrites = this.db.transaction((writes: readonly DocumentWrite[], checkpoint: { readonly name: string; readonly value: string } | undefined) => {
@@ -112,7 +112,7 @@ class SqliteDocumentStore implements DocumentStore {
       this.upsertRow(table, doc);
     });
     this.applyUpsert = (table, doc) => applyUpsert.immediate(table, doc);
-    this.applyReset = this.db.transaction((tables: readonly string[], checkpointName: string) => {
+    const applyReset = this.db.transaction((tables: readonly string[], checkpointName: string) => {
       for (const table of tables) {
         const field = this.textField(table);
         if (field === undefined) {
@@ -129,6 +129,7 @@ class SqliteDocumentStore implements DocumentStore {
       }
       this.run(`DELETE FROM ${CHECKPOINTS} WHERE name = ?`, [checkpointName]);
     });
+    this.applyReset = (tables, checkpointName) => applyReset.immediate(tables, checkpointName);
   }
 
   collection<T extends Doc = Doc>(name: string): DocumentCollection<T> {
@@ -273,7 +274,7 @@ class SqliteDocumentStore implements DocumentStore {
       const parts = textIndexParts(table, field);
       for (const sql of [...parts.create, parts.deleteTrigger, parts.backfill]) this.db.exec(sql);
       this.run(`INSERT INTO ${TEXT_INDEXES} (collection, field) VALUES (?, ?)`, [table, field]);
-    })();
+    }).immediate();
   }
 
   private ensureTable(collection: string): string {

@@ -162,6 +162,8 @@ describe('SQLite document store text index (file-backed)', () => {
     await notes.ensureTextIndex('text');
     await notes.upsert({ id: 'a', text: 'before the old version' });
     withRaw((raw) => oldWriteTriggers('docs_notes').forEach((sql) => raw.exec(sql)));
+    // A $text read first: it notices the schema moved too, which must not spare the triggers.
+    expect(await notes.count({ $text: 'before' })).toBe(1);
     await store.write([{ collection: 'notes', op: 'upsert', doc: { id: 'b', text: 'batched after it' } }]);
     await notes.upsert({ id: 'a', text: 'rewritten after it' });
     expect(await notes.count({ $text: 'after' })).toBe(2);
@@ -211,6 +213,13 @@ describe('SQLite document store text index (file-backed)', () => {
     await held.released;
     held = await holdWriteLock();
     await notes.upsert({ id: 'c', text: 'single' });
+    await held.released;
+    const others = store.collection('others'); // the table first: creating it would wait out the lock itself
+    held = await holdWriteLock();
+    await others.ensureTextIndex('text');
+    await held.released;
+    held = await holdWriteLock();
+    await store.reset(['others'], 'none');
     await held.released;
     expect(await notes.count({ $text: 'batched' })).toBe(1);
     expect(await notes.count({ $text: 'single' })).toBe(1);

@@ -123,6 +123,8 @@ export class KnownTextIndexes {
   private readonly indexes = new Map<string, TextIndex | null>();
   private readonly rows = new Map<string, TextIndexedRows>();
   private version = -1;
+  /** The schema version at which the write path last looked for old triggers. */
+  private triggersCheckedAt = -1;
   private readonly readVersion: Database.Statement<[]>;
   private readonly readField: Database.Statement<[string]>;
 
@@ -173,7 +175,11 @@ export class KnownTextIndexes {
    * one still running on it): with them, every row would be indexed twice.
    */
   syncForWrite(): void {
-    if (this.sync() && dropTextWriteTriggers(this.db)) this.sync();
+    this.sync();
+    // Its own mark: a read's sync (textTable) must not let a moved schema pass unchecked.
+    if (this.version === this.triggersCheckedAt) return;
+    if (dropTextWriteTriggers(this.db)) this.sync();
+    this.triggersCheckedAt = this.version;
   }
 
   forget(): void {
