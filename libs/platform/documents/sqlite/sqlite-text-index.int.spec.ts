@@ -156,11 +156,17 @@ describe('SQLite document store text index (file-backed)', () => {
     expectIndexMatchesDocs('docs_notes');
   });
 
-  it('drops the triggers an earlier version adds while this store has the file open, before its next write', async () => {
+  /** A store whose 'notes' have a text index on `text`, holding one document. */
+  async function indexedNotes(first: { id: string; text: string }) {
     const store = openStore();
     const notes = store.collection('notes');
     await notes.ensureTextIndex('text');
-    await notes.upsert({ id: 'a', text: 'before the old version' });
+    await notes.upsert(first);
+    return { store, notes };
+  }
+
+  it('drops the triggers an earlier version adds while this store has the file open, before its next write', async () => {
+    const { store, notes } = await indexedNotes({ id: 'a', text: 'before the old version' });
     withRaw((raw) => oldWriteTriggers('docs_notes').forEach((sql) => raw.exec(sql)));
     // A $text read first: it notices the schema moved too, which must not spare the triggers.
     expect(await notes.count({ $text: 'before' })).toBe(1);
@@ -171,10 +177,7 @@ describe('SQLite document store text index (file-backed)', () => {
   });
 
   it('keeps rowids past 2^53 exact when it writes a row and its terms', async () => {
-    const store = openStore();
-    const notes = store.collection('notes');
-    await notes.ensureTextIndex('text');
-    await notes.upsert({ id: 'first', text: 'first row' });
+    const { notes } = await indexedNotes({ id: 'first', text: 'first row' });
     // A row at 2^60 + 1 (a restore, or an explicit rowid): SQLite numbers the next rows after it.
     withRaw((raw) => {
       raw.prepare(`INSERT INTO docs_notes (rowid, id, body) VALUES (?, 'big', '{"id":"big","text":"big row"}')`).run(2n ** 60n + 1n);
@@ -188,10 +191,7 @@ describe('SQLite document store text index (file-backed)', () => {
   });
 
   it("waits out another connection's write lock (busy_timeout) rather than failing with SQLITE_BUSY", async () => {
-    const store = openStore();
-    const notes = store.collection('notes');
-    await notes.ensureTextIndex('text');
-    await notes.upsert({ id: 'a', text: 'first' });
+    const { store, notes } = await indexedNotes({ id: 'a', text: 'first' });
     // Another process holds the write lock for 400 ms: better-sqlite3 waits synchronously, so not this one.
     const holdWriteLock = async (): Promise<{ released: Promise<unknown> }> => {
       const holder = spawn(process.execPath, [
