@@ -65,7 +65,8 @@ class SqliteDocumentStore implements DocumentStore {
   /** Which tables have a text index, as of the schema version last read. */
   private readonly text: KnownTextIndexes;
   private readonly applyWrites: (writes: readonly DocumentWrite[], checkpoint: { readonly name: string; readonly value: string } | undefined) => void;
-  private readonly applyUpsert: (table: string, doc: Doc) => void;
+  /** One document in a write transaction of its own (see applyWrites), so its terms commit with it. */
+  readonly upsertOne: (table: string, doc: Doc) => void;
   private readonly applyReset: (tables: readonly string[], checkpointName: string) => void;
 
   constructor(options: SqliteDocumentStoreOptions) {
@@ -83,9 +84,10 @@ class SqliteDocumentStore implements DocumentStore {
     this.db.exec(`CREATE TABLE IF NOT EXISTS ${TEXT_INDEXES} (collection TEXT PRIMARY KEY, field TEXT NOT NULL) STRICT`);
     this.text = new KnownTextIndexes(this.db, TEXT_INDEXES);
 
-    // Every write transaction here is IMMEDIATE: the write lock first, waiting out busy_timeout, then the schema read. A deferred
-    // transaction that reads first cannot wait for the lock later (SQLITE_BUSY at once), and the
-    // text indexes it decided on could change before its first write.
+    // Every write transaction here is IMMEDIATE: the write lock first, waiting out busy_timeout,
+    // then the schema read. A deferred transaction that reads first cannot wait for the lock
+    // later (SQLITE_BUSY at once), and the text indexes it decided on could change before its
+    // first write.
     const applyWrites = this.db.transaction((writes: readonly DocumentWrite[], checkpoint: { readonly name: string; readonly value: string } | undefined) => {
       this.text.syncForWrite();
       for (const write of writes) {
@@ -111,7 +113,7 @@ class SqliteDocumentStore implements DocumentStore {
       this.text.syncForWrite();
       this.upsertRow(table, doc);
     });
-    this.applyUpsert = (table, doc) => applyUpsert.immediate(table, doc);
+    this.upsertOne = (table, doc) => applyUpsert.immediate(table, doc);
     const applyReset = this.db.transaction((tables: readonly string[], checkpointName: string) => {
       for (const table of tables) {
         const field = this.textField(table);
@@ -223,11 +225,6 @@ class SqliteDocumentStore implements DocumentStore {
     this.text.rowsOf(table, textIndex).upsert(doc.id, body);
   }
 
-  /** One document in a write transaction of its own (see applyWrites), so its terms commit with it. */
-  upsertOne(table: string, doc: Doc): void {
-    this.applyUpsert(table, doc);
-  }
-
   deleteRow(table: string, id: string): boolean {
     return this.rowStatements(table).delete.run(id).changes > 0;
   }
@@ -258,7 +255,7 @@ class SqliteDocumentStore implements DocumentStore {
   /** The FTS5 table of a docs table, or undefined when it has no text index. */
   textTable(table: string): string | undefined {
     this.text.sync();
-    return this.text.of(table)?.fts ?? undefined;
+    return this.text.of(table)?.fts;
   }
 
   textField(table: string): string | undefined {

@@ -26,10 +26,10 @@ function textSql(row: string, field: string): string {
 /**
  * An external-content FTS5 table over the docs table's rowids, reading the field through a
  * view (so that FTS5's 'rebuild' and 'integrity-check' work). upsertRow writes a row's terms
- * with the row (TextIndexedRows); deletions (delete, deleteMany) go through a trigger. Not inserts and updates:
- * a statement with a trigger opens a statement journal, and at every statement journal FTS5
- * flushes its pending terms into a new segment, so each row written in a batch became a
- * segment of its own (~30 % of a batch of message writes, measured). 'secure-delete' makes a
+ * with the row (TextIndexedRows); deletions (delete, deleteMany) go through a trigger. Not
+ * inserts and updates: a statement with a trigger opens a statement journal, and at every
+ * statement journal FTS5 flushes its pending terms into a new segment, so each row written in
+ * a batch became a segment of its own (~30 % of a batch of message writes, measured). 'secure-delete' makes a
  * deletion remove the document's terms from the index at once, so that purgeDeleted leaves no
  * trace of them in the file.
  * Rowids must stay stable: VACUUM may renumber a table without an INTEGER PRIMARY KEY, after
@@ -134,7 +134,6 @@ export class KnownTextIndexes {
   ) {
     this.readVersion = db.prepare<[]>('PRAGMA schema_version').pluck(true);
     this.readField = db.prepare<[string]>(`SELECT field FROM ${registry} WHERE collection = ?`).pluck(true);
-    dropTextWriteTriggers(db);
   }
 
   /** The registry's answer now, uncached. */
@@ -160,19 +159,19 @@ export class KnownTextIndexes {
     return rows;
   }
 
-  /** True when the schema had moved (and what was known is forgotten). */
-  sync(): boolean {
+  /** Forgets what was known when the schema has moved. */
+  sync(): void {
     const version = Number(this.readVersion.get());
-    if (version === this.version) return false;
+    if (version === this.version) return;
     this.version = version;
     this.forget();
-    return true;
   }
 
   /**
    * sync for a write transaction: also drops insert and update triggers on text-indexed tables,
    * which a version before TextIndexedRows made (in this file when it was theirs, or since, by
-   * one still running on it): with them, every row would be indexed twice.
+   * one still running on it): with them, every row would be indexed twice. Only writes insert
+   * or update rows, so the first write transaction after opening is early enough.
    */
   syncForWrite(): void {
     this.sync();
