@@ -106,9 +106,15 @@ export interface Handled<S, E> {
  * So is one whose next retry (its wait plus about as long as the last attempt took) would end
  * past the request's deadline less {@link answerReserveMs}: the caller gets its 409 in time.
  *
- * With `aggregate.cache`, only the events after the cached revision are read and folded onto
- * the cached state; the cache is advanced with every state read or appended (never with one
- * that was not stored), and dropped for a stream found deleted.
+ * With `aggregate.cache`, a command is first decided on the cached state without reading the
+ * stream: an append is checked by its expected revision anyway, and one that conflicts is
+ * decided again at once, without a wait or a retry counted, on the cached state plus the
+ * events after it (read and folded). So a stale cache costs a failed append, never a wrong
+ * decision, and a command from this process's own last write reads nothing. A command that
+ * would answer without appending (refused, or no events) reads those newer events first and
+ * is decided again, so it never answers from a stale state. The cache is advanced with every
+ * state read or appended (never with one that was not stored), and dropped for a stream found
+ * deleted.
  */
 export async function handleCommand<C, S, E extends DomainEvent>(
   store: EventStore,
@@ -122,6 +128,8 @@ export async function handleCommand<C, S, E extends DomainEvent>(
   const cache = aggregate.cache;
   // A new stream has nothing to read; a stream found deleted under a cached state is read whole.
   let readFromCache = cache !== undefined && options.newStream !== true;
+  /** The first decision may use the cached state as it is; any later one reads what came after it. */
+  let tailRead = false;
   /** The latest stored state this call has seen: survives an eviction between retries. */
   let known: CachedAggregateState<S> | undefined;
   const deadline = requestDeadline();
@@ -131,7 +139,11 @@ export async function handleCommand<C, S, E extends DomainEvent>(
     let current: CurrentState<S>;
     if (options.newStream) current = { state: aggregate.decider.initialState(), revision: -1, unconfirmed: false };
     else if (cache === undefined || !readFromCache) current = await readWhole(store, aggregate, streamId);
-    else {
+    else if (!tailRead && (known = newer(known, sameStore(cache.get(streamId), store))) !== undefined) {
+      tailRead = true;
+      current = { state: known.state, revision: known.revision, unconfirmed: true, unread: true };
+    } else {
+      tailRead = true;
       current = await readAfter(store, aggregate, streamId, newer(known, sameStore(cache.get(streamId), store)));
       if (current.revision >= 0 && !current.unconfirmed) {
         known = { state: current.state, revision: current.revision, store };
@@ -150,6 +162,7 @@ export async function handleCommand<C, S, E extends DomainEvent>(
     // An append would find out; an answer without one (refused, or no events) is given only once
     // the stream is known to still exist, else the command is decided again on the empty stream.
     const unanswered = 'refused' in decided || decided.events.length === 0;
+    if (unanswered && current.unread === true) continue;
     if (unanswered && current.unconfirmed && !(await holdsRevision(store, streamId, current.revision))) {
       cache?.delete(streamId);
       readFromCache = false;
@@ -178,6 +191,9 @@ export async function handleCommand<C, S, E extends DomainEvent>(
         throw notFound(capitalised(aggregate.name ?? 'resource'));
       }
       if (!(error instanceof WrongExpectedRevisionError)) throw error;
+      // Decided on the cached state unread: decide again on what was stored after it, as a read
+      // before deciding would have (no wait, no retry counted).
+      if (current.unread === true) continue;
       if (attempt >= retries) throw concurrentWriteConflict(aggregate.name, error);
       const delay = retryDelayMs(attempt, backoff);
       const now = backoff.now();
@@ -194,6 +210,8 @@ interface CurrentState<S> {
   readonly revision: number;
   /** Taken from the cache with nothing newer read: the stream may have been deleted since. */
   readonly unconfirmed: boolean;
+  /** Taken from the cache without reading the stream: newer events may exist. */
+  readonly unread?: boolean;
 }
 
 async function readWhole<C, S, E extends DomainEvent>(store: EventStore, aggregate: AggregateType<C, S, E>, streamId: string): Promise<CurrentState<S>> {

@@ -11,8 +11,9 @@ import { AggregateStateCache } from './aggregate-state-cache';
  */
 type Posted = DomainEvent<'conversation.MessagePosted', { text: string }>;
 type Closed = DomainEvent<'conversation.Closed', Record<string, never>>;
-type ConversationEvent = Posted | Closed;
-type ConversationCommand = { kind: 'post'; text: string } | { kind: 'close' } | { kind: 'noop' };
+type Reopened = DomainEvent<'conversation.Reopened', Record<string, never>>;
+type ConversationEvent = Posted | Closed | Reopened;
+type ConversationCommand = { kind: 'post'; text: string } | { kind: 'close' } | { kind: 'reopen' } | { kind: 'noop' };
 interface ConversationState {
   readonly messages: readonly string[];
   readonly closed: boolean;
@@ -29,6 +30,8 @@ const conversationDecider: Decider<ConversationCommand, ConversationState, Conve
         // A conversation that does not exist (never written, or deleted) cannot be closed.
         if (state.messages.length === 0) throw notFound('Conversation');
         return state.closed ? [] : [{ type: 'conversation.Closed', data: {} }];
+      case 'reopen':
+        return state.closed ? [{ type: 'conversation.Reopened', data: {} }] : [];
       case 'noop':
         return [];
     }
@@ -39,12 +42,15 @@ const conversationDecider: Decider<ConversationCommand, ConversationState, Conve
         return { ...state, messages: [...state.messages, event.data.text] };
       case 'conversation.Closed':
         return { ...state, closed: true };
+      case 'conversation.Reopened':
+        return { ...state, closed: false };
     }
   },
 };
 
 function upcast(recorded: RecordedEvent): ConversationEvent {
   if (recorded.type === 'conversation.Closed') return { type: 'conversation.Closed', data: {} };
+  if (recorded.type === 'conversation.Reopened') return { type: 'conversation.Reopened', data: {} };
   const data = recorded.data as { text?: unknown };
   if (recorded.type === 'conversation.MessagePosted' && typeof data.text === 'string') return { type: 'conversation.MessagePosted', data: { text: data.text } };
   throw new Error(`malformed conversation event ${recorded.type}`);
@@ -137,7 +143,7 @@ describe('handleCommand with an AggregateStateCache (SQLite event store)', () =>
     }
   });
 
-  it('reads only the events after the cached revision', async () => {
+  it('decides on the cached state without reading; a stale one costs a failed append, then only the events after it are read', async () => {
     await events.append(stream, Array.from({ length: 50 }, (_, i) => posted(`m${i}`)), 'no_stream');
     const aggregate = cached();
     const { store, reads, appends, eventsRead, reset } = counting(events);
@@ -151,15 +157,16 @@ describe('handleCommand with an AggregateStateCache (SQLite event store)', () =>
     reset();
     const second = await handleCommand(store, aggregate, stream, post('m53'));
 
+    // Decided on revision 50 unread, refused by the store, decided again on 52.
     expect(reads).toEqual([{ fromRevision: 51, returned: 2 }]);
-    expect(appends).toEqual([52]);
+    expect(appends).toEqual([50, 52]);
     expect(second.previous.messages).toEqual(Array.from({ length: 53 }, (_, i) => `m${i}`));
     expect(second.state.messages).toHaveLength(54);
 
     // Our own append is in the cache: the next command reads nothing.
     reset();
     await handleCommand(store, aggregate, stream, post('m54'));
-    expect(reads).toEqual([{ fromRevision: 54, returned: 0 }]);
+    expect(reads).toEqual([]);
     expect(appends).toEqual([53]);
     expect(aggregate.cache.get(stream)?.state.messages).toEqual(Array.from({ length: 55 }, (_, i) => `m${i}`));
   });
@@ -179,6 +186,62 @@ describe('handleCommand with an AggregateStateCache (SQLite event store)', () =>
     const closing = await handleCommand(events, aggregate, stream, { kind: 'close' }, { retries: 0 });
     expect(closing).toEqual({ previous: { messages: ['ours 1', 'ours 2', 'theirs'], closed: true }, state: closing.previous, events: [], position: null });
     expect(aggregate.cache.get(stream)).toMatchObject({ revision: 3, state: { messages: ['ours 1', 'ours 2', 'theirs'], closed: true } });
+  });
+
+  it('with no retries, a stale cache is no conflict: decided again at once on what another writer appended', async () => {
+    const aggregate = cached();
+    const { store, reads, appends, reset } = counting(events);
+    await handleCommand(store, aggregate, stream, post('ours'));
+    await handleCommand(events, uncached, stream, post('theirs'));
+    reset();
+    const sleep = jest.fn(async () => undefined);
+
+    const handled = await handleCommand(store, aggregate, stream, post('ours again'), { retries: 0, backoff: { sleep } });
+
+    expect(appends).toEqual([0, 1]);
+    expect(reads).toEqual([{ fromRevision: 1, returned: 1 }]);
+    expect(sleep).not.toHaveBeenCalled();
+    expect(handled.state.messages).toEqual(['ours', 'theirs', 'ours again']);
+  });
+
+  it('is not refused on a stale cached state: a refusal is decided again on what another writer appended', async () => {
+    const aggregate = cached();
+    const { store, reads } = counting(events);
+    await handleCommand(store, aggregate, stream, post('hello'));
+    await handleCommand(store, aggregate, stream, { kind: 'close' });
+    await handleCommand(events, uncached, stream, { kind: 'reopen' });
+
+    // Cached, the conversation is closed and a post is refused; it was reopened since.
+    const handled = await handleCommand(store, aggregate, stream, post('after reopening'), { retries: 0 });
+
+    expect(handled.state).toEqual({ messages: ['hello', 'after reopening'], closed: false });
+    expect(reads.at(-1)).toEqual({ fromRevision: 2, returned: 1 });
+  });
+
+  it('decides again at once only for the unread cached state: a writer between that read and the append is a conflict', async () => {
+    const aggregate = cached();
+    let appendsSeen = -1;
+    // Another writer gets in right before our second append.
+    const racing: EventStore = new Proxy(events, {
+      get(target, property, receiver) {
+        if (property === 'append') {
+          return async (streamId: string, toAppend: Parameters<EventStore['append']>[1], expected: ExpectedRevision) => {
+            if (appendsSeen >= 0 && ++appendsSeen === 2) await target.append(streamId, [posted('racer')], 1);
+            return target.append(streamId, toAppend, expected);
+          };
+        }
+        const value: unknown = Reflect.get(target, property, receiver);
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+
+    await handleCommand(racing, aggregate, stream, post('ours'));
+    await handleCommand(events, uncached, stream, post('theirs'));
+    appendsSeen = 0;
+
+    await expect(handleCommand(racing, aggregate, stream, post('ours again'), { retries: 0 })).rejects.toMatchObject({ code: 'conflict' });
+    expect(appendsSeen).toBe(2);
+    expect((await events.readStream(stream)).map((e) => (e.data as { text: string }).text)).toEqual(['ours', 'theirs', 'racer']);
   });
 
   it('retries two concurrent commands that start from the same cached state; both succeed and the cache ends at the latest revision', async () => {
@@ -273,7 +336,7 @@ describe('handleCommand with an AggregateStateCache (SQLite event store)', () =>
     expect(aggregate.cache.get(stream)).toEqual({ revision: 0, state: created.state, store });
     reset();
     const next = await handleCommand(store, aggregate, stream, post('again'));
-    expect(reads).toEqual([{ fromRevision: 1, returned: 0 }]);
+    expect(reads).toEqual([]);
     expect(next.previous).toBe(created.state);
   });
 
