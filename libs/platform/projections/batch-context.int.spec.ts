@@ -44,6 +44,32 @@ describe('BatchContext', () => {
     expect(await store.collection('docs').get('back')).toEqual({ id: 'back', v: 2 });
   });
 
+  it('reads a document from the store once per batch, a missing one too; its own writes still come first', async () => {
+    await store.write([{ collection: 'docs', op: 'upsert', doc: { id: 'c1', v: 1 } }]);
+    const collection = store.collection.bind(store);
+    const reads: string[] = [];
+    const counted: DocumentStore = Object.assign(Object.create(store) as DocumentStore, {
+      collection: (name: string) => {
+        const inner = collection(name);
+        return Object.assign(Object.create(inner) as typeof inner, { get: (id: string) => (reads.push(id), inner.get(id)) });
+      },
+    });
+    const batch = new BatchContext(counted);
+
+    const first = await batch.get('docs', 'c1');
+    expect(await batch.get('docs', 'c1')).toBe(first);
+    expect(await batch.get('docs', 'none')).toBeNull();
+    expect(await batch.get('docs', 'none')).toBeNull();
+    expect(reads).toEqual(['c1', 'none']);
+
+    batch.upsert('docs', { id: 'c1', v: 2 });
+    batch.upsert('docs', { id: 'none', v: 1 });
+    expect(await batch.get('docs', 'c1')).toEqual({ id: 'c1', v: 2 });
+    expect(await batch.get('docs', 'none')).toEqual({ id: 'none', v: 1 });
+    expect(await new BatchContext(counted).get('docs', 'c1')).toEqual({ id: 'c1', v: 1 });
+    expect(reads).toEqual(['c1', 'none', 'c1']);
+  });
+
   it('keeps a deleteMany where it was made: a document written after it survives, one written before and matching does not', async () => {
     const batch = new BatchContext(store);
     batch.upsert('docs', { id: 'a', kind: 'old' });
