@@ -209,6 +209,11 @@ export class Keyring {
     return this.refilling;
   }
 
+  /** A data key this process holds unwrapped already; undefined: ask {@link get}. */
+  cached(keyId: string): Buffer | undefined {
+    return this.cache.get(keyId);
+  }
+
   /** A data key by id, or null once shredded. */
   async get(keyId: string): Promise<Buffer | null> {
     const cached = this.cache.get(keyId);

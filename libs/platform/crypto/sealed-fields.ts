@@ -44,10 +44,20 @@ export class SealedFields<T> {
     return { keyId, key };
   }
 
-  async open(aggregateId: string, sealed: string): Promise<T> {
-    const { key } = await this.keyOf(sealed);
-    return JSON.parse(unseal(key, sealed.slice(sealed.indexOf(':') + 1), aggregateId).toString('utf8')) as T;
+  /** The value; a key the keyring holds unwrapped opens it without waiting (one promise, on the write path's projections). */
+  open(aggregateId: string, sealed: string): Promise<T> {
+    try {
+      const key = this.keyring.cached(sealedKeyId(sealed));
+      if (key !== undefined) return Promise.resolve(openWith<T>(key, aggregateId, sealed));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.keyOf(sealed).then(({ key }) => openWith<T>(key, aggregateId, sealed));
   }
+}
+
+function openWith<T>(key: Buffer, aggregateId: string, sealed: string): T {
+  return JSON.parse(unseal(key, sealed.slice(sealed.indexOf(':') + 1), aggregateId).toString('utf8')) as T;
 }
 
 export function sealedKeyId(sealed: string): string {

@@ -21,3 +21,4 @@ export * from './search/search-inputs';
 export * from './search/rerank-inputs';
 export * from './retry-policy';
 export * from './worker-script';
+export * from './settled';

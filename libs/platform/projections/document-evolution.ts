@@ -34,7 +34,9 @@ export async function evolveDocument<D extends RevisionedDoc>(
 ): Promise<void> {
   const current = await context.get<D>(collection, id);
   if (current !== null && typeof current.revision === 'number' && current.revision >= recorded.revision) return;
-  const next = await evolve(current);
+  const evolved = evolve(current);
+  // Most evolutions are synchronous: awaiting a plain value would still make a promise.
+  const next = evolved instanceof Promise ? await evolved : evolved;
   if (next === current) return;
   if (next === null) {
     if (current !== null) context.delete(collection, id);

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
+import { settled } from '@lore/platform/kernel';
 import { openPrivateDatabase, withTempFilesOnDisk } from '@lore/platform/sqlite';
 import type { Doc, DocumentCollection, DocumentStore, DocumentWrite, Filter, FindOptions, Page } from '@lore/platform/documents/port';
 import { assertCollectionName, assertFieldPath, cursorAfter, planFind } from '@lore/platform/documents/port';
@@ -138,18 +139,21 @@ class SqliteDocumentStore implements DocumentStore {
     return new SqliteDocumentCollection<T>(this, this.ensureTable(name));
   }
 
-  async write(writes: readonly DocumentWrite[], checkpoint?: { readonly name: string; readonly value: string }): Promise<void> {
-    // Tables are created before the transaction: a rollback would undo the DDL but not our memo of it.
-    for (const write of writes) this.ensureTable(write.collection);
-    // A deleteMany may remove a whole collection's documents in one statement (see withTempFilesOnDisk).
-    if (writes.some((write) => write.op === 'deleteMany')) withTempFilesOnDisk(this.db, () => this.applyWrites(writes, checkpoint));
-    else this.applyWrites(writes, checkpoint);
-    return Promise.resolve();
+  write(writes: readonly DocumentWrite[], checkpoint?: { readonly name: string; readonly value: string }): Promise<void> {
+    return settled(() => {
+      // Tables are created before the transaction: a rollback would undo the DDL but not our memo of it.
+      for (const write of writes) this.ensureTable(write.collection);
+      // A deleteMany may remove a whole collection's documents in one statement (see withTempFilesOnDisk).
+      if (writes.some((write) => write.op === 'deleteMany')) withTempFilesOnDisk(this.db, () => this.applyWrites(writes, checkpoint));
+      else this.applyWrites(writes, checkpoint);
+    });
   }
 
-  async getCheckpoint(name: string): Promise<string | null> {
-    const value = this.prepare(`SELECT value FROM ${CHECKPOINTS} WHERE name = ?`).pluck(true).get(name);
-    return Promise.resolve(typeof value === 'string' ? value : null);
+  getCheckpoint(name: string): Promise<string | null> {
+    return settled(() => {
+      const value = this.prepare(`SELECT value FROM ${CHECKPOINTS} WHERE name = ?`).pluck(true).get(name);
+      return typeof value === 'string' ? value : null;
+    });
   }
 
   async reset(collections: readonly string[], checkpointName: string): Promise<void> {
@@ -290,9 +294,11 @@ class SqliteDocumentCollection<T extends Doc> implements DocumentCollection<T> {
     private readonly table: string,
   ) {}
 
-  async get(id: string): Promise<T | null> {
-    const body = this.store.rowStatements(this.table).get.get(id);
-    return Promise.resolve(typeof body === 'string' ? parse<T>(body) : null);
+  get(id: string): Promise<T | null> {
+    return settled(() => {
+      const body = this.store.rowStatements(this.table).get.get(id);
+      return typeof body === 'string' ? parse<T>(body) : null;
+    });
   }
 
   async find(options: FindOptions = {}): Promise<Page<T>> {
