@@ -117,6 +117,87 @@ describe('Keyring (SQLite document store)', () => {
     expect((await keyring.get(kept.keyId))?.equals(kept.key)).toBe(true);
   });
 
+  describe('a shred racing a read of the same key', () => {
+    /** The store, with the replies to its reads and its writes each held until released (a store that awaits its I/O). */
+    function heldStore(store: DocumentStore) {
+      const held = { armed: false, reads: [] as Array<() => void>, writes: [] as Array<() => void> };
+      const wait = (queue: Array<() => void>) => (held.armed ? new Promise<void>((resolve) => queue.push(resolve)) : Promise.resolve());
+      const slow: DocumentStore = Object.assign(Object.create(store) as DocumentStore, {
+        collection: (name: string) => {
+          const inner = store.collection(name);
+          return Object.assign(Object.create(inner) as typeof inner, { get: async (id: string) => {
+            // Read now, delivered when released: what a slow store's reply says of the moment it read.
+            const doc = await inner.get(id);
+            await wait(held.reads);
+            return doc;
+          } });
+        },
+        write: async (...args: Parameters<DocumentStore['write']>) => (await wait(held.writes), store.write(...args)),
+      });
+      const release = async (queue: Array<() => void>) => {
+        while (queue.length === 0) await new Promise((resolve) => setImmediate(resolve));
+        queue.splice(0).forEach((go) => go());
+      };
+      /** Opens a keyring on the slow store; from then on its reads and writes are held. */
+      const open = async () => {
+        const keyring = await Keyring.open(slow, master);
+        held.armed = true;
+        return keyring;
+      };
+      return { open, releaseRead: () => release(held.reads), releaseWrite: () => release(held.writes) };
+    }
+
+    async function storedKey() {
+      const store = openStore();
+      const { keyId } = await (await Keyring.open(store, master)).create();
+      return { store, keyId };
+    }
+
+    it('a read begun before the shred and ending after it hands out nothing and caches nothing', async () => {
+      const { store, keyId } = await storedKey();
+      const { open, releaseRead, releaseWrite } = heldStore(store);
+      const keyring = await open();
+
+      const reading = keyring.get(keyId);
+      const shredding = keyring.shred([keyId]);
+      await releaseWrite();
+      await shredding;
+      await releaseRead();
+
+      expect(await reading).toBeNull();
+      expect(keyring.cached(keyId)).toBeUndefined();
+    });
+
+    it('a read begun and ended while the deletion is being written hands out nothing', async () => {
+      const { store, keyId } = await storedKey();
+      const { open, releaseRead, releaseWrite } = heldStore(store);
+      const keyring = await open();
+
+      const shredding = keyring.shred([keyId]);
+      const reading = keyring.get(keyId);
+      await releaseRead();
+      expect(await reading).toBeNull();
+      await releaseWrite();
+      await shredding;
+      expect(keyring.cached(keyId)).toBeUndefined();
+    });
+
+    it('a read begun while the deletion is being written and ending after the shred hands out nothing', async () => {
+      const { store, keyId } = await storedKey();
+      const { open, releaseRead, releaseWrite } = heldStore(store);
+      const keyring = await open();
+
+      const shredding = keyring.shred([keyId]);
+      const reading = keyring.get(keyId);
+      await releaseWrite();
+      await shredding;
+      await releaseRead();
+
+      expect(await reading).toBeNull();
+      expect(keyring.cached(keyId)).toBeUndefined();
+    });
+  });
+
   it('shredding several keys at once, or one that does not exist, succeeds', async () => {
     const keyring = await Keyring.open(openStore(), master);
     const a = await keyring.create();

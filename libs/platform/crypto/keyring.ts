@@ -108,6 +108,16 @@ function verifierAad(purpose: string): string {
 export class Keyring {
   private readonly cache = new Map<string, Buffer>();
   private readonly keys: DocumentCollection<WrappedKeyDoc>;
+  /** Reads of wrapped keys under way in {@link get}. */
+  private loading = 0;
+  /**
+   * Ids whose shred ended while a read was under way: that read may have found the key before
+   * the deletion, and must neither hand it out nor cache it (a shredded key back in the cache
+   * would open erased data, e.g. in a rebuild). Cleared when no read is left.
+   */
+  private readonly shreddedWhileLoading = new Set<string>();
+  /** Ids whose deletion is being written: a read may still find them (a store that awaits its writes). */
+  private readonly shredding = new Map<string, number>();
 
   private constructor(
     private readonly documents: DocumentStore,
@@ -218,18 +228,41 @@ export class Keyring {
   async get(keyId: string): Promise<Buffer | null> {
     const cached = this.cache.get(keyId);
     if (cached) return cached;
-    const doc = await this.keys.get(keyId);
-    if (doc === null) return null;
+    this.loading++;
+    let doc: WrappedKeyDoc | null;
+    let shredMeanwhile: boolean;
+    try {
+      doc = await this.keys.get(keyId);
+    } finally {
+      shredMeanwhile = this.shreddedWhileLoading.has(keyId) || this.shredding.has(keyId);
+      if (--this.loading === 0) this.shreddedWhileLoading.clear();
+    }
+    if (doc === null || shredMeanwhile) return null;
     const key = unwrapDataKey(this.master, keyId, doc.wrapped);
     this.remember(keyId, key);
     return key;
   }
 
   async shred(keyIds: readonly string[]): Promise<void> {
-    for (const id of keyIds) this.cache.delete(id);
-    await this.documents.write(keyIds.map((id) => ({ collection: this.collection, op: 'delete' as const, id })));
-    await this.documents.purgeDeleted();
+    for (const id of keyIds) {
+      this.cache.delete(id);
+      this.shredding.set(id, (this.shredding.get(id) ?? 0) + 1);
+    }
+    try {
+      await this.documents.write(keyIds.map((id) => ({ collection: this.collection, op: 'delete' as const, id })));
+      await this.documents.purgeDeleted();
+    } finally {
+      for (const id of keyIds) {
+        // A read still under way may have found the key before the deletion; one that ended
+        // before this point saw the id in `shredding`.
+        if (this.loading > 0) this.shreddedWhileLoading.add(id);
+        const left = (this.shredding.get(id) ?? 1) - 1;
+        if (left === 0) this.shredding.delete(id);
+        else this.shredding.set(id, left);
+      }
+    }
   }
+
 
   /**
    * A keyed hash (HMAC-SHA256) for verifiers such as API key secrets, under a key derived from
