@@ -26,8 +26,10 @@ export const DEFAULT_AGGREGATE_STATE_CACHE_ENTRIES = 1_000;
  * long streams, e.g. a conversation holding every message as an event).
  *
  * It holds only states folded from stored events (read, or appended by this process), never a
- * decision that was not stored; another process's appends are picked up because the handler
- * always reads from `revision + 1` before deciding. Entries remember their store (see
+ * decision that was not stored. The handler decides on an entry before reading the stream; an
+ * append from it is checked by its expected revision, and a conflict, a refusal or a no-op reads
+ * from `revision + 1` and decides again, so another process's appends are picked up before any
+ * answer is given. Entries remember their store (see
  * {@link CachedAggregateState.store}).
  *
  * The cached state object is shared by every command on the stream and handed to callers as

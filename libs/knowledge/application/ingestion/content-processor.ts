@@ -11,8 +11,8 @@ import type { ContentTexts } from '../content-texts';
  * The processor's own view of contents, with a small cache of folded states: an attempt's
  * every step (claim, renewals, each batch of chunks, completion) read and parsed the content's
  * whole stream again, its text and the chunk events with their vectors included; with it a step
- * reads only what was appended since (by anyone: the handler always reads on from the cached
- * revision). An entry holds the content's text, as the attempt does anyway, and is dropped when
+ * reads only what was appended since (by anyone: a step decided on a stale entry conflicts and
+ * is decided again on what came after it). An entry holds the content's text, as the attempt does anyway, and is dropped when
  * the attempt ends (`release`); the bound is for attempts that end without saying so.
  */
 const contentAggregate = { name: 'content', decider: contentDecider, upcast: upcastContentEvent, cache: new AggregateStateCache<ContentState>({ maxEntries: 16 }) };
