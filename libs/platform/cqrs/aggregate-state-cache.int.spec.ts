@@ -95,6 +95,24 @@ function counting(store: EventStore) {
   return { store: wrapped, reads, appends, eventsRead, reset };
 }
 
+/** The real store, where, once armed, another writer appends 'racer' right before the second append. */
+function racingStore(store: EventStore) {
+  let seen = -1;
+  const racing: EventStore = new Proxy(store, {
+    get(target, property, receiver) {
+      if (property === 'append') {
+        return async (streamId: string, toAppend: Parameters<EventStore['append']>[1], expected: ExpectedRevision) => {
+          if (seen >= 0 && ++seen === 2) await target.append(streamId, [posted('racer')], 1);
+          return target.append(streamId, toAppend, expected);
+        };
+      }
+      const value: unknown = Reflect.get(target, property, receiver);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  return { store: racing, arm: () => (seen = 0), appendsSeen: () => seen };
+}
+
 describe('handleCommand with an AggregateStateCache (SQLite event store)', () => {
   let events: SqliteEventStore;
   const stream = 'conversation-1';
@@ -220,28 +238,32 @@ describe('handleCommand with an AggregateStateCache (SQLite event store)', () =>
 
   it('decides again at once only for the unread cached state: a writer between that read and the append is a conflict', async () => {
     const aggregate = cached();
-    let appendsSeen = -1;
     // Another writer gets in right before our second append.
-    const racing: EventStore = new Proxy(events, {
-      get(target, property, receiver) {
-        if (property === 'append') {
-          return async (streamId: string, toAppend: Parameters<EventStore['append']>[1], expected: ExpectedRevision) => {
-            if (appendsSeen >= 0 && ++appendsSeen === 2) await target.append(streamId, [posted('racer')], 1);
-            return target.append(streamId, toAppend, expected);
-          };
-        }
-        const value: unknown = Reflect.get(target, property, receiver);
-        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-      },
-    });
+    const racing = racingStore(events);
 
-    await handleCommand(racing, aggregate, stream, post('ours'));
+    await handleCommand(racing.store, aggregate, stream, post('ours'));
     await handleCommand(events, uncached, stream, post('theirs'));
-    appendsSeen = 0;
+    racing.arm();
 
-    await expect(handleCommand(racing, aggregate, stream, post('ours again'), { retries: 0 })).rejects.toMatchObject({ code: 'conflict' });
-    expect(appendsSeen).toBe(2);
+    await expect(handleCommand(racing.store, aggregate, stream, post('ours again'), { retries: 0 })).rejects.toMatchObject({ code: 'conflict' });
+    expect(racing.appendsSeen()).toBe(2);
     expect((await events.readStream(stream)).map((e) => (e.data as { text: string }).text)).toEqual(['ours', 'theirs', 'racer']);
+  });
+
+  it('does not count the re-decision from the unread state as a retry, nor wait before it', async () => {
+    const aggregate = cached();
+    const racing = racingStore(events);
+    await handleCommand(racing.store, aggregate, stream, post('ours'));
+    await handleCommand(events, uncached, stream, post('theirs'));
+    racing.arm();
+    const sleep = jest.fn(async () => undefined);
+
+    // Stale (no wait, not counted), then a racer (the one retry allowed, after a wait), then through.
+    const handled = await handleCommand(racing.store, aggregate, stream, post('ours again'), { retries: 1, backoff: { sleep } });
+
+    expect(racing.appendsSeen()).toBe(3);
+    expect(sleep).toHaveBeenCalledTimes(1);
+    expect(handled.state.messages).toEqual(['ours', 'theirs', 'racer', 'ours again']);
   });
 
   it('retries two concurrent commands that start from the same cached state; both succeed and the cache ends at the latest revision', async () => {

@@ -57,6 +57,16 @@ describe('evolveDocument', () => {
     expect(await counter()).toEqual({ id: 'c1', count: 2, revision: 1 });
   });
 
+  it('waits for an evolve that answers later (one that opens sealed fields), and writes what it resolves to', async () => {
+    const context = new BatchContext(store);
+    await evolveDocument<CounterDoc>(context, event(0, 'added'), 'counters', 'c1', async () => {
+      await new Promise((resolve) => setImmediate(resolve));
+      return { id: 'c1', count: 41 };
+    });
+    await store.write(context.writes);
+    expect(await counter()).toEqual({ id: 'c1', count: 41, revision: 0 });
+  });
+
   it('deletes on null, and leaves the document unwritten when evolve returns it as it is', async () => {
     await deliver(event(0, 'added'), event(1, 'noted'));
     expect(await counter()).toEqual({ id: 'c1', count: 1, revision: 0 });
