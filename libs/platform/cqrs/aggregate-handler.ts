@@ -139,16 +139,19 @@ export async function handleCommand<C, S, E extends DomainEvent>(
     let current: CurrentState<S>;
     if (options.newStream) current = { state: aggregate.decider.initialState(), revision: -1, unconfirmed: false };
     else if (cache === undefined || !readFromCache) current = await readWhole(store, aggregate, streamId);
-    else if (!tailRead && (known = newer(known, sameStore(cache.get(streamId), store))) !== undefined) {
-      tailRead = true;
-      current = { state: known.state, revision: known.revision, unconfirmed: true, unread: true };
-    } else {
-      tailRead = true;
-      current = await readAfter(store, aggregate, streamId, newer(known, sameStore(cache.get(streamId), store)));
-      if (current.revision >= 0 && !current.unconfirmed) {
-        known = { state: current.state, revision: current.revision, store };
-        cache.set(streamId, known);
+    else {
+      const cached = newer(known, sameStore(cache.get(streamId), store));
+      if (!tailRead && cached !== undefined) {
+        known = cached;
+        current = { state: cached.state, revision: cached.revision, unconfirmed: true, unread: true };
+      } else {
+        current = await readAfter(store, aggregate, streamId, cached);
+        if (current.revision >= 0 && !current.unconfirmed) {
+          known = { state: current.state, revision: current.revision, store };
+          cache.set(streamId, known);
+        }
       }
+      tailRead = true;
     }
     const previous = current.state;
     let decided: { readonly events: readonly E[] } | { readonly refused: unknown };

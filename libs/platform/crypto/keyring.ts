@@ -263,7 +263,6 @@ export class Keyring {
     }
   }
 
-
   /**
    * A keyed hash (HMAC-SHA256) for verifiers such as API key secrets, under a key derived from
    * the master key the keyring was created with, which a rotation carries over (VERIFIER_PURPOSES).

@@ -13,13 +13,13 @@ export class BatchContext implements ProjectionContext {
   private readonly pending: Array<DocumentWrite | undefined> = [];
   /** Per document: where its last write sits in `pending`. */
   private readonly latest = new Map<string, number>();
-  private readonly overlay = new Map<string, Doc | null>();
   /**
-   * Documents read from the store in this batch, as read: a message's projection reads its
-   * conversation twice (its owner, then the document it evolves). A read is the same object
-   * each time; projections build the next document rather than change the one they read.
+   * Each document's state for reads in the batch: its last write, or what the store gave the
+   * first read (a message's projection reads its conversation twice: its owner, then the
+   * document it evolves). A read is the same object each time; projections build the next
+   * document rather than change the one they read.
    */
-  private readonly stored = new Map<string, Doc | null>();
+  private readonly overlay = new Map<string, Doc | null>();
 
   constructor(private readonly documents: DocumentStore) {}
 
@@ -31,12 +31,12 @@ export class BatchContext implements ProjectionContext {
   get<T extends Doc>(collection: string, id: string): Promise<T | null> {
     const key = `${collection}\u0000${id}`;
     if (this.overlay.has(key)) return Promise.resolve((this.overlay.get(key) ?? null) as T | null);
-    if (this.stored.has(key)) return Promise.resolve((this.stored.get(key) ?? null) as T | null);
     return this.documents
       .collection<T>(collection)
       .get(id)
       .then((doc) => {
-        this.stored.set(key, doc);
+        // A write made while the read was under way stands.
+        if (!this.overlay.has(key)) this.overlay.set(key, doc);
         return doc;
       });
   }

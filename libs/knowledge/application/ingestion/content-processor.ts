@@ -12,8 +12,9 @@ import type { ContentTexts } from '../content-texts';
  * every step (claim, renewals, each batch of chunks, completion) read and parsed the content's
  * whole stream again, its text and the chunk events with their vectors included; with it a step
  * reads only what was appended since (by anyone: a step decided on a stale entry conflicts and
- * is decided again on what came after it). An entry holds the content's text, as the attempt does anyway, and is dropped when
- * the attempt ends (`release`); the bound is for attempts that end without saying so.
+ * is decided again on what came after it). An entry holds the content's text, as the attempt
+ * does anyway, and is dropped when the attempt ends (`release`); the bound is for attempts that
+ * end without saying so.
  */
 const contentAggregate = { name: 'content', decider: contentDecider, upcast: upcastContentEvent, cache: new AggregateStateCache<ContentState>({ maxEntries: 16 }) };
 /** Chunks embedded and recorded together: one event of ~64 × (text + 2 KB of vector). */

@@ -156,29 +156,32 @@ class SqliteDocumentStore implements DocumentStore {
     });
   }
 
-  async reset(collections: readonly string[], checkpointName: string): Promise<void> {
-    const tables = collections.map((name) => this.ensureTable(name));
-    this.applyReset(tables, checkpointName);
-    return Promise.resolve();
+  reset(collections: readonly string[], checkpointName: string): Promise<void> {
+    return settled(() => {
+      const tables = collections.map((name) => this.ensureTable(name));
+      this.applyReset(tables, checkpointName);
+    });
   }
 
-  async purgeDeleted(): Promise<void> {
-    // TRUNCATE copies every WAL frame into the main file (where secure_delete zeroed the
-    // deleted cells) and cuts the WAL to zero bytes, so no old page image survives there.
-    // Text indexes need nothing more: their FTS5 'secure-delete' option removes a deleted
-    // document's terms from the index segments at once, rather than leaving them until a
-    // merge, and the freed space is zeroed like any other.
-    const result = this.db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
-    if (result[0]?.busy) throw new Error('purgeDeleted: WAL checkpoint blocked by another connection; retry');
-    return Promise.resolve();
+  purgeDeleted(): Promise<void> {
+    return settled(() => {
+      // TRUNCATE copies every WAL frame into the main file (where secure_delete zeroed the
+      // deleted cells) and cuts the WAL to zero bytes, so no old page image survives there.
+      // Text indexes need nothing more: their FTS5 'secure-delete' option removes a deleted
+      // document's terms from the index segments at once, rather than leaving them until a
+      // merge, and the freed space is zeroed like any other.
+      const result = this.db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
+      if (result[0]?.busy) throw new Error('purgeDeleted: WAL checkpoint blocked by another connection; retry');
+    });
   }
 
-  async close(): Promise<void> {
-    this.statements.clear();
-    this.rows.clear();
-    this.text.forget();
-    if (this.db.open) this.db.close();
-    return Promise.resolve();
+  close(): Promise<void> {
+    return settled(() => {
+      this.statements.clear();
+      this.rows.clear();
+      this.text.forget();
+      if (this.db.open) this.db.close();
+    });
   }
 
   // ---- used by collections and by write() ----
@@ -301,64 +304,71 @@ class SqliteDocumentCollection<T extends Doc> implements DocumentCollection<T> {
     });
   }
 
-  async find(options: FindOptions = {}): Promise<Page<T>> {
-    const { keys, limit, position } = planFind(options);
+  find(options: FindOptions = {}): Promise<Page<T>> {
+    return settled(() => {
+      const { keys, limit, position } = planFind(options);
 
-    const translator = this.store.translator(this.table);
-    const where = [translator.filter(options.filter)];
-    if (position) where.push(translator.keyset(keys, position));
-    const order = translator.orderBy(keys);
-    // One extra row tells whether another page exists without a second query.
-    const params = [...translator.params, limit === undefined ? -1 : limit + 1, position ? 0 : (options.skip ?? 0)];
-    const sql = `SELECT body FROM ${this.store.source(this.table, translator)} WHERE ${where.map((part) => `(${part})`).join(' AND ')} ORDER BY ${order} LIMIT ? OFFSET ?`;
-    const items = this.store
-      .prepare(sql)
-      .pluck(true)
-      .all(...params)
-      .map((body) => parse<T>(body as string));
+      const translator = this.store.translator(this.table);
+      const where = [translator.filter(options.filter)];
+      if (position) where.push(translator.keyset(keys, position));
+      const order = translator.orderBy(keys);
+      // One extra row tells whether another page exists without a second query.
+      const params = [...translator.params, limit === undefined ? -1 : limit + 1, position ? 0 : (options.skip ?? 0)];
+      const sql = `SELECT body FROM ${this.store.source(this.table, translator)} WHERE ${where.map((part) => `(${part})`).join(' AND ')} ORDER BY ${order} LIMIT ? OFFSET ?`;
+      const items = this.store
+        .prepare(sql)
+        .pluck(true)
+        .all(...params)
+        .map((body) => parse<T>(body as string));
 
-    const hasMore = limit !== undefined && items.length > limit;
-    if (hasMore) items.length = limit;
-    const last = items.at(-1);
-    return Promise.resolve({ items, nextCursor: hasMore && last ? cursorAfter(last, keys, options.filter) : null });
+      const hasMore = limit !== undefined && items.length > limit;
+      if (hasMore) items.length = limit;
+      const last = items.at(-1);
+      return { items, nextCursor: hasMore && last ? cursorAfter(last, keys, options.filter) : null };
+    });
   }
 
-  async count(filter?: Filter): Promise<number> {
-    const translator = this.store.translator(this.table);
-    const where = translator.filter(filter);
-    const count = this.store.prepare(`SELECT count(*) FROM ${this.store.source(this.table, translator)} WHERE ${where}`).pluck(true).get(...translator.params);
-    return Promise.resolve(Number(count));
+  count(filter?: Filter): Promise<number> {
+    return settled(() => {
+      const translator = this.store.translator(this.table);
+      const where = translator.filter(filter);
+      const count = this.store.prepare(`SELECT count(*) FROM ${this.store.source(this.table, translator)} WHERE ${where}`).pluck(true).get(...translator.params);
+      return Number(count);
+    });
   }
 
-  async upsert(doc: T): Promise<void> {
-    this.store.upsertOne(this.table, doc);
-    return Promise.resolve();
+  upsert(doc: T): Promise<void> {
+    return settled(() => {
+      this.store.upsertOne(this.table, doc);
+    });
   }
 
-  async delete(id: string): Promise<boolean> {
-    return Promise.resolve(this.store.deleteRow(this.table, id));
+  delete(id: string): Promise<boolean> {
+    return settled(() => this.store.deleteRow(this.table, id));
   }
 
-  async deleteMany(filter: Filter): Promise<number> {
-    return Promise.resolve(this.store.deleteRows(this.table, filter));
+  deleteMany(filter: Filter): Promise<number> {
+    return settled(() => this.store.deleteRows(this.table, filter));
   }
 
-  async ensureIndex(fields: readonly string[]): Promise<void> {
-    if (fields.length === 0) throw new Error('ensureIndex needs at least one field');
-    fields.forEach(assertFieldPath);
-    // The primary key already indexes id.
-    if (fields.length === 1 && fields[0] === 'id') return;
-    // Expressions must be the very text queries use (valueSql) for SQLite to match the index.
-    const name = `ix_${this.table}_${createHash('sha256').update(fields.join(',')).digest('hex').slice(0, 16)}`;
-    this.store.run(`CREATE INDEX IF NOT EXISTS ${name} ON ${this.table} (${fields.map(valueSql).join(', ')})`, []);
-    return Promise.resolve();
+  ensureIndex(fields: readonly string[]): Promise<void> {
+    return settled(() => {
+      if (fields.length === 0) throw new Error('ensureIndex needs at least one field');
+      fields.forEach(assertFieldPath);
+      // The primary key already indexes id.
+      if (fields.length === 1 && fields[0] === 'id') return;
+      // Expressions must be the very text queries use (valueSql) for SQLite to match the index.
+      const name = `ix_${this.table}_${createHash('sha256').update(fields.join(',')).digest('hex').slice(0, 16)}`;
+      this.store.run(`CREATE INDEX IF NOT EXISTS ${name} ON ${this.table} (${fields.map(valueSql).join(', ')})`, []);
+    });
   }
 
-  async ensureTextIndex(field: string): Promise<void> {
-    assertFieldPath(field);
-    if (field === 'id') throw new Error('ensureTextIndex: id cannot be the text-indexed field');
-    this.store.createTextIndex(this.table, field);
-    return Promise.resolve();
+  ensureTextIndex(field: string): Promise<void> {
+    return settled(() => {
+      assertFieldPath(field);
+      if (field === 'id') throw new Error('ensureTextIndex: id cannot be the text-indexed field');
+      this.store.createTextIndex(this.table, field);
+    });
   }
 }
 

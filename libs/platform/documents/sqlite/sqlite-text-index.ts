@@ -29,9 +29,9 @@ function textSql(row: string, field: string): string {
  * with the row (TextIndexedRows); deletions (delete, deleteMany) go through a trigger. Not
  * inserts and updates: a statement with a trigger opens a statement journal, and at every
  * statement journal FTS5 flushes its pending terms into a new segment, so each row written in
- * a batch became a segment of its own (~30 % of a batch of message writes, measured). 'secure-delete' makes a
- * deletion remove the document's terms from the index at once, so that purgeDeleted leaves no
- * trace of them in the file.
+ * a batch became a segment of its own (~30 % of a batch of message writes, measured).
+ * 'secure-delete' makes a deletion remove the document's terms from the index at once, so that
+ * purgeDeleted leaves no trace of them in the file.
  * Rowids must stay stable: VACUUM may renumber a table without an INTEGER PRIMARY KEY, after
  * which the index needs `INSERT INTO <fts>(<fts>) VALUES ('rebuild')`.
  */
