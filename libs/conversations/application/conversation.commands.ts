@@ -285,8 +285,10 @@ export class ConversationCommands {
       await this.deps.readYourWrites.settle(result.position);
       return { message: messageRecord(appended.data, message.content, owner), created: true };
     }
-    // A retry of a write that happened: the key made for it seals nothing.
-    await this.deps.keyring.shred([key.keyId]);
+    // A retry of a write that happened. Nothing appended: the key taken for it sealed nothing
+    // stored, and the next write takes it. (Anything else would be a decider's error: shredded.)
+    if (result.events.length === 0) this.deps.keyring.putBack(key);
+    else await this.deps.keyring.shred([key.keyId]);
     if (duplicateOf === null) throw new AppError('internal', 'a repeated message without the message it repeats');
     await this.deps.readYourWrites.settle(result.position ?? (await this.deps.events.headPosition()));
     return { message: await this.messageDoc(duplicateOf), created: false };

@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import type { AppError } from '@lore/platform/kernel';
 import { send } from '@lore/platform/transport/port';
 import { sealedKeyId } from '@lore/platform/crypto';
@@ -64,6 +66,20 @@ describe('conversations context, called directly on the transport', () => {
     expect(reply.created).toBe(true);
     const wrong = await failure(append(conversation.id, 'x', { checksum: 'a'.repeat(64) }));
     expect(wrong.issues[0]?.loc).toEqual(['message', 'checksum']);
+  });
+
+  it('spends no data key on a retry: the keyring deletes nothing', async () => {
+    const conversation = await create();
+    await append(conversation.id, 'said twice');
+    const keyring = new Database(join(running.dataDir, 'conversations', 'keyring.db'), { readonly: true });
+    try {
+      const stored = () => keyring.prepare('SELECT count(*) FROM docs_data_keys').pluck().get();
+      const before = stored();
+      expect((await append(conversation.id, 'said twice')).created).toBe(false);
+      expect(stored()).toBe(before);
+    } finally {
+      keyring.close();
+    }
   });
 
   it('enforces the configured limits for any caller', async () => {

@@ -81,6 +81,18 @@ describe('Keyring (SQLite document store)', () => {
     expect((await (await Keyring.open(store, master)).get(pooled?.keyId ?? ''))?.equals(pooled?.key ?? Buffer.alloc(0))).toBe(true);
   });
 
+  it('takes a key given back next, still durable and readable, with nothing written', async () => {
+    const store = openStore();
+    const keyring = await Keyring.open(store, master);
+    const taken = await keyring.create();
+    const keys = store.collection('data_keys');
+    const stored = await keys.count();
+    keyring.putBack(taken);
+    expect(await keys.count()).toBe(stored);
+    expect(keyring.takePooled()).toEqual(taken);
+    expect((await (await Keyring.open(store, master)).get(taken.keyId))?.equals(taken.key)).toBe(true);
+  });
+
   it('stores data keys wrapped, never in the clear', async () => {
     const store = openStore();
     const { keyId, key } = await (await Keyring.open(store, master)).create();

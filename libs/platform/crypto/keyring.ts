@@ -196,6 +196,16 @@ export class Keyring {
     return next;
   }
 
+  /**
+   * Gives back a key taken from the pool that sealed nothing stored (a write that turned out to
+   * repeat one already made, and appended nothing): it is as durable and as unused as before, so
+   * the next write takes it. Shredding it instead cost a durable deletion and a WAL purge on
+   * every client retry, on the event loop's thread.
+   */
+  putBack(key: { keyId: string; key: Buffer }): void {
+    this.pool.push(key);
+  }
+
   private pool: Array<{ keyId: string; key: Buffer }> = [];
   private refilling: Promise<void> | null = null;
 
