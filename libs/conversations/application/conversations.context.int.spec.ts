@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { openSqliteDocumentStore } from '@lore/platform/documents/sqlite';
 import type { AppError } from '@lore/platform/kernel';
 import { send } from '@lore/platform/transport/port';
 import { sealedKeyId } from '@lore/platform/crypto';
@@ -71,14 +71,15 @@ describe('conversations context, called directly on the transport', () => {
   it('spends no data key on a retry: the keyring deletes nothing', async () => {
     const conversation = await create();
     await append(conversation.id, 'said twice');
-    const keyring = new Database(join(running.dataDir, 'conversations', 'keyring.db'), { readonly: true });
+    // The keyring's file, read beside the running context.
+    const keyring = openSqliteDocumentStore({ path: join(running.dataDir, 'conversations', 'keyring.db'), durability: 'full' });
     try {
-      const stored = () => keyring.prepare('SELECT count(*) FROM docs_data_keys').pluck().get();
-      const before = stored();
+      const stored = () => keyring.collection('data_keys').count();
+      const before = await stored();
       expect((await append(conversation.id, 'said twice')).created).toBe(false);
-      expect(stored()).toBe(before);
+      expect(await stored()).toBe(before);
     } finally {
-      keyring.close();
+      await keyring.close();
     }
   });
 
