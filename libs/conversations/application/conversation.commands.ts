@@ -2,7 +2,7 @@ import { AppError, invalid, newId, notFound, type Clock, type ReplyIn, type Vali
 import type { EventStore } from '@lore/platform/event-store/port';
 import { workspaceCollection, type DocumentStore } from '@lore/platform/documents/port';
 import { AggregateStateCache, handleCommand, type ReadYourWrites } from '@lore/platform/cqrs';
-import type { Keyring } from '@lore/platform/crypto';
+import type { DataKey, Keyring } from '@lore/platform/crypto';
 import type { ConversationMessages } from '@lore/conversations/contracts';
 import {
   childrenOf,
@@ -253,7 +253,7 @@ export class ConversationCommands {
     const key = seals.messages.pooledKey() ?? (await seals.messages.newKey());
     const sealed = { content: seals.messages.seal(messageId, message.content, key), checksum: seals.checksums.seal(messageId, message.content.checksum, key) };
     let duplicateOf: string | null = null;
-    const result = await this.shredOnFailure(key.keyId, () =>
+    const result = await this.shredOnFailure(key, () =>
       handleCommand(
         this.deps.events,
         this.aggregate,
@@ -294,12 +294,19 @@ export class ConversationCommands {
     return { message: await this.messageDoc(duplicateOf), created: false };
   }
 
-  /** A key made for a write that then failed seals nothing: shred it rather than keep an orphan in the keyring. */
-  private async shredOnFailure<T>(keyId: string, write: () => Promise<T>): Promise<T> {
+  /**
+   * A key taken for a write that then failed. A refusal (the conversation is not the caller's,
+   * a limit, a conflict) stored nothing: the key goes back to the pool, and a caller sending
+   * refused writes costs no keyring write. Any other failure may have come after the events
+   * were stored (the store became unavailable while committing): the key is shredded rather
+   * than seal a second message or stay an orphan in the keyring.
+   */
+  private async shredOnFailure<T>(key: DataKey, write: () => Promise<T>): Promise<T> {
     try {
       return await write();
     } catch (error) {
-      await this.deps.keyring.shred([keyId]);
+      if (refusedBeforeStoring(error)) this.deps.keyring.putBack(key);
+      else await this.deps.keyring.shred([key.keyId]);
       throw error;
     }
   }
@@ -360,4 +367,11 @@ function checkedChecksum(content: string, sent: string | undefined): string {
 /** Messages of every branch: the subtrees of the roots. */
 function countLive(conversation: LiveConversation): number {
   return childrenOf(conversation, null).reduce((count, root) => count + subtree(conversation, root.messageId).length, 0);
+}
+
+/** The codes of a write's refusals: decided before anything was appended (a conflict included: the append it lost stored nothing). */
+const REFUSALS: ReadonlySet<string> = new Set(['validation', 'failed_checks', 'unauthenticated', 'forbidden', 'not_found', 'conflict', 'too_large', 'rate_limited']);
+
+function refusedBeforeStoring(error: unknown): boolean {
+  return error instanceof AppError && REFUSALS.has(error.code);
 }

@@ -68,7 +68,7 @@ describe('conversations context, called directly on the transport', () => {
     expect(wrong.issues[0]?.loc).toEqual(['message', 'checksum']);
   });
 
-  it('spends no data key on a retry: the keyring deletes nothing', async () => {
+  it('spends no data key on a retry or a refused write: the keyring deletes nothing', async () => {
     const conversation = await create();
     await append(conversation.id, 'said twice');
     // The keyring's file, read beside the running context.
@@ -77,6 +77,10 @@ describe('conversations context, called directly on the transport', () => {
       const stored = () => keyring.collection('data_keys').count();
       const before = await stored();
       expect((await append(conversation.id, 'said twice')).created).toBe(false);
+      expect(await stored()).toBe(before);
+      // Another user's conversation, and one that does not exist.
+      expect((await failure(send(running.transport, messages.append, { ...scope, userId: 'mallory', actor: 'user:mallory', conversationId: conversation.id, content: 'hi' }))).code).toBe('not_found');
+      expect((await failure(append('conv_missing', 'hi'))).code).toBe('not_found');
       expect(await stored()).toBe(before);
     } finally {
       await keyring.close();
