@@ -7,6 +7,7 @@ import type { DocumentStore } from '@lore/platform/documents/port';
 import { openSqliteDocumentStore } from '@lore/platform/documents/sqlite';
 import { eventually } from '@lore/platform/event-store/contract';
 import { SqliteEventFeed } from '@lore/platform/transport/sqlite-feed';
+import type { EventFeed, FollowOptions } from '@lore/platform/transport/port';
 import { renderMetrics } from '@lore/platform/telemetry';
 import { DISPATCH_CHECKPOINT, webhookDispatcher } from './webhook-dispatcher.worker';
 import { WEBHOOKS, WEBHOOK_DELIVERIES } from './webhook.read-models';
@@ -66,8 +67,20 @@ describe('webhook dispatcher (SQLite feed + SQLite document store)', () => {
     }
   });
 
-  it('asks the document store nothing about events of workspaces without webhooks, and delivers to a webhook created later only what happens after it', async () => {
+  it('follows no feed while no workspace has a webhook, asks the document store nothing about events of workspaces without webhooks, and delivers to a webhook created later only what happens after it', async () => {
     await documents.write([], { name: DISPATCH_CHECKPOINT, value: '0' });
+    // The entries the dispatcher is handed from the feed.
+    let followed = 0;
+    const countingFeed = {
+      bounds: () => feed.bounds(),
+      follow: (options: FollowOptions) =>
+        (async function* () {
+          for await (const page of feed.follow(options)) {
+            followed += page.length;
+            yield page;
+          }
+        })(),
+    } as unknown as EventFeed;
     let webhookQueries = 0;
     const counting: DocumentStore = {
       ...documents,
@@ -80,7 +93,7 @@ describe('webhook dispatcher (SQLite feed + SQLite document store)', () => {
       },
     } as DocumentStore;
     const workspaces = new WebhookWorkspaces();
-    const dispatcher = webhookDispatcher({ feed, documents: counting, clock: systemClock, log: { warn: () => undefined, error: () => undefined }, wakeSender: () => undefined, workspaces });
+    const dispatcher = webhookDispatcher({ feed: countingFeed, documents: counting, clock: systemClock, log: { warn: () => undefined, error: () => undefined }, wakeSender: () => undefined, workspaces });
     await dispatcher.start();
     try {
       const event = (workspace: string) => ({ type: 'memory.created', event_id: randomUUID(), workspace_id: workspace, occurred_at: new Date().toISOString() });
@@ -88,6 +101,8 @@ describe('webhook dispatcher (SQLite feed + SQLite document store)', () => {
       await new Promise((resolve) => setTimeout(resolve, 200));
       const atStart = webhookQueries; // the load of active webhooks at start
       expect(atStart).toBeLessThanOrEqual(1);
+      // No webhook anywhere: the feed is not read at all.
+      expect(followed).toBe(0);
 
       // A webhook created now: the connections projection notes its workspace as it applies the creation.
       const projection = workspaces.watching({ name: 'test', streamPrefixes: [], collections: [], handle: async () => undefined });
@@ -105,8 +120,24 @@ describe('webhook dispatcher (SQLite feed + SQLite document store)', () => {
         delivered = (await documents.collection(WEBHOOK_DELIVERIES).find()).items;
       }
       expect(delivered).toMatchObject([{ webhook_id: 'wh-new', event_id: after.event_id }]);
-      // Only the new workspace's event was looked up.
+      // Only the new workspace's event was looked up; the quiet workspace's, read once the webhook existed, were stepped past.
       expect(webhookQueries).toBe(atStart + 1);
+      expect(followed).toBe(21);
+    } finally {
+      await dispatcher.stop();
+    }
+  });
+
+  it('keeps its starting place at once on a first start, so that a pause (no webhooks yet) resumes from there after a restart', async () => {
+    for (let i = 0; i < 3; i++) await feed.append({ type: 'memory.created', event_id: randomUUID(), workspace_id: 'ws', occurred_at: new Date().toISOString() });
+    const dispatcher = webhookDispatcher({ feed, documents, clock: systemClock, log: { warn: () => undefined, error: () => undefined }, wakeSender: () => undefined, workspaces: new WebhookWorkspaces() });
+    await dispatcher.start();
+    try {
+      let saved = await documents.getCheckpoint(DISPATCH_CHECKPOINT);
+      for (const deadline = Date.now() + 5_000; saved === null && Date.now() < deadline; saved = await documents.getCheckpoint(DISPATCH_CHECKPOINT)) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      expect(saved).toBe(String((await feed.bounds()).last));
     } finally {
       await dispatcher.stop();
     }

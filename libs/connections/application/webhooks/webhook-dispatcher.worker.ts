@@ -130,9 +130,19 @@ export function webhookDispatcher(deps: {
     while (!controller.signal.aborted) {
       try {
         await deps.workspaces.load(deps.documents);
-        const saved = await deps.documents.getCheckpoint(DISPATCH_CHECKPOINT);
-        // First start: from now on (endpoints only ever get events from after their creation anyway).
-        const after = saved === null ? (await deps.feed.bounds()).last : Number(saved);
+        let saved = await deps.documents.getCheckpoint(DISPATCH_CHECKPOINT);
+        if (saved === null) {
+          // First start: from now on (endpoints only ever get events from after their creation
+          // anyway), kept at once, so that a pause below resumes from here.
+          saved = String((await deps.feed.bounds()).last);
+          await deps.documents.write([], { name: DISPATCH_CHECKPOINT, value: saved });
+        }
+        // No webhook in any workspace: nothing to follow, so no per-event cost for a feature
+        // not in use, until the first is created. Then on from where it paused: no event after
+        // the new webhook's creation is missed, and the others' are stepped past.
+        await deps.workspaces.whenAny(controller.signal);
+        if (controller.signal.aborted) break;
+        const after = Number(saved);
         for await (const page of deps.feed.follow({ after, selector: { workspaceId: null }, signal: controller.signal })) {
           for (const entry of page) if (!steppedPast(entry)) await dispatchOrSkip(entry);
         }

@@ -13,15 +13,36 @@ import { WEBHOOKS, type WebhookDoc } from './webhook.read-models';
  */
 export class WebhookWorkspaces {
   private readonly workspaces = new Set<string>();
+  /** Waiting for the first workspace (see whenAny). */
+  private readonly waiting = new Set<() => void>();
 
   mayHaveActive(workspaceId: string): boolean {
     return this.workspaces.has(workspaceId);
   }
 
+  /** Resolves once some workspace may have an active webhook (at once if one may), or when `signal` aborts. */
+  whenAny(signal: AbortSignal): Promise<void> {
+    if (this.workspaces.size > 0 || signal.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const wake = (): void => {
+        this.waiting.delete(wake);
+        signal.removeEventListener('abort', wake);
+        resolve();
+      };
+      this.waiting.add(wake);
+      signal.addEventListener('abort', wake);
+    });
+  }
+
+  private add(workspaceId: string): void {
+    this.workspaces.add(workspaceId);
+    for (const wake of [...this.waiting]) wake();
+  }
+
   /** Every workspace with an active webhook in the read model (run before the dispatcher reads the feed). */
   async load(documents: DocumentStore): Promise<void> {
     const active = await documents.collection<WebhookDoc>(WEBHOOKS).find({ filter: { status: 'active' } });
-    for (const webhook of active.items) this.workspaces.add(webhook.workspace_id);
+    for (const webhook of active.items) this.add(webhook.workspace_id);
   }
 
   /** The projection, noting the workspace of each webhook event it handles before its documents are written. */
@@ -32,10 +53,10 @@ export class WebhookWorkspaces {
         if (recorded.streamId.startsWith(WEBHOOK_STREAM_PREFIX)) {
           // Only these make a webhook active; a change keeps the workspace it was created in.
           const event = upcastWebhookEvent(recorded);
-          if (event.type === 'connections.WebhookCreated') this.workspaces.add(event.data.workspaceId);
+          if (event.type === 'connections.WebhookCreated') this.add(event.data.workspaceId);
           if (event.type === 'connections.WebhookEnabled') {
             const webhook = await context.get<WebhookDoc>(WEBHOOKS, event.data.webhookId);
-            if (webhook !== null) this.workspaces.add(webhook.workspace_id);
+            if (webhook !== null) this.add(webhook.workspace_id);
           }
         }
         await projection.handle(recorded, context);
