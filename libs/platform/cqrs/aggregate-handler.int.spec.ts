@@ -3,6 +3,7 @@ import { AppError, conflict, reactingTo, START, withRequestContext, type Decider
 import { WrongExpectedRevisionError, type EventStore, type ExpectedRevision } from '@lore/platform/event-store/port';
 import { openSqliteEventStore, type SqliteEventStore } from '@lore/platform/event-store/sqlite';
 import { handleCommand, retryDelayMs, type AggregateType, type RetryBackoff } from './aggregate-handler';
+import { StreamTurns } from './stream-turns';
 
 /** A counter: each increment records the value it went from and to, so a re-decision is visible in the data. */
 type Incremented = DomainEvent<'counter.Incremented', { from: number; to: number }>;
@@ -65,6 +66,16 @@ function recordingAppends(store: EventStore): { store: EventStore; expected: Exp
     },
   });
   return { store: proxy, expected };
+}
+
+/** The same events through an event store object of its own: a writer in another process, to this one's command turns. */
+function elsewhere(store: EventStore): EventStore {
+  return new Proxy(store, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }
 
 describe('handleCommand (SQLite event store)', () => {
@@ -365,9 +376,11 @@ describe('handleCommand (SQLite event store)', () => {
     const values = Array.from({ length: writers }, (_, i) => `v${i + 1}`);
     const register = 'register-1';
 
-    async function burst(retries: number) {
+    /** Each writer on an event store of its own over the same events, as in another process: they race. */
+    async function burst(retries: number, { sameProcess = false } = {}) {
       const { aggregate, decisions } = countingRegister();
-      const outcomes = await Promise.allSettled(values.map((value) => handleCommand(events, aggregate, register, { value }, { retries, backoff: noWait })));
+      const storeOf = () => (sameProcess ? events : elsewhere(events));
+      const outcomes = await Promise.allSettled(values.map((value) => handleCommand(storeOf(), aggregate, register, { value }, { retries, backoff: noWait })));
       const stored = (await events.readStream(register)).map((e) => e.data as Replaced['data']);
       return {
         succeeded: outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : [])),
@@ -389,6 +402,25 @@ describe('handleCommand (SQLite event store)', () => {
       // Each success answers with the version it actually replaced; no two replaced the same one.
       expect(new Set(succeeded.map((h) => h.previous.value)).size).toBe(writers);
       for (const h of succeeded) expect(stored).toContainEqual({ from: h.previous.value, to: h.state.value });
+    });
+
+    it('from one process, takes turns: every writer decides once, on what the one before stored, and none conflicts even without retries', async () => {
+      const { succeeded, failed, stored, decisions } = await burst(0, { sameProcess: true });
+
+      expect(failed).toEqual([]);
+      expect(decisions).toBe(writers);
+      expect(stored.map((d) => d.to)).toEqual(values);
+      stored.forEach((d, i) => expect(d.from).toBe(i === 0 ? null : stored[i - 1]?.to));
+      expect(succeeded.map((h) => h.previous.value)).toEqual([null, ...values.slice(0, -1)]);
+    });
+
+    it('lets the next command on a stream have its turn when one fails', async () => {
+      const { aggregate } = countingRegister();
+      const failing = handleCommand(events, aggregate, register, () => Promise.reject(new Error('refused')));
+      const next = handleCommand(events, aggregate, register, { value: 'after' });
+      await expect(failing).rejects.toThrow('refused');
+      await expect(next).resolves.toMatchObject({ state: { value: 'after' } });
+      expect(StreamTurns.of(events).busy).toBe(0);
     });
 
     it('without retries, the same burst conflicts, in the caller\'s terms, and only the successes are stored', async () => {

@@ -1,6 +1,7 @@
 import { AppError, fold, newEventId, notFound, noteAppendedStream, requestDeadline, requestMetadata, type Decider, type DomainEvent, type EventMetadata, type Position, type RecordedEvent } from '@lore/platform/kernel';
 import { StreamDeletedError, WrongExpectedRevisionError, type EventStore, type ExpectedRevision } from '@lore/platform/event-store/port';
 import type { AggregateStateCache, CachedAggregateState } from './aggregate-state-cache';
+import { StreamTurns } from './stream-turns';
 
 /** Maps a stored event to the current shape of its type (ARCHITECTURE §3.3: stored events are never edited). */
 export type Upcaster<E extends DomainEvent> = (event: RecordedEvent) => E;
@@ -106,6 +107,9 @@ export interface Handled<S, E> {
  * So is one whose next retry (its wait plus about as long as the last attempt took) would end
  * past the request's deadline less {@link answerReserveMs}: the caller gets its 409 in time.
  *
+ * Commands to one stream from this process take turns (StreamTurns), so they do not conflict
+ * with each other; the expected revision catches writers elsewhere.
+ *
  * With `aggregate.cache`, a command is first decided on the cached state without reading the
  * stream: an append is checked by its expected revision anyway, and one that conflicts is
  * decided again at once, without a wait or a retry counted, on the cached state plus the
@@ -122,6 +126,24 @@ export async function handleCommand<C, S, E extends DomainEvent>(
   streamId: string,
   command: C | ((state: S) => Promise<C> | C),
   options: HandleOptions = {},
+): Promise<Handled<S, E>> {
+  // Commands to one stream from this process take turns (see StreamTurns).
+  const turns = StreamTurns.of(store);
+  const turn = turns.take(streamId);
+  if (turn !== undefined) await turn;
+  try {
+    return await decideAndAppend(store, aggregate, streamId, command, options);
+  } finally {
+    turns.release(streamId);
+  }
+}
+
+async function decideAndAppend<C, S, E extends DomainEvent>(
+  store: EventStore,
+  aggregate: AggregateType<C, S, E>,
+  streamId: string,
+  command: C | ((state: S) => Promise<C> | C),
+  options: HandleOptions,
 ): Promise<Handled<S, E>> {
   const retries = options.retries ?? 0;
   const backoff: RetryBackoff = { ...DEFAULT_RETRY_BACKOFF, ...options.backoff };
