@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { conflict, notFound, type Decider, type DomainEvent, type RecordedEvent } from '@lore/platform/kernel';
 import type { EventStore, ExpectedRevision } from '@lore/platform/event-store/port';
 import { openSqliteEventStore, type SqliteEventStore } from '@lore/platform/event-store/sqlite';
-import { handleCommand, type AggregateType, type Handled, type HandleOptions, type RetryBackoff } from './aggregate-handler';
+import { handleCommand, type AggregateType, type Handled, type HandleOptions } from './aggregate-handler';
 import { AggregateStateCache } from './aggregate-state-cache';
 
 /**
@@ -62,7 +62,6 @@ const cached = (cache = new AggregateStateCache<ConversationState>()): Conversat
 
 const post = (text: string): ConversationCommand => ({ kind: 'post', text });
 const posted = (text: string) => ({ id: randomUUID(), type: 'conversation.MessagePosted', data: { text } });
-const noWait: Partial<RetryBackoff> = { sleep: async () => undefined };
 
 /** The real store, noting what each readStream was asked and returned, and each append's expected revision. */
 function counting(store: EventStore) {
