@@ -19,11 +19,13 @@ interface CascadeDeps {
  * with a deletion, no worker goes on processing it, and erasure shreds it). Run by the
  * collection's DELETE, which then waits for the erasure, and again by the reactor below,
  * which finishes the job after a crash. Idempotent: a content already deleted is left as it
- * is. The members must be projected up to the deletion first. Returns the position of the
- * last deletion appended (null: none).
+ * is. The members must be projected up to the deletion first. Returns a position at or after
+ * every content's deletion, its own or an earlier one (null: no content).
  */
 export async function deleteCollectionContents(deps: CascadeDeps, collection: { readonly collectionId: string; readonly workspaceId: string }, actor?: string): Promise<Position | null> {
   let last: Position | null = null;
+  /** A content found deleted already (by the reactor below, or the request): its deletion is somewhere before the head. */
+  let deletedBefore = false;
   let cursor: string | null = null;
   do {
     const page: { items: readonly { id: string }[]; nextCursor: string | null } = await deps.documents
@@ -37,11 +39,13 @@ export async function deleteCollectionContents(deps: CascadeDeps, collection: { 
         { kind: 'delete', access: null, cause: 'collection', at: deps.clock.now().toISOString() },
         { retries: 10, metadata: { workspaceId: collection.workspaceId, ...(actor === undefined ? {} : { actor }) } },
       );
-      if (result.position !== null && (last === null || comparePositions(result.position, last) > 0)) last = result.position;
+      if (result.position === null) deletedBefore = true;
+      else if (last === null || comparePositions(result.position, last) > 0) last = result.position;
     }
     cursor = page.nextCursor;
   } while (cursor !== null);
-  return last;
+  // Whoever deleted it, its erasure is what the caller waits for: up to the head covers it.
+  return deletedBefore ? deps.events.headPosition() : last;
 }
 
 /** Finishes the cascade of a collection deletion that its request did not (a crash in between). */

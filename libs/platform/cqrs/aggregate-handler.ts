@@ -130,7 +130,12 @@ export async function handleCommand<C, S, E extends DomainEvent>(
   // Commands to one stream from this process take turns (see StreamTurns).
   const turns = StreamTurns.of(store);
   const turn = turns.take(streamId);
-  if (turn !== undefined) await turn;
+  if (turn !== undefined && !(await inTime(turn, options))) {
+    // Its turn would come too late to answer within the request's budget: a 409 in time, as
+    // for a command that lost its races; the turn, when it comes, passes straight on.
+    void turn.then(() => turns.release(streamId));
+    throw new AppError('conflict', conflictMessage(aggregate.name));
+  }
   try {
     return await decideAndAppend(store, aggregate, streamId, command, options);
   } finally {
@@ -280,9 +285,35 @@ function capitalised(name: string): string {
 }
 
 function concurrentWriteConflict(name: string | undefined, cause: WrongExpectedRevisionError): AppError {
-  const error = new AppError('conflict', `The ${name ?? 'resource'} was changed by another request at the same time; retry.`);
+  const error = new AppError('conflict', conflictMessage(name));
   error.cause = cause;
   return error;
+}
+
+function conflictMessage(name: string | undefined): string {
+  return `The ${name ?? 'resource'} was changed by another request at the same time; retry.`;
+}
+
+/**
+ * Waits for a command's turn on its stream: true once it has come, false when the request's
+ * deadline less its answer reserve (see answerReserveMs) comes first. Without a deadline (a
+ * reactor, a worker), it waits as long as it takes.
+ */
+async function inTime(turn: Promise<void>, options: HandleOptions): Promise<boolean> {
+  const deadline = requestDeadline();
+  if (deadline === undefined) {
+    await turn;
+    return true;
+  }
+  const now = (options.backoff?.now ?? DEFAULT_RETRY_BACKOFF.now)();
+  const left = deadline - answerReserveMs(deadline - now) - now;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), Math.max(0, left))));
+  try {
+    return await Promise.race([turn.then(() => true as const), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** The current state of one aggregate, for reads that decide nothing (a command's later step, a query that needs the write model). */
