@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { AppError, type ValidationIssue } from '@lore/platform/kernel';
-import { EventStreamReply, FileReply, RedirectReply, TextReply, zodIssuesToValidationIssues, type HttpRoute, type RequestScope, type Send } from '@lore/platform/http';
+import { EventStreamReply, FileReply, RedirectReply, TextReply, zodIssuesToValidationIssues, type Caller, type HttpRoute, type RequestScope, type Send } from '@lore/platform/http';
 import { send, type Transport } from '@lore/platform/transport/port';
 import { authorize } from '../auth/access';
 import type { Authenticator } from '../auth/authenticator';
@@ -14,8 +14,9 @@ import { inApiTerms } from './issue-locations';
 import { replyMismatch } from './reply-check';
 
 /**
- * Registers routes on Fastify: authenticate, authorize, parse path/query/body with the
- * route's zod schemas (422 in FastAPI's shape), run the handler, send the success status.
+ * Registers routes on Fastify: authenticate, authorize and admit (rate limits) before the body
+ * is read, then parse path/query/body with the route's zod schemas (422 in FastAPI's shape), run
+ * the handler, send the success status.
  */
 export function registerRoutes(
   app: FastifyInstance,
@@ -31,30 +32,65 @@ export function registerRoutes(
   },
 ): void {
   const { authenticator, transport, requestTimeoutMs, eventStreams, rateLimits, checkReplies = false } = deps;
+  /** Each authenticated request's scope, from its onRequest hook to its handler. */
+  const scopes = new WeakMap<FastifyRequest, RequestScope>();
+
+  /**
+   * The caller's scope, once authenticated, authorized and admitted by the rate limits; a
+   * value when all of that is known at once (a token verified lately, local buckets), a
+   * promise otherwise.
+   */
+  const admit = (r: HttpRoute, request: FastifyRequest, reply: FastifyReply): RequestScope | Promise<RequestScope> => {
+    const scoped = (caller: Caller): RequestScope | Promise<RequestScope> => {
+      const scope = authorize(caller, {
+        workspaceHeader: headerValue(request.headers['x-workspace-id']),
+        clientIp: request.ip,
+        permission: r.permission,
+        requestId: request.id,
+      });
+      const admitting = rateLimits.admit(scope, reply);
+      return admitting === undefined ? scope : admitting.then(() => scope);
+    };
+    const caller = authenticator.authenticateAtOnce(request.headers.authorization);
+    return caller === undefined ? authenticator.authenticate(request.headers.authorization, request.id).then(scoped) : scoped(caller);
+  };
+
+  /**
+   * Before the body is read: a request without a valid credential, without the permission, or
+   * over its rate limits is answered without its body being read, decoded or parsed (up to a
+   * route's body limit, 41 MiB for uploads), which no anonymous caller should get for free.
+   */
+  const authenticateFirst = (r: HttpRoute) => (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
+    const refuse = (error: unknown): void => void sendError(error, request, reply);
+    let admitted: RequestScope | Promise<RequestScope>;
+    try {
+      admitted = admit(r, request, reply);
+    } catch (error) {
+      return refuse(error);
+    }
+    if (!(admitted instanceof Promise)) {
+      scopes.set(request, admitted);
+      return done();
+    }
+    admitted.then((scope) => {
+      scopes.set(request, scope);
+      done();
+    }, refuse);
+  };
+
   for (const r of routes) {
     app.route({
       method: r.method,
       url: r.path,
       ...(r.bodyLimit === undefined ? {} : { bodyLimit: r.bodyLimit }),
+      ...(r.auth ? { onRequest: authenticateFirst(r) } : {}),
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         try {
           const issues: ValidationIssue[] = [];
           const params = parsePart(r.params, request.params, 'path', issues);
           const query = parsePart(r.query, request.query, 'query', issues);
-          let scope: RequestScope | null = null;
-          if (r.auth) {
-            // A token verified lately is known at once: no promise for most requests.
-            const caller = authenticator.authenticateAtOnce(request.headers.authorization) ?? (await authenticator.authenticate(request.headers.authorization, request.id));
-            scope = authorize(caller, {
-              workspaceHeader: headerValue(request.headers['x-workspace-id']),
-              clientIp: request.ip,
-              permission: r.permission,
-              requestId: request.id,
-            });
-            // Synchronous with the in-process buckets: awaited only when the store is shared.
-            const admitting = rateLimits.admit(scope, reply);
-            if (admitting !== undefined) await admitting;
-          }
+          const scope = r.auth ? (scopes.get(request) ?? null) : null;
+          if (r.auth && scope === null) throw new AppError('internal', `${r.path} reached its handler unauthenticated`);
           const multipart = r.upload !== undefined && request.isMultipart();
           const upload = multipart && r.upload !== undefined ? await readUpload(request, r.upload, issues) : null;
           const body = multipart ? undefined : parsePart(r.body, request.body === undefined ? {} : request.body, 'body', issues);

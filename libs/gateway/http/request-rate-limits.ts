@@ -20,7 +20,7 @@ export type RatePolicyName = 'caller' | 'workspace';
 
 /**
  * Request rates per caller (API key or JWT user) and per workspace, checked after the caller
- * is authenticated and bound to a workspace, before the request is parsed or sent on. Every
+ * is authenticated and bound to a workspace, before its body is read or it is sent on. Every
  * authenticated API request costs one unit of both budgets, reads and writes alike (one
  * budget is what clients can plan with; the heavy writes are bounded by the storage quotas),
  * and an event stream costs one when it opens. Open routes (health, readiness, metrics,

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { LoreClient } from '@lore/client';
 import { createLoreMcpServer } from '@lore/client/mcp';
@@ -19,17 +19,21 @@ const IN_PROCESS_ORIGIN = 'http://gateway.internal';
  * rate limit applies to a tool exactly as to the same HTTP call.
  */
 export function registerMcpRoute(app: FastifyInstance, deps: { readonly authenticator: Authenticator; readonly rateLimits: RequestRateLimits }): void {
-  app.post('/mcp', async (request, reply) => {
-    const authorization = request.headers.authorization;
-    const workspaceHeader = headerValue(request.headers['x-workspace-id']);
+  // Who is calling is decided before the body is read, as for every route (see registerRoutes).
+  const onRequest = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
     try {
-      const caller = await deps.authenticator.authenticate(authorization, request.id);
-      const scope = authorize(caller, { workspaceHeader, clientIp: request.ip, permission: null, requestId: request.id });
+      const caller = await deps.authenticator.authenticate(request.headers.authorization, request.id);
+      const scope = authorize(caller, { workspaceHeader: headerValue(request.headers['x-workspace-id']), clientIp: request.ip, permission: null, requestId: request.id });
       const admitting = deps.rateLimits.admit(scope, reply);
       if (admitting !== undefined) await admitting;
+      return undefined;
     } catch (error) {
       return sendError(error, request, reply);
     }
+  };
+  app.post('/mcp', { onRequest }, async (request, reply) => {
+    const authorization = request.headers.authorization;
+    const workspaceHeader = headerValue(request.headers['x-workspace-id']);
     const lore = new LoreClient({
       baseUrl: IN_PROCESS_ORIGIN,
       token: (authorization ?? '').replace(/^Bearer\s+/i, '').trim(),
