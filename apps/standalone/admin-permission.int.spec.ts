@@ -1,13 +1,8 @@
-import { randomBytes } from 'node:crypto';
-import Fastify, { type FastifyInstance } from 'fastify';
 import { SignJWT } from 'jose';
 import { z } from 'zod';
 import { route } from '@lore/platform/http';
-import { startContext, type RunningContext } from '@lore/platform/testing';
-import { keysContext } from '@lore/keys/application';
-import { keysEdge } from '@lore/keys/http';
 import { call, mintJwt, type LoreUnderTest } from '@lore/gateway/e2e';
-import { configureGateway } from '@lore/gateway';
+import { startGatewayOverKeys } from './gateway-over-keys.fixture';
 
 const SECRET = 'admin-permission-int-secret-0123456789';
 
@@ -17,13 +12,10 @@ const SECRET = 'admin-permission-int-secret-0123456789';
  * answers administrators and their keys only.
  */
 describe('a route that needs an admin permission', () => {
-  let keys: RunningContext;
-  let app: FastifyInstance;
+  let gateway: Awaited<ReturnType<typeof startGatewayOverKeys>>;
   let lore: LoreUnderTest;
 
   beforeAll(async () => {
-    keys = await startContext(keysContext);
-    app = Fastify();
     const operatorRoute = route({
       method: 'GET',
       path: '/api/v1/operator-check',
@@ -36,27 +28,11 @@ describe('a route that needs an admin permission', () => {
       response: z.object({ actor: z.string() }),
       handle: async ({ scope }) => ({ actor: scope.actor }),
     });
-    configureGateway(app, {
-      config: {
-        auth: { jwtSecret: SECRET, jwksUrl: undefined, issuer: undefined, audience: undefined, allowNoExp: false, maxLifetimeSeconds: 86_400, adminClaim: 'realm_access.roles', adminValue: 'lore-admin' },
-        trustProxy: false,
-        maxBodyBytes: 1024 * 1024,
-        requestTimeoutMs: 5_000,
-        eventsHeartbeatMs: 15_000,
-        // Off: this test is about permissions, not rates.
-        rateLimits: { caller: { perMinute: 0, burst: 0 }, workspace: { perMinute: 0, burst: 0 }, leaseMs: 0, overrides: new Map() },
-      },
-      transport: keys.transport,
-      feed: keys.feed,
-      eventIdSecret: randomBytes(32),
-      edges: [{ name: 'keys', routes: keysEdge.routes({}, { log: { warn: () => undefined } }) }, { name: 'operator', routes: [operatorRoute] }],
-    });
-    const url = await app.listen({ port: 0, host: '127.0.0.1' });
-    lore = { url, jwtSecret: SECRET };
+    gateway = await startGatewayOverKeys([operatorRoute], { jwtSecret: SECRET, adminClaim: 'realm_access.roles' });
+    lore = { url: gateway.url, jwtSecret: SECRET };
   });
   afterAll(async () => {
-    await app.close();
-    await keys.stop();
+    await gateway.stop();
   });
 
   /** A token whose admin role sits where AUTH_ADMIN_CLAIM=realm_access.roles says (Keycloak's shape). */

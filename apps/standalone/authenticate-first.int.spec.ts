@@ -1,12 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
-import Fastify, { type FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { route } from '@lore/platform/http';
-import { startContext, type RunningContext } from '@lore/platform/testing';
-import { keysContext } from '@lore/keys/application';
 import { mintJwt } from '@lore/gateway/e2e';
-import { configureGateway } from '@lore/gateway';
+import { startGatewayOverKeys } from './gateway-over-keys.fixture';
 
 const SECRET = 'authenticate-first-int-secret-0123456789';
 
@@ -16,13 +12,10 @@ const SECRET = 'authenticate-first-int-secret-0123456789';
  * route's body limit for a 401.
  */
 describe('a request is authenticated before its body is read', () => {
-  let keys: RunningContext;
-  let app: FastifyInstance;
+  let gateway: Awaited<ReturnType<typeof startGatewayOverKeys>>;
   let port = 0;
 
   beforeAll(async () => {
-    keys = await startContext(keysContext);
-    app = Fastify();
     const echo = route({
       method: 'POST',
       path: '/api/v1/echo-check',
@@ -36,26 +29,11 @@ describe('a request is authenticated before its body is read', () => {
       response: z.object({ note: z.string() }),
       handle: async ({ body }) => ({ note: body.note }),
     });
-    configureGateway(app, {
-      config: {
-        auth: { jwtSecret: SECRET, jwksUrl: undefined, issuer: undefined, audience: undefined, allowNoExp: false, maxLifetimeSeconds: 86_400, adminClaim: 'roles', adminValue: 'lore-admin' },
-        trustProxy: false,
-        maxBodyBytes: 16 * 1024 * 1024,
-        requestTimeoutMs: 5_000,
-        eventsHeartbeatMs: 15_000,
-        rateLimits: { caller: { perMinute: 0, burst: 0 }, workspace: { perMinute: 0, burst: 0 }, leaseMs: 0, overrides: new Map() },
-      },
-      transport: keys.transport,
-      feed: keys.feed,
-      eventIdSecret: randomBytes(32),
-      edges: [{ name: 'echo', routes: [echo] }],
-    });
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    port = (app.server.address() as { port: number }).port;
+    gateway = await startGatewayOverKeys([echo], { jwtSecret: SECRET, maxBodyBytes: 16 * 1024 * 1024 });
+    port = gateway.port;
   });
   afterAll(async () => {
-    await app.close();
-    await keys.stop();
+    await gateway.stop();
   });
 
   /** Sends the headers and `sent` bytes of a body announced as `announced` bytes, and resolves with the status if an answer comes before the rest. */
