@@ -57,6 +57,13 @@ describe('hostile uploads', () => {
     return zip.generateAsync({ type: 'uint8array', compression: 'DEFLATE', compressionOptions: { level: 9 } });
   }
 
+  it('refuses a file for a collection that is not there with a 404 before reading it', async () => {
+    const bomb = await docx('Hello', 100 * 1024 * 1024);
+    const reply = await upload(lore, '/api/v1/contents', { token, file: { name: 'bomb.docx', type: 'application/octet-stream', content: bomb }, fields: { collection_id: 'col_00000000000000000000000000' } });
+    // Read, this file is a 422 naming the unzip limit (below).
+    expect({ status: reply.status, body: reply.body }).toEqual({ status: 404, body: { detail: 'Collection not found' } });
+  }, 30_000);
+
   it('refuses a DOCX that unzips to 100 MB with a 422 naming the limit, and still reads a normal one', async () => {
     const bomb = await docx('Hello', 100 * 1024 * 1024);
     const started = performance.now();
