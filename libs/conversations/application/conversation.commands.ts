@@ -59,8 +59,9 @@ export class ConversationCommands {
   }
 
   async create(command: ValidRequestIn<ConversationMessages, 'create'>): Promise<ReplyIn<ConversationMessages, 'create'>> {
-    await this.deps.knowledge.checkVisible(command, command.collectionIds);
+    // The quota first: a refusal should not cost a round trip per named collection.
     await this.deps.quota.enforce(command.workspaceId, () => this.deps.documents.collection(CONVERSATIONS).count({ workspace_id: command.workspaceId }));
+    await this.deps.knowledge.checkVisible(command, command.collectionIds);
     const now = this.deps.clock.now();
     const conversationId = newId('conv', now.getTime());
     const content: ConversationContent = { title: command.title ?? null, tags: command.tags, metadata: command.metadata };
@@ -88,7 +89,13 @@ export class ConversationCommands {
   }
 
   async update(command: ValidRequestIn<ConversationMessages, 'update'>): Promise<ReplyIn<ConversationMessages, 'update'>> {
-    if (command.collectionIds !== undefined) await this.deps.knowledge.checkVisible(command, command.collectionIds);
+    if (command.collectionIds !== undefined) {
+      // Another user's or a missing conversation is a 404 before a round trip per named
+      // collection; the command checks ownership again on the stream itself.
+      const doc = await this.conversationDoc(command.conversationId);
+      if (doc.workspace_id !== command.workspaceId || doc.user_id !== command.userId) throw notFound('Conversation');
+      await this.deps.knowledge.checkVisible(command, command.collectionIds);
+    }
     const changesContent = command.title !== undefined || command.tags !== undefined || command.metadata !== undefined;
     const result = await handleCommand(
       this.deps.events,

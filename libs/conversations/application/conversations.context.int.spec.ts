@@ -87,6 +87,13 @@ describe('conversations context, called directly on the transport', () => {
     }
   });
 
+  it("answers a change of another user's conversation 404 before asking about the collections it names", async () => {
+    const conversation = await create();
+    // No knowledge service runs here: asking it about the collections could not be answered.
+    const refused = await failure(send(running.transport, messages.update, { ...scope, userId: 'mallory', actor: 'user:mallory', conversationId: conversation.id, collectionIds: ['col_00000000000000000000000000'] }, { timeoutMs: 2_000 }));
+    expect(refused.code).toBe('not_found');
+  });
+
   it('enforces the configured limits for any caller', async () => {
     const conversation = await create();
     const tooLong = await failure(append(conversation.id, 'x'.repeat(201)));
