@@ -4164,7 +4164,7 @@ export interface operations {
                 /** @description The user acted for (default: a JWT's `sub`, a key's creator). Another user takes a workspace administrator, or a key one minted: 403 otherwise. */
                 user_id?: string;
                 /** @description Every message of every branch, oldest first */
-                include_branches?: string;
+                include_branches?: boolean;
                 /** @description The path from the root to this message instead of the active one */
                 leaf_message_id?: string;
             };
@@ -6324,7 +6324,7 @@ export interface operations {
                 /** @description next_cursor of the previous page */
                 cursor?: string;
                 limit?: number;
-                include_embedding?: string;
+                include_embedding?: boolean;
             };
             header?: {
                 /** @description Workspace to act in; defaults to the credential's own workspace. */
@@ -6409,7 +6409,7 @@ export interface operations {
                 /** @description next_cursor of the previous page */
                 cursor?: string;
                 limit?: number;
-                include_embedding?: string;
+                include_embedding?: boolean;
             };
             header?: {
                 /** @description Workspace to act in; defaults to the credential's own workspace. */
@@ -6489,7 +6489,7 @@ export interface operations {
     get_chunk: {
         parameters: {
             query?: {
-                include_embedding?: string;
+                include_embedding?: boolean;
             };
             header?: {
                 /** @description Workspace to act in; defaults to the credential's own workspace. */

@@ -229,7 +229,7 @@ function operationOf(components: ComponentSchemas, route: RouteSpec): OpenApiOpe
           requestBody: {
             required: !bodyMayBeOmitted(route.body),
             content: {
-              'application/json': { schema: components.embed(route.body, 'input', `${route.operationId}_body`) },
+              'application/json': { schema: refusingEmpty(components.embed(route.body, 'input', `${route.operationId}_body`), route.body) },
               ...(route.upload ? { 'multipart/form-data': { schema: uploadSchema(components.embed(route.upload.fields, 'input', `${route.operationId}_upload`)) } } : {}),
             },
           },
@@ -238,6 +238,16 @@ function operationOf(components: ComponentSchemas, route: RouteSpec): OpenApiOpe
     responses,
     ...(route.auth ? { security: [{ [SECURITY_SCHEME_NAME]: [] }] } : {}),
   };
+}
+
+/**
+ * An object body whose every field is optional, but which a refinement refuses empty ("give at
+ * least one field to change"), documented with `minProperties: 1`: JSON Schema cannot say
+ * which field, but clients and fuzzers then know `{}` is no valid change.
+ */
+function refusingEmpty(schema: JsonObject, body: z.ZodType): JsonObject {
+  const optionalOnly = schema['type'] === 'object' && !Array.isArray(schema['required']) && schema['minProperties'] === undefined;
+  return optionalOnly && !bodyMayBeOmitted(body) ? { ...schema, minProperties: 1 } : schema;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { buildOpenApiDocument, toOpenApiPath, type OpenApiDocument } from './openapi';
-import { commaList, cursorEnvelope, offsetEnvelope, skipLimitQuery } from './pagination';
+import { commaList, cursorEnvelope, offsetEnvelope, queryBoolean, skipLimitQuery } from './pagination';
 import type { RouteSpec } from './route-spec';
 
 const Memory = z.object({ id: z.string(), content: z.string(), created_at: z.iso.datetime() }).meta({ id: 'Memory' });
@@ -14,7 +14,7 @@ const routes: RouteSpec[] = [
     summary: 'List memories',
     tags: ['memories'],
     auth: true,
-    query: skipLimitQuery({ defaultLimit: 100, maxLimit: 1000 }).extend({ topics: commaList.optional(), q: z.string() }),
+    query: skipLimitQuery({ defaultLimit: 100, maxLimit: 1000 }).extend({ topics: commaList.optional(), q: z.string(), archived: queryBoolean.default(false).describe('Archived ones too') }),
     status: 200,
     response: offsetEnvelope(Memory),
   },
@@ -120,6 +120,8 @@ describe('buildOpenApiDocument', () => {
     expect(byName['q']).toMatchObject({ in: 'query', required: true });
     expect(byName['topics']).toMatchObject({ in: 'query', required: false });
     expect(byName['X-Workspace-Id']).toMatchObject({ in: 'header', required: false });
+    // A flag is a boolean to clients (`?archived=true`), not the string zod parses it from.
+    expect(byName['archived']).toMatchObject({ in: 'query', required: false, description: 'Archived ones too', schema: { type: 'boolean' } });
 
     const del = doc.paths['/api/v1/memories/{memory_id}']?.delete?.parameters ?? [];
     expect(del[0]).toMatchObject({ name: 'memory_id', in: 'path', required: true, description: 'Memory to delete' });
@@ -155,6 +157,26 @@ describe('buildOpenApiDocument', () => {
     };
     const notes = buildOpenApiDocument({ title: 't', version: '1', routes: [allOptional] });
     expect(notes.paths['/api/v1/notes']?.post?.requestBody?.required).toBe(false);
+    expect(notes.paths['/api/v1/notes']?.post?.requestBody?.content['application/json']?.schema).not.toHaveProperty('minProperties');
+  });
+
+  it('documents an all-optional body that is refused empty with minProperties: 1', () => {
+    const change: RouteSpec = {
+      method: 'PATCH',
+      path: '/api/v1/notes/:note_id',
+      operationId: 'updateNote',
+      summary: 'At least one field',
+      tags: ['notes'],
+      auth: true,
+      params: z.object({ note_id: z.string() }),
+      body: z.object({ title: z.string().optional(), body: z.string().optional() }).refine((b) => Object.keys(b).length > 0, { message: 'Give a field' }),
+      status: 200,
+      response: z.object({ id: z.string() }),
+    };
+    const notes = buildOpenApiDocument({ title: 't', version: '1', routes: [change] });
+    const body = notes.paths['/api/v1/notes/{note_id}']?.patch?.requestBody;
+    expect(body?.required).toBe(true);
+    expect(body?.content['application/json']?.schema).toMatchObject({ type: 'object', minProperties: 1 });
   });
 
   it('documents errors with FastAPI components', () => {

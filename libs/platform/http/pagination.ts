@@ -120,10 +120,14 @@ export const commaList = z.union([z.string(), z.array(z.string())]).transform(sp
 
 /**
  * Boolean query flag. `z.coerce.boolean()` would turn "false" into true, so accept the
- * usual spellings explicitly (pydantic's set plus zod's defaults).
+ * usual spellings explicitly (pydantic's set plus zod's defaults). Documented as a boolean
+ * (`?flag=true`), not the string zod would describe: generated clients then take a boolean,
+ * and a fuzzer sends what is accepted.
  */
-export const queryBoolean = z.stringbool({
-  truthy: ['true', '1', 'yes', 'on', 'y', 't'],
-  falsy: ['false', '0', 'no', 'off', 'n', 'f'],
-  case: 'insensitive',
-});
+export const queryBoolean = z
+  .stringbool({
+    truthy: ['true', '1', 'yes', 'on', 'y', 't'],
+    falsy: ['false', '0', 'no', 'off', 'n', 'f'],
+    case: 'insensitive',
+  })
+  .meta({ type: 'boolean' });

@@ -411,7 +411,7 @@ class ListConversationMessagesQuery(TypedDict):
     """
     The user acted for (default: a JWT's `sub`, a key's creator). Another user takes a workspace administrator, or a key one minted: 403 otherwise.
     """
-    include_branches: NotRequired[str]
+    include_branches: NotRequired[bool]
     """
     Every message of every branch, oldest first
     """
@@ -776,7 +776,7 @@ class ListChunksQuery(TypedDict):
     next_cursor of the previous page
     """
     limit: NotRequired[int]
-    include_embedding: NotRequired[str]
+    include_embedding: NotRequired[bool]
 
 
 class UpdateChunkBody(TypedDict):
@@ -791,7 +791,7 @@ class UpdateChunkBody(TypedDict):
 
 
 class GetChunkQuery(TypedDict):
-    include_embedding: NotRequired[str]
+    include_embedding: NotRequired[bool]
 
 
 class ExtractMemoriesBodyMessage(TypedDict):
