@@ -2,14 +2,30 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { send } from '@lore/platform/transport/port';
 import { startContext, until, type RunningContext } from '@lore/platform/testing';
+import { systemClock } from '@lore/platform/kernel';
+import type { EventStore } from '@lore/platform/event-store/port';
 import { startTestEmbeddingServer, type TestEmbeddingServer } from '@lore/platform/embeddings/contract';
 import { knowledgeConfig, knowledgeMessages, ORIGINAL_PART_BYTES } from '@lore/knowledge/contracts';
 import { contentStreamId, upcastContentEvent } from '@lore/knowledge/domain';
 import { knowledgeContext } from './knowledge.context';
+import { ContentOriginals } from './content-originals';
+import { ContentTexts } from './content-texts';
 
 const messages = knowledgeMessages(knowledgeConfig.parse({}));
 const scope = { workspaceId: 'ws_originals', actor: 'user:alice', collections: null };
 
+/** The real store, counting the stream reads it is asked for. */
+function countingReads(store: EventStore): { store: EventStore; reads: string[] } {
+  const reads: string[] = [];
+  const wrapped = new Proxy(store, {
+    get(target, property, receiver) {
+      if (property === 'readStream') return (streamId: string, options?: Parameters<EventStore['readStream']>[1]) => (reads.push(streamId), target.readStream(streamId, options));
+      const value: unknown = Reflect.get(target, property, receiver);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  return { store: wrapped, reads };
+}
 
 /** Original files (issue 18): stored in sealed parts after their content, kept once all are in, re-extracted on reprocess, erased with the content. */
 describe('knowledge: original files', () => {
@@ -70,5 +86,44 @@ describe('knowledge: original files', () => {
 
     await send(running.transport, messages.deleteContent, { ...scope, contentId: created.id });
     expect(blobFiles()).toEqual([]);
+  });
+
+  it('answers 404 for a file that is not there without reading the content\'s stream, the same 404 as before', async () => {
+    const collection = await send(running.transport, messages.createCollection, { ...scope, name: 'no files' });
+    const plain = await send(running.transport, messages.createContent, { ...scope, collectionId: collection.id, name: 'plain.txt', text: 'Only text, no file.', mimeType: 'text/plain' });
+    const arriving = await send(running.transport, messages.createContent, {
+      ...scope, collectionId: collection.id, name: 'late.txt', text: 'Its file never came.', mimeType: 'text/plain',
+      original: { name: 'late.txt', contentType: 'text/plain', sizeBytes: 10, parts: 1 },
+    });
+    const kept = await send(running.transport, messages.createContent, {
+      ...scope, collectionId: collection.id, name: 'kept.txt', text: 'Kept file.', mimeType: 'text/plain',
+      original: { name: 'kept.txt', contentType: 'text/plain', sizeBytes: 10, parts: 1 },
+    });
+    await send(running.transport, messages.putContentOriginalPart, { ...scope, contentId: kept.id, part: 0, data: Buffer.from('Kept file.').toString('base64') });
+
+    const stores = await running.openStores();
+    try {
+      const { store, reads } = countingReads(stores.events);
+      // The service's own ContentOriginals, over the same stores, with its stream reads counted.
+      const deps = { events: store, documents: stores.documents, blobs: stores.blobs, texts: new ContentTexts(stores.keyring), clock: systemClock };
+      const originals = new ContentOriginals(deps);
+      const asks = [
+        { contentId: plain.id, access: scope, detail: 'Original file not found' },
+        { contentId: arriving.id, access: scope, detail: 'Original file not found' },
+        { contentId: kept.id, access: { ...scope, workspaceId: 'ws_other' }, detail: 'Content not found' },
+        { contentId: 'cnt_never_was', access: scope, detail: 'Content not found' },
+      ];
+      for (const ask of asks) {
+        const answer = { code: 'not_found', message: ask.detail };
+        await expect(send(running.transport, messages.getContentOriginalPart, { ...scope, ...ask.access, contentId: ask.contentId, part: 0 })).rejects.toMatchObject(answer);
+        await expect(originals.readPart(ask.contentId, ask.access, 0)).rejects.toMatchObject(answer);
+      }
+      expect(reads).toEqual([]);
+      // A kept file is still read from its content's stream (its key, its parts).
+      const { bytes } = await originals.readPart(kept.id, scope, 0);
+      expect(bytes.toString()).toBe('Kept file.');
+    } finally {
+      await stores.close();
+    }
   });
 });

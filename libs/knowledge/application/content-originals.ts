@@ -3,8 +3,10 @@ import type { EventStore } from '@lore/platform/event-store/port';
 import { handleCommand, readAggregateState } from '@lore/platform/cqrs';
 import { openBytes, sealBytes } from '@lore/platform/crypto';
 import type { BlobStore } from '@lore/platform/blobs/port';
-import { contentDecider, contentStreamId, upcastContentEvent, visibleContent, type Access, type LiveContent, type OriginalFile } from '@lore/knowledge/domain';
+import type { DocumentStore } from '@lore/platform/documents/port';
+import { contentDecider, contentStreamId, mayAccess, upcastContentEvent, visibleContent, type Access, type LiveContent, type OriginalFile } from '@lore/knowledge/domain';
 import type { ContentTexts } from './content-texts';
+import { CONTENTS, type ContentDoc } from './knowledge.read-models';
 
 const contentAggregate = { name: 'content', decider: contentDecider, upcast: upcastContentEvent };
 const partId = (contentId: string, part: number): string => `${contentId}_p${part}`;
@@ -18,7 +20,7 @@ const partAad = (contentId: string, part: number): string => `${contentId}:origi
  * `knowledge.ContentAdded`), stored part by part after it, kept once the last part is in.
  */
 export class ContentOriginals {
-  constructor(private readonly deps: { readonly events: EventStore; readonly blobs: BlobStore; readonly texts: ContentTexts; readonly clock: Clock }) {}
+  constructor(private readonly deps: { readonly events: EventStore; readonly documents: DocumentStore; readonly blobs: BlobStore; readonly texts: ContentTexts; readonly clock: Clock }) {}
 
   /** Stores part `part` (0-based) of the content's declared original; the last one marks it kept. Returns the position to wait for, if any. */
   async storePart(command: { readonly contentId: string; readonly access: Access; readonly part: number; readonly bytes: Buffer }): Promise<Position | null> {
@@ -46,6 +48,7 @@ export class ContentOriginals {
 
   /** One part of a kept original, opened, with the file's description. */
   async readPart(contentId: string, access: Access, part: number): Promise<{ readonly file: OriginalFile; readonly bytes: Buffer }> {
+    await this.assertListed(contentId, access);
     const content = await this.content(contentId, access);
     if (content.original?.state !== 'kept') throw notFound('Original file');
     const { file } = content.original;
@@ -71,6 +74,19 @@ export class ContentOriginals {
     const blob = await this.deps.blobs.get(partId(content.contentId, part));
     if (key === null || blob === null) throw notFound('Original file');
     return openBytes(key.key, blob.bytes, partAad(content.contentId, part));
+  }
+
+  /**
+   * The 404s of readPart, from the contents read model (one document) before the content's
+   * stream (its text parts and chunk batches, megabytes for a long content) is read: asking for
+   * files that are not there, or another workspace's, stays cheap. Same answers as the stream's:
+   * the record shows `original` once kept, and the last part's upload is answered only after
+   * that (read-your-writes); a record gone means a content deleted or never there.
+   */
+  private async assertListed(contentId: string, access: Access): Promise<void> {
+    const doc = await this.deps.documents.collection<ContentDoc>(CONTENTS).get(contentId);
+    if (doc === null || !mayAccess(access, { workspaceId: doc.workspace_id, collectionId: doc.collection_id })) throw notFound('Content');
+    if (doc.original === null || doc.original === undefined) throw notFound('Original file');
   }
 
   private async content(contentId: string, access: Access): Promise<LiveContent> {
