@@ -1,8 +1,10 @@
+import { isDeepStrictEqual } from 'node:util';
 import { AppError, invalid, jsonDepth, newId, notFound, type ReplyIn, type ValidRequestIn, type WorkspaceQuota } from '@lore/platform/kernel';
 import type { DocumentCollection } from '@lore/platform/documents/port';
+import type { EmbeddingProvider } from '@lore/platform/embeddings/port';
 import { handleCommand, readAggregateState } from '@lore/platform/cqrs';
 import { CONTENT_PART_CHARS, ORIGINAL_PART_BYTES, textParts, type KnowledgeMessages } from '@lore/knowledge/contracts';
-import { contentDecider, contentIdOfChunk, contentStreamId, mayAccess, upcastContentEvent, visibleContent } from '@lore/knowledge/domain';
+import { contentDecider, contentIdOfChunk, contentOfChangeableChunk, contentStreamId, mayAccess, upcastContentEvent, visibleContent } from '@lore/knowledge/domain';
 import { CHUNKS, COLLECTIONS, CONTENTS, type ChunkDoc, type CollectionDoc, type ContentDoc } from './knowledge.read-models';
 import { accessOf, type KnowledgeCommandDeps } from './collection.commands';
 import { providerOf } from './embedding-choice';
@@ -167,41 +169,54 @@ export class ContentCommands {
     return { name: file.name, contentType: file.contentType, sizeBytes: file.sizeBytes, parts: file.parts, data: bytes.toString('base64') };
   }
 
-  /** A text change is embedded before it is recorded; the response waits until the new vector is searchable. */
+  /**
+   * A text change is embedded before it is recorded, and only once the content's state allows
+   * the edit (inside the command, on the state it is decided on): a refused edit (a content being
+   * processed, a chunk gone) costs no embedding. The response waits until the new vector is
+   * searchable.
+   */
   async updateChunk(command: ValidRequestIn<KnowledgeMessages, 'updateChunk'>): Promise<ReplyIn<KnowledgeMessages, 'updateChunk'>> {
     assertIndexableMetadata(command.metadata);
     const { chunk, collection } = await this.chunkWithCollection(command);
     const text = command.content ?? chunk.content;
     const metadata = command.metadata ?? chunk.metadata;
-    let vector: string | null = null;
-    if (command.content !== undefined && command.content !== chunk.content) {
-      const provider = providerOf(this.deps.embeddings, collection.model);
+    const changesText = text !== chunk.content;
+    // Nothing to change (the same text and metadata again, keys in any order, or neither given):
+    // answered with the chunk as it stands, as an empty edit always was; nothing is recorded.
+    if (!changesText && isDeepStrictEqual(metadata, chunk.metadata)) return toChunkRecord(chunk);
+    // Only a text change needs the model (a metadata edit works while it is not configured here).
+    const provider = changesText ? providerOf(this.deps.embeddings, collection.model) : null;
+    if (provider !== null) {
       const [tokens] = await provider.tokenize([text]);
       if (tokens !== undefined && tokens.count > collection.model.maxInputTokens) {
         throw invalid(['message', 'content'], `The chunk has ${tokens.count} tokens; ${collection.model.model} reads at most ${collection.model.maxInputTokens}`);
       }
-      const [embedded] = await provider.embedDocuments([text]);
-      if (embedded === undefined) throw new Error('the embedding provider returned no vector');
-      vector = encodeVector(embedded);
     }
-    if (vector === null && command.metadata === undefined) return toChunkRecord(chunk);
+    const access = accessOf(command);
+    /** Embedded at most once, should the command be decided again (after a concurrent write). */
+    let vector: Promise<string> | undefined;
     const result = await handleCommand(
       this.deps.events,
       contentAggregate,
       contentStreamId(chunk.content_id),
-      async (state) => ({
-        kind: 'edit-chunk' as const,
-        access: accessOf(command),
-        chunkId: chunk.id,
-        chunkIndex: chunk.chunk_index,
-        index: collection.model.index,
-        source: chunk.source,
-        text: state.status === 'active' ? this.texts.seal(chunk.content_id, text, await this.texts.keyOf(state)) : text,
-        metadata,
-        vector,
-        editedBy: command.actor,
-        at: this.deps.clock.now().toISOString(),
-      }),
+      async (state) => {
+        // The decider's refusals first, before the embedding the edit would carry.
+        const content = contentOfChangeableChunk(state, access, chunk.id, 'edit');
+        if (provider !== null) vector ??= embedOne(provider, text);
+        return {
+          kind: 'edit-chunk' as const,
+          access,
+          chunkId: chunk.id,
+          chunkIndex: chunk.chunk_index,
+          index: collection.model.index,
+          source: chunk.source,
+          text: this.texts.seal(chunk.content_id, text, await this.texts.keyOf(content)),
+          metadata,
+          vector: vector === undefined ? null : await vector,
+          editedBy: command.actor,
+          at: this.deps.clock.now().toISOString(),
+        };
+      },
       { metadata: { actor: command.actor, workspaceId: command.workspaceId } },
     );
     await this.deps.readYourWrites.settle(result.position);
@@ -238,6 +253,12 @@ export class ContentCommands {
     if (doc === null) throw notFound('Content');
     return toContentRecord(doc);
   }
+}
+
+async function embedOne(provider: EmbeddingProvider, text: string): Promise<string> {
+  const [embedded] = await provider.embedDocuments([text]);
+  if (embedded === undefined) throw new Error('the embedding provider returned no vector');
+  return encodeVector(embedded);
 }
 
 /** The text bytes a workspace's contents hold, summed from the contents read model a page at a time. */

@@ -139,6 +139,18 @@ function assertChunksSettled(content: LiveContent, verb: 'edit' | 'delete'): voi
   }
 }
 
+/**
+ * The content whose chunk `chunkId` the caller may change now, else the decider's refusal: not
+ * the caller's (404), not completed (409), no such chunk (404). Exported so that an edit can be
+ * refused before the work it would carry (embedding a new text) is done.
+ */
+export function contentOfChangeableChunk(state: ContentState, access: Access, chunkId: string, verb: 'edit' | 'delete'): LiveContent {
+  const content = visibleContent(state, access, 'Chunk');
+  assertChunksSettled(content, verb);
+  if (!content.chunks.has(chunkId)) throw notFound('Chunk');
+  return content;
+}
+
 export const contentDecider: Decider<ContentCommand, ContentState, ContentEvent> = {
   initialState: () => ({ status: 'absent' }),
 
@@ -234,16 +246,12 @@ export const contentDecider: Decider<ContentCommand, ContentState, ContentEvent>
         return [{ type: 'knowledge.ContentOriginalDiscarded', data: { contentId: state.contentId, reason: 'retention', discardedAt: command.at } }];
       }
       case 'edit-chunk': {
-        const content = visibleContent(state, command.access, 'Chunk');
-        assertChunksSettled(content, 'edit');
-        if (!content.chunks.has(command.chunkId)) throw notFound('Chunk');
+        const content = contentOfChangeableChunk(state, command.access, command.chunkId, 'edit');
         const { kind: _kind, access: _access, at, ...edit } = command;
         return [{ type: 'knowledge.ChunkEdited', data: { ...edit, contentId: content.contentId, collectionId: content.collectionId, editedAt: at } }];
       }
       case 'delete-chunk': {
-        const content = visibleContent(state, command.access, 'Chunk');
-        assertChunksSettled(content, 'delete');
-        if (!content.chunks.has(command.chunkId)) throw notFound('Chunk');
+        const content = contentOfChangeableChunk(state, command.access, command.chunkId, 'delete');
         const chunkIndex = content.chunks.get(command.chunkId) ?? 0;
         return [{ type: 'knowledge.ChunkDeleted', data: { contentId: content.contentId, collectionId: content.collectionId, chunkId: command.chunkId, chunkIndex, deletedAt: command.at } }];
       }
