@@ -4,6 +4,7 @@ import { send } from '@lore/platform/transport/port';
 import { startContext, until, type RunningContext } from '@lore/platform/testing';
 import { systemClock } from '@lore/platform/kernel';
 import type { EventStore } from '@lore/platform/event-store/port';
+import { extractionFiles } from '@lore/platform/telemetry';
 import { startTestEmbeddingServer, type TestEmbeddingServer } from '@lore/platform/embeddings/contract';
 import { knowledgeConfig, knowledgeMessages, ORIGINAL_PART_BYTES } from '@lore/knowledge/contracts';
 import { contentStreamId, upcastContentEvent } from '@lore/knowledge/domain';
@@ -26,6 +27,9 @@ function countingReads(store: EventStore): { store: EventStore; reads: string[] 
   });
   return { store: wrapped, reads };
 }
+
+/** Files the extraction pool has been given, whatever came of them. */
+const filesExtracted = async (): Promise<number> => (await extractionFiles.get()).values.reduce((sum, value) => sum + value.value, 0);
 
 /** Original files (issue 18): stored in sealed parts after their content, kept once all are in, re-extracted on reprocess, erased with the content. */
 describe('knowledge: original files', () => {
@@ -125,5 +129,23 @@ describe('knowledge: original files', () => {
     } finally {
       await stores.close();
     }
+  });
+
+  it('refuses to reprocess a content whose text is still arriving before opening and reading its original again', async () => {
+    const collection = await send(running.transport, messages.createCollection, { ...scope, name: 'half there' });
+    const first = 'The first half. ';
+    const file = Buffer.from('The first half. The second half.');
+    const content = await send(running.transport, messages.createContent, {
+      ...scope, collectionId: collection.id, name: 'halves.txt', text: first, mimeType: 'text/plain', parts: 2, sizeBytes: file.length,
+      original: { name: 'halves.txt', contentType: 'text/plain', sizeBytes: file.length, parts: 1 },
+    });
+    // The file is kept while its text's second part has not come: the content stays `uploading`.
+    expect((await send(running.transport, messages.putContentOriginalPart, { ...scope, contentId: content.id, part: 0, data: file.toString('base64') })).kept).toBe(true);
+    const extracted = await filesExtracted();
+    await expect(send(running.transport, messages.reprocessContent, { ...scope, contentId: content.id })).rejects.toMatchObject({
+      code: 'conflict',
+      message: 'The content\'s text is still arriving; reprocess it once it is complete',
+    });
+    expect(await filesExtracted()).toBe(extracted);
   });
 });

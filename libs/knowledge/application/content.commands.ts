@@ -4,7 +4,7 @@ import type { DocumentCollection } from '@lore/platform/documents/port';
 import type { EmbeddingProvider } from '@lore/platform/embeddings/port';
 import { handleCommand, readAggregateState } from '@lore/platform/cqrs';
 import { CONTENT_PART_CHARS, ORIGINAL_PART_BYTES, textParts, type KnowledgeMessages } from '@lore/knowledge/contracts';
-import { contentDecider, contentIdOfChunk, contentOfChangeableChunk, contentStreamId, mayAccess, upcastContentEvent, visibleContent } from '@lore/knowledge/domain';
+import { assertReprocessable, contentDecider, contentIdOfChunk, contentOfChangeableChunk, contentStreamId, mayAccess, upcastContentEvent, visibleContent } from '@lore/knowledge/domain';
 import { CHUNKS, COLLECTIONS, CONTENTS, type ChunkDoc, type CollectionDoc, type ContentDoc } from './knowledge.read-models';
 import { accessOf, type KnowledgeCommandDeps } from './collection.commands';
 import { providerOf } from './embedding-choice';
@@ -134,6 +134,9 @@ export class ContentCommands {
   async reprocess(command: ValidRequestIn<KnowledgeMessages, 'reprocessContent'>): Promise<ReplyIn<KnowledgeMessages, 'reprocessContent'>> {
     const access = accessOf(command);
     const current = visibleContent(await readAggregateState(this.deps.events, contentAggregate, contentStreamId(command.contentId)), access);
+    // The refusal first: opening the original and reading it again (up to 20 MiB, in a reader
+    // process) is work for nothing when the decider will refuse. It decides again below.
+    assertReprocessable(current);
     const original = await this.originals.readAll(current);
     const parts = original === null ? null : textParts((await this.extract({ filename: original.file.name, mimeType: original.file.contentType, bytes: original.bytes }, command.workspaceId)).text, CONTENT_PART_CHARS);
     if (parts !== null && parts.length === 0) throw invalid(['message', 'contentId'], 'The original file holds no text any more', 'string_too_short');

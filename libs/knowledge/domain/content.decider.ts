@@ -151,6 +151,14 @@ export function contentOfChangeableChunk(state: ContentState, access: Access, ch
   return content;
 }
 
+/**
+ * The one refusal of a reprocess of a visible content: its text is still arriving. Exported so
+ * that a reprocess is refused before its kept original is opened and read again.
+ */
+export function assertReprocessable(content: LiveContent): void {
+  if (content.phase === 'uploading') throw conflict('The content\'s text is still arriving; reprocess it once it is complete');
+}
+
 export const contentDecider: Decider<ContentCommand, ContentState, ContentEvent> = {
   initialState: () => ({ status: 'absent' }),
 
@@ -230,7 +238,7 @@ export const contentDecider: Decider<ContentCommand, ContentState, ContentEvent>
       }
       case 'reprocess': {
         const content = visibleContent(state, command.access);
-        if (content.phase === 'uploading') throw conflict('The content\'s text is still arriving; reprocess it once it is complete');
+        assertReprocessable(content);
         if (content.phase === 'new' && command.text === undefined) return [];
         const data = { contentId: content.contentId, collectionId: content.collectionId, requestedBy: command.requestedBy, requestedAt: command.at };
         return [{ type: 'knowledge.ContentReprocessRequested', data: command.text === undefined ? data : { ...data, text: command.text } }];
