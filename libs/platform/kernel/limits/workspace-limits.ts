@@ -76,6 +76,12 @@ export class WorkspaceQuota {
    * pass the limit. A count younger than RECENT_MS, plus what this process added since, stands
    * in for a fresh one while it stays below 90 % of the limit: exact near the limit, one count
    * every few seconds far from it.
+   *
+   * A refusing count is not remembered: each refused write counts again. Remembering it would
+   * answer a stale 403 after a deletion this process does not see: another instance of the
+   * service shares its requests (NATS queue group), and usage also falls outside deletions
+   * (memories expiring, a reprocess or a failed attempt dropping chunks). Room made by a
+   * deletion is usable at once; the refused writes' rate is bounded by the request limits.
    */
   async enforce(workspaceId: string, countUsed: () => Promise<number>, adding = 1, now = Date.now()): Promise<void> {
     if (this.admitsAtOnce(workspaceId, adding, now)) return;

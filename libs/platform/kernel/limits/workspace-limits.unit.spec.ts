@@ -84,4 +84,17 @@ describe('WorkspaceQuota', () => {
     await q.enforce('other', () => Promise.resolve(0), 1, 2_000);
     expect(q.admitsAtOnce('other', 1, 60_000)).toBe(false);
   });
+
+  it('does not remember a refusal: the write after a deletion elsewhere is counted again and admitted', async () => {
+    const q = quota();
+    let used = 100;
+    let counts = 0;
+    const count = (): Promise<number> => (counts++, Promise.resolve(used));
+    await expect(q.enforce('other', count, 1, 1_000)).rejects.toThrow(/quota memories of 100 reached/);
+    await expect(q.enforce('other', count, 1, 1_001)).rejects.toThrow(/quota memories of 100 reached/);
+    // Another instance of the service (NATS queue group) deleted one: no hook here hears of it.
+    used = 99;
+    await q.enforce('other', count, 1, 1_002);
+    expect(counts).toBe(3);
+  });
 });
