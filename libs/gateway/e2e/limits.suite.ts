@@ -1,4 +1,4 @@
-import { call, mintJwt, unique, type LoreUnderTest, type Reply } from './e2e-client';
+import { call, mintJwt, unique, upload, type LoreUnderTest, type Reply } from './e2e-client';
 import { SseConnection } from './sse-client';
 import { addContent, createCollection, waitCompleted } from './knowledge-fixtures';
 
@@ -119,6 +119,9 @@ export function describeLimits(lore: () => LoreUnderTest): void {
       const content = await addContent(lore(), t, { collection_id: collection.id, name: 'first', text: 'Bees pollinate flowers in spring.' });
       expect((await waitCompleted(lore(), t, content.id)).chunk_count).toBeGreaterThanOrEqual(1);
       refusedFor(await call(lore(), 'POST', '/api/v1/contents', { token: t, body: { collection_id: collection.id, name: 'second', text: 'Ants farm aphids.' } }), 'chunks', 1);
+      // A file is refused before it is read: this one, read, would be a 422 (it is no PDF).
+      const broken = { name: 'broken.pdf', type: 'application/pdf', content: 'no PDF at all' };
+      refusedFor(await upload(lore(), '/api/v1/contents', { token: t, file: broken, fields: { collection_id: collection.id } }), 'chunks', 1);
     });
   });
 }

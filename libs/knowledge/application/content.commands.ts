@@ -46,6 +46,21 @@ export class ContentCommands {
     private readonly quotas: { readonly contentBytes: WorkspaceQuota; readonly chunks: WorkspaceQuota },
   ) {}
 
+  /**
+   * Whether a content could be added to the collection now, asked before a file is read for it
+   * (a PDF of up to 20 MiB, in a reader process): the caller's collection (404), and room in the
+   * workspace for one more chunk and byte (403, as the creation would answer). The creation
+   * checks both again, with the text's size.
+   */
+  async admit(query: ValidRequestIn<KnowledgeMessages, 'admitContent'>): Promise<ReplyIn<KnowledgeMessages, 'admitContent'>> {
+    const collection = await this.deps.documents.collection<CollectionDoc>(COLLECTIONS).get(query.collectionId);
+    if (collection === null || !mayAccess(accessOf(query), { workspaceId: collection.workspace_id, collectionId: collection.id })) throw notFound('Collection');
+    const inWorkspace = { workspace_id: query.workspaceId };
+    await this.quotas.chunks.assertRoom(query.workspaceId, () => this.deps.documents.collection(CHUNKS).count(inWorkspace));
+    await this.quotas.contentBytes.assertRoom(query.workspaceId, () => totalSize(this.deps.documents.collection<ContentDoc>(CONTENTS), query.workspaceId));
+    return { collectionId: collection.id };
+  }
+
   async create(command: ValidRequestIn<KnowledgeMessages, 'createContent'>): Promise<ReplyIn<KnowledgeMessages, 'createContent'>> {
     // As an uploaded file with no text is refused: it would complete with no chunks, unsearchable.
     if (command.parts === 1 && command.text.trim() === '') throw invalid(['message', 'text'], 'The text is empty (only whitespace)', 'string_too_short');

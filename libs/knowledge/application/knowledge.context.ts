@@ -53,6 +53,7 @@ export const knowledgeContext = defineContext({
         handle(messages.deleteCollection, (c) => collections.delete(c)),
         handle(messages.getCollection, (q) => queries.getCollection(q)),
         handle(messages.listCollections, (q) => queries.listCollections(q)),
+        handle(messages.admitContent, (q) => contents.admit(q)),
         handle(messages.createContent, (c) => contents.create(c)),
         handle(messages.appendContentText, (c) => contents.appendText(c)),
         handle(messages.deleteContent, (c) => contents.delete(c)),

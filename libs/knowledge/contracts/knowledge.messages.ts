@@ -50,6 +50,8 @@ export function knowledgeMessages(limits: { readonly maxUploadBytes: number }) {
     ),
     deleteCollection: defineMessage('knowledge.command.delete-collection', collectionRef, z.object({ collectionId: z.string() })),
     getCollection: defineMessage('knowledge.query.get-collection', collectionRef, CollectionRecord),
+    /** Whether a content could be added to the collection now (its 404 and quota 403s), asked before a file is read for it. */
+    admitContent: defineMessage('knowledge.query.admit-content', collectionRef, z.object({ collectionId: z.string() })),
     listCollections: defineMessage(
       'knowledge.query.list-collections',
       Ref.extend({

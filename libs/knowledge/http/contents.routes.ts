@@ -145,10 +145,11 @@ export function contentRoutes(messages: KnowledgeMessages, config: KnowledgeConf
       errors: [404, 413, 503],
       handle: async ({ body, upload, scope, send }) => {
         if (upload !== null) {
-          // The collection first (404 when it is not there, or not the caller's): reading a file,
-          // up to a PDF of 20 MiB in a reader process, for a write that will be refused is work
-          // for nothing. The service checks it again when the content is created.
-          await send(messages.getCollection, { ...knowledgeScope(scope), collectionId: upload.fields.collection_id });
+          // The refusals first (404 when the collection is not there or not the caller's, 403 when
+          // the workspace's quota is full): reading a file, up to a PDF of 20 MiB in a reader
+          // process, for a write that will be refused is work for nothing. The service checks
+          // them again when the content is created.
+          await send(messages.admitContent, { ...knowledgeScope(scope), collectionId: upload.fields.collection_id });
           // The same bytes: the extraction copies them to its reader process and leaves these as they are.
           const original = keptOriginal(upload.file, config.originals.maxBytes);
           // Files are read in turns across workspaces, a few of each at once (FairSlots).

@@ -85,10 +85,32 @@ export class WorkspaceQuota {
    */
   async enforce(workspaceId: string, countUsed: () => Promise<number>, adding = 1, now = Date.now()): Promise<void> {
     if (this.admitsAtOnce(workspaceId, adding, now)) return;
+    await this.count(workspaceId, countUsed, adding, now);
+  }
+
+  /**
+   * Refuses, as {@link enforce} would, when not even one more unit fits; notes nothing (the
+   * write's own `enforce` adds its size). For a check before costly work whose size is not
+   * known yet: a file upload is refused before a reader process extracts its text.
+   */
+  async assertRoom(workspaceId: string, countUsed: () => Promise<number>, now = Date.now()): Promise<void> {
+    const limit = this.limitOf(workspaceId);
+    if (limit === 0 || this.recentlyBelow(workspaceId, 1, limit, now)) return;
+    await this.count(workspaceId, countUsed, 1, now, 0);
+  }
+
+  /** A fresh count, checked with `adding` more; remembered with `noted` of them added. */
+  private async count(workspaceId: string, countUsed: () => Promise<number>, adding: number, now: number, noted = adding): Promise<void> {
     const used = await countUsed();
     this.check(workspaceId, used, adding);
     if (this.recent.size >= MAX_RECENT) this.recent.clear();
-    this.recent.set(workspaceId, { used: used + adding, at: now });
+    this.recent.set(workspaceId, { used: used + noted, at: now });
+  }
+
+  /** Whether a recent count, with `adding` more, stays below 90 % of the limit. */
+  private recentlyBelow(workspaceId: string, adding: number, limit: number, now: number): boolean {
+    const known = this.recent.get(workspaceId);
+    return known !== undefined && now - known.at < RECENT_MS && known.used + adding <= limit * 0.9;
   }
 
   /**
@@ -99,12 +121,10 @@ export class WorkspaceQuota {
   admitsAtOnce(workspaceId: string, adding = 1, now = Date.now()): boolean {
     const limit = this.limitOf(workspaceId);
     if (limit === 0) return true;
+    if (!this.recentlyBelow(workspaceId, adding, limit, now)) return false;
     const known = this.recent.get(workspaceId);
-    if (known !== undefined && now - known.at < RECENT_MS && known.used + adding <= limit * 0.9) {
-      known.used += adding;
-      return true;
-    }
-    return false;
+    if (known !== undefined) known.used += adding;
+    return true;
   }
 
   /** The workspace's limit; 0 is unlimited. */

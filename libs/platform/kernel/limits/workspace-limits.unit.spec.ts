@@ -97,4 +97,24 @@ describe('WorkspaceQuota', () => {
     await q.enforce('other', count, 1, 1_002);
     expect(counts).toBe(3);
   });
+
+  it('asks for room for one more unit before work of unknown size, noting nothing', async () => {
+    const q = quota();
+    let used = 100;
+    let counts = 0;
+    const count = (): Promise<number> => (counts++, Promise.resolve(used));
+    await expect(q.assertRoom('other', count, 1_000)).rejects.toThrow(/quota memories of 100 reached \(100 used\)/);
+    used = 99;
+    await q.assertRoom('other', count, 1_001);
+    await q.assertRoom('small', () => Promise.resolve(1), 1_001);
+    await expect(q.assertRoom('small', () => Promise.resolve(2), 1_001)).rejects.toThrow(/quota memories of 2 reached/);
+    await q.assertRoom('free', count);
+    expect(counts).toBe(2);
+    // Far from the limit a recent count answers; what was asked for is not noted as used.
+    used = 10;
+    await q.assertRoom('other', count, 2_000);
+    for (let i = 0; i < 100; i++) await q.assertRoom('other', count, 2_001);
+    expect(counts).toBe(3);
+    expect(q.admitsAtOnce('other', 80, 2_002)).toBe(true);
+  });
 });
