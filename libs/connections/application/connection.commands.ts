@@ -85,7 +85,8 @@ export class ConnectionCommands {
   async update(c: ValidRequestIn<ConnectionMessages, 'update'>): Promise<ReplyIn<ConnectionMessages, 'update'>> {
     const metadata = metadataOf(c);
     const stream = connectionStreamId(c.connectionId);
-    const current = ownedConnection(await readAggregateState(this.deps.events, connectionAggregate, stream), c);
+    const state = await readAggregateState(this.deps.events, connectionAggregate, stream);
+    const current = ownedConnection(state, c);
     const entry = entryOf(current.integration);
     const config = c.config === undefined ? undefined : mergePatch(current.config, c.config);
     const reusing = c.credentialId !== undefined && c.credentialId !== current.credentialId;
@@ -106,19 +107,16 @@ export class ConnectionCommands {
       // The same credential with a new configuration: checked together again (a token request included).
       else check = { ...base, authMethodId: current.authMethodId, credentials: current.credentialId === null ? undefined : (await this.deps.vault.open(c, current.credentialId)).values };
       const { method } = await checkConnection(entry, check, this.deps);
-      if (rotating) credential = await this.newCredential(c, entry.id, method, c.credentials, reused, metadata);
+      if (rotating) {
+        // Decided first on the state just read (being tested: 409), before a credential is sealed
+        // and stored: a refused write stores no secret, and costs no append and erasure to undo.
+        // The refusal does not depend on which credential; the events are thrown away.
+        connectionDecider.decide(updateCommand(c, config, { credentialId: current.credentialId, authMethodId: method.id }, this.now()), state);
+        credential = await this.newCredential(c, entry.id, method, c.credentials, reused, metadata);
+      }
     }
 
-    const command: ConnectionCommand = {
-      kind: 'update',
-      workspaceId: c.workspaceId,
-      userId: c.userId,
-      ...(c.label === undefined ? {} : { label: c.label }),
-      ...(config === undefined ? {} : { config }),
-      ...(credential === undefined ? {} : { credential }),
-      ...(c.status === undefined ? {} : { status: c.status }),
-      at: this.now(),
-    };
+    const command = updateCommand(c, config, credential, this.now());
     let position;
     try {
       // Decided on what was validated: a concurrent change to what it connects with is a 409, not lost.
@@ -208,6 +206,25 @@ export class ConnectionCommands {
   private now(): string {
     return this.deps.clock.now().toISOString();
   }
+}
+
+/** One PATCH as the decider takes it. */
+function updateCommand(
+  c: ValidRequestIn<ConnectionMessages, 'update'>,
+  config: Record<string, unknown> | undefined,
+  credential: { credentialId: string | null; authMethodId: string } | undefined,
+  at: string,
+): ConnectionCommand {
+  return {
+    kind: 'update',
+    workspaceId: c.workspaceId,
+    userId: c.userId,
+    ...(c.label === undefined ? {} : { label: c.label }),
+    ...(config === undefined ? {} : { config }),
+    ...(credential === undefined ? {} : { credential }),
+    ...(c.status === undefined ? {} : { status: c.status }),
+    at,
+  };
 }
 
 const BOTH_GIVEN = 'credentials: give either credentials or credential_id, not both';

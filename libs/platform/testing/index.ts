@@ -8,3 +8,4 @@ export * from './bundle-options';
 export * from './until';
 export * from './built-dist';
 export * from './free-port';
+export * from './recording-stores';

@@ -1,0 +1,41 @@
+import type { ContextDefinition, ContextDeps } from '@lore/platform/cqrs';
+import type { EventStore } from '@lore/platform/event-store/port';
+
+/** An append, or a stream read (`whole`: from its first event, with no bound). */
+export type RecordedStoreCall = { readonly op: 'append'; readonly streamId: string } | { readonly op: 'readStream'; readonly streamId: string; readonly whole: boolean };
+
+/**
+ * An event store that notes the appends and stream reads made through it, and otherwise passes
+ * every call straight on: for tests of what a command must not do (store a secret for a refused
+ * write, read a whole stream to answer a repeat). Not a mock: the store underneath is real.
+ */
+export function recordingEventStore(store: EventStore): { readonly store: EventStore; readonly calls: RecordedStoreCall[] } {
+  const calls: RecordedStoreCall[] = [];
+  return {
+    calls,
+    store: {
+      append(streamId, events, expected) {
+        calls.push({ op: 'append', streamId });
+        return store.append(streamId, events, expected);
+      },
+      readStream(streamId, options) {
+        calls.push({ op: 'readStream', streamId, whole: (options?.fromRevision ?? 0) === 0 && options?.maxCount === undefined });
+        return store.readStream(streamId, options);
+      },
+      readAll: (options) => store.readAll(options),
+      countAfter: (options) => store.countAfter(options),
+      subscribeToAll: (options, handler, onError) => store.subscribeToAll(options, handler, onError),
+      deleteStream: (streamId) => store.deleteStream(streamId),
+      headPosition: () => store.headPosition(),
+      close: () => store.close(),
+    },
+  };
+}
+
+/**
+ * The context built from `wrap(deps)`: its commands, queries and reactors use what `wrap` gives
+ * (a recording store, say), while its host's processors and stores stay as they are.
+ */
+export function withContextDeps<C>(definition: ContextDefinition<C>, wrap: (deps: ContextDeps<C>) => ContextDeps<C>): ContextDefinition<C> {
+  return { ...definition, build: (deps) => definition.build(wrap(deps)) };
+}
