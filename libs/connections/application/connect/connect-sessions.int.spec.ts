@@ -1,4 +1,6 @@
+import { join } from 'node:path';
 import { sealedKeyId } from '@lore/platform/crypto';
+import { openSqliteDocumentStore } from '@lore/platform/documents/sqlite';
 import { readAggregateState } from '@lore/platform/cqrs';
 import { send } from '@lore/platform/transport/port';
 import { startContext, until, type RunningContext } from '@lore/platform/testing';
@@ -69,6 +71,33 @@ describe('connect sessions in the connections service', () => {
       await stores.close();
     }
     expect(await send(running.transport, messages.get, { ...owner, sessionId: session.id })).toMatchObject({ status: 'failed', error: { code: 'session_expired' } });
+  });
+
+  it('gives the data key back, shredding nothing, for a visit that stored no verifier: the session expired, or another visit took it', async () => {
+    const created = () => send(running.transport, messages.create, { ...owner, integration: 'gitlab', redirectUrl: 'https://app.example/connected' });
+    const tokenOf = (session: { connect_url: string | null }) => new URL(session.connect_url ?? '').searchParams.get('token') ?? '';
+    const [late, raced] = [await created(), await created()];
+    const stores = await running.openStores();
+    // The keyring's file, read beside it: how many data keys are stored.
+    const keyring = openSqliteDocumentStore({ path: join(running.dataDir, 'connections', 'keyring.db'), durability: 'full' });
+    try {
+      // A pool filled and taken from once: the visits' takes leave it above its refill mark, so only shredding moves the count.
+      stores.keyring.putBack(await stores.keyring.create());
+      const keys = () => keyring.collection('data_keys').count();
+      const before = await keys();
+
+      const expired = await overStores(stores, { now: () => new Date(Date.parse(late.expires_at) + 1_000) }).authorize({ sessionId: late.id, token: tokenOf(late) });
+      expect(Object.fromEntries(new URL(expired.location).searchParams)).toMatchObject({ status: 'error', error: 'session_expired' });
+      expect(await keys()).toBe(before);
+
+      const sessions = overStores(stores);
+      const visits = await Promise.all([0, 1].map(() => sessions.authorize({ sessionId: raced.id, token: tokenOf(raced) })));
+      expect(visits.map((v) => new URL(v.location).searchParams.get('error')).sort()).toEqual([null, 'session_already_used']);
+      expect(await keys()).toBe(before);
+    } finally {
+      await keyring.close();
+      await stores.close();
+    }
   });
 
   it('ends a callback whose PKCE verifier is gone as missing_verifier, with no exchange', async () => {

@@ -3,7 +3,7 @@ import { AppError, failedChecks, newId, notFound, unavailable, type Clock, type 
 import type { EventStore } from '@lore/platform/event-store/port';
 import type { Egress } from '@lore/platform/egress/port';
 import type { DocumentStore } from '@lore/platform/documents/port';
-import { SealedFields, sealedKeyId, type Keyring } from '@lore/platform/crypto';
+import { SealedFields, sealedKeyId, type DataKey, type Keyring } from '@lore/platform/crypto';
 import { handleCommand, readAggregateState, type ContextLog } from '@lore/platform/cqrs';
 import type { AuthMethod, ConnectMessages, ConnectSettings, IntegrationRecord, OAuthApp } from '@lore/connections/contracts';
 import {
@@ -184,19 +184,27 @@ export class ConnectSessions {
     const stateSecret = randomSecret();
     const pkce = oauth2['pkce'] === true;
     const verifier = pkce ? randomSecret() : null;
-    const sealedVerifier = verifier === null ? null : this.verifiers.seal(session.sessionId, verifier, await this.verifiers.newKey());
+    const key = verifier === null ? null : await this.verifiers.newKey();
+    const sealedVerifier = verifier === null || key === null ? null : this.verifiers.seal(session.sessionId, verifier, key);
     let result;
     try {
       result = await this.step(session, { kind: 'authorize', stateHash: hashOf(stateSecret), sealedVerifier, at: this.now() });
     } catch (error) {
-      // Visited twice at once: the other visit goes on; this one's verifier was never sent.
+      if (error instanceof AppError && error.code === 'conflict') {
+        // Visited twice at once: the other visit goes on; this one's verifier was never sent, and
+        // a conflict is a refusal before or instead of the append, so nothing sealed with the key is stored.
+        this.giveBack(key);
+        return { location: outcomeUrl(session.redirectUrl, session.sessionId, { status: 'error', error: 'session_already_used' }) };
+      }
+      // Anything else may have come after the append: the key goes with what it may have sealed.
       await this.shred(sealedVerifier);
-      if (error instanceof AppError && error.code === 'conflict') return { location: outcomeUrl(session.redirectUrl, session.sessionId, { status: 'error', error: 'session_already_used' }) };
       throw error;
     }
     const after = this.live(result.state);
     if (after.status === 'failed') {
-      await this.shred(sealedVerifier);
+      // Expired: the session ended without the verifier in any event, so nothing sealed with the key is stored.
+      if (after.sealedVerifier === sealedVerifier) await this.shred(sealedVerifier);
+      else this.giveBack(key);
       return { location: outcomeUrl(after.redirectUrl, after.sessionId, { status: 'error', error: after.error?.code ?? 'session_expired' }) };
     }
     const filled = fillTemplate(oauth2.authorization_url, { config: withDefaults(entry.config_schema, session.config), credentials: {} }, 'url');
@@ -329,6 +337,14 @@ export class ConnectSessions {
   /** The verifier served its one use (or can no longer be used): its key goes. */
   private async shred(sealedVerifier: string | null): Promise<void> {
     if (sealedVerifier !== null) await this.deps.keyring.shred([sealedKeyId(sealedVerifier)]);
+  }
+
+  /**
+   * A pooled key that sealed nothing stored goes back to the pool (Keyring.putBack): shredding
+   * it cost a durable deletion and a purge for each refused visit.
+   */
+  private giveBack(key: DataKey | null): void {
+    if (key !== null) this.deps.keyring.putBack(key);
   }
 
   private step(session: LiveConnectSession, command: Parameters<typeof connectSessionDecider.decide>[0]) {
