@@ -9,8 +9,10 @@ export function apiKeyEventsPublisher(transport: Transport): Reactor {
   return integrationEventsPublisher(transport, { name: 'keys.integration-events.v1', streamPrefix: API_KEY_STREAM_PREFIX, integrationEvent });
 }
 
-function integrationEvent(recorded: RecordedEvent): ApiKeyIntegrationEvent {
+function integrationEvent(recorded: RecordedEvent): ApiKeyIntegrationEvent | null {
   const event = upcastApiKeyEvent(recorded);
+  // The handler's note that a cascade is complete: each key it revoked was announced on its own.
+  if (event.type === 'keys.ApiKeyRevocationCascaded') return null;
   return {
     type: event.type === 'keys.ApiKeyCreated' ? 'api_key.created' : 'api_key.revoked',
     event_id: recorded.id,

@@ -18,6 +18,8 @@ export const apiKeysProjection: Projection = {
         }
         case 'keys.ApiKeyRevoked':
           return current && { ...current, status: 'revoked', updated_at: event.data.revokedAt };
+        case 'keys.ApiKeyRevocationCascaded':
+          return current; // nothing a reader sees: the keys below it show their own revocations
       }
     });
   },

@@ -69,7 +69,8 @@ export class KeysCommands {
   /**
    * Revocation takes effect before the response (authentication reads the same read model)
    * and reaches every key the revoked one created, and theirs. Authentication also refuses
-   * a key whose creator is revoked, so a crash halfway through the cascade opens nothing.
+   * a key whose creator is revoked, so a crash halfway through the cascade opens nothing; a
+   * repeated revoke completes it. Once a cascade is recorded complete, a repeat walks nothing.
    */
   async revoke(command: ValidRequestIn<KeysMessages, 'revoke'>): Promise<ReplyIn<KeysMessages, 'revoke'>> {
     const metadata = { actor: command.actor, workspaceId: command.workspaceId };
@@ -82,14 +83,18 @@ export class KeysCommands {
       grantor,
       at,
     }, { metadata });
+    // Revoked before, with every key below it: the answer is the key as it stands.
+    if (first.state.status === 'revoked' && first.state.cascaded) return this.deps.queries.get(command);
     // Children are found in the read model once it shows this revocation: a child created
     // concurrently is then either listed below or projected as revoked (its creator is).
     await this.deps.readYourWrites.settle(first.position);
     let last: Position | null = first.position;
+    let below = 0;
     const parents = [command.keyId];
     for (let parent = parents.shift(); parent !== undefined; parent = parents.shift()) {
       const children = await this.deps.documents.collection<ApiKeyDoc>(API_KEYS).find({ filter: { parent_key_id: parent } });
       for (const child of children.items) {
+        below++;
         parents.push(child.id);
         const result = await handleCommand(this.deps.events, apiKeyAggregate, apiKeyStreamId(child.id), {
           kind: 'revoke',
@@ -100,6 +105,11 @@ export class KeysCommands {
         }, { metadata, retries: 3 });
         last = result.position ?? last;
       }
+    }
+    if (below > 0) {
+      // Recorded (once), so that a repeat need not walk them again; a key with none below it has nothing to walk.
+      const cascaded = await handleCommand(this.deps.events, apiKeyAggregate, apiKeyStreamId(command.keyId), { kind: 'finish-cascade', keyId: command.keyId, workspaceId: command.workspaceId, at }, { metadata, retries: 3 });
+      last = cascaded.position ?? last;
     }
     await this.deps.readYourWrites.settle(last);
     return this.deps.queries.get(command);

@@ -3,7 +3,9 @@ import type { ApiKeyCreatedData, ApiKeyEvent } from './api-key.events';
 
 export type ApiKeyState =
   | { readonly status: 'absent' }
-  | { readonly status: 'active' | 'inactive' | 'revoked'; readonly key: ApiKeyCreatedData; readonly updatedAt: string };
+  | { readonly status: 'active' | 'inactive'; readonly key: ApiKeyCreatedData; readonly updatedAt: string }
+  /** `cascaded`: every key below it is revoked too (ApiKeyRevocationCascaded). */
+  | { readonly status: 'revoked'; readonly key: ApiKeyCreatedData; readonly updatedAt: string; readonly cascaded: boolean };
 
 /**
  * Who hands out or takes away a key. A user holds everything in its workspace, and acts for
@@ -31,7 +33,9 @@ export interface ApiKeyRequest {
 
 export type ApiKeyCommand =
   | { readonly kind: 'create'; readonly request: ApiKeyRequest; readonly grantor: Exclude<Grantor, { kind: 'cascade' }>; readonly now: string }
-  | { readonly kind: 'revoke'; readonly keyId: string; readonly workspaceId: string; readonly grantor: Grantor; readonly at: string };
+  | { readonly kind: 'revoke'; readonly keyId: string; readonly workspaceId: string; readonly grantor: Grantor; readonly at: string }
+  /** The handler's record that the revocation reached every key below this one; once only. */
+  | { readonly kind: 'finish-cascade'; readonly keyId: string; readonly workspaceId: string; readonly at: string };
 
 export const apiKeyDecider: Decider<ApiKeyCommand, ApiKeyState, ApiKeyEvent> = {
   initialState: () => ({ status: 'absent' }),
@@ -59,6 +63,12 @@ export const apiKeyDecider: Decider<ApiKeyCommand, ApiKeyState, ApiKeyEvent> = {
         if (state.status === 'revoked') return []; // revoking twice changes nothing
         return [{ type: 'keys.ApiKeyRevoked', data: { keyId: command.keyId, workspaceId: command.workspaceId, revokedAt: command.at, cascadedFrom } }];
       }
+      case 'finish-cascade': {
+        if (state.status === 'absent' || state.key.workspaceId !== command.workspaceId) throw notFound('API key');
+        if (state.status !== 'revoked') throw conflict(`API key ${command.keyId} is not revoked`);
+        if (state.cascaded) return [];
+        return [{ type: 'keys.ApiKeyRevocationCascaded', data: { keyId: command.keyId, workspaceId: command.workspaceId, cascadedAt: command.at } }];
+      }
     }
   },
 
@@ -67,7 +77,9 @@ export const apiKeyDecider: Decider<ApiKeyCommand, ApiKeyState, ApiKeyEvent> = {
       case 'keys.ApiKeyCreated':
         return { status: event.data.status, key: event.data, updatedAt: event.data.createdAt };
       case 'keys.ApiKeyRevoked':
-        return state.status === 'absent' ? state : { ...state, status: 'revoked', updatedAt: event.data.revokedAt };
+        return state.status === 'absent' ? state : { status: 'revoked', key: state.key, updatedAt: event.data.revokedAt, cascaded: false };
+      case 'keys.ApiKeyRevocationCascaded':
+        return state.status === 'revoked' ? { ...state, cascaded: true } : state;
     }
   },
 };

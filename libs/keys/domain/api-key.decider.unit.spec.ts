@@ -27,6 +27,8 @@ const key = (over: Partial<ApiKeyCreatedData> = {}): ApiKeyCreatedData => ({
 const created = (over: Partial<ApiKeyCreatedData> = {}): ApiKeyEvent => ({ type: 'keys.ApiKeyCreated', data: key(over) });
 const revoked = (at = T1, workspaceId = 'ws_1'): ApiKeyEvent => ({ type: 'keys.ApiKeyRevoked', data: { keyId: 'key_1', workspaceId, revokedAt: at, cascadedFrom: null } });
 
+const cascaded = (): ApiKeyEvent => ({ type: 'keys.ApiKeyRevocationCascaded', data: { keyId: 'key_1', workspaceId: 'ws_1', cascadedAt: T1 } });
+
 const USER = { kind: 'user', userId: 'user:u1', role: 'member' } as const;
 const create = (over: Partial<ApiKeyCreatedData> = {}, now = T0): ApiKeyCommand => {
   const { createdAt: _at, createdBy: _by, parentKeyId: _parent, ...request } = key(over);
@@ -40,6 +42,8 @@ const revoke = (over: Partial<Extract<ApiKeyCommand, { kind: 'revoke' }>> = {}):
   at: T1,
   ...over,
 });
+
+const finishCascade: ApiKeyCommand = { kind: 'finish-cascade', keyId: 'key_1', workspaceId: 'ws_1', at: T1 };
 
 const spec = deciderSpec(apiKeyDecider);
 
@@ -103,7 +107,7 @@ describe('apiKeyDecider', () => {
   describe('revoke', () => {
     it('revokes an active key', () => {
       const state = spec.given([created()]).when(revoke()).then([revoked(T1)]);
-      expect(state).toEqual({ status: 'revoked', key: key(), updatedAt: T1 });
+      expect(state).toEqual({ status: 'revoked', key: key(), updatedAt: T1, cascaded: false });
     });
 
     it('revokes an inactive key', () => {
@@ -133,13 +137,13 @@ describe('apiKeyDecider', () => {
 
   describe('every command in every state', () => {
     const expected: Record<ApiKeyState['status'], Record<ApiKeyCommand['kind'], readonly ApiKeyEvent[] | 'conflict' | 'not_found'>> = {
-      absent: { create: [created()], revoke: 'not_found' },
-      active: { create: 'conflict', revoke: [revoked(T1)] },
-      inactive: { create: 'conflict', revoke: [revoked(T1)] },
-      revoked: { create: 'conflict', revoke: [] },
+      absent: { create: [created()], revoke: 'not_found', 'finish-cascade': 'not_found' },
+      active: { create: 'conflict', revoke: [revoked(T1)], 'finish-cascade': 'conflict' },
+      inactive: { create: 'conflict', revoke: [revoked(T1)], 'finish-cascade': 'conflict' },
+      revoked: { create: 'conflict', revoke: [], 'finish-cascade': [cascaded()] },
     };
     for (const [status, given] of states) {
-      for (const command of [create(), revoke()]) {
+      for (const command of [create(), revoke(), finishCascade]) {
         const outcome = expected[status][command.kind];
         it(`${command.kind} in ${status} → ${typeof outcome === 'string' ? outcome : `[${outcome.map((e) => e.type).join(', ')}]`}`, () => {
           const arranged = spec.given(given);
@@ -154,7 +158,14 @@ describe('apiKeyDecider', () => {
   describe('evolve', () => {
     it('folds creation then revocation, keeping the key data', () => {
       const data = key({ permissions: ['*'], ipWhitelist: ['10.0.0.0/8'], expiresAt: T2 });
-      expect(spec.given([{ type: 'keys.ApiKeyCreated', data }, revoked(T1)]).state).toEqual({ status: 'revoked', key: data, updatedAt: T1 });
+      expect(spec.given([{ type: 'keys.ApiKeyCreated', data }, revoked(T1)]).state).toEqual({ status: 'revoked', key: data, updatedAt: T1, cascaded: false });
+    });
+
+    it('records a finished cascade once, and only in the key\'s own workspace', () => {
+      const state = spec.given([created(), revoked(), cascaded()]).state;
+      expect(state).toMatchObject({ status: 'revoked', cascaded: true });
+      spec.given([created(), revoked(), cascaded()]).when(finishCascade).then([]);
+      spec.given([created(), revoked()]).when({ ...finishCascade, workspaceId: 'ws_2' }).thenThrows('not_found');
     });
 
     it('ignores a revocation of an absent key', () => {
@@ -173,7 +184,7 @@ describe('apiKeyDecider', () => {
 describe('upcastApiKeyEvent', () => {
   const recorded = (type: string, data: unknown) => recordedEvent('apikey-key_1', type, data, T0);
 
-  it.each([created(), created({ expiresAt: T2, status: 'inactive' }), revoked()])('returns a well-formed $type unchanged', (event) => {
+  it.each([created(), created({ expiresAt: T2, status: 'inactive' }), revoked(), cascaded()])('returns a well-formed $type unchanged', (event) => {
     expect(upcastApiKeyEvent(recorded(event.type, event.data))).toEqual(event);
   });
 

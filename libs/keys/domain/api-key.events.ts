@@ -39,7 +39,17 @@ export const ApiKeyRevoked = z.object({
   }),
 });
 
-export const ApiKeyEvent = z.discriminatedUnion('type', [ApiKeyCreated, ApiKeyRevoked]);
+/**
+ * The revocation of this key reached every key it created, and theirs: a repeated revoke need
+ * not walk them again. Recorded only for a key that had keys below it; until it is recorded
+ * (a crash during the cascade), a repeated revoke walks them and completes it.
+ */
+export const ApiKeyRevocationCascaded = z.object({
+  type: z.literal('keys.ApiKeyRevocationCascaded'),
+  data: z.object({ keyId: z.string(), workspaceId: z.string(), cascadedAt: z.string() }),
+});
+
+export const ApiKeyEvent = z.discriminatedUnion('type', [ApiKeyCreated, ApiKeyRevoked, ApiKeyRevocationCascaded]);
 export type ApiKeyEvent = z.infer<typeof ApiKeyEvent>;
 export type ApiKeyCreatedData = z.infer<typeof ApiKeyCreated>['data'];
 
