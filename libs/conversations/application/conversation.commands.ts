@@ -143,9 +143,9 @@ export class ConversationCommands {
       { retries: CONFLICT_RETRIES, metadata: metadata(command) },
     );
     const deletedMessages = result.previous.status === 'active' || result.previous.status === 'archived' ? countLive(result.previous) : 0;
-    // Deleted before, erasure still pending (say, after a crash): wait for that deletion's erasure.
-    const position = result.position ?? (await this.deps.events.readStream(streamId)).at(-1)?.position ?? null;
-    await this.deps.readYourWrites.settleReactor(CONVERSATION_ERASURE, position);
+    // Deleted before, erasure still pending (say, after a crash): wait for that deletion's erasure,
+    // past the stream's last event as the command found it (no read of the whole conversation).
+    await this.deps.readYourWrites.settleReactor(CONVERSATION_ERASURE, result.head);
     return { conversationId: command.conversationId, deletedMessages };
   }
 
@@ -242,8 +242,8 @@ export class ConversationCommands {
     );
     const deleted = result.events[0];
     const deletedMessages = deleted?.type === 'conversations.MessagesDeleted' ? deleted.data.messageIds.length : 0;
-    const position = result.position ?? (await this.deps.events.readStream(streamId)).at(-1)?.position ?? null;
-    await this.deps.readYourWrites.settleReactor(CONVERSATION_ERASURE, position);
+    // Deleted before: its erasure, past the stream's last event as the command found it.
+    await this.deps.readYourWrites.settleReactor(CONVERSATION_ERASURE, result.head);
     return { messageId: command.messageId, deletedMessages };
   }
 

@@ -177,10 +177,10 @@ export class MemoryCommands {
       retries: CONFLICT_RETRIES,
       metadata: { actor: command.actor, workspaceId: command.workspaceId },
     });
-    // Deleted before, erasure still pending (say, after a crash): wait for that deletion's erasure.
-    const position = result.position ?? (await this.deps.events.readStream(streamId)).at(-1)?.position ?? null;
+    // Deleted before, erasure still pending (say, after a crash): wait for that deletion's erasure,
+    // past the stream's last event as the command read it (no second read of the stream).
     // Erasure runs after every other processor, read models included: once it has passed, all has.
-    await this.deps.readYourWrites.settleReactor(MEMORY_ERASURE, position);
+    await this.deps.readYourWrites.settleReactor(MEMORY_ERASURE, result.head);
     return { memoryId: command.memoryId };
   }
 

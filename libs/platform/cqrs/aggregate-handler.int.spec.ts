@@ -142,14 +142,14 @@ describe('handleCommand (SQLite event store)', () => {
   });
 
   describe('a command that produces no events', () => {
-    it('appends nothing to an existing stream and returns position null', async () => {
+    it('appends nothing to an existing stream and returns position null, and the stream\'s last position as its head', async () => {
       await handleCommand(events, counter, stream, { kind: 'increment', by: 1 });
       const head = await events.headPosition();
       const { store, expected } = recordingAppends(events);
 
       const handled = await handleCommand(store, counter, stream, { kind: 'noop' });
 
-      expect(handled).toEqual({ state: { value: 1 }, previous: { value: 1 }, events: [], position: null });
+      expect(handled).toEqual({ state: { value: 1 }, previous: { value: 1 }, events: [], position: null, head });
       expect(expected).toEqual([]);
       expect(await events.headPosition()).toEqual(head);
       expect(await events.readStream(stream)).toHaveLength(1);

@@ -95,6 +95,12 @@ export interface Handled<S, E> {
   readonly events: readonly E[];
   /** Global position of the last appended event, null when the command changed nothing. */
   readonly position: Position | null;
+  /**
+   * Global position of the stream's last event as the command left it: the appended one, else
+   * the last one it was decided on (null: no stream). Known without another read, so a command
+   * that appended nothing (a repeated delete) can wait for what the stream's last write set off.
+   */
+  readonly head: Position | null;
 }
 
 /**
@@ -193,14 +199,18 @@ async function decideAndAppend<C, S, E extends DomainEvent>(
     // the stream is known to still exist, else the command is decided again on the empty stream.
     const unanswered = 'refused' in decided || decided.events.length === 0;
     if (unanswered && current.unread === true) continue;
-    if (unanswered && current.unconfirmed && !(await holdsRevision(store, streamId, current.revision))) {
-      cache?.delete(streamId);
-      readFromCache = false;
-      continue;
+    let head = current.head ?? null;
+    if (unanswered && current.unconfirmed) {
+      head = await positionAt(store, streamId, current.revision);
+      if (head === null) {
+        cache?.delete(streamId);
+        readFromCache = false;
+        continue;
+      }
     }
     if ('refused' in decided) throw decided.refused;
     const events = decided.events;
-    if (events.length === 0) return { state: previous, previous, events, position: null };
+    if (events.length === 0) return { state: previous, previous, events, position: null, head };
     const expected: ExpectedRevision = current.revision < 0 ? 'no_stream' : current.revision;
     try {
       const result = await store.append(
@@ -213,7 +223,7 @@ async function decideAndAppend<C, S, E extends DomainEvent>(
       noteAppendedStream(streamId);
       const state = events.reduce(aggregate.decider.evolve, previous);
       cache?.set(streamId, { state, revision: result.revision, store });
-      return { state, previous, events, position: result.position };
+      return { state, previous, events, position: result.position, head: result.position };
     } catch (error) {
       // Deleted (permanently) between our read and our append: to the caller it is simply gone.
       if (error instanceof StreamDeletedError) {
@@ -242,12 +252,14 @@ interface CurrentState<S> {
   readonly unconfirmed: boolean;
   /** Taken from the cache without reading the stream: newer events may exist. */
   readonly unread?: boolean;
+  /** The global position of the event at `revision`, when it was read. */
+  readonly head?: Position | null;
 }
 
 async function readWhole<C, S, E extends DomainEvent>(store: EventStore, aggregate: AggregateType<C, S, E>, streamId: string): Promise<CurrentState<S>> {
   const recorded = await store.readStream(streamId);
   const last = recorded[recorded.length - 1];
-  return { state: fold(aggregate.decider, recorded.map(aggregate.upcast)), revision: last?.revision ?? -1, unconfirmed: false };
+  return { state: fold(aggregate.decider, recorded.map(aggregate.upcast)), revision: last?.revision ?? -1, unconfirmed: false, head: last?.position ?? null };
 }
 
 /** Reads only the events after `cached` (the whole stream without it) and folds them onto it. */
@@ -261,13 +273,13 @@ async function readAfter<C, S, E extends DomainEvent>(
   const recorded = await store.readStream(streamId, { fromRevision: cached.revision + 1 });
   const last = recorded[recorded.length - 1];
   if (last === undefined) return { state: cached.state, revision: cached.revision, unconfirmed: true };
-  return { state: recorded.map(aggregate.upcast).reduce(aggregate.decider.evolve, cached.state), revision: last.revision, unconfirmed: false };
+  return { state: recorded.map(aggregate.upcast).reduce(aggregate.decider.evolve, cached.state), revision: last.revision, unconfirmed: false, head: last.position };
 }
 
-/** Whether the stream still holds the event at `revision`, i.e. was not deleted: a one-event read. */
-async function holdsRevision(store: EventStore, streamId: string, revision: number): Promise<boolean> {
+/** The position of the stream's event at `revision`; null when the stream no longer holds it (deleted): a one-event read. */
+async function positionAt(store: EventStore, streamId: string, revision: number): Promise<Position | null> {
   const [event] = await store.readStream(streamId, { fromRevision: revision, maxCount: 1 });
-  return event?.revision === revision;
+  return event?.revision === revision ? event.position : null;
 }
 
 function sameStore<S>(entry: CachedAggregateState<S> | undefined, store: EventStore): CachedAggregateState<S> | undefined {

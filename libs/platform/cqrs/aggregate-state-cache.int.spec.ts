@@ -201,7 +201,9 @@ describe('handleCommand with an AggregateStateCache (SQLite event store)', () =>
     await expect(refused).rejects.toMatchObject({ code: 'conflict', message: 'conversation is closed' });
 
     const closing = await handleCommand(events, aggregate, stream, { kind: 'close' }, { retries: 0 });
-    expect(closing).toEqual({ previous: { messages: ['ours 1', 'ours 2', 'theirs'], closed: true }, state: closing.previous, events: [], position: null });
+    // Its head is the other process's last event: the cached state's revision confirmed by a one-event read.
+    const theirs = (await events.readStream(stream)).at(-1)?.position;
+    expect(closing).toEqual({ previous: { messages: ['ours 1', 'ours 2', 'theirs'], closed: true }, state: closing.previous, events: [], position: null, head: theirs });
     expect(aggregate.cache.get(stream)).toMatchObject({ revision: 3, state: { messages: ['ours 1', 'ours 2', 'theirs'], closed: true } });
   });
 

@@ -1,8 +1,10 @@
+import { requestMetadata } from '@lore/platform/kernel';
 import type { ContextDefinition, ContextDeps } from '@lore/platform/cqrs';
 import type { EventStore } from '@lore/platform/event-store/port';
+import type { Reactor } from '@lore/platform/projections';
 
-/** An append, or a stream read (`whole`: from its first event, with no bound). */
-export type RecordedStoreCall = { readonly op: 'append'; readonly streamId: string } | { readonly op: 'readStream'; readonly streamId: string; readonly whole: boolean };
+/** An append, or a stream read (`whole`: from its first event, with no bound), and the served request it was made for (undefined: background work). */
+export type RecordedStoreCall = ({ readonly op: 'append'; readonly streamId: string } | { readonly op: 'readStream'; readonly streamId: string; readonly whole: boolean }) & { readonly requestId: string | undefined };
 
 /**
  * An event store that notes the appends and stream reads made through it, and otherwise passes
@@ -15,11 +17,11 @@ export function recordingEventStore(store: EventStore): { readonly store: EventS
     calls,
     store: {
       append(streamId, events, expected) {
-        calls.push({ op: 'append', streamId });
+        calls.push({ op: 'append', streamId, requestId: requestMetadata().requestId });
         return store.append(streamId, events, expected);
       },
       readStream(streamId, options) {
-        calls.push({ op: 'readStream', streamId, whole: (options?.fromRevision ?? 0) === 0 && options?.maxCount === undefined });
+        calls.push({ op: 'readStream', streamId, whole: (options?.fromRevision ?? 0) === 0 && options?.maxCount === undefined, requestId: requestMetadata().requestId });
         return store.readStream(streamId, options);
       },
       readAll: (options) => store.readAll(options),
@@ -38,4 +40,31 @@ export function recordingEventStore(store: EventStore): { readonly store: EventS
  */
 export function withContextDeps<C>(definition: ContextDefinition<C>, wrap: (deps: ContextDeps<C>) => ContextDeps<C>): ContextDefinition<C> {
   return { ...definition, build: (deps) => definition.build(wrap(deps)) };
+}
+
+/**
+ * The context with its reactor `name` held back until `release()`: what it does stays pending
+ * (an erasure after a crash, say), while everything else runs.
+ */
+export function holdingReactor<C>(definition: ContextDefinition<C>, name: string): { readonly definition: ContextDefinition<C>; release(): void } {
+  let release = (): void => undefined;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  return {
+    release: () => release(),
+    definition: {
+      ...definition,
+      build(deps) {
+        const parts = definition.build(deps);
+        const held = (reactor: Reactor): Reactor => ({
+          ...reactor,
+          async react(events) {
+            await released;
+            await reactor.react(events);
+          },
+        });
+        const reactors = parts.reactors.map((reactor) => (reactor.name === name ? held(reactor) : reactor));
+        return { ...parts, reactors };
+      },
+    },
+  };
 }
