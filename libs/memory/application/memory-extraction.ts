@@ -67,7 +67,8 @@ export class MemoryExtraction {
       .filter((f) => f.fact !== '' && !seen.has(normalise(f.fact)) && seen.add(normalise(f.fact)));
     const considered = facts.slice(0, this.deps.settings.maxFacts);
 
-    const liveTexts = await this.liveTexts(request);
+    // Opening every live memory serves only to reconcile facts: none proposed, none opened.
+    const liveTexts = considered.length === 0 ? new Map<string, string>() : await this.liveTexts(request);
     const decisions: ExtractionDecision[] = [];
     for (const fact of considered) {
       const provenance = (decision: Provenance['decision'], check: Check): Omit<Provenance, 'note'> => ({
