@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { systemClock } from '@lore/platform/kernel';
-import type { DocumentStore } from '@lore/platform/documents/port';
+import { systemClock, type RecordedEvent } from '@lore/platform/kernel';
+import type { DocumentStore, DocumentWrite } from '@lore/platform/documents/port';
+import type { Projection, ProjectionContext } from '@lore/platform/projections';
 import { openSqliteDocumentStore } from '@lore/platform/documents/sqlite';
 import { eventually } from '@lore/platform/event-store/contract';
 import { SqliteEventFeed } from '@lore/platform/transport/sqlite-feed';
@@ -12,6 +13,20 @@ import { renderMetrics } from '@lore/platform/telemetry';
 import { DISPATCH_CHECKPOINT, webhookDispatcher } from './webhook-dispatcher.worker';
 import { WEBHOOKS, WEBHOOK_DELIVERIES } from './webhook.read-models';
 import { WebhookWorkspaces } from './webhook-workspaces';
+import { projectWebhookEvent } from './webhooks.projection';
+
+/** One event through the webhooks projection, watched as the connections context runs it, its writes applied to `documents`. */
+async function project(workspaces: WebhookWorkspaces, recorded: RecordedEvent, documents: DocumentStore): Promise<void> {
+  const writes: DocumentWrite[] = [];
+  const context: ProjectionContext = {
+    get: (collection, id) => documents.collection(collection).get(id) as never,
+    upsert: (collection, doc) => void writes.push({ collection, op: 'upsert', doc }),
+    delete: (collection, id) => void writes.push({ collection, op: 'delete', id }),
+    deleteMany: (collection, filter) => void writes.push({ collection, op: 'deleteMany', filter }),
+  };
+  await workspaces.watching({ name: 'webhooks.test', streamPrefixes: ['webhook-'], handle: projectWebhookEvent } as unknown as Projection).handle(recorded, context);
+  await documents.write(writes);
+}
 
 const skippedCount = async (): Promise<number> => Number(/^lore_webhook_dispatch_skipped_total (\d+)$/m.exec((await renderMetrics()).body)?.[1] ?? 'NaN');
 
@@ -123,6 +138,34 @@ describe('webhook dispatcher (SQLite feed + SQLite document store)', () => {
       // Only the new workspace's event was looked up; the quiet workspace's, read once the webhook existed, were stepped past.
       expect(webhookQueries).toBe(atStart + 1);
       expect(followed).toBe(21);
+    } finally {
+      await dispatcher.stop();
+    }
+  });
+
+  it('queues none of the events from while a webhook was disabled once it is enabled again, though the dispatcher reaches them only then', async () => {
+    const createdAt = '2000-01-01T00:00:00.000Z';
+    const webhook = { id: 'wh-1', workspace_id: 'ws', status: 'disabled', event_types: [], created_at: createdAt, active_since: createdAt };
+    // After a restart the only webhook is disabled (say, after sustained failures): the dispatcher waits at its checkpoint.
+    await documents.collection(WEBHOOKS).upsert(webhook);
+    await documents.write([], { name: DISPATCH_CHECKPOINT, value: String((await feed.bounds()).last) });
+    const workspaces = new WebhookWorkspaces();
+    const dispatcher = webhookDispatcher({ feed, documents, clock: systemClock, log: { warn: () => undefined, error: () => undefined }, wakeSender: () => undefined, workspaces });
+    await dispatcher.start();
+    try {
+      for (let i = 0; i < 5; i++) await feed.append({ type: 'memory.created', event_id: randomUUID(), workspace_id: 'ws', occurred_at: new Date().toISOString() });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      // Enabled again: the projection (as the connections context runs it) notes the workspace, which wakes the dispatcher.
+      const enabledAt = new Date().toISOString();
+      await project(workspaces, { id: randomUUID(), streamId: 'webhook-wh-1', type: 'connections.WebhookEnabled', revision: 3, position: { commit: 9n, prepare: 9n }, recordedAt: enabledAt, metadata: {}, data: { webhookId: 'wh-1', at: enabledAt } }, documents);
+      const after = { type: 'memory.created', event_id: randomUUID(), workspace_id: 'ws', occurred_at: new Date(Date.parse(enabledAt) + 1).toISOString() };
+      await feed.append(after);
+      const deliveries = documents.collection<{ id: string; event_id: string }>(WEBHOOK_DELIVERIES);
+      let queued = (await deliveries.find()).items.map((d) => d.event_id);
+      for (const deadline = Date.now() + 5_000; !queued.includes(after.event_id) && Date.now() < deadline; queued = (await deliveries.find()).items.map((d) => d.event_id)) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      expect(queued).toEqual([after.event_id]);
     } finally {
       await dispatcher.stop();
     }

@@ -52,7 +52,7 @@ export function webhookDispatcher(deps: {
     const { event } = entry;
     const occurredAt = typeof event['occurred_at'] === 'string' ? event['occurred_at'] : '';
     const active = deps.workspaces.mayHaveActive(event.workspace_id) ? (await deps.documents.collection<WebhookDoc>(WEBHOOKS).find({ filter: { workspace_id: event.workspace_id, status: 'active' } })).items : [];
-    const targets = active.filter((webhook) => subscribes(webhook, event.type) && webhook.created_at <= occurredAt);
+    const targets = active.filter((webhook) => subscribes(webhook, event.type) && (webhook.active_since ?? webhook.created_at) <= occurredAt);
     const deliveries = deps.documents.collection<DeliveryDoc>(WEBHOOK_DELIVERIES);
     const writes: DocumentWrite[] = [];
     const now = deps.clock.now().toISOString();

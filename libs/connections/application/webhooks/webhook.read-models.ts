@@ -11,6 +11,13 @@ export const WEBHOOK_HEALTH = 'webhook_health';
 export type WebhookDoc = WebhookRecord & {
   readonly secret: string;
   readonly revision: number;
+  /**
+   * When it was created or last enabled again: only events from then on are queued for it, so
+   * a re-enabled endpoint gets none of the events from while it was disabled, even when the
+   * dispatcher reaches them later (it waits while no webhook is active). Absent on documents
+   * projected before it existed: their creation time stands in.
+   */
+  readonly active_since?: string;
   readonly [field: string]: unknown;
 };
 
@@ -31,7 +38,7 @@ export interface HealthDoc {
 }
 
 export function webhookRecord(doc: WebhookDoc): WebhookRecord {
-  const { secret: _secret, revision: _revision, ...record } = doc;
+  const { secret: _secret, revision: _revision, active_since: _activeSince, ...record } = doc;
   return record;
 }
 

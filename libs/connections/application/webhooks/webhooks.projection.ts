@@ -27,6 +27,7 @@ export async function projectWebhookEvent(recorded: RecordedEvent, context: Proj
           created_by: d.createdBy,
           created_at: d.createdAt,
           updated_at: d.createdAt,
+          active_since: d.createdAt,
           secret: d.secret,
         };
       }
@@ -48,7 +49,7 @@ export async function projectWebhookEvent(recorded: RecordedEvent, context: Proj
         if (current === null) return null;
         // A fresh start: the failure streak that disabled it is over.
         context.delete(WEBHOOK_HEALTH, id);
-        return { ...current, status: 'active', disabled_reason: null, disabled_at: null, updated_at: event.data.at };
+        return { ...current, status: 'active', disabled_reason: null, disabled_at: null, updated_at: event.data.at, active_since: event.data.at };
       case 'connections.WebhookDeleted':
         context.delete(WEBHOOK_HEALTH, id);
         context.deleteMany(WEBHOOK_DELIVERIES, { webhook_id: id });
