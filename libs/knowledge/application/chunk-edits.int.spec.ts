@@ -77,4 +77,22 @@ describe('knowledge: chunk edits', () => {
     expect(edited.content).toBe(`A ${word} naps.`);
     expect(embedded(word)).toBe(1);
   });
+
+  it("embeds an edit of a completed content before its turn on the content's stream: the content's other writes do not wait for the model", async () => {
+    const collection = await send(running.transport, messages.createCollection, { ...scope, name: 'slow model', settings: { chunk_size: 16, chunk_overlap: 0 } });
+    const text = Array.from({ length: 4 }, (_, i) => `Paragraph ${i} is about meadows and their many flowers.`).join('\n\n');
+    const content = await send(running.transport, messages.createContent, { ...scope, collectionId: collection.id, name: 'meadows', text, mimeType: 'text/plain' });
+    await completed(content.id);
+    const [first, second] = (await send(running.transport, messages.listChunks, { ...scope, contentId: content.id, limit: 10 })).items;
+    if (first === undefined || second === undefined) throw new Error('fewer than two chunks');
+
+    server.script({ delayMs: 3000 });
+    let edited = false;
+    const editing = send(running.transport, messages.updateChunk, { ...scope, chunkId: first.id, content: 'A wombat dozes.' }).then((chunk) => ((edited = true), chunk));
+    await until(() => Promise.resolve(embedded('wombat')), (n) => n === 1);
+    // The model is still answering the edit: a delete of another chunk of the content goes ahead.
+    await send(running.transport, messages.deleteChunk, { ...scope, chunkId: second.id });
+    expect(edited).toBe(false);
+    expect((await editing).content).toBe('A wombat dozes.');
+  });
 });

@@ -188,10 +188,12 @@ export class ContentCommands {
   }
 
   /**
-   * A text change is embedded before it is recorded, and only once the content's state allows
-   * the edit (inside the command, on the state it is decided on): a refused edit (a content being
-   * processed, a chunk gone) costs no embedding. The response waits until the new vector is
-   * searchable.
+   * A text change is embedded before it is recorded, and only when the content allows the edit:
+   * a refused edit (a content being processed, a chunk gone) costs no embedding. Embedded before
+   * the command takes its turn on the content's stream when the read model shows the content
+   * completed (a model call can take seconds: the stream's other writers do not wait for it);
+   * else inside, once the decider has accepted (the read model was behind). The response waits
+   * until the new vector is searchable.
    */
   async updateChunk(command: ValidRequestIn<KnowledgeMessages, 'updateChunk'>): Promise<ReplyIn<KnowledgeMessages, 'updateChunk'>> {
     assertIndexableMetadata(command.metadata);
@@ -211,8 +213,9 @@ export class ContentCommands {
       }
     }
     const access = accessOf(command);
+    const listed = provider === null ? null : await this.deps.documents.collection<ContentDoc>(CONTENTS).get(chunk.content_id);
     /** Embedded at most once, should the command be decided again (after a concurrent write). */
-    let vector: Promise<string> | undefined;
+    let vector: string | undefined = provider !== null && listed?.status === 'completed' ? await embedOne(provider, text) : undefined;
     const result = await handleCommand(
       this.deps.events,
       contentAggregate,
@@ -220,7 +223,7 @@ export class ContentCommands {
       async (state) => {
         // The decider's refusals first, before the embedding the edit would carry.
         const content = contentOfChangeableChunk(state, access, chunk.id, 'edit');
-        if (provider !== null) vector ??= embedOne(provider, text);
+        if (provider !== null) vector ??= await embedOne(provider, text);
         return {
           kind: 'edit-chunk' as const,
           access,
@@ -230,7 +233,7 @@ export class ContentCommands {
           source: chunk.source,
           text: this.texts.seal(chunk.content_id, text, await this.texts.keyOf(content)),
           metadata,
-          vector: vector === undefined ? null : await vector,
+          vector: vector ?? null,
           editedBy: command.actor,
           at: this.deps.clock.now().toISOString(),
         };

@@ -114,7 +114,9 @@ export interface Handled<S, E> {
  * past the request's deadline less {@link answerReserveMs}: the caller gets its 409 in time.
  *
  * Commands to one stream from this process take turns (StreamTurns), so they do not conflict
- * with each other; the expected revision catches writers elsewhere.
+ * with each other; the expected revision catches writers elsewhere. A turn lasts while the
+ * command function runs: it must not send a command to its own stream (that one would wait
+ * behind it, for ever without a deadline), and slow work it needs (a model call) is done before.
  *
  * With `aggregate.cache`, a command is first decided on the cached state without reading the
  * stream: an append is checked by its expected revision anyway, and one that conflicts is
