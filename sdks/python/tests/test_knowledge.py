@@ -54,7 +54,7 @@ def test_collections_contents_chunks_and_search(admin: Lore, lore: LoreServer, t
     chunks = list(client.chunks.iter(collection_id=collection.id, limit=1))
     assert len(chunks) == 3 and {c.content_id for c in chunks} == {text.id, from_path.id, from_file.id}
     bike_chunk = next(c for c in chunks if c.content_id == from_file.id)
-    assert client.chunks.get(bike_chunk.id, include_embedding="true").embedding is not None
+    assert client.chunks.get(bike_chunk.id, include_embedding=True).embedding is not None
 
     vector = client.collections.search(collection_id=collection.id, query="how hot should the water be for tea", search_type="vector")
     assert vector.results[0].content_id == text.id
