@@ -24,7 +24,7 @@ import { join } from 'node:path';
 import { SignJWT } from 'jose';
 import { Pool } from 'undici';
 import { removeNatsLeftovers, freePort, stopChild } from './load.mjs';
-import { BENCH_RATE_LIMITS } from './bench-limits.mjs';
+import { BENCH_LORE_ENV } from './bench-env.mjs';
 import { startFlags } from './start-flags.mjs';
 
 const COUNT = Number(process.env.BENCH_CONTENTION_COUNT ?? 200);
@@ -43,7 +43,7 @@ async function start(name, entry, extraEnv = {}) {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), `lore-bench-contention-${name}-`));
   const child = spawn(process.execPath, [...startFlags(), entry], {
-    env: { ...process.env, ...BENCH_RATE_LIMITS, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, AUTH_JWT_SECRET: SECRET, LOG_LEVEL: 'warn', ...extraEnv },
+    env: { ...process.env, ...BENCH_LORE_ENV, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, AUTH_JWT_SECRET: SECRET, LOG_LEVEL: 'warn', ...extraEnv },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const server = { child, dataDir, url: `http://127.0.0.1:${port}` };

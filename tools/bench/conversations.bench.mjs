@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import { SignJWT } from 'jose';
 import { freePort, runLoad, stopChild, removeNatsLeftovers } from './load.mjs';
 import { MODELS_DIR, inParallel } from './lore-under-bench.mjs';
-import { BENCH_RATE_LIMITS } from './bench-limits.mjs';
+import { BENCH_LORE_ENV } from './bench-env.mjs';
 import { startFlags } from './start-flags.mjs';
 
 const env = (name, fallback) => Number(process.env[name] ?? fallback);
@@ -108,7 +108,7 @@ async function start(name, args, extraEnv, readyPath) {
   const dataDir = join(ROOT, name);
   mkdirSync(dataDir, { recursive: true });
   const child = spawn(process.execPath, args, {
-    env: { ...process.env, ...BENCH_RATE_LIMITS, MODELS_DIR, ...extraEnv, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, BASELINE_DB: join(dataDir, 'baseline.db'), AUTH_JWT_SECRET: SECRET, LOG_LEVEL: 'warn' },
+    env: { ...process.env, ...BENCH_LORE_ENV, MODELS_DIR, ...extraEnv, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, BASELINE_DB: join(dataDir, 'baseline.db'), AUTH_JWT_SECRET: SECRET, LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const server = { child, url: `http://127.0.0.1:${port}` };

@@ -29,7 +29,7 @@ import { AckPolicy, DeliverPolicy, StorageType, connect, headers, nanos } from '
 import { Pool } from 'undici';
 import { freePort, median, stopChild, removeNatsLeftovers } from './load.mjs';
 import { startFlags } from './start-flags.mjs';
-import { BENCH_RATE_LIMITS } from './bench-limits.mjs';
+import { BENCH_LORE_ENV } from './bench-env.mjs';
 
 // Each create is also embedded by the local model (memory search): 200/s keeps 2 cores busy.
 const RATE = Number(process.env.BENCH_RATE ?? 200);
@@ -70,7 +70,7 @@ async function start(name, args, env) {
   const dataDir = join(ROOT, name);
   mkdirSync(dataDir, { recursive: true });
   const child = spawn(process.execPath, args, {
-    env: { ...process.env, ...BENCH_RATE_LIMITS, ...env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, AUTH_JWT_SECRET: SECRET, LOG_LEVEL: 'warn' },
+    env: { ...process.env, ...BENCH_LORE_ENV, ...env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, AUTH_JWT_SECRET: SECRET, LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   children.push(child);

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { SignJWT } from 'jose';
 import { freePort, stopChild } from './load.mjs';
-import { BENCH_RATE_LIMITS } from './bench-limits.mjs';
+import { BENCH_LORE_ENV } from './bench-env.mjs';
 import { startFlags } from './start-flags.mjs';
 
 const SECRET = 'bench-secret';
@@ -22,7 +22,7 @@ export async function startLore(env = {}) {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'lore-bench-knowledge-'));
   const child = spawn(process.execPath, [...(process.env.LORE_NODE_ARGS?.split(' ').filter(Boolean) ?? startFlags()), join(import.meta.dirname, '../..', process.env.LORE_DIST ?? 'dist', 'standalone.js')], {
-    env: { ...process.env, ...BENCH_RATE_LIMITS, MODELS_DIR, ...env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, AUTH_JWT_SECRET: SECRET, LOG_LEVEL: 'warn' },
+    env: { ...process.env, ...BENCH_LORE_ENV, MODELS_DIR, ...env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, AUTH_JWT_SECRET: SECRET, LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;

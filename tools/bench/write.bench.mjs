@@ -15,7 +15,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { SignJWT } from 'jose';
 import { freePort, median, runLoad, stopChild, removeNatsLeftovers } from './load.mjs';
-import { BENCH_RATE_LIMITS } from './bench-limits.mjs';
+import { BENCH_LORE_ENV } from './bench-env.mjs';
 import { formatCpu, withServerCpu } from './server-cpu.mjs';
 import { startFlags } from './start-flags.mjs';
 
@@ -32,7 +32,7 @@ async function start(name, args, env, readyPath) {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), `lore-bench-${name}-`));
   const child = spawn(process.execPath, args, {
-    env: { ...process.env, ...BENCH_RATE_LIMITS, ...env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, BASELINE_DB: join(dataDir, 'baseline.db'), AUTH_JWT_SECRET: SECRET, LOG_LEVEL: 'warn' },
+    env: { ...process.env, ...BENCH_LORE_ENV, ...env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, BASELINE_DB: join(dataDir, 'baseline.db'), AUTH_JWT_SECRET: SECRET, LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   children.push({ child, dataDir });

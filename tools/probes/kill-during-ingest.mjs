@@ -27,7 +27,7 @@ import { URLSearchParams } from 'node:url';
 import { SignJWT } from 'jose';
 import { freePort } from '../bench/load.mjs';
 import { exited, untilReady } from './lore-process.mjs';
-import { BENCH_RATE_LIMITS } from '../bench/bench-limits.mjs';
+import { BENCH_LORE_ENV } from '../bench/bench-env.mjs';
 
 const ROUNDS = Number(process.env.PROBE_ROUNDS ?? 4);
 const KILLS = Number(process.env.PROBE_KILLS ?? 3);
@@ -84,7 +84,7 @@ async function start(dataDir, embedder) {
   const child = spawn(process.execPath, [ENTRY], {
     env: {
       ...process.env,
-      ...BENCH_RATE_LIMITS,
+      ...BENCH_LORE_ENV,
       ...providerEnv(embedder),
       PORT: String(port),
       HOST: '127.0.0.1',

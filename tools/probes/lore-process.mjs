@@ -1,7 +1,7 @@
 // What the kill probes share: starting the standalone bundle, waiting for it to be ready, and for it to exit.
 import { spawn } from 'node:child_process';
 import { freePort } from '../bench/load.mjs';
-import { BENCH_RATE_LIMITS } from '../bench/bench-limits.mjs';
+import { BENCH_LORE_ENV } from '../bench/bench-env.mjs';
 
 /** Resolves once `url`/ready answers 200; rejects if the process exits first or `tries` polls (50 ms apart) pass. */
 export async function untilReady(child, url, tries) {
@@ -25,7 +25,7 @@ export function exited(child) {
 export async function startStandalone({ entry, dataDir, secret, env = {}, stdout = 'ignore', stderr = 'inherit' }) {
   const port = await freePort();
   const child = spawn(process.execPath, [entry], {
-    env: { ...process.env, ...BENCH_RATE_LIMITS, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, AUTH_JWT_SECRET: secret, LOG_LEVEL: 'silent', LORE_MASTER_KEY: '', ...env },
+    env: { ...process.env, ...BENCH_LORE_ENV, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, AUTH_JWT_SECRET: secret, LOG_LEVEL: 'silent', LORE_MASTER_KEY: '', ...env },
     stdio: ['ignore', stdout, stderr],
   });
   const url = `http://127.0.0.1:${port}`;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { envInt, envOptional } from '@lore/platform/kernel';
+import { envInt, envOptional, envSwitch } from '@lore/platform/kernel';
 import { cachedQueries, measuredEmbeddings, type EmbeddingModels, type EmbeddingProvider } from '@lore/platform/embeddings/port';
 import { DEFAULT_LOCAL_MODEL, LocalEmbeddingProvider, localEmbeddingOptionsFromEnv } from '@lore/platform/embeddings/local';
 import { OpenAICompatibleEmbeddingProvider } from '@lore/platform/embeddings/openai';
@@ -15,6 +15,7 @@ const Env = z.object({
   EMBEDDING_LOCAL_MODEL: z.string().min(1).default(DEFAULT_LOCAL_MODEL),
   EMBEDDING_LOCAL_DTYPE: z.enum(['q8', 'fp32']).default('q8'),
   EMBEDDING_LOCAL_THREADS: z.preprocess((v) => (v === '' ? undefined : v), z.coerce.number().int().min(1).max(256).optional()),
+  EMBEDDING_LOCAL_DOWNLOAD: envSwitch(true),
   EMBEDDING_LOCAL_WORKERS: z.preprocess((v) => (v === '' ? undefined : v), z.coerce.number().int().min(1).max(64).optional()),
   EMBEDDING_OPENAI_BASE_URL: envOptional.pipe(z.url().optional()),
   EMBEDDING_OPENAI_API_KEY: envOptional,
@@ -41,6 +42,7 @@ export function openEmbeddingModels(env: NodeJS.ProcessEnv = process.env): Embed
           dtype: e.EMBEDDING_LOCAL_DTYPE,
           threads: e.EMBEDDING_LOCAL_THREADS,
           workers: e.EMBEDDING_LOCAL_WORKERS,
+          download: e.EMBEDDING_LOCAL_DOWNLOAD,
         }),
       ),
       cache,

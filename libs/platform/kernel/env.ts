@@ -6,10 +6,14 @@ import { z } from 'zod';
  */
 export const envInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
-export const envFlag = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
-  .default('false')
-  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+/** A yes/no variable (true/false, 1/0, yes/no); unset or blank is `fallback`. */
+export const envSwitch = (fallback: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
+    .optional()
+    .transform((v) => (v === undefined || v === '' ? fallback : v === 'true' || v === '1' || v === 'yes'));
+
+export const envFlag = envSwitch(false);
 
 export const envOptional = z
   .string()

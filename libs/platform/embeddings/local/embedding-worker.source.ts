@@ -43,14 +43,6 @@ loading.then(
 );
 
 async function load() {
-  // A model still to download: is the hub there at all? Asked before loading the library (most
-  // of a failed attempt's CPU), so an offline start costs a request, not a library load.
-  if (config.source.kind === 'hub') {
-    const probe = new URL(config.model + '/resolve/main/config.json', config.source.remoteHost);
-    await fetch(probe, { method: 'HEAD', signal: AbortSignal.timeout(30000) }).catch((error) => {
-      throw new Error('the model hub at ' + config.source.remoteHost + ' cannot be reached (' + messageOf(error.cause || error) + ')');
-    });
-  }
   const T = require(config.transformersPath);
   const env = T.env;
   env.logLevel = 40;

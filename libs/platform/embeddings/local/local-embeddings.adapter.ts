@@ -120,6 +120,8 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
   private workerSource: ModelSource | undefined;
   private loaded: ModelSource | undefined;
   private loadFailure: { readonly error: EmbeddingUnavailableError; readonly at: number } | undefined;
+  /** The hub being asked, before the first worker starts, whether it can be reached; then that worker. */
+  private probing: Promise<Worker> | undefined;
   private closed = false;
   private nextId = 1;
   private counters = { batches: 0, texts: 0, workerStarts: 0 };
@@ -220,12 +222,17 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
 
   private request(type: 'embed' | 'tokenize' | 'count', texts: readonly string[]): Promise<unknown> {
     if (this.closed) return Promise.reject(new EmbeddingUnavailableError('closed', 'The local embedding provider is closed.'));
-    let worker: Worker;
+    let picked: Worker | Promise<Worker>;
     try {
-      worker = this.pickWorker();
+      picked = this.pickWorker();
     } catch (error) {
       return Promise.reject(error);
     }
+    if (picked instanceof Promise) return picked.then((worker) => this.send(worker, type, texts));
+    return this.send(picked, type, texts);
+  }
+
+  private send(worker: Worker, type: 'embed' | 'tokenize' | 'count', texts: readonly string[]): Promise<unknown> {
     const id = this.nextId++;
     if (type === 'embed') {
       this.counters.batches++;
@@ -242,9 +249,10 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
   /**
    * The started worker with the fewest requests in flight. Another one starts while every
    * started one is busy, once one has loaded the model: only the first finds the model missing
-   * or downloads it.
+   * or downloads it. While the hub is being asked whether it is there, calls wait for that answer.
    */
-  private pickWorker(): Worker {
+  private pickWorker(): Worker | Promise<Worker> {
+    if (this.probing !== undefined) return this.probing;
     let best: Worker | undefined;
     let fewest = Infinity;
     for (const [worker, inFlight] of this.workers) {
@@ -254,7 +262,7 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
     return this.startWorker();
   }
 
-  private startWorker(): Worker {
+  private startWorker(): Worker | Promise<Worker> {
     const failure = this.loadFailure;
     if (failure && Date.now() - failure.at < (this.options.retryLoadAfterMs ?? 30_000)) throw failure.error;
     this.loadFailure = undefined;
@@ -272,7 +280,6 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
       const why = !download ? 'downloading is turned off' : 'there is no DATA_DIR to download it into';
       throw this.remember(this.notFound(searched, why));
     }
-
     let transformersPath: string;
     try {
       transformersPath = require.resolve('@huggingface/transformers');
@@ -281,6 +288,28 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
         new EmbeddingUnavailableError('model_load_failed', 'The local embedding provider needs the @huggingface/transformers package, which is not installed.'),
       );
     }
+    if (source.kind !== 'hub') return this.spawn(source, searched, transformersPath);
+    // A model still to download: is the hub there at all? Asked here, before a thread starts
+    // (a worker's start and the library's load are most of a failed attempt's CPU), so an
+    // offline process costs one request per retryLoadAfterMs, not a thread.
+    const probing = hubReachable(this.model, source.remoteHost).then(
+      () => {
+        if (this.closed) throw new EmbeddingUnavailableError('closed', 'The local embedding provider is closed.');
+        return this.spawn(source, searched, transformersPath);
+      },
+      (cause: unknown) => {
+        throw this.remember(this.notFound(searched, `downloading it from ${source.remoteHost} into ${source.root} failed: ${messageOf(cause)}`));
+      },
+    );
+    this.probing = probing;
+    const done = (): void => {
+      if (this.probing === probing) this.probing = undefined;
+    };
+    probing.then(done, done);
+    return probing;
+  }
+
+  private spawn(source: ModelSource, searched: readonly string[], transformersPath: string): Worker {
     const worker = new Worker(EMBEDDING_WORKER_SOURCE, {
       eval: true,
       workerData: {
@@ -372,6 +401,23 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
     return error;
   }
 }
+
+/** How long the hub may take to answer whether it is there before the download counts as failed. */
+const HUB_PROBE_TIMEOUT_MS = 30_000;
+
+/** Resolves once the hub answers a HEAD of the model's config (any status: the worker's download reports those); rejects when it cannot be reached. */
+async function hubReachable(model: string, remoteHost: string): Promise<void> {
+  const probe = new URL(`${model}/resolve/main/config.json`, remoteHost);
+  try {
+    const response = await fetch(probe, { method: 'HEAD', signal: AbortSignal.timeout(HUB_PROBE_TIMEOUT_MS) });
+    await response.body?.cancel();
+  } catch (error) {
+    const cause = error instanceof Error && error.cause !== undefined ? error.cause : error;
+    throw new Error(`the model hub at ${remoteHost} cannot be reached (${messageOf(cause)})`);
+  }
+}
+
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /** How long a closing provider waits for the inference run in progress before it terminates the thread anyway. */
 const SHUTDOWN_GRACE_MS = 15_000;

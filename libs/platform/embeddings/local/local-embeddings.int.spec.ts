@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { createReadStream, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -244,9 +245,10 @@ describeWithModels('local embeddings adapter', (modelsDir) => {
       expect(message).toContain('MODELS_DIR');
       expect(message).toContain(join(missing, MODEL));
       expect(message).toContain('downloading it from http://127.0.0.1:1/');
+      expect(message).toContain('cannot be reached');
       await expect(provider.tokenize(['no model'])).rejects.toMatchObject({ reason: 'model_not_found' });
-      // Within retryLoadAfterMs the failure is remembered: no second worker, no second download.
-      expect(provider.stats().workerStarts).toBe(1);
+      // The hub was asked before any thread started, and within retryLoadAfterMs the failure is remembered.
+      expect(provider.stats().workerStarts).toBe(0);
     });
 
     it('fails at once, without starting a worker, when downloading is off', async () => {
@@ -255,11 +257,30 @@ describeWithModels('local embeddings adapter', (modelsDir) => {
       expect(provider.stats().workerStarts).toBe(0);
     });
 
-    it('retries loading after retryLoadAfterMs', async () => {
-      const provider = open({ modelsDir: join(tempDir(), 'none'), dataDir: tempDir(), remoteHost: 'http://127.0.0.1:1/', retryLoadAfterMs: 0 });
-      await expect(provider.embedQuery('x')).rejects.toMatchObject({ reason: 'model_not_found' });
-      await expect(provider.embedQuery('x')).rejects.toMatchObject({ reason: 'model_not_found' });
-      expect(provider.stats().workerStarts).toBe(2);
+    it('asks an unreachable hub once per retryLoadAfterMs, calls waiting meanwhile sharing the answer, and starts no worker', async () => {
+      // A hub that takes connections and drops them: a network failure on every attempt, counted.
+      let attempts = 0;
+      const hub = createNetServer((socket) => {
+        attempts++;
+        socket.destroy();
+      });
+      await new Promise<void>((resolve) => hub.listen(0, '127.0.0.1', resolve));
+      const remoteHost = `http://127.0.0.1:${(hub.address() as AddressInfo).port}/`;
+      try {
+        const remembering = open({ modelsDir: join(tempDir(), 'none'), dataDir: tempDir(), remoteHost });
+        const together = await Promise.allSettled([remembering.embedQuery('a'), remembering.embedDocuments(['b', 'c']), remembering.countTokens(['d'])]);
+        expect(together.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
+        await expect(remembering.embedQuery('later')).rejects.toMatchObject({ reason: 'model_not_found' });
+        expect(attempts).toBe(1);
+
+        const retrying = open({ modelsDir: join(tempDir(), 'none'), dataDir: tempDir(), remoteHost, retryLoadAfterMs: 0 });
+        await expect(retrying.embedQuery('x')).rejects.toMatchObject({ reason: 'model_not_found' });
+        await expect(retrying.embedQuery('x')).rejects.toMatchObject({ reason: 'model_not_found' });
+        expect(attempts).toBe(3);
+        expect(remembering.stats().workerStarts + retrying.stats().workerStarts).toBe(0);
+      } finally {
+        await new Promise((resolve) => hub.close(resolve));
+      }
     });
   });
 
