@@ -51,5 +51,31 @@ export function describeLargeContent(lore: () => LoreUnderTest): void {
       const rest = await call(lore(), 'GET', `/chunks?collection_id=${collection.id}&limit=500&cursor=${encodeURIComponent(firstTwo.body.next_cursor)}`, { token });
       expect(rest.body.chunks).toHaveLength(settled.chunk_count - 2);
     });
+
+    it('answers reads larger than one transport message: a conversation\'s messages and export, a memory list', async () => {
+      const token = await mintJwt(lore().jwtSecret, { sub: unique('user'), workspace_id: unique('ws') });
+      const conversation = (await call(lore(), 'POST', '/api/v1/conversations', { token, body: { title: 'long chat' } })).body;
+      // 12 messages just under the 100,000-character limit: ~1.1 MB of messages, ~2.3 MB exported.
+      const contents = Array.from({ length: 12 }, (_, i) => `${unique(`message${i}`)} ${'word '.repeat(19_000)}`);
+      for (const [i, content] of contents.entries()) {
+        const said = await call(lore(), 'POST', `/api/v1/conversations/${conversation.id}/messages`, { token, body: { content, role: i % 2 === 0 ? 'user' : 'assistant' } });
+        expect(said.status).toBe(201);
+      }
+      const messages = await call(lore(), 'GET', `/api/v1/conversations/${conversation.id}/messages`, { token });
+      expect(messages.status).toBe(200);
+      expect(messages.body.data.map((m: { content: string }) => m.content)).toEqual(contents);
+      const markdown = await call(lore(), 'GET', `/api/v1/conversations/${conversation.id}/export?format=markdown`, { token });
+      expect(markdown.status).toBe(200);
+      expect(markdown.body).toContain(contents[11]!.slice(0, 40));
+
+      // 40 memories of 10,000 characters and 15 kB of metadata each: a list of ~1.1 MB.
+      const memories = Array.from({ length: 40 }, (_, i) => `${unique(`memory${i}`)} ${'m'.repeat(9_900)}`);
+      for (const memory of memories) {
+        expect((await call(lore(), 'POST', '/api/v1/memories', { token, body: { memory, metadata: { notes: 'n'.repeat(15_000) } } })).status).toBe(201);
+      }
+      const listed = await call(lore(), 'GET', '/api/v1/memories?limit=100', { token });
+      expect(listed.status).toBe(200);
+      expect(listed.body.data.map((m: { memory: string }) => m.memory).sort()).toEqual([...memories].sort());
+    });
   });
 }

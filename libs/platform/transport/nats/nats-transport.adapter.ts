@@ -35,6 +35,7 @@ import {
 import { natsConnectionOptions } from './connection-options';
 import { openEventStream, type EventStream, type EventStreamOptions } from './event-stream';
 import { replyInbox } from './reply-inbox';
+import { ReplyAssembly, acceptParts, acceptsParts, respondInParts } from './reply-parts';
 
 /** Carries the HTTP request id across processes for log correlation. */
 export const REQUEST_ID_HEADER = 'Lore-Request-Id';
@@ -127,12 +128,16 @@ function natsTransport(nc: NatsConnection, onError: ((error: unknown) => void) |
       assertFits(data, nc.info?.max_payload, `the request to ${subject}`);
       const hdrs = messageHeaders(requestOptions?.requestId, requestOptions?.trace) ?? headers();
       hdrs.set(TIMEOUT_HEADER, String(timeoutMs));
+      acceptParts(hdrs);
       try {
         // A Nest server may answer with several messages ({ response }… then { isDisposed }):
         // the request reads them until the last; its timer bounds the whole stream.
         let result: unknown;
+        const assembly = new ReplyAssembly(subject);
         return await replies.request(subject, data, hdrs, timeoutMs, (reply) => {
-          const packet = decodeReply(reply.data, subject);
+          const whole = assembly.add(reply);
+          if (whole === undefined) return undefined;
+          const packet = decodeReply(whole, subject);
           // Like Nest's client: a packet for another request is not ours to read.
           if (packet.id !== undefined && packet.id !== id) return undefined;
           if (packet.err) throw AppError.from(errorOfReply(packet.err) ?? masked(packet.err, subject, report));
@@ -232,7 +237,10 @@ function natsTransport(nc: NatsConnection, onError: ((error: unknown) => void) |
   };
 }
 
-/** Runs a request handler and replies with one packet, `isDisposed` set. Never rejects. */
+/**
+ * Runs a request handler and replies with one packet, `isDisposed` set: in parts when it is over
+ * `max_payload` and the requester can put them together (reply-parts.ts). Never rejects.
+ */
 async function answer(handler: RequestHandler, msg: Msg, report: (error: unknown) => void, maxPayload: number | undefined): Promise<void> {
   if (!msg.reply) {
     report(new AppError('validation', `message on ${msg.subject} expects a reply but has no reply subject`));
@@ -245,6 +253,10 @@ async function answer(handler: RequestHandler, msg: Msg, report: (error: unknown
     id = request.id;
     const result = await handler(request.data, contextOf(msg));
     body = encodeResponse(id, result);
+    if (maxPayload !== undefined && body.length > maxPayload && acceptsParts(msg)) {
+      respondInParts(msg, body, maxPayload);
+      return;
+    }
     assertFits(body, maxPayload, `the reply on ${msg.subject}`);
   } catch (error) {
     body = encodeFailure(id, error);

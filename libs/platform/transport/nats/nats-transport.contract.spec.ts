@@ -1,6 +1,8 @@
 import { describeWithServer } from '@lore/platform/testing';
 import { describeTransportContract } from '@lore/platform/transport/contract';
+import { connect } from 'nats';
 import { connectNatsTransport } from './nats-transport.adapter';
+import { MAX_PARTED_REPLY_BYTES } from './reply-parts';
 
 describeWithServer('NATS_URL', 'NATS transport', (url) => {
   describeTransportContract('NATS', async () => {
@@ -27,15 +29,26 @@ describeWithServer('NATS_URL', 'NATS transport', (url) => {
     expect(received).toEqual(['after']);
   });
 
-  it('refuses a request or a reply over the server\'s max_payload with a 413-coded error, and keeps serving', async () => {
+  it('refuses a request over the server\'s max_payload with a 413-coded error, sends a larger reply in parts, and keeps serving', async () => {
     const transport = await connectNatsTransport({ url, name: 'lore-payload-limit' });
     try {
       const subject = `lore-contract.payload.${process.pid}.${Date.now()}`;
-      const big = 'x'.repeat(2 * 1024 * 1024); // over the default 1 MiB
-      await transport.serve(subject, async (payload) => (payload === 'big reply' ? big : 'ok'));
+      // Over the default 1 MiB, with multi-byte characters so that parts split inside them.
+      const big = 'xé€😀'.repeat(300_000);
+      await transport.serve(subject, async (payload) => (payload === 'big reply' ? { big } : payload === 'huge reply' ? 'h'.repeat(MAX_PARTED_REPLY_BYTES) : 'ok'));
       await expect(transport.request(subject, big)).rejects.toMatchObject({ code: 'too_large' });
-      await expect(transport.request(subject, 'big reply')).rejects.toMatchObject({ code: 'too_large' });
+      await expect(transport.request(subject, 'big reply')).resolves.toEqual({ big });
+      await expect(transport.request(subject, 'huge reply')).rejects.toMatchObject({ code: 'too_large', message: expect.stringContaining('in parts') });
       await expect(transport.request(subject, 'small')).resolves.toBe('ok');
+
+      // A stock @nestjs/microservices client does not ask for parts: it gets the 413 packet, as before.
+      const stock = await connect({ servers: url });
+      try {
+        const reply = await stock.request(subject, new TextEncoder().encode(JSON.stringify({ pattern: subject, data: 'big reply', id: 'stock-1' })), { timeout: 10_000 });
+        expect(JSON.parse(new TextDecoder().decode(reply.data))).toMatchObject({ id: 'stock-1', isDisposed: true, err: { code: 'too_large' } });
+      } finally {
+        await stock.close();
+      }
     } finally {
       await transport.close();
     }
