@@ -29,6 +29,14 @@ export interface TextChunk {
 export const MAX_SEGMENT_CHARS = 65_536;
 /** The most characters handed to one `tokenize` call (one message to a tokenizer worker). */
 export const MAX_CHARS_PER_CALL = 262_144;
+/**
+ * The most characters a chunk holds per token of `chunkSize`. WordPiece reads a word longer than
+ * 100 characters as one unknown token, so a run of hex, base64 or a pasted blob counts as a
+ * single token however long it is: without this bound one such run made a chunk of megabytes
+ * (embedded as a few unknown tokens, and too large for a page of results). Real text has a
+ * token every few characters, far inside it.
+ */
+export const MAX_CHARS_PER_TOKEN = 100;
 
 /**
  * Splits `source` into chunks of at most `chunkSize` tokens, recursively at the best boundary
@@ -40,8 +48,9 @@ export const MAX_CHARS_PER_CALL = 262_144;
  * and cuts are found by binary search over the token offsets. Then the chunks are re-counted
  * with batched `tokenize` calls, and a chunk over the limit (a tokenizer that reads a piece
  * differently from the whole, or tokens that cannot be placed) is split again from its own
- * tokens — by characters when that makes no progress — until every chunk fits. Only a single
- * character that alone counts more than `chunkSize` tokens can stay over the limit.
+ * tokens — by characters when that makes no progress — until every chunk fits, in tokens and
+ * in characters (`MAX_CHARS_PER_TOKEN`). Only a single character that alone counts more than
+ * `chunkSize` tokens can stay over the limit.
  */
 export async function chunkText(source: string, settings: ChunkingSettings, tokenize: Tokenize): Promise<TextChunk[]> {
   const { chunkSize, chunkOverlap } = settings;
@@ -60,12 +69,13 @@ export async function chunkText(source: string, settings: ChunkingSettings, toke
     pending.forEach((span, i) => {
       const tokens = counted[i] as Tokenization;
       const text = texts[i] as string;
-      if (tokens.count <= chunkSize || isSingleCharacter(text)) {
+      const size = Math.max(tokens.count, Math.ceil(text.length / MAX_CHARS_PER_TOKEN));
+      if (size <= chunkSize || isSingleCharacter(text)) {
         accepted.push({ span, tokens: tokens.count });
         return;
       }
       let pieces = planChunks(text, tokens, settings);
-      if (pieces.length === 1) pieces = splitByCharacters(text, Math.max(2, Math.ceil((tokens.count * 1.1) / chunkSize)));
+      if (pieces.length === 1) pieces = splitByCharacters(text, Math.max(2, Math.ceil((size * 1.1) / chunkSize)));
       for (const piece of pieces) again.push({ start: span.start + piece.start, end: span.start + piece.end });
     });
     pending = again;

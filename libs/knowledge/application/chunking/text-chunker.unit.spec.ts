@@ -1,5 +1,5 @@
 import type { Tokenization } from '@lore/platform/embeddings/port';
-import { MAX_CHARS_PER_CALL, MAX_SEGMENT_CHARS, chunkText } from './text-chunker';
+import { MAX_CHARS_PER_CALL, MAX_CHARS_PER_TOKEN, MAX_SEGMENT_CHARS, chunkText } from './text-chunker';
 import type { ChunkingSettings, TextChunk, Tokenize } from './text-chunker';
 
 /**
@@ -133,6 +133,30 @@ describe('chunkText', () => {
     const chunks = await chunked(source, { chunkSize: 5, chunkOverlap: 0 });
     expect(chunks.map((c) => c.text)).toEqual(['start', long.slice(0, 20), long.slice(20, 40), `${long.slice(40)} end`]);
     expect(chunks.map((c) => c.tokens)).toEqual([2, 5, 5, 4]);
+  });
+
+  it('bounds a chunk\'s characters too: a long run that the tokenizer reads as one unknown token is cut by characters', async () => {
+    // As WordPiece reads a word over 100 characters: one [UNK] token, however long.
+    const unknownLongWords: Tokenize = async (texts) =>
+      texts.map((text) => {
+        const spans: Array<[number, number]> = [];
+        for (const word of text.matchAll(/\S+/gu)) {
+          if (word[0].length > 100) {
+            spans.push([word.index, word.index + word[0].length]);
+            continue;
+          }
+          const inner = wordPieces(word[0]);
+          for (let t = 0; t < inner.count; t++) spans.push([word.index + inner.starts[t]!, word.index + inner.ends[t]!]);
+        }
+        return { count: spans.length, starts: Uint32Array.from(spans, (s) => s[0]), ends: Uint32Array.from(spans, (s) => s[1]) };
+      });
+    const hex = (n: number): string => Array.from({ length: n }, (_, i) => (i * 7919).toString(16).slice(-1)).join('');
+    const source = `Digest follows. ${hex(300_000)} ${hex(300_000)} and then ordinary words.`;
+    const settings = { chunkSize: 16, chunkOverlap: 0 };
+    const chunks = await chunkText(source, settings, unknownLongWords);
+    expect(Math.max(...chunks.map((c) => c.text.length))).toBeLessThanOrEqual(16 * MAX_CHARS_PER_TOKEN);
+    expect(chunks.map((c) => c.text).join('').replace(/\s/g, '')).toBe(source.replace(/\s/g, ''));
+    await expectValidChunks(source, settings, chunks, unknownLongWords);
   });
 
   it('starts each chunk about chunkOverlap tokens before the previous end', async () => {
