@@ -99,6 +99,9 @@ async function inParallel(count: number, send: (i: number) => Promise<void>): Pr
     baseline = await startServer([BASELINE], { BASELINE_DB: join(dataDir, 'baseline.db') }, '/items', 'POST');
     const lore = await startServer([join(outdir, 'standalone.js')], {
       DATA_DIR: join(dataDir, 'lore'), AUTH_JWT_SECRET: SECRET, LOG_LEVEL: 'warn', LORE_MASTER_KEY: '',
+      // No embedding model, whatever the calling shell has: the work measured is the write path's
+      // alone (a model would embed each memory), and nothing is fetched from the hub meanwhile.
+      MODELS_DIR: '', EMBEDDING_LOCAL_DOWNLOAD: 'false',
       RATE_LIMIT_CALLER_PER_MINUTE: '100000000', RATE_LIMIT_CALLER_BURST: '1000000', RATE_LIMIT_WORKSPACE_PER_MINUTE: '100000000', RATE_LIMIT_WORKSPACE_BURST: '1000000',
     }, '/ready', 'GET');
     server = lore.child;

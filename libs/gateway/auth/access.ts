@@ -19,7 +19,10 @@ export function authorize(caller: Caller, options: {
   let workspaceId: string;
   if (caller.kind === 'user') {
     const chosen = requested ?? caller.defaultWorkspace;
-    if (chosen === undefined) throw new AppError('forbidden', 'No workspace: send X-Workspace-Id or use a token with a workspace_id claim');
+    // Also what a token gets whose workspace_id is no usable id (over 255 characters, not text): say what counts.
+    if (chosen === undefined) {
+      throw new AppError('forbidden', 'No workspace: send X-Workspace-Id or use a token whose workspace_id claim is a workspace id (1 to 255 characters of valid text)');
+    }
     if (!caller.workspaces.has(chosen)) throw new AppError('forbidden', `Not allowed to use workspace ${chosen}`);
     workspaceId = chosen;
   } else {

@@ -47,6 +47,11 @@ export function describeAuth(lore: () => LoreUnderTest): void {
       // A workspace id with an unpaired surrogate is no workspace (it would collide with its U+FFFD twin).
       const surrogate = await mintJwt(lore().jwtSecret, { sub: unique('user'), workspace_id: `${home}\udc00` });
       expect((await call(lore(), 'GET', '/api/v1/memories', { token: surrogate })).status).toBe(403);
+      // Nor is one over 255 characters; the refusal says what a workspace id must be, not that the claim is missing.
+      const tooLong = await mintJwt(lore().jwtSecret, { sub: unique('user'), workspace_id: 'w'.repeat(300) });
+      const refused = await call(lore(), 'GET', '/api/v1/memories', { token: tooLong });
+      expect(refused.status).toBe(403);
+      expect(refused.body.detail).toContain('1 to 255 characters');
     });
 
     it('echoes a request id and serves health, readiness and the OpenAPI document without auth', async () => {
