@@ -8,6 +8,15 @@ export interface Span {
   readonly end: number;
 }
 
+/**
+ * The most characters a chunk holds per token of `chunkSize`. WordPiece reads a word longer than
+ * 100 characters as one unknown token, so a run of hex, base64 or a pasted blob counts as a
+ * single token however long it is: without this bound one such run made a chunk of megabytes
+ * (embedded as a few unknown tokens, and too large for a page of results). Real text has a
+ * token every few characters, far inside it.
+ */
+export const MAX_CHARS_PER_TOKEN = 100;
+
 interface Cut {
   /** Offset the chunk is cut at (before trimming). */
   readonly at: number;
@@ -16,8 +25,9 @@ interface Cut {
 
 /**
  * The chunks of `text`, from its tokenization (the prefix property, see `Tokenization`): each
- * chunk takes as many tokens as fit, then is cut at the best boundary before that limit —
- * paragraph, line, sentence, word, and a raw token end only for a word longer than the limit.
+ * chunk takes as many tokens as fit (in at most `MAX_CHARS_PER_TOKEN` characters each), then is
+ * cut at the best boundary before that limit — paragraph, line, sentence, word, and a raw token
+ * end (or character) only for a word longer than the limit.
  * Each chunk after the first starts up to `chunkOverlap` tokens before the previous one's end,
  * at a word start. Counts come from the one tokenization, so they are exact when the tokenizer
  * reads a piece starting at a word like the same words in the whole text; the caller re-counts.
@@ -30,10 +40,14 @@ export function planChunks(text: string, tokens: Tokenization, settings: Chunkin
   const { cuts, wordStarts } = scanBoundaries(text);
   const contentEnd = trimEnd(text, 0, length);
 
-  /** The furthest offset a chunk starting at `start` can reach: after its `chunkSize`-th token. */
+  const maxChars = chunkSize * MAX_CHARS_PER_TOKEN;
+  /**
+   * The furthest offset a chunk starting at `start` can reach: after its `chunkSize`-th token,
+   * and within `maxChars` characters (a cut there, inside a long run, is a raw one).
+   */
   const limitFrom = (start: number): number => {
     const last = lowerBound(starts, count, start) + chunkSize - 1;
-    return last >= count ? length : (ends[last] as number);
+    return Math.min(last >= count ? length : (ends[last] as number), start + maxChars);
   };
 
   /** The best cut of a chunk starting at `start` that ends after `after`, or none. */

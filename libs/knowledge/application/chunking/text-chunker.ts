@@ -1,5 +1,5 @@
 import type { Tokenization } from '@lore/platform/embeddings/port';
-import { planChunks, splitByCharacters } from './chunk-planner';
+import { MAX_CHARS_PER_TOKEN, planChunks, splitByCharacters } from './chunk-planner';
 import type { Span } from './chunk-planner';
 import { isWhitespace } from './text-boundaries';
 
@@ -29,14 +29,6 @@ export interface TextChunk {
 export const MAX_SEGMENT_CHARS = 65_536;
 /** The most characters handed to one `tokenize` call (one message to a tokenizer worker). */
 export const MAX_CHARS_PER_CALL = 262_144;
-/**
- * The most characters a chunk holds per token of `chunkSize`. WordPiece reads a word longer than
- * 100 characters as one unknown token, so a run of hex, base64 or a pasted blob counts as a
- * single token however long it is: without this bound one such run made a chunk of megabytes
- * (embedded as a few unknown tokens, and too large for a page of results). Real text has a
- * token every few characters, far inside it.
- */
-export const MAX_CHARS_PER_TOKEN = 100;
 
 /**
  * Splits `source` into chunks of at most `chunkSize` tokens, recursively at the best boundary

@@ -1,5 +1,6 @@
 import type { Tokenization } from '@lore/platform/embeddings/port';
-import { MAX_CHARS_PER_CALL, MAX_CHARS_PER_TOKEN, MAX_SEGMENT_CHARS, chunkText } from './text-chunker';
+import { MAX_CHARS_PER_TOKEN } from './chunk-planner';
+import { MAX_CHARS_PER_CALL, MAX_SEGMENT_CHARS, chunkText } from './text-chunker';
 import type { ChunkingSettings, TextChunk, Tokenize } from './text-chunker';
 
 /**
@@ -156,6 +157,10 @@ describe('chunkText', () => {
     const chunks = await chunkText(source, settings, unknownLongWords);
     expect(Math.max(...chunks.map((c) => c.text.length))).toBeLessThanOrEqual(16 * MAX_CHARS_PER_TOKEN);
     expect(chunks.map((c) => c.text).join('').replace(/\s/g, '')).toBe(source.replace(/\s/g, ''));
+    // Only the runs are cut by characters: the words around them stay whole (the first ones in a
+    // chunk of their own, as the run would not fit beside them; the last ones beside the run's end).
+    expect(chunks[0]!.text).toBe('Digest follows.');
+    expect(chunks.at(-1)!.text).toMatch(/^[0-9a-f]+ and then ordinary words\.$/);
     await expectValidChunks(source, settings, chunks, unknownLongWords);
   });
 
