@@ -68,8 +68,8 @@ export function describeLargeContent(lore: () => LoreUnderTest): void {
       expect(markdown.status).toBe(200);
       expect(markdown.body).toContain(contents[11]!.slice(0, 40));
 
-      // 40 memories of 10,000 characters and 15 kB of metadata each: a list of ~1.1 MB.
-      const memories = Array.from({ length: 40 }, (_, i) => `${unique(`memory${i}`)} ${'m'.repeat(9_900)}`);
+      // 60 memories of 10,000 characters and 15 kB of metadata each: a list of ~1.5 MB.
+      const memories = Array.from({ length: 60 }, (_, i) => `${unique(`memory${i}`)} ${'m'.repeat(9_900)}`);
       for (const memory of memories) {
         expect((await call(lore(), 'POST', '/api/v1/memories', { token, body: { memory, metadata: { notes: 'n'.repeat(15_000) } } })).status).toBe(201);
       }

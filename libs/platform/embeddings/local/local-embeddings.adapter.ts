@@ -122,6 +122,8 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
   private loadFailure: { readonly error: EmbeddingUnavailableError; readonly at: number } | undefined;
   /** The hub being asked, before the first worker starts, whether it can be reached; then that worker. */
   private probing: Promise<Worker> | undefined;
+  /** Aborts the hub's probe when the provider closes: nothing outlives close(). */
+  private readonly closing = new AbortController();
   private closed = false;
   private nextId = 1;
   private counters = { batches: 0, texts: 0, workerStarts: 0 };
@@ -201,7 +203,8 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    const error = new EmbeddingUnavailableError('closed', 'The local embedding provider is closed.');
+    this.closing.abort();
+    const error = closedError();
     this.batcher.close(error);
     const workers = [...this.workers.keys()];
     this.workers.clear();
@@ -221,14 +224,14 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
   }
 
   private request(type: 'embed' | 'tokenize' | 'count', texts: readonly string[]): Promise<unknown> {
-    if (this.closed) return Promise.reject(new EmbeddingUnavailableError('closed', 'The local embedding provider is closed.'));
+    if (this.closed) return Promise.reject(closedError());
     let picked: Worker | Promise<Worker>;
     try {
       picked = this.pickWorker();
     } catch (error) {
       return Promise.reject(error);
     }
-    if (picked instanceof Promise) return picked.then((worker) => this.send(worker, type, texts));
+    if (picked instanceof Promise) return picked.then((worker) => (this.closed ? Promise.reject(closedError()) : this.send(worker, type, texts)));
     return this.send(picked, type, texts);
   }
 
@@ -292,12 +295,13 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
     // A model still to download: is the hub there at all? Asked here, before a thread starts
     // (a worker's start and the library's load are most of a failed attempt's CPU), so an
     // offline process costs one request per retryLoadAfterMs, not a thread.
-    const probing = hubReachable(this.model, source.remoteHost).then(
+    const probing = hubReachable(this.model, source.remoteHost, this.closing.signal).then(
       () => {
-        if (this.closed) throw new EmbeddingUnavailableError('closed', 'The local embedding provider is closed.');
+        if (this.closed) throw closedError();
         return this.spawn(source, searched, transformersPath);
       },
       (cause: unknown) => {
+        if (this.closed) throw closedError();
         throw this.remember(this.notFound(searched, `downloading it from ${source.remoteHost} into ${source.root} failed: ${messageOf(cause)}`));
       },
     );
@@ -406,16 +410,18 @@ export class LocalEmbeddingProvider implements EmbeddingProvider {
 const HUB_PROBE_TIMEOUT_MS = 30_000;
 
 /** Resolves once the hub answers a HEAD of the model's config (any status: the worker's download reports those); rejects when it cannot be reached. */
-async function hubReachable(model: string, remoteHost: string): Promise<void> {
+async function hubReachable(model: string, remoteHost: string, closing: AbortSignal): Promise<void> {
   const probe = new URL(`${model}/resolve/main/config.json`, remoteHost);
   try {
-    const response = await fetch(probe, { method: 'HEAD', signal: AbortSignal.timeout(HUB_PROBE_TIMEOUT_MS) });
+    const response = await fetch(probe, { method: 'HEAD', signal: AbortSignal.any([closing, AbortSignal.timeout(HUB_PROBE_TIMEOUT_MS)]) });
     await response.body?.cancel();
   } catch (error) {
     const cause = error instanceof Error && error.cause !== undefined ? error.cause : error;
     throw new Error(`the model hub at ${remoteHost} cannot be reached (${messageOf(cause)})`);
   }
 }
+
+const closedError = (): EmbeddingUnavailableError => new EmbeddingUnavailableError('closed', 'The local embedding provider is closed.');
 
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 

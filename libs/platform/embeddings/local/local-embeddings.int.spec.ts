@@ -3,7 +3,7 @@ import { createReadStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rea
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { TRICKY_TEXTS, describeWithModels, longText } from '@lore/platform/embeddings/contract';
@@ -249,6 +249,26 @@ describeWithModels('local embeddings adapter', (modelsDir) => {
       await expect(provider.tokenize(['no model'])).rejects.toMatchObject({ reason: 'model_not_found' });
       // The hub was asked before any thread started, and within retryLoadAfterMs the failure is remembered.
       expect(provider.stats().workerStarts).toBe(0);
+    });
+
+    it('ends a call waiting on the hub\'s answer when the provider closes, at once (the probe is aborted), with no worker', async () => {
+      // A hub that takes the request and never answers.
+      const sockets: Socket[] = [];
+      const hub = createNetServer((socket) => sockets.push(socket));
+      await new Promise<void>((resolve) => hub.listen(0, '127.0.0.1', resolve));
+      try {
+        const provider = new LocalEmbeddingProvider({ modelsDir: join(tempDir(), 'none'), dataDir: tempDir(), remoteHost: `http://127.0.0.1:${(hub.address() as AddressInfo).port}/` });
+        const waiting = provider.embedQuery('x');
+        while (sockets.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+        const started = Date.now();
+        await provider.close();
+        await expect(waiting).rejects.toMatchObject({ reason: 'closed' });
+        expect(Date.now() - started).toBeLessThan(5_000);
+        expect(provider.stats().workerStarts).toBe(0);
+      } finally {
+        for (const socket of sockets) socket.destroy();
+        await new Promise((resolve) => hub.close(resolve));
+      }
     });
 
     it('fails at once, without starting a worker, when downloading is off', async () => {

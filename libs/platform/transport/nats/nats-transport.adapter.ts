@@ -254,8 +254,15 @@ async function answer(handler: RequestHandler, msg: Msg, report: (error: unknown
     const result = await handler(request.data, contextOf(msg));
     body = encodeResponse(id, result);
     if (maxPayload !== undefined && body.length > maxPayload && acceptsParts(msg)) {
-      respondInParts(msg, body, maxPayload);
-      return;
+      try {
+        respondInParts(msg, body, maxPayload);
+        return;
+      } catch (error) {
+        // Cut short (a closed connection, a reply too large even in parts): the host hears why,
+        // the requester gets the failure below, which ends its wait for the rest.
+        if (!(error instanceof AppError)) report(error);
+        throw error;
+      }
     }
     assertFits(body, maxPayload, `the reply on ${msg.subject}`);
   } catch (error) {

@@ -7,16 +7,21 @@ import { AppError } from '@lore/platform/kernel';
  * A Lore requester says it can put parts together (`Lore-Reply-Parts: accept`); the responder
  * then sends a reply over the limit as consecutive messages to the reply subject, each holding
  * the next slice of the encoded packet and `Lore-Part: <n>/<count>`. One connection's messages
- * reach a subscriber in the order they were published, so the parts arrive in order; a gap (a
- * part the server dropped for a slow consumer) fails the request at once rather than at its
- * timeout. A requester that did not ask (a stock @nestjs/microservices client) gets the
- * `too_large` failure as before: its wire format has no parts.
+ * reach a subscriber in the order they were published, so the parts arrive in order; a gap (the
+ * responder reconnected in mid-reply) fails the request at once rather than at its timeout. A
+ * requester that did not ask (a stock @nestjs/microservices client) gets the `too_large`
+ * failure as before: its wire format has no parts.
  */
 export const ACCEPT_PARTS_HEADER = 'Lore-Reply-Parts';
 export const PART_HEADER = 'Lore-Part';
 
-/** The largest reply sent in parts: the gateway holds it whole (and its JSON) while it answers. */
-export const MAX_PARTED_REPLY_BYTES = 64 * 1024 * 1024;
+/**
+ * The largest reply sent in parts. The parts go out at once, and the NATS server closes a
+ * client's connection when more than its `max_pending` (64 MB by default) waits for it: the
+ * requester (the gateway, one connection for every reply) must be able to take a few such
+ * replies at a time. It also holds each whole while it answers (the bytes, then the JSON).
+ */
+export const MAX_PARTED_REPLY_BYTES = 16 * 1024 * 1024;
 
 /** Room left in each part for the headers, which count against `max_payload` too. */
 const HEADER_ROOM = 1024;
@@ -35,7 +40,9 @@ export function respondInParts(msg: Msg, body: Uint8Array, maxPayload: number): 
   if (body.length > MAX_PARTED_REPLY_BYTES) {
     throw new AppError('too_large', `the reply on ${msg.subject} is ${body.length} bytes, over the ${MAX_PARTED_REPLY_BYTES} bytes a reply may take in parts`);
   }
+  // A server configured with a max_payload this small carries no parts worth sending.
   const size = maxPayload - HEADER_ROOM;
+  if (size < HEADER_ROOM) throw new AppError('too_large', `the reply on ${msg.subject} is ${body.length} bytes, over the NATS server's max_payload of ${maxPayload}`);
   const count = Math.ceil(body.length / size);
   for (let n = 1; n <= count; n++) {
     const hdrs = headers();
