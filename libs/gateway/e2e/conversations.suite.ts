@@ -222,7 +222,12 @@ export function describeConversations(lore: () => LoreUnderTest): void {
         expect(reply.body.detail[0].loc[0]).toBe('query');
       }
       expect((await list(alice.token, '?limit=0')).body.detail[0].loc).toEqual(['query', 'limit']);
-      for (const ok of ['?limit=1', '?limit=100']) expect((await list(alice.token, ok)).status).toBe(200);
+      // Decimal digits only, as FastAPI reads an int: not what JavaScript's Number() makes of a string.
+      for (const spelled of ['?limit=1e2', '?limit=0x10', '?limit=0b1', '?limit=%205', '?limit=1.0']) {
+        const reply = await list(alice.token, spelled);
+        expect({ spelled, status: reply.status, detail: reply.body.detail }).toEqual({ spelled, status: 422, detail: [{ loc: ['query', 'limit'], msg: 'Input should be a valid integer, unable to parse string as an integer', type: 'int_parsing' }] });
+      }
+      for (const ok of ['?limit=1', '?limit=100', '?limit=%2B7']) expect((await list(alice.token, ok)).status).toBe(200);
       const garbage = await list(alice.token, '?cursor=not-a-cursor');
       expect(garbage.status).toBeGreaterThanOrEqual(400);
       expect(garbage.status).toBeLessThan(500);

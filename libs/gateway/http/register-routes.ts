@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { AppError, type ValidationIssue } from '@lore/platform/kernel';
-import { EventStreamReply, FileReply, RedirectReply, TextReply, zodIssuesToValidationIssues, type Caller, type HttpRoute, type RequestScope, type Send } from '@lore/platform/http';
+import { EventStreamReply, FileReply, RedirectReply, TextReply, strictQueryIntegers, zodIssuesToValidationIssues, type Caller, type HttpRoute, type RequestScope, type Send } from '@lore/platform/http';
 import { send, type Transport } from '@lore/platform/transport/port';
 import { authorize } from '../auth/access';
 import type { Authenticator } from '../auth/authenticator';
@@ -160,8 +160,14 @@ function checkReply(route: HttpRoute, result: unknown, request: FastifyRequest):
   throw new AppError('internal', message);
 }
 
-function parsePart(schema: z.ZodType | undefined, input: unknown, location: 'path' | 'query' | 'body', issues: ValidationIssue[]): unknown {
+function parsePart(schema: z.ZodType | undefined, raw: unknown, location: 'path' | 'query' | 'body', issues: ValidationIssue[]): unknown {
   if (schema === undefined) return undefined;
+  let input = raw;
+  if (location === 'query') {
+    const strict = strictQueryIntegers(schema, raw);
+    issues.push(...strict.issues);
+    input = strict.rest;
+  }
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   issues.push(...zodIssuesToValidationIssues(result.error.issues, location, input, schema));

@@ -2,6 +2,7 @@ export * from './route-spec';
 export * from './validation-errors';
 export * from './pydantic-messages';
 export * from './zod-introspection';
+export * from './strict-query-integers';
 export * from './pagination';
 export * from './openapi-schemas';
 export * from './openapi';

@@ -87,10 +87,11 @@ export function invalidTypeMessage(
   }
 }
 
+/** pydantic's refusal of a string that is no decimal integer. */
+export const INT_PARSING = { msg: 'Input should be a valid integer, unable to parse string as an integer', type: 'int_parsing' } as const;
+
 function integerMessage(raw: unknown): MsgAndType {
-  if (typeof raw === 'string') {
-    return { msg: 'Input should be a valid integer, unable to parse string as an integer', type: 'int_parsing' };
-  }
+  if (typeof raw === 'string') return INT_PARSING;
   if (typeof raw === 'number' && Number.isFinite(raw) && !Number.isInteger(raw)) {
     return { msg: 'Input should be a valid integer, got a number with a fractional part', type: 'int_from_float' };
   }
