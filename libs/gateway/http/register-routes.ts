@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { AppError, type ValidationIssue } from '@lore/platform/kernel';
-import { EventStreamReply, FileReply, RedirectReply, TextReply, strictQueryIntegers, zodIssuesToValidationIssues, type Caller, type HttpRoute, type RequestScope, type Send } from '@lore/platform/http';
+import { EventStreamReply, FileReply, RedirectReply, TextReply, integerQueryFields, strictQueryIntegers, zodIssuesToValidationIssues, type Caller, type HttpRoute, type RequestScope, type Send } from '@lore/platform/http';
 import { send, type Transport } from '@lore/platform/transport/port';
 import { authorize } from '../auth/access';
 import type { Authenticator } from '../auth/authenticator';
@@ -79,6 +79,7 @@ export function registerRoutes(
   };
 
   for (const r of routes) {
+    const integerFields = integerQueryFields(r.query);
     app.route({
       method: r.method,
       url: r.path,
@@ -88,7 +89,7 @@ export function registerRoutes(
         try {
           const issues: ValidationIssue[] = [];
           const params = parsePart(r.params, request.params, 'path', issues);
-          const query = parsePart(r.query, request.query, 'query', issues);
+          const query = parsePart(r.query, strictQueryIntegers(integerFields, request.query, issues), 'query', issues);
           const scope = r.auth ? (scopes.get(request) ?? null) : null;
           if (r.auth && scope === null) throw new AppError('internal', `${r.path} reached its handler unauthenticated`);
           const multipart = r.upload !== undefined && request.isMultipart();
@@ -160,14 +161,8 @@ function checkReply(route: HttpRoute, result: unknown, request: FastifyRequest):
   throw new AppError('internal', message);
 }
 
-function parsePart(schema: z.ZodType | undefined, raw: unknown, location: 'path' | 'query' | 'body', issues: ValidationIssue[]): unknown {
+function parsePart(schema: z.ZodType | undefined, input: unknown, location: 'path' | 'query' | 'body', issues: ValidationIssue[]): unknown {
   if (schema === undefined) return undefined;
-  let input = raw;
-  if (location === 'query') {
-    const strict = strictQueryIntegers(schema, raw);
-    issues.push(...strict.issues);
-    input = strict.rest;
-  }
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   issues.push(...zodIssuesToValidationIssues(result.error.issues, location, input, schema));

@@ -122,6 +122,11 @@ export function expectsIntegerAt(schema: AnySchema | undefined, path: readonly P
   });
 }
 
+/** The fields the object schema(s) under any wrappers declare. */
+export function declaredFields(schema: AnySchema): string[] {
+  return schemasAt(schema, []).flatMap((leaf) => (leaf._zod.def.type === 'object' ? Object.keys((leaf as z.core.$ZodObject)._zod.def.shape) : []));
+}
+
 /** Whether the object schema under any wrappers (`.default({})`, `.optional()`, a pipe) declares the field `name`. */
 export function declaresField(schema: AnySchema | undefined, name: string): boolean {
   if (!schema) return false;

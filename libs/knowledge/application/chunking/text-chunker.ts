@@ -1,5 +1,5 @@
 import type { Tokenization } from '@lore/platform/embeddings/port';
-import { MAX_CHARS_PER_TOKEN, planChunks, splitByCharacters } from './chunk-planner';
+import { planChunks, splitByCharacters } from './chunk-planner';
 import type { Span } from './chunk-planner';
 import { isWhitespace } from './text-boundaries';
 
@@ -40,9 +40,9 @@ export const MAX_CHARS_PER_CALL = 262_144;
  * and cuts are found by binary search over the token offsets. Then the chunks are re-counted
  * with batched `tokenize` calls, and a chunk over the limit (a tokenizer that reads a piece
  * differently from the whole, or tokens that cannot be placed) is split again from its own
- * tokens — by characters when that makes no progress — until every chunk fits, in tokens and
- * in characters (`MAX_CHARS_PER_TOKEN`). Only a single character that alone counts more than
- * `chunkSize` tokens can stay over the limit.
+ * tokens — by characters when that makes no progress — until every chunk fits. Chunks are
+ * bounded in characters too (`MAX_CHARS_PER_TOKEN`, by the planner). Only a single character
+ * that alone counts more than `chunkSize` tokens can stay over the limit.
  */
 export async function chunkText(source: string, settings: ChunkingSettings, tokenize: Tokenize): Promise<TextChunk[]> {
   const { chunkSize, chunkOverlap } = settings;
@@ -61,13 +61,12 @@ export async function chunkText(source: string, settings: ChunkingSettings, toke
     pending.forEach((span, i) => {
       const tokens = counted[i] as Tokenization;
       const text = texts[i] as string;
-      const size = Math.max(tokens.count, Math.ceil(text.length / MAX_CHARS_PER_TOKEN));
-      if (size <= chunkSize || isSingleCharacter(text)) {
+      if (tokens.count <= chunkSize || isSingleCharacter(text)) {
         accepted.push({ span, tokens: tokens.count });
         return;
       }
       let pieces = planChunks(text, tokens, settings);
-      if (pieces.length === 1) pieces = splitByCharacters(text, Math.max(2, Math.ceil((size * 1.1) / chunkSize)));
+      if (pieces.length === 1) pieces = splitByCharacters(text, Math.max(2, Math.ceil((tokens.count * 1.1) / chunkSize)));
       for (const piece of pieces) again.push({ start: span.start + piece.start, end: span.start + piece.end });
     });
     pending = again;

@@ -3,7 +3,8 @@
  * batch and closes the provider while the worker is inside an inference run. Exits 0 when the
  * process survives; an abort inside onnxruntime ends it with a signal instead.
  */
-import { LocalEmbeddingProvider, localEmbeddingOptionsFromEnv } from './local-embeddings.adapter';
+import { localEmbeddingOptionsFromEnv } from './local-embedding-options';
+import { LocalEmbeddingProvider } from './local-embeddings.adapter';
 
 async function main(): Promise<void> {
   const provider = new LocalEmbeddingProvider({ ...localEmbeddingOptionsFromEnv(), download: false });

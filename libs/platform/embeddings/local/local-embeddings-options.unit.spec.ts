@@ -1,4 +1,5 @@
-import { LocalEmbeddingProvider, localEmbeddingOptionsFromEnv } from './local-embeddings.adapter';
+import { localEmbeddingOptionsFromEnv } from './local-embedding-options';
+import { LocalEmbeddingProvider } from './local-embeddings.adapter';
 
 describe('local embedding options', () => {
   it('reads MODELS_DIR, DATA_DIR (default ./data) and HF_ENDPOINT, blank meaning unset', () => {

@@ -2,7 +2,8 @@
  * Entry point of the bundle test (local-embeddings-bundle.int.spec.ts): built with the options
  * of tools/build.mjs, it embeds and tokenizes one text through the worker and prints the result.
  */
-import { LocalEmbeddingProvider, localEmbeddingOptionsFromEnv } from './local-embeddings.adapter';
+import { localEmbeddingOptionsFromEnv } from './local-embedding-options';
+import { LocalEmbeddingProvider } from './local-embeddings.adapter';
 
 async function main(): Promise<void> {
   const provider = new LocalEmbeddingProvider({ ...localEmbeddingOptionsFromEnv(), download: false });
