@@ -35,8 +35,28 @@ describe('TypeScript SDK and MCP server against standalone Lore', () => {
   describeSdkPlatform(() => lore);
   describeMcpTools('Streamable HTTP at /mcp', () => lore, (l, key) => mcpClient(httpTransport(l, key)));
   describeMcpTools('stdio, npm run mcp', () => lore, (l, key) =>
-    mcpClient(new StdioClientTransport({ command: process.execPath, args: [join(ROOT, 'dist/mcp.js')], env: { PATH: process.env['PATH'] ?? '', LORE_URL: l.url, LORE_API_KEY: key }, stderr: 'inherit' })),
+    mcpClient(new StdioClientTransport({ command: process.execPath, args: [join(ROOT, 'dist/mcp.js')], env: { PATH: process.env['PATH'] ?? '', LORE_BASE_URL: l.url, LORE_API_KEY: key }, stderr: 'inherit' })),
   );
+
+  it('npm run mcp still reads LORE_URL, the base URL\'s older name, and says to rename it', async () => {
+    const key = await jwtFor(lore, 'mcp-old-name', 'mcp-old-name-ws');
+    const transport = new StdioClientTransport({ command: process.execPath, args: [join(ROOT, 'dist/mcp.js')], env: { PATH: process.env['PATH'] ?? '', LORE_URL: lore.url, LORE_API_KEY: key }, stderr: 'pipe' });
+    let stderr = '';
+    transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const client = await mcpClient(transport);
+    try {
+      const listed = await client.callTool({ name: 'list_collections', arguments: {} });
+      expect(listed.isError).toBeFalsy();
+      expect(stderr).toContain('LORE_URL is read as LORE_BASE_URL');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('npm run mcp without LORE_API_KEY exits with code 2 and says what to set', async () => {
+    const run = promisify(execFile)(process.execPath, [join(ROOT, 'dist/mcp.js')], { env: { PATH: process.env['PATH'] ?? '' }, timeout: 10_000 });
+    await expect(run).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('set LORE_API_KEY') });
+  });
 
   it('authenticates /mcp like every route: no credential is 401 with {detail}, a GET is 405', async () => {
     const anonymous = await fetch(`${lore.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
@@ -48,7 +68,7 @@ describe('TypeScript SDK and MCP server against standalone Lore', () => {
 
   it('runs the TypeScript example as the README says: files uploaded, searched, a conversation context built', async () => {
     const token = await jwtFor(lore, 'example-user', 'example-ws');
-    const { stdout } = await promisify(execFile)(process.execPath, ['dist/example-typescript.js'], { cwd: ROOT, env: { PATH: process.env['PATH'] ?? '', LORE_URL: lore.url, LORE_TOKEN: token }, timeout: 60_000 });
+    const { stdout } = await promisify(execFile)(process.execPath, ['dist/example-typescript.js'], { cwd: ROOT, env: { PATH: process.env['PATH'] ?? '', LORE_BASE_URL: lore.url, LORE_API_KEY: token }, timeout: 60_000 });
     for (const file of ['kettles.txt', 'storage.html', 'tea.md']) expect(stdout).toMatch(new RegExp(`processed ${file.replace('.', '\\.')}: [1-9]`));
     // The best passage for the water temperature comes from the tea or kettle notes, with both sub-scores.
     expect(stdout).toMatch(/\n\d\.\d{3} (tea\.md|kettles\.txt) \(vector \d\.\d{3}, keyword \d\.\d{3}\)/);

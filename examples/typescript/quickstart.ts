@@ -2,7 +2,7 @@
  * Lore's TypeScript SDK in one file: upload a few files, wait until they are processed,
  * search them, and build the context of a conversation's next turn.
  *
- *   LORE_URL=http://localhost:8080 LORE_TOKEN=<API key or JWT> npm run example:typescript
+ *   LORE_BASE_URL=http://localhost:8080 LORE_API_KEY=<API key or JWT> npm run example:typescript
  *
  * It works offline with Lore's local embedding model (MODELS_DIR, see the README).
  */
@@ -11,15 +11,12 @@ import { join } from 'node:path';
 import { LoreClient } from '@lore/client';
 
 export interface ExampleOptions {
-  readonly baseUrl: string;
-  readonly token: string;
+  readonly lore: LoreClient;
   readonly filesDir: string;
   readonly log?: (line: string) => void;
 }
 
-export async function runExample({ baseUrl, token, filesDir, log = console.log }: ExampleOptions): Promise<void> {
-  const lore = new LoreClient({ baseUrl, token });
-
+export async function runExample({ lore, filesDir, log = console.log }: ExampleOptions): Promise<void> {
   // 1. A collection, and every file of the folder uploaded into it (multipart).
   const collection = await lore.collections.create({ name: 'Tea notes' });
   const uploads = await Promise.all(
@@ -47,12 +44,15 @@ export async function runExample({ baseUrl, token, filesDir, log = console.log }
 }
 
 if (require.main === module) {
-  const token = process.env['LORE_TOKEN'];
-  if (!token) {
-    console.error('Set LORE_TOKEN (an API key or a JWT; see the README) and LORE_URL (default http://localhost:8080).');
+  let lore: LoreClient;
+  try {
+    // LORE_API_KEY, LORE_BASE_URL (default http://localhost:8080), LORE_WORKSPACE_ID: as the Python SDK reads them.
+    lore = LoreClient.fromEnvironment();
+  } catch (error) {
+    console.error(`${error instanceof Error ? error.message : String(error)} (see the README)`);
     process.exit(2);
   }
-  runExample({ baseUrl: process.env['LORE_URL'] ?? 'http://localhost:8080', token, filesDir: process.env['EXAMPLE_FILES'] ?? join(process.cwd(), 'examples/typescript/files') }).catch((error: unknown) => {
+  runExample({ lore, filesDir: process.env['EXAMPLE_FILES'] ?? join(process.cwd(), 'examples/typescript/files') }).catch((error: unknown) => {
     console.error(error);
     process.exit(1);
   });

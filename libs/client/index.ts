@@ -5,6 +5,7 @@
  */
 export { LoreClient } from './lore-client';
 export type { LoreClientOptions } from './core/http';
+export { DEFAULT_BASE_URL, optionsFromEnvironment, type LoreEnvironment } from './core/environment';
 export { LoreApiError, LoreProcessingError, type ErrorDetail, type ValidationIssue } from './core/errors';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './core/retry';
 export { toArray } from './core/pagination';

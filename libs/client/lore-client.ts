@@ -1,4 +1,5 @@
 import { LoreHttp, type LoreClientOptions } from './core/http';
+import { optionsFromEnvironment, type LoreEnvironment } from './core/environment';
 import { ApiKeys } from './resources/api-keys';
 import { Audit } from './resources/audit';
 import { ConnectSessions, Connections, Integrations } from './resources/connections';
@@ -47,4 +48,20 @@ export class LoreClient {
     this.events = new Events(http);
     this.audit = new Audit(http);
   }
+
+  /**
+   * A client configured by `LORE_API_KEY`, `LORE_BASE_URL` and `LORE_WORKSPACE_ID` (Node's
+   * `process.env` by default; pass another record in a browser or a test), with `options`
+   * on top. The Python SDK's `Lore()` reads the same variables.
+   */
+  static fromEnvironment(env: LoreEnvironment = processEnv(), options: Partial<LoreClientOptions> = {}): LoreClient {
+    // A token passed in needs no key in the environment.
+    const settings = optionsFromEnvironment(options.token === undefined ? env : { ...env, LORE_API_KEY: options.token });
+    return new LoreClient({ ...settings, ...options });
+  }
+}
+
+/** Node's environment; none in a browser. */
+function processEnv(): LoreEnvironment {
+  return (globalThis as { process?: { env?: LoreEnvironment } }).process?.env ?? {};
 }

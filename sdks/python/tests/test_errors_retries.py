@@ -79,6 +79,17 @@ def test_workspace_id_selects_one_of_the_token_s_workspaces(lore: LoreServer, wo
         stranger.memories.list()
 
 
+def test_the_environment_configures_a_client_as_it_does_the_typescript_one(lore: LoreServer, workspace: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    token = mint_jwt("alice", workspace, workspaces=[f"{workspace}-env"])
+    monkeypatch.setenv("LORE_API_KEY", token)
+    monkeypatch.setenv("LORE_BASE_URL", lore.url)
+    monkeypatch.setenv("LORE_WORKSPACE_ID", f"{workspace}-env")
+    with Lore() as from_env:
+        from_env.memories.create(memory="Chosen by LORE_WORKSPACE_ID")
+    with Lore(token, base_url=lore.url, workspace_id=f"{workspace}-env") as named, Lore(token, base_url=lore.url, workspace_id=workspace) as own:
+        assert (named.memories.list().total_count, own.memories.list().total_count) == (1, 0)
+
+
 def test_503_is_retried_for_reads_and_appends_but_not_for_other_writes(flaky: Callable[[Callable[[Received], Reply]], Receiver]) -> None:
     reads = flaky(unavailable_first(2, {"memory_id": "m", "user_id": "u", "memory": "x", "memory_type": "user", "topics": [], "metadata": {}, "status": "active", "expires_at": None, "created_at": "t", "updated_at": "t"}))
     with Lore("key", base_url=reads.url) as client:

@@ -75,7 +75,8 @@ class ClientOptions:
         if not key:
             raise ValueError("an API key or JWT is needed: pass api_key= or set LORE_API_KEY")
         url = base_url or os.environ.get("LORE_BASE_URL") or DEFAULT_BASE_URL
-        return ClientOptions(key, url.rstrip("/"), workspace_id, timeout, RetryPolicy(max_retries=max_retries), default_headers or {})
+        workspace = workspace_id if workspace_id is not None else (os.environ.get("LORE_WORKSPACE_ID") or None)
+        return ClientOptions(key, url.rstrip("/"), workspace, timeout, RetryPolicy(max_retries=max_retries), default_headers or {})
 
     def headers(self) -> dict[str, str]:
         headers = {"Authorization": f"Bearer {self.api_key}", "User-Agent": f"lore-client-python/{__version__}", **self.default_headers}

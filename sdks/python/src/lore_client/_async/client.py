@@ -34,7 +34,8 @@ M = TypeVar("M", bound=BaseModel)
 
 class AsyncLore:
     """A client of one Lore. ``api_key`` is an API key (``lore_key_…``) or a JWT; without it,
-    ``LORE_API_KEY``. ``base_url`` defaults to ``LORE_BASE_URL``, then http://localhost:8080.
+    ``LORE_API_KEY``. ``base_url`` defaults to ``LORE_BASE_URL``, then http://localhost:8080;
+    ``workspace_id`` to ``LORE_WORKSPACE_ID`` (the TypeScript SDK reads the same variables).
 
     Requests answered 429 are retried (``max_retries`` times, honouring ``Retry-After``);
     503s and lost connections too when the request is safe to repeat (GET, PUT, DELETE, and
