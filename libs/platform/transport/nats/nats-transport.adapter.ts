@@ -125,10 +125,10 @@ function natsTransport(nc: NatsConnection, onError: ((error: unknown) => void) |
       const timeoutMs = requestOptions?.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
       const id = nuid.next();
       const data = encodeRequest(subject, payload, id);
-      assertFits(data, nc.info?.max_payload, `the request to ${subject}`);
       const hdrs = messageHeaders(requestOptions?.requestId, requestOptions?.trace) ?? headers();
       hdrs.set(TIMEOUT_HEADER, String(timeoutMs));
       acceptParts(hdrs);
+      assertFits(data, nc.info?.max_payload, `the request to ${subject}`, hdrs);
       try {
         // A Nest server may answer with several messages ({ response }… then { isDisposed }):
         // the request reads them until the last; its timer bounds the whole stream.
@@ -327,6 +327,8 @@ function requestFailure(error: unknown, subject: string, timeoutMs: number, repo
   if (error instanceof AppError) return error;
   const code = isRecord(error) && typeof error['code'] === 'string' ? error['code'] : undefined;
   if (code === ErrorCode.NoResponders) return new AppError('unavailable', `no service answers ${subject}`);
+  // assertFits counts what the client counts; should they ever differ, the caller still learns its request was too large.
+  if (code === ErrorCode.MaxPayloadExceeded) return new AppError('too_large', `the request to ${subject} is over the NATS server's max_payload`);
   if (code === ErrorCode.Timeout) return timedOut(subject, timeoutMs);
   if (code === ErrorCode.ConnectionClosed || code === ErrorCode.ConnectionDraining) {
     return new AppError('unavailable', 'transport is closed');
@@ -391,8 +393,15 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * the caller can act on, instead of a dropped connection. Callers that move large data
  * (content uploads, chunk pages) split it into messages below the limit.
  */
-function assertFits(data: Uint8Array, maxPayload: number | undefined, what: string): void {
-  if (maxPayload !== undefined && data.length > maxPayload) {
-    throw new AppError('too_large', `${what} is ${data.length} bytes, over the NATS server's max_payload of ${maxPayload}`);
+function assertFits(data: Uint8Array, maxPayload: number | undefined, what: string, hdrs?: MsgHdrs): void {
+  if (maxPayload === undefined || data.length + HEADER_ALLOWANCE <= maxPayload) return;
+  // Near the limit only (headers are encoded again when sent): NATS counts them against max_payload too.
+  const headerLength = hdrs === undefined ? 0 : (hdrs as MsgHdrs & { encode(): Uint8Array }).encode().length;
+  if (data.length + headerLength > maxPayload) {
+    const size = headerLength === 0 ? `${data.length} bytes` : `${data.length} bytes and ${headerLength} of headers`;
+    throw new AppError('too_large', `${what} is ${size}, over the NATS server's max_payload of ${maxPayload}`);
   }
 }
+
+/** More than Lore's request headers take (ids, timeout, trace context); larger ones still meet the client's own check. */
+const HEADER_ALLOWANCE = 8192;

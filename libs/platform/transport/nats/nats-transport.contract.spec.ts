@@ -54,6 +54,25 @@ describeWithServer('NATS_URL', 'NATS transport', (url) => {
     }
   });
 
+  it('counts a request\'s headers against max_payload as NATS does: a body that fits only without them is 413, not unavailable', async () => {
+    const transport = await connectNatsTransport({ url, name: 'lore-payload-headers' });
+    const raw = await connect({ servers: url });
+    try {
+      const maxPayload = raw.info?.max_payload ?? 1024 * 1024;
+      const subject = `lore-contract.headers.${process.pid}.${Date.now()}`;
+      await transport.serve(subject, async (payload) => (typeof payload === 'string' ? payload.length : null));
+      // The request packet's JSON around the payload (the id is a 22-character nuid).
+      const envelope = JSON.stringify({ pattern: subject, data: '', id: 'x'.repeat(22) }).length;
+      const fitsWithoutHeaders = 'n'.repeat(maxPayload - envelope - 10);
+      await expect(transport.request(subject, fitsWithoutHeaders)).rejects.toMatchObject({ code: 'too_large', message: expect.stringContaining('of headers') });
+      const fitsWithHeaders = 'n'.repeat(maxPayload - envelope - 2048);
+      await expect(transport.request(subject, fitsWithHeaders)).resolves.toBe(fitsWithHeaders.length);
+    } finally {
+      await raw.close();
+      await transport.close();
+    }
+  });
+
   it('fails a request still waiting for its reply as soon as its transport closes, not at its timeout', async () => {
     const server = await connectNatsTransport({ url, name: 'lore-slow-server' });
     const client = await connectNatsTransport({ url, name: 'lore-closing-client' });
