@@ -35,7 +35,7 @@ import {
 import { natsConnectionOptions } from './connection-options';
 import { openEventStream, type EventStream, type EventStreamOptions } from './event-stream';
 import { replyInbox } from './reply-inbox';
-import { ReplyAssembly, acceptParts, acceptsParts, respondInParts } from './reply-parts';
+import { PartedReplies, ReplyAssembly, acceptParts, acceptsParts } from './reply-parts';
 
 /** Carries the HTTP request id across processes for log correlation. */
 export const REQUEST_ID_HEADER = 'Lore-Request-Id';
@@ -45,6 +45,8 @@ export const REQUEST_ID_HEADER = 'Lore-Request-Id';
  * message's arrival (the time in flight is negligible beside it).
  */
 export const TIMEOUT_HEADER = 'Lore-Timeout-Ms';
+/** How long a closing transport lets replies in parts go on (reply-parts.ts). */
+const PARTED_REPLIES_GRACE_MS = 2_000;
 /** W3C trace context, under the names HTTP uses (OpenTelemetry's NATS instrumentations read the same). */
 export const TRACEPARENT_HEADER = 'traceparent';
 export const TRACESTATE_HEADER = 'tracestate';
@@ -96,12 +98,15 @@ function natsTransport(nc: NatsConnection, onError: ((error: unknown) => void) |
     }
   };
   const replies = replyInbox(nc, report);
+  const parted = new PartedReplies(nc, report);
 
   void watchStatus(nc, report, (up) => {
     connected = up;
   });
   void nc.closed().then((error) => {
     connected = false;
+    // Nothing can reach a requester now: no reply waits for acknowledgements that cannot come.
+    parted.close();
     if (error) report(error);
   });
 
@@ -133,7 +138,7 @@ function natsTransport(nc: NatsConnection, onError: ((error: unknown) => void) |
         // A Nest server may answer with several messages ({ response }… then { isDisposed }):
         // the request reads them until the last; its timer bounds the whole stream.
         let result: unknown;
-        const assembly = new ReplyAssembly(subject);
+        const assembly = new ReplyAssembly(subject, (ackSubject) => nc.publish(ackSubject));
         return await replies.request(subject, data, hdrs, timeoutMs, (reply) => {
           const whole = assembly.add(reply);
           if (whole === undefined) return undefined;
@@ -158,7 +163,7 @@ function natsTransport(nc: NatsConnection, onError: ((error: unknown) => void) |
         queue: subject,
         callback: (error, msg) => {
           if (error) return report(error);
-          const answered = answer(handler, msg, report, nc.info?.max_payload);
+          const answered = answer(handler, msg, report, parted, nc.info?.max_payload);
           inFlight.add(answered);
           void answered.then(() => inFlight.delete(answered));
         },
@@ -219,12 +224,15 @@ function natsTransport(nc: NatsConnection, onError: ((error: unknown) => void) |
 
     close(): Promise<void> {
       closing ??= (async () => {
+        // Replies in parts get a moment to finish; one whose requester stopped acknowledging would hold the close for its whole wait.
+        const giveUp = setTimeout(() => parted.close(), PARTED_REPLIES_GRACE_MS);
         const drain = connected;
         const open = [...handles];
         handles.clear();
         // Subscriptions first, waiting for their handlers, so replies still go out on an
         // open connection; only then drain the connection itself.
         await Promise.all(open.map((handle) => handle.close(drain)));
+        clearTimeout(giveUp);
         if (nc.isClosed()) return;
         try {
           await (drain ? nc.drain() : nc.close());
@@ -241,7 +249,7 @@ function natsTransport(nc: NatsConnection, onError: ((error: unknown) => void) |
  * Runs a request handler and replies with one packet, `isDisposed` set: in parts when it is over
  * `max_payload` and the requester can put them together (reply-parts.ts). Never rejects.
  */
-async function answer(handler: RequestHandler, msg: Msg, report: (error: unknown) => void, maxPayload: number | undefined): Promise<void> {
+async function answer(handler: RequestHandler, msg: Msg, report: (error: unknown) => void, parted: PartedReplies, maxPayload: number | undefined): Promise<void> {
   if (!msg.reply) {
     report(new AppError('validation', `message on ${msg.subject} expects a reply but has no reply subject`));
     return;
@@ -255,7 +263,7 @@ async function answer(handler: RequestHandler, msg: Msg, report: (error: unknown
     body = encodeResponse(id, result);
     if (maxPayload !== undefined && body.length > maxPayload && acceptsParts(msg)) {
       try {
-        respondInParts(msg, body, maxPayload);
+        await parted.send(msg, body, maxPayload);
         return;
       } catch (error) {
         // Cut short (a closed connection, a reply too large even in parts): the host hears why,

@@ -1,8 +1,8 @@
 import { describeWithServer } from '@lore/platform/testing';
 import { describeTransportContract } from '@lore/platform/transport/contract';
-import { connect } from 'nats';
+import { connect, headers, type Msg } from 'nats';
 import { connectNatsTransport } from './nats-transport.adapter';
-import { MAX_PARTED_REPLY_BYTES } from './reply-parts';
+import { ACCEPT_PARTS_HEADER, MAX_PARTED_REPLY_BYTES, PART_ACK_HEADER, PART_HEADER, PART_WINDOW } from './reply-parts';
 
 describeWithServer('NATS_URL', 'NATS transport', (url) => {
   describeTransportContract('NATS', async () => {
@@ -38,7 +38,7 @@ describeWithServer('NATS_URL', 'NATS transport', (url) => {
       await transport.serve(subject, async (payload) => (payload === 'big reply' ? { big } : payload === 'huge reply' ? 'h'.repeat(MAX_PARTED_REPLY_BYTES) : 'ok'));
       await expect(transport.request(subject, big)).rejects.toMatchObject({ code: 'too_large' });
       await expect(transport.request(subject, 'big reply')).resolves.toEqual({ big });
-      await expect(transport.request(subject, 'huge reply')).rejects.toMatchObject({ code: 'too_large', message: expect.stringContaining('in parts') });
+      await expect(transport.request(subject, 'huge reply')).rejects.toMatchObject({ code: 'too_large', message: expect.stringContaining('may take') });
       await expect(transport.request(subject, 'small')).resolves.toBe('ok');
 
       // A stock @nestjs/microservices client does not ask for parts: it gets the 413 packet, as before.
@@ -50,6 +50,49 @@ describeWithServer('NATS_URL', 'NATS transport', (url) => {
         await stock.close();
       }
     } finally {
+      await transport.close();
+    }
+  });
+
+  it('paces a reply in parts by the requester\'s acknowledgements: PART_WINDOW ahead, no more, so nothing piles up in the NATS server', async () => {
+    const transport = await connectNatsTransport({ url, name: 'lore-paced-parts' });
+    const raw = await connect({ servers: url });
+    try {
+      const subject = `lore-contract.paced.${process.pid}.${Date.now()}`;
+      // Over the first version's 16 MiB cap: 20 MB in ~20 parts.
+      const big = 'p'.repeat(20 * 1024 * 1024);
+      await transport.serve(subject, async () => big);
+      await expect(transport.request(subject, 'all of it')).resolves.toBe(big);
+
+      // A requester that takes parts and acknowledges none gets the window and then waits.
+      const inbox = `_INBOX.paced.${Date.now()}`;
+      const received: Msg[] = [];
+      raw.subscribe(inbox, { callback: (_error, msg) => received.push(msg) });
+      const hdrs = headers();
+      hdrs.set(ACCEPT_PARTS_HEADER, 'acked');
+      raw.publish(subject, new TextEncoder().encode(JSON.stringify({ pattern: subject, data: 'paced', id: 'paced-1' })), { reply: inbox, headers: hdrs });
+      const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 300));
+      // Until `count` parts came (encoding 20 MB takes a while on a busy machine), then a moment in which no more may come.
+      const receivedAtLeast = async (count: number): Promise<void> => {
+        for (let waited = 0; received.length < count && waited < 10_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+        await settle();
+      };
+      await receivedAtLeast(PART_WINDOW);
+      expect(received.map((msg) => msg.headers?.get(PART_HEADER))).toEqual(Array.from({ length: PART_WINDOW }, (_, i) => `${i + 1}/21`));
+      // Each acknowledgement lets one more part go.
+      const ackSubject = received[0]?.headers?.get(PART_ACK_HEADER) ?? '';
+      expect(ackSubject).not.toBe('');
+      raw.publish(ackSubject);
+      raw.publish(ackSubject);
+      await receivedAtLeast(PART_WINDOW + 2);
+      expect(received).toHaveLength(PART_WINDOW + 2);
+      expect(received.at(-1)?.headers?.get(PART_HEADER)).toBe(`${PART_WINDOW + 2}/21`);
+      // Closing does not wait for a requester that stopped acknowledging: only a short grace.
+      const closing = Date.now();
+      await transport.close();
+      expect(Date.now() - closing).toBeLessThan(5_000);
+    } finally {
+      await raw.close();
       await transport.close();
     }
   });

@@ -1,65 +1,162 @@
-import { headers, type Msg, type MsgHdrs } from 'nats';
+import { createInbox, headers, type Msg, type MsgHdrs, type NatsConnection } from 'nats';
 import { AppError } from '@lore/platform/kernel';
 
 /**
- * Replies larger than the NATS server's `max_payload` (1 MiB by default), sent in parts.
+ * Replies larger than the NATS server's `max_payload` (1 MiB by default), sent in parts, paced
+ * by the requester.
  *
- * A Lore requester says it can put parts together (`Lore-Reply-Parts: accept`); the responder
+ * A Lore requester says it can put parts together (`Lore-Reply-Parts: acked`); the responder
  * then sends a reply over the limit as consecutive messages to the reply subject, each holding
- * the next slice of the encoded packet and `Lore-Part: <n>/<count>`. One connection's messages
- * reach a subscriber in the order they were published, so the parts arrive in order; a gap (the
- * responder reconnected in mid-reply) fails the request at once rather than at its timeout. A
- * requester that did not ask (a stock @nestjs/microservices client) gets the `too_large`
- * failure as before: its wire format has no parts.
+ * the next slice of the encoded packet and `Lore-Part: <n>/<count>`, the first also naming
+ * where the requester acknowledges parts (`Lore-Part-Ack`). At most `PART_WINDOW` parts are
+ * unacknowledged at a time: a large reply never piles up in the NATS server beyond that, which
+ * closes a client (the gateway: one connection for every reply) with more than its
+ * `max_pending` (64 MB by default) waiting. One connection's messages reach a subscriber in the
+ * order they were published, so the parts arrive in order; a gap fails the request at once
+ * rather than at its timeout. A requester that did not ask (a stock @nestjs/microservices
+ * client) gets the `too_large` failure: its wire format has no parts.
  */
 export const ACCEPT_PARTS_HEADER = 'Lore-Reply-Parts';
 export const PART_HEADER = 'Lore-Part';
+export const PART_ACK_HEADER = 'Lore-Part-Ack';
+/** `acked`: the requester acknowledges each part (`accept`, without acknowledgements, was this protocol's first version). */
+const ACCEPT_VALUE = 'acked';
 
-/**
- * The largest reply sent in parts. The parts go out at once, and the NATS server closes a
- * client's connection when more than its `max_pending` (64 MB by default) waits for it: the
- * requester (the gateway, one connection for every reply) must be able to take a few such
- * replies at a time. It also holds each whole while it answers (the bytes, then the JSON).
- */
-export const MAX_PARTED_REPLY_BYTES = 16 * 1024 * 1024;
+/** The largest reply sent in parts: the requester holds the whole while it answers (the bytes, then the JSON). */
+export const MAX_PARTED_REPLY_BYTES = 64 * 1024 * 1024;
+/** Parts sent ahead of the requester's acknowledgements: ~4 MiB a reply in flight at the default max_payload. */
+export const PART_WINDOW = 4;
+/** How long a responder waits for an acknowledgement before it gives the reply up (the requester is gone). */
+const ACK_TIMEOUT_MS = 30_000;
 
 /** Room left in each part for the headers, which count against `max_payload` too. */
 const HEADER_ROOM = 1024;
 
 export function acceptParts(hdrs: MsgHdrs): void {
-  hdrs.set(ACCEPT_PARTS_HEADER, 'accept');
+  hdrs.set(ACCEPT_PARTS_HEADER, ACCEPT_VALUE);
 }
 
 /** Whether the requester can put a reply in parts back together. */
 export function acceptsParts(msg: Msg): boolean {
-  return msg.headers?.get(ACCEPT_PARTS_HEADER) === 'accept';
+  return msg.headers?.get(ACCEPT_PARTS_HEADER) === ACCEPT_VALUE;
 }
 
-/** Sends `body` as consecutive parts of at most `maxPayload` bytes (headers included); too_large over MAX_PARTED_REPLY_BYTES. */
-export function respondInParts(msg: Msg, body: Uint8Array, maxPayload: number): void {
-  if (body.length > MAX_PARTED_REPLY_BYTES) {
-    throw new AppError('too_large', `the reply on ${msg.subject} is ${body.length} bytes, over the ${MAX_PARTED_REPLY_BYTES} bytes a reply may take in parts`);
+/** A reply being sent in parts: what is left to send, and until when the requester may be silent. */
+interface Outgoing {
+  readonly msg: Msg;
+  readonly body: Uint8Array;
+  readonly size: number;
+  readonly count: number;
+  next: number;
+  timer: NodeJS.Timeout;
+  readonly done: () => void;
+}
+
+/**
+ * A connection's replies in parts: one subscription receives every acknowledgement, matched to
+ * its reply by the subject's last token.
+ */
+export class PartedReplies {
+  private readonly inbox = createInbox();
+  private readonly outgoing = new Map<string, Outgoing>();
+  private sequence = 0;
+  private subscribed = false;
+
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly report: (error: unknown) => void,
+  ) {}
+
+  /**
+   * Sends `body` in parts of at most `maxPayload` bytes (headers included), `PART_WINDOW` ahead
+   * of the acknowledgements; resolves once the last part is sent, or once the requester has
+   * stopped acknowledging (it gave up: nobody is left to tell). Throws `too_large` over
+   * MAX_PARTED_REPLY_BYTES, before sending anything.
+   */
+  send(msg: Msg, body: Uint8Array, maxPayload: number): Promise<void> {
+    if (body.length > MAX_PARTED_REPLY_BYTES) {
+      throw new AppError('too_large', `the reply is ${body.length} bytes, over the ${MAX_PARTED_REPLY_BYTES} bytes a reply between Lore's services may take`);
+    }
+    // A server configured with a max_payload this small carries no parts worth sending.
+    const size = maxPayload - HEADER_ROOM;
+    if (size < HEADER_ROOM) throw new AppError('too_large', `the reply is ${body.length} bytes, over the NATS server's max_payload of ${maxPayload}`);
+    this.listen();
+    const token = String(++this.sequence);
+    return new Promise<void>((resolve) => {
+      const reply: Outgoing = { msg, body, size, count: Math.ceil(body.length / size), next: 1, timer: this.giveUpLater(token), done: resolve };
+      this.outgoing.set(token, reply);
+      for (let sent = 0; sent < PART_WINDOW && reply.next <= reply.count; sent++) this.sendNext(token, reply);
+    });
   }
-  // A server configured with a max_payload this small carries no parts worth sending.
-  const size = maxPayload - HEADER_ROOM;
-  if (size < HEADER_ROOM) throw new AppError('too_large', `the reply on ${msg.subject} is ${body.length} bytes, over the NATS server's max_payload of ${maxPayload}`);
-  const count = Math.ceil(body.length / size);
-  for (let n = 1; n <= count; n++) {
+
+  /** Gives up every reply still being sent (the connection is closing). */
+  close(): void {
+    for (const token of [...this.outgoing.keys()]) this.finish(token);
+  }
+
+  private listen(): void {
+    if (this.subscribed) return;
+    this.subscribed = true;
+    this.nc.subscribe(`${this.inbox}.*`, {
+      callback: (error, ack) => {
+        if (error) return this.report(error);
+        const token = ack.subject.slice(this.inbox.length + 1);
+        const reply = this.outgoing.get(token);
+        // Late: the reply was sent in full or given up.
+        if (reply === undefined) return;
+        clearTimeout(reply.timer);
+        reply.timer = this.giveUpLater(token);
+        this.sendNext(token, reply);
+      },
+    });
+  }
+
+  private sendNext(token: string, reply: Outgoing): void {
+    if (reply.next > reply.count) return;
+    const n = reply.next++;
     const hdrs = headers();
-    hdrs.set(PART_HEADER, `${n}/${count}`);
-    msg.respond(body.subarray((n - 1) * size, n * size), { headers: hdrs });
+    hdrs.set(PART_HEADER, `${n}/${reply.count}`);
+    if (n === 1) hdrs.set(PART_ACK_HEADER, `${this.inbox}.${token}`);
+    try {
+      reply.msg.respond(reply.body.subarray((n - 1) * reply.size, n * reply.size), { headers: hdrs });
+    } catch (error) {
+      // The connection closed in mid-reply: the requester's wait ends with its own connection's or its timer.
+      this.report(error);
+      this.finish(token);
+      return;
+    }
+    if (n === reply.count) this.finish(token);
+  }
+
+  private giveUpLater(token: string): NodeJS.Timeout {
+    const timer = setTimeout(() => this.finish(token), ACK_TIMEOUT_MS);
+    timer.unref();
+    return timer;
+  }
+
+  private finish(token: string): void {
+    const reply = this.outgoing.get(token);
+    if (reply === undefined) return;
+    this.outgoing.delete(token);
+    clearTimeout(reply.timer);
+    reply.done();
   }
 }
 
 /**
  * One request's reply, put back together: `add` returns a whole reply's bytes (a reply sent in
- * one message as it came), or undefined while parts are still to come.
+ * one message as it came), or undefined while parts are still to come, acknowledging each part
+ * that has more after it through `acknowledge` (the subject the first part named).
  */
 export class ReplyAssembly {
   private parts: Uint8Array[] = [];
   private bytes = 0;
+  private ackSubject: string | undefined;
 
-  constructor(private readonly subject: string) {}
+  constructor(
+    private readonly subject: string,
+    private readonly acknowledge: (subject: string) => void,
+  ) {}
 
   add(reply: Msg): Uint8Array | undefined {
     const part = reply.headers?.get(PART_HEADER);
@@ -70,10 +167,16 @@ export class ReplyAssembly {
     if (match === null || n !== this.parts.length + 1 || n > count) {
       throw new AppError('unavailable', `the reply on ${this.subject} lost a part (got ${part} after ${this.parts.length})`);
     }
+    if (n === 1) this.ackSubject = reply.headers?.get(PART_ACK_HEADER) || undefined;
     this.bytes += reply.data.length;
-    if (this.bytes > MAX_PARTED_REPLY_BYTES) throw new AppError('too_large', `the reply on ${this.subject} is over ${MAX_PARTED_REPLY_BYTES} bytes`);
+    if (this.bytes > MAX_PARTED_REPLY_BYTES) throw new AppError('too_large', `the reply is over the ${MAX_PARTED_REPLY_BYTES} bytes a reply between Lore's services may take`);
     this.parts.push(reply.data);
-    if (n < count) return undefined;
+    if (n < count) {
+      // One part taken, one more may come: the responder keeps PART_WINDOW in flight.
+      if (this.ackSubject === undefined) throw new AppError('unavailable', `the reply on ${this.subject} names no subject for its acknowledgements`);
+      this.acknowledge(this.ackSubject);
+      return undefined;
+    }
     const whole = Buffer.concat(this.parts, this.bytes);
     this.parts = [];
     this.bytes = 0;
