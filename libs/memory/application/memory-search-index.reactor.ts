@@ -1,7 +1,7 @@
 import { isEmbeddingUnavailable, type EmbeddingModels, type EmbeddingProvider } from '@lore/platform/embeddings/port';
 import type { EventStore } from '@lore/platform/event-store/port';
 import type { ContextLog } from '@lore/platform/cqrs';
-import type { VectorStore, VectorWrite } from '@lore/platform/vectors/port';
+import type { VectorPoint, VectorStore, VectorWrite } from '@lore/platform/vectors/port';
 import type { Reactor } from '@lore/platform/projections';
 import { boundedKey } from '@lore/platform/kernel';
 import type { SealedFields } from '@lore/platform/crypto';
@@ -80,7 +80,7 @@ export function memorySearchIndexReactor(deps: {
       // A matched fact (decision `none`) changes nothing: it must not hide an earlier change in the batch.
       for (const event of recorded.map(upcastMemoryEvent)) if (event.type !== 'memory.MemoryMatched') latest.set(event.data.memoryId, event);
       const writes: VectorWrite[] = [];
-      const toEmbed: { id: string; partition: string; memoryType: string; content: MemoryContent }[] = [];
+      const toEmbed: IndexableMemory[] = [];
       for (const event of latest.values()) {
         const partition = memoryPartition(event.data.workspaceId, event.data.userId);
         if (event.type === 'memory.MemoryDeleted') {
@@ -117,32 +117,38 @@ export function memorySearchIndexReactor(deps: {
       if (toEmbed.length > 0) missingTimes = 0;
       toEmbed.forEach((m, i) => {
         const vector = vectors[i];
-        if (vector === undefined) return;
-        writes.push({
-          op: 'upsert',
-          index,
-          points: [
-            {
-              id: m.id,
-              collectionId: m.partition,
-              vector,
-              text: m.content.memory,
-              // No metadata: search filters by topics and type only, and a memory's metadata may
-              // nest deeper than the vector store takes (a write it refused would stall this reactor).
-              payload: { content_id: m.id, chunk_index: 0, source: m.memoryType, tags: m.content.topics, metadata: {} },
-            },
-          ],
-        });
+        if (vector !== undefined) writes.push({ op: 'upsert', index, points: [memoryPoint(m, vector)] });
       });
       if (writes.length > 0) await deps.vectors.write(writes);
     },
   };
 }
 
+/** A memory to index: its id, its owner's partition, its type and its opened content. */
+export interface IndexableMemory {
+  readonly id: string;
+  readonly partition: string;
+  readonly memoryType: string;
+  readonly content: MemoryContent;
+}
+
+/** A memory as a point of the index: what this reactor writes, and a search indexing its caller's own pending writes. */
+export function memoryPoint(memory: IndexableMemory, vector: Float32Array): VectorPoint {
+  return {
+    id: memory.id,
+    collectionId: memory.partition,
+    vector,
+    text: memory.content.memory,
+    // No metadata: search filters by topics and type only, and a memory's metadata may
+    // nest deeper than the vector store takes (a write it refused would stall this reactor).
+    payload: { content_id: memory.id, chunk_index: 0, source: memory.memoryType, tags: memory.content.topics, metadata: {} },
+  };
+}
+
 const MISSING_RETRY_MS = 30_000;
 const MISSING_RETRY_CAP_MS = 10 * 60_000;
 
-async function openOrNull(sealed: SealedFields<MemoryContent>, memoryId: string, content: string): Promise<MemoryContent | null> {
+export async function openOrNull(sealed: SealedFields<MemoryContent>, memoryId: string, content: string): Promise<MemoryContent | null> {
   try {
     return await sealed.open(memoryId, content);
   } catch {
@@ -151,7 +157,7 @@ async function openOrNull(sealed: SealedFields<MemoryContent>, memoryId: string,
 }
 
 /** The memory folded from its stream (a replacement keeps the type its creation recorded); null once erased or deleted. */
-async function currentMemory(events: EventStore, memoryId: string): Promise<ActiveMemory | null> {
+export async function currentMemory(events: EventStore, memoryId: string): Promise<ActiveMemory | null> {
   const state = (await events.readStream(memoryStreamId(memoryId))).map(upcastMemoryEvent).reduce(memoryDecider.evolve, memoryDecider.initialState());
   return state.status === 'active' ? state : null;
 }

@@ -1,7 +1,8 @@
-import { positionFromString, unavailable, type Clock, type ReplyIn, type ValidRequestIn, type VectorFilter } from '@lore/platform/kernel';
+import { AppError, positionFromString, unavailable, type Clock, type ReplyIn, type ValidRequestIn, type VectorFilter } from '@lore/platform/kernel';
 import { RerankStep, type Rerankers } from '@lore/platform/rerank/port';
 import { workspaceCollection, type DocumentStore } from '@lore/platform/documents/port';
-import type { EmbeddingModels } from '@lore/platform/embeddings/port';
+import type { EmbeddingModels, EmbeddingProvider } from '@lore/platform/embeddings/port';
+import type { EventStore } from '@lore/platform/event-store/port';
 import type { VectorStore } from '@lore/platform/vectors/port';
 import type { ReadYourWrites } from '@lore/platform/cqrs';
 import type { SealedFields } from '@lore/platform/crypto';
@@ -10,18 +11,21 @@ import { liveMemoryFilter, MEMORIES, type MemoryDoc } from './memory.read-models
 import { toMemoryRecord, type MemoryContent } from './memory-content';
 import { MEMORY_SEARCH_INDEX, memoryIndexName, memoryPartition } from './memory-search-index.reactor';
 import { MEMORY_SEARCH_POSITIONS, type MemorySearchPositionDoc } from './memory-search-positions.projection';
+import { indexOwnPendingWrites } from './memory-search-catch-up';
 
 /**
  * Hybrid search over one user's memories (their own partition of the index: no other user's
- * memory can be a candidate). Waits until the index has taken in the caller's own latest write
- * (`memorySearchPositionsProjection`), so a memory written just before is found, and only that:
- * other users' and workspaces' writes the index has yet to take in never hold a search up. Not
- * at all when the index has already passed it (a user without memories never waits).
+ * memory can be a candidate). The index has the caller's own latest write before the search
+ * reads it (`memorySearchPositionsProjection`, and `indexed` below), so a memory written just
+ * before is found; other users' and workspaces' writes the index has yet to take in never hold
+ * a search up. Nothing waits when the index has already passed it (a user without memories
+ * never waits).
  */
 export class MemorySearch {
   constructor(
     private readonly deps: {
       readonly documents: DocumentStore;
+      readonly events: EventStore;
       readonly vectors: VectorStore;
       readonly embeddings: EmbeddingModels;
       readonly rerankers: Rerankers;
@@ -39,7 +43,7 @@ export class MemorySearch {
     const provider = this.deps.embeddings.get(this.deps.embeddings.defaultModel);
     if (provider === null) throw unavailable('no embedding model is configured');
     const partition = memoryPartition(request.workspaceId, request.userId);
-    const [vector] = await Promise.all([provider.embedQuery(request.query), this.indexed(partition)]);
+    const [vector] = await Promise.all([provider.embedQuery(request.query), this.indexed(partition, provider)]);
     const index = memoryIndexName(provider);
     if (!(await this.deps.vectors.listIndexes()).some((i) => i.name === index)) return { results: [], executionTimeMs: elapsed(started), rerank: null };
     const conditions: VectorFilter[] = [];
@@ -71,14 +75,31 @@ export class MemorySearch {
     return { results: reranked, executionTimeMs: elapsed(started), rerank: outcome };
   }
 
-  /** Resolves once the index has taken in the partition's latest memory event (bounded, then 503). */
-  private async indexed(partition: string): Promise<void> {
+  /**
+   * Resolves once the index has the partition's latest memory event: at once when the index has
+   * passed it; after a short wait when the index is about to; otherwise once the search has
+   * indexed the caller's pending writes itself (`indexOwnPendingWrites`: the index's reactor is
+   * behind other workspaces' writes); failing that, after the full wait (bounded, then 503).
+   */
+  private async indexed(partition: string, provider: EmbeddingProvider): Promise<void> {
     const latest = await this.deps.documents.collection<MemorySearchPositionDoc>(MEMORY_SEARCH_POSITIONS).get(partition);
     // None: the partition never had a memory (or, just after an upgrade, the projection has yet to reach it).
     if (latest === null) return;
-    await this.deps.readYourWrites.settleReactor(MEMORY_SEARCH_INDEX, positionFromString(latest.position));
+    const position = positionFromString(latest.position);
+    const soon = await this.deps.readYourWrites.settleReactor(MEMORY_SEARCH_INDEX, position, BRIEF_WAIT_MS).then(
+      () => true,
+      (error: unknown) => {
+        if (error instanceof AppError && error.code === 'unavailable') return false;
+        throw error;
+      },
+    );
+    if (soon || (await indexOwnPendingWrites(this.deps, provider, latest))) return;
+    await this.deps.readYourWrites.settleReactor(MEMORY_SEARCH_INDEX, position);
   }
 }
+
+/** How long a search waits for the index's reactor before it indexes its caller's pending writes itself. */
+const BRIEF_WAIT_MS = 250;
 
 /** Hits asked for beyond the limit, to make up for expired memories not yet erased. */
 const OVERFETCH = 10;

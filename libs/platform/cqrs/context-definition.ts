@@ -21,7 +21,8 @@ import type { Rerankers } from '@lore/platform/rerank/port';
 export interface ReadYourWrites {
   /** `timeoutMs` defaults to READ_YOUR_WRITES_TIMEOUT_MS. */
   settle(position: Position | null, timeoutMs?: number): Promise<void>;
-  settleReactor(name: string, position: Position | null): Promise<void>;
+  /** `timeoutMs` defaults to READ_YOUR_WRITES_TIMEOUT_MS; a shorter one lets a caller try something else first. */
+  settleReactor(name: string, position: Position | null, timeoutMs?: number): Promise<void>;
   /**
    * For a reactor that destroys what others read (erasure): waits for every other processor,
    * then clears what they parked of `erasedStreams` (see EventProcessors.waitForAllBut).

@@ -86,7 +86,7 @@ export function waitingRecord(processor: string, event: RecordedEvent, blockedBy
 export function parkedStreamError(processor: string, record: ParkedEvent): AppError {
   return new AppError(
     'unavailable',
-    `the write was stored, but ${processor} has parked event ${record.eventId} of this resource's stream after it failed ${record.attempts} time(s); the resource's read model stays behind until an operator retries the parked events`,
+    `writes so far are stored, but ${processor} has parked event ${record.eventId} of this resource's stream after it failed ${record.attempts} time(s); the resource's read model stays behind until an operator retries the parked events`,
   );
 }
 

@@ -166,7 +166,7 @@ export class ProjectionRunner implements WaitableRunner {
     this.assertNotParked(streams);
     if (comparePositions(this.position, position) >= 0) return true;
     if (this.stateValue === 'retrying' && this.failures >= FAILURES_BEFORE_FAST_FAIL) {
-      throw unavailable(`the write was stored, but ${this.processor.name} is failing and retrying; retry the read later`);
+      throw unavailable(`writes so far are stored, but ${this.processor.name} is failing and retrying; retry the read later`);
     }
     return false;
   }
@@ -180,7 +180,7 @@ export class ProjectionRunner implements WaitableRunner {
   }
 
   lateError(timeoutMs: number): Error {
-    return unavailable(`the write was stored, but read model ${this.processor.name} did not catch up within ${timeoutMs} ms; retry the read`);
+    return unavailable(`writes so far are stored, but read model ${this.processor.name} did not catch up within ${timeoutMs} ms; retry the read`);
   }
 
   /** Resolves once caught up with the log's head as it was at start; rejects if the runner fails or the time runs out. */
