@@ -70,7 +70,7 @@ describe("memory search: waits only for the caller's own writes", () => {
     // A's own search must see A's writes: it waits for them, and says so rather than answer without them.
     const own = await search(a, 'alice note').then(() => null, (e: unknown) => e);
     expect(own).toBeInstanceOf(AppError);
-    expect(own).toMatchObject({ code: 'unavailable' });
+    expect(own).toMatchObject({ code: 'unavailable', retryAfterSeconds: 1 }); // the gateway's Retry-After
 
     // B's own fresh write lies behind A's backlog: B's search indexes it itself and answers at once, with it.
     await create(b, 'bob also likes oolong');

@@ -1,4 +1,4 @@
-import { comparePositions, positionFromString, positionToString, START, unavailable, type Position, type RecordedEvent } from '@lore/platform/kernel';
+import { AppError, comparePositions, positionFromString, positionToString, START, unavailable, type Position, type RecordedEvent } from '@lore/platform/kernel';
 import type { EventStore, EventSubscription } from '@lore/platform/event-store/port';
 import type { DocumentStore } from '@lore/platform/documents/port';
 import type { VectorStore } from '@lore/platform/vectors/port';
@@ -166,7 +166,7 @@ export class ProjectionRunner implements WaitableRunner {
     this.assertNotParked(streams);
     if (comparePositions(this.position, position) >= 0) return true;
     if (this.stateValue === 'retrying' && this.failures >= FAILURES_BEFORE_FAST_FAIL) {
-      throw unavailable(`writes so far are stored, but ${this.processor.name} is failing and retrying; retry the read later`);
+      throw readModelLate(`writes so far are stored, but ${this.processor.name} is failing and retrying; retry the read later`);
     }
     return false;
   }
@@ -180,7 +180,7 @@ export class ProjectionRunner implements WaitableRunner {
   }
 
   lateError(timeoutMs: number): Error {
-    return unavailable(`writes so far are stored, but read model ${this.processor.name} did not catch up within ${timeoutMs} ms; retry the read`);
+    return readModelLate(`writes so far are stored, but read model ${this.processor.name} did not catch up within ${timeoutMs} ms; retry the read`);
   }
 
   /** Resolves once caught up with the log's head as it was at start; rejects if the runner fails or the time runs out. */
@@ -306,3 +306,10 @@ export class ProjectionRunner implements WaitableRunner {
     }
   }
 }
+
+/** A read model behind a write: a 503 that says when to ask again (`Retry-After`), which a caller's retry policy reads. */
+function readModelLate(why: string): AppError {
+  return new AppError('unavailable', why, [], [], READ_MODEL_RETRY_AFTER_S);
+}
+
+const READ_MODEL_RETRY_AFTER_S = 1;
