@@ -41,7 +41,7 @@ describe('ExtractionPool', () => {
   let pool: ExtractionPool;
   beforeAll(async () => {
     pool = new ExtractionPool(OPTIONS);
-    await pool.extract(utf8('warm up'), { fileName: 'warm.txt', workspaceId: WS }); // starts a reader process and loads the readers
+    await pool.extract(utf8('warm up'), { fileName: 'warm.html', workspaceId: WS }); // starts a reader process and loads the readers
   }, 60_000);
   afterAll(() => pool.close());
 
@@ -124,15 +124,15 @@ describe('ExtractionPool', () => {
     const small = new ExtractionPool({ ...OPTIONS, workers: 1, maxMemoryMb: 64, limits: open });
     try {
       // Readers started first: the bound below is on ending the file, not on starting a process.
-      await Promise.all([slow, small].map((warm) => warm.extract(utf8('warm'), { fileName: 'warm.txt', workspaceId: WS })));
+      await Promise.all([slow, small].map((warm) => warm.extract(utf8('warm'), { fileName: 'warm.html', workspaceId: WS })));
       const before = { deadline: await count(extractionFiles, { outcome: 'deadline' }), memory: await count(extractionReadersEnded, { reason: 'memory', with_file: 'true' }) };
       const late = await refusal(slow, 'slow.html', deepHtml(100_000));
       expect(late.msg).toBe('"slow.html" took longer than 300 ms to read (KNOWLEDGE_EXTRACT_TIMEOUT_MS)');
       expect(late.ms).toBeLessThan(5_000);
-      expect((await slow.extract(utf8('still works'), { fileName: 'after.txt', workspaceId: WS })).text).toBe('still works');
+      expect((await slow.extract(utf8('still works'), { fileName: 'after.html', workspaceId: WS })).text).toBe('still works');
       const big = await refusal(small, 'big.csv', utf8('a,b,c,d\n'.repeat(2_000_000)));
       expect(big.msg).toBe('"big.csv" needs more than 64 MB of memory to read (KNOWLEDGE_EXTRACT_MAX_MEMORY_MB)');
-      expect((await small.extract(utf8('still works'), { fileName: 'after.txt', workspaceId: WS })).text).toBe('still works');
+      expect((await small.extract(utf8('still works'), { fileName: 'after.html', workspaceId: WS })).text).toBe('still works');
       // What an operator sees: each file's outcome, and why each reader ended.
       expect(await count(extractionFiles, { outcome: 'deadline' })).toBe(before.deadline + 1);
       expect(await count(extractionReadersEnded, { reason: 'memory', with_file: 'true' })).toBe(before.memory + 1);
@@ -144,14 +144,14 @@ describe('ExtractionPool', () => {
   it('refuses files with 503 once closed, those waiting for a reader included, rather than starting new readers', async () => {
     const open: ExtractionLimits = { ...DEFAULT_EXTRACTION_LIMITS, maxDepth: 10_000_000 };
     const closing = new ExtractionPool({ ...OPTIONS, workers: 1, limits: open });
-    await closing.extract(utf8('warm'), { fileName: 'warm.txt', workspaceId: WS });
+    await closing.extract(utf8('warm'), { fileName: 'warm.html', workspaceId: WS });
     const refused = (e: unknown): string => (e instanceof AppError ? e.code : String(e));
     const counted = await count(extractionFiles, { outcome: 'unavailable' });
     const reading = closing.extract(deepHtml(100_000), { fileName: 'slow.html', workspaceId: WS }).then(() => 'read', refused);
-    const waiting = closing.extract(utf8('queued'), { fileName: 'queued.txt', workspaceId: 'ws_other' }).then(() => 'read', refused);
+    const waiting = closing.extract(utf8('queued'), { fileName: 'queued.html', workspaceId: 'ws_other' }).then(() => 'read', refused);
     await new Promise((resolve) => setTimeout(resolve, 50));
     await closing.close();
-    const late = closing.extract(utf8('late'), { fileName: 'late.txt', workspaceId: WS }).then(() => 'read', refused);
+    const late = closing.extract(utf8('late'), { fileName: 'late.html', workspaceId: WS }).then(() => 'read', refused);
     expect(await Promise.all([reading, waiting, late])).toEqual(['unavailable', 'unavailable', 'unavailable']);
     // Each counted, the two refused by the closed pool itself included.
     expect((await count(extractionFiles, { outcome: 'unavailable' })) - counted).toBe(3);
@@ -161,10 +161,10 @@ describe('ExtractionPool', () => {
     const open: ExtractionLimits = { ...DEFAULT_EXTRACTION_LIMITS, maxDepth: 10_000_000 };
     const tiny = new ExtractionPool({ ...OPTIONS, workers: 1, queue: 1, timeoutMs: 2_000, limits: open });
     try {
-      await tiny.extract(utf8('warm'), { fileName: 'warm.txt', workspaceId: WS });
+      await tiny.extract(utf8('warm'), { fileName: 'warm.html', workspaceId: WS });
       // Three workspaces: none reaches its own cap, the pool as a whole is full.
       const slow = ['ws_1', 'ws_2'].map((ws) => tiny.extract(deepHtml(100_000), { fileName: 'slow.html', workspaceId: ws }).catch((e: unknown) => e));
-      const error: unknown = await tiny.extract(utf8('x'), { fileName: 'third.txt', workspaceId: 'ws_3' }).catch((e: unknown) => e);
+      const error: unknown = await tiny.extract(utf8('x'), { fileName: 'third.html', workspaceId: 'ws_3' }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(AppError);
       expect((error as AppError).code).toBe('unavailable');
       expect((error as AppError).message).toMatch(/KNOWLEDGE_EXTRACT_QUEUE/);
@@ -179,7 +179,7 @@ describe('ExtractionPool', () => {
     const open: ExtractionLimits = { ...DEFAULT_EXTRACTION_LIMITS, maxDepth: 10_000_000 };
     const shared = new ExtractionPool({ ...OPTIONS, workers: 1, queue: 8, perWorkspace: 3, timeoutMs: 1_500, limits: open });
     try {
-      await shared.extract(utf8('warm'), { fileName: 'warm.txt', workspaceId: 'ws_busy' });
+      await shared.extract(utf8('warm'), { fileName: 'warm.html', workspaceId: 'ws_busy' });
       const settled: string[] = [];
       const outcome = (name: string) => (result: unknown) => {
         settled.push(name);
@@ -188,7 +188,7 @@ describe('ExtractionPool', () => {
       // Each of these is ended at its deadline (1.5 s): the busy workspace would hold the reader for 4.5 s.
       const slow = [1, 2, 3].map((i) => shared.extract(deepHtml(100_000), { fileName: 'slow.html', workspaceId: 'ws_busy' }).then(outcome(`slow ${i}`), outcome(`slow ${i}`)));
       await new Promise((resolve) => setTimeout(resolve, 100));
-      const small = await shared.extract(utf8('a small note'), { fileName: 'small.txt', workspaceId: 'ws_small' });
+      const small = await shared.extract(utf8('a small note'), { fileName: 'small.html', workspaceId: 'ws_small' });
       settled.push('small');
       const slowOutcomes = await Promise.all(slow);
       expect(small.text).toBe('a small note');
@@ -209,11 +209,33 @@ describe('ExtractionPool', () => {
     }
   }, 30_000);
 
+  it('reads a small text or markdown file at once, in no reader\'s queue, while every reader is busy with slow files', async () => {
+    const open: ExtractionLimits = { ...DEFAULT_EXTRACTION_LIMITS, maxDepth: 10_000_000 };
+    const busy = new ExtractionPool({ ...OPTIONS, workers: 1, queue: 8, perWorkspace: 3, timeoutMs: 2_000, limits: open });
+    try {
+      await busy.extract(utf8('warm'), { fileName: 'warm.html', workspaceId: 'ws_busy' });
+      const slow = [1, 2].map(() => busy.extract(deepHtml(100_000), { fileName: 'slow.html', workspaceId: 'ws_busy' }).catch((e: unknown) => e));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const started = Date.now();
+      const note = await busy.extract(utf8('# A note\n\nwritten quickly'), { fileName: 'note.md', workspaceId: 'ws_small' });
+      const text = await busy.extract(utf8('plain words'), { fileName: 'words.txt', workspaceId: 'ws_small' });
+      expect(Date.now() - started).toBeLessThan(1_000); // a reader would be free only after 2 s
+      expect(note).toEqual({ text: '# A note\n\nwritten quickly', format: 'markdown', mimeType: 'text/markdown', title: null, pages: null });
+      expect(text.format).toBe('text');
+      // The same refusals as a reader gives: invalid UTF-8 and an empty file, at the file field.
+      await expect(busy.extract(new Uint8Array([0xff, 0xfe, 0x41]), { fileName: 'bad.txt', workspaceId: 'ws_small' })).rejects.toMatchObject({ code: 'validation', issues: [expect.objectContaining({ loc: ['file'], msg: expect.stringContaining('not valid UTF-8') })] });
+      await expect(busy.extract(utf8('   '), { fileName: 'blank.txt', workspaceId: 'ws_small' })).rejects.toMatchObject({ code: 'validation', message: expect.stringContaining('contains no text') });
+      await Promise.all(slow);
+    } finally {
+      await busy.close();
+    }
+  }, 30_000);
+
   it('keeps this thread\'s event loop turning while a hostile file is read', async () => {
     const open: ExtractionLimits = { ...DEFAULT_EXTRACTION_LIMITS, maxDepth: 10_000_000 };
     const slow = new ExtractionPool({ ...OPTIONS, workers: 1, timeoutMs: 3_000, limits: open });
     try {
-      await slow.extract(utf8('warm'), { fileName: 'warm.txt', workspaceId: WS });
+      await slow.extract(utf8('warm'), { fileName: 'warm.html', workspaceId: WS });
       let worstGap = 0;
       let last = performance.now();
       const ticker = setInterval(() => {

@@ -1,7 +1,9 @@
 import { AppError, invalid, unavailable, workerScript } from '@lore/platform/kernel';
 import { extractionFiles, extractionReadersEnded } from '@lore/platform/telemetry';
 
-import type { ExtractedText, UploadedFile } from './extract-text';
+import { extracted, type ExtractedText } from './extracted-text';
+import { detectFormat, type FileFormat } from './file-format';
+import { decodeUtf8 } from './utf8-text';
 import { limitExceeded, type ExtractionLimits } from './extraction-limits';
 import { ExtractionProcesses, ReaderEnded } from './extraction-processes';
 import { FILE_FIELD } from './file-format';
@@ -105,6 +107,8 @@ export class ExtractionPool {
       return unavailable('File extraction is shutting down; try again shortly');
     };
     if (this.closed) throw shuttingDown();
+    const inline = readsInline(bytes, file);
+    if (inline !== null) return countedInline(() => extracted(inline, { text: decodeUtf8(bytes, file.fileName) }, file.fileName, this.options.limits));
     let release: () => void;
     try {
       release = await this.slots.acquire(file.workspaceId);
@@ -123,7 +127,7 @@ export class ExtractionPool {
     }
   }
 
-  private async read(file: UploadedFile, workspaceId: string): Promise<ExtractedText> {
+  private async read(file: { readonly fileName: string; readonly mimeType: string | null; readonly bytes: Uint8Array }, workspaceId: string): Promise<ExtractedText> {
     const processes = await this.ensureProcesses();
     const id = this.nextId++;
     const abort = new AbortController();
@@ -200,5 +204,34 @@ export class ExtractionPool {
     });
     this.processes = created;
     return created;
+  }
+}
+
+/**
+ * Small plain text and markdown files are read on the calling thread, in no reader's queue:
+ * decoding UTF-8 is one bounded pass (no parser a hostile file could make work hard), so a
+ * tiny note never waits behind another workspace's slow PDFs. Null for any other file.
+ */
+export const INLINE_TEXT_BYTES = 256 * 1024;
+
+function readsInline(bytes: Uint8Array, file: FileToExtract): 'text' | 'markdown' | null {
+  if (bytes.length > INLINE_TEXT_BYTES) return null;
+  let format: FileFormat;
+  try {
+    format = detectFormat({ fileName: file.fileName, mimeType: file.mimeType ?? null, bytes });
+  } catch {
+    return null; // refused by a reader, with the same error, counted as the reader counts it
+  }
+  return format === 'text' || format === 'markdown' ? format : null;
+}
+
+function countedInline(read: () => ExtractedText): ExtractedText {
+  try {
+    const text = read();
+    extractionFiles.inc({ outcome: 'ok' });
+    return text;
+  } catch (error) {
+    extractionFiles.inc({ outcome: 'unreadable' });
+    throw error;
   }
 }

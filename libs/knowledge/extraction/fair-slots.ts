@@ -9,6 +9,11 @@ export interface FairSlotsOptions {
   readonly queue: number;
   /** The longest a waiter waits for a slot before it is refused with 503 (2 × KNOWLEDGE_EXTRACT_TIMEOUT_MS). */
   readonly maxWaitMs: number;
+  /**
+   * Slots one workspace may hold at once (default: all but one, at least one): the rest stay
+   * free for other workspaces, since a slot cannot be taken back from a slow file.
+   */
+  readonly heldPerWorkspace?: number;
 }
 
 /** Gives the slot back; calling it again does nothing. */
@@ -30,7 +35,9 @@ const RETRY_AFTER_SECONDS = 1;
  * workspace that is waiting, never behind a whole burst of one. A workspace may hold or wait for `perWorkspace` slots at once; beyond that its
  * uploads are refused with 429 (its own files are the ones in the way), so one workspace's
  * slow files cannot take every place in the queue. A waiter that finds no slot within
- * `maxWaitMs` is refused with 503 instead of outliving the request it serves.
+ * `maxWaitMs` is refused with 503 instead of outliving the request it serves. A workspace holds
+ * at most `heldPerWorkspace` slots at once (all but one by default), so a file of another
+ * workspace finds a slot free even while one workspace's hostile files take their full time.
  */
 export class FairSlots {
   private held = 0;
@@ -41,9 +48,14 @@ export class FairSlots {
   private readonly lines = new Map<string, Waiter[]>();
   /** When each workspace with files in here last got a slot (a count of slots given). */
   private readonly lastServed = new Map<string, number>();
+  /** Slots held per workspace (those holding none are absent). */
+  private readonly holding = new Map<string, number>();
+  private readonly heldCap: number;
   private served = 0;
 
-  constructor(private readonly options: FairSlotsOptions) {}
+  constructor(private readonly options: FairSlotsOptions) {
+    this.heldCap = options.heldPerWorkspace ?? Math.max(1, options.slots - 1);
+  }
 
   /** Resolves with a slot for one of `workspaceId`'s files; rejects with 429 or 503 as described above. */
   acquire(workspaceId: string): Promise<Release> {
@@ -54,7 +66,7 @@ export class FairSlots {
         new AppError('rate_limited', `This workspace has ${perWorkspace} uploaded file(s) being read or waiting, its limit (KNOWLEDGE_EXTRACT_PER_WORKSPACE); retry after ${RETRY_AFTER_SECONDS} s`, [], [], RETRY_AFTER_SECONDS),
       );
     }
-    if (this.held < slots && this.waiting === 0) {
+    if (this.held < slots && this.mayHold(workspaceId) && this.nextInTurn() === undefined) {
       this.inUse.set(workspaceId, used + 1);
       return Promise.resolve(this.grant(workspaceId));
     }
@@ -78,6 +90,8 @@ export class FairSlots {
       const line = this.lines.get(workspaceId);
       if (line === undefined) this.lines.set(workspaceId, [waiter]);
       else line.push(waiter);
+      // A free slot another workspace may not take (it holds its share) is this one's at once.
+      this.handOver();
     });
   }
 
@@ -89,15 +103,23 @@ export class FairSlots {
   /** Takes a slot for `workspaceId` (already counted in `inUse`). */
   private grant(workspaceId: string): Release {
     this.held++;
+    this.holding.set(workspaceId, (this.holding.get(workspaceId) ?? 0) + 1);
     this.lastServed.set(workspaceId, ++this.served);
     let released = false;
     return () => {
       if (released) return;
       released = true;
       this.held--;
+      const left = (this.holding.get(workspaceId) ?? 1) - 1;
+      if (left > 0) this.holding.set(workspaceId, left);
+      else this.holding.delete(workspaceId);
       this.forget(workspaceId);
       this.handOver();
     };
+  }
+
+  private mayHold(workspaceId: string): boolean {
+    return (this.holding.get(workspaceId) ?? 0) < this.heldCap;
   }
 
   /** Gives free slots to waiters, each to the waiting workspace served longest ago. */
@@ -115,11 +137,15 @@ export class FairSlots {
     }
   }
 
-  /** At most `queue` workspaces wait, so a scan is cheap. Ties go to the one waiting longest. */
+  /**
+   * The waiting workspace served longest ago that may hold another slot. At most `queue`
+   * workspaces wait, so a scan is cheap. Ties go to the one waiting longest.
+   */
   private nextInTurn(): [string, Waiter[]] | undefined {
     let best: [string, Waiter[]] | undefined;
     let bestServed = Infinity;
     for (const [workspaceId, line] of this.lines) {
+      if (!this.mayHold(workspaceId)) continue;
       const served = this.lastServed.get(workspaceId) ?? 0;
       if (served < bestServed) {
         best = [workspaceId, line];

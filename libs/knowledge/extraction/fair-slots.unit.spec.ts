@@ -32,7 +32,7 @@ describe('FairSlots', () => {
   });
 
   it('refuses a workspace beyond its cap with 429 and Retry-After, while others still get in', async () => {
-    const slots = new FairSlots({ ...OPTIONS, slots: 2, perWorkspace: 2 });
+    const slots = new FairSlots({ ...OPTIONS, slots: 2, perWorkspace: 2, heldPerWorkspace: 2 });
     const held = [await slots.acquire('ws_a'), await slots.acquire('ws_a')];
     const error = await refusal(slots.acquire('ws_a'));
     expect(error.code).toBe('rate_limited');
@@ -46,6 +46,25 @@ describe('FairSlots', () => {
     const again = await slots.acquire('ws_a');
     again();
     held[1]?.();
+    expect(slots.inUseByWorkspace().size).toBe(0);
+  });
+
+  it('keeps a slot free for other workspaces: one workspace holds all but one, however many files it has waiting', async () => {
+    const slots = new FairSlots({ ...OPTIONS, slots: 2, perWorkspace: 4 });
+    const first = await slots.acquire('ws_a');
+    let secondIn = false;
+    const second = slots.acquire('ws_a').then((release) => {
+      secondIn = true;
+      return release;
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(secondIn).toBe(false); // a slot is free, but it is the one kept for others
+    // Another workspace's file takes it at once, without waiting for A's slow one.
+    const other = await slots.acquire('ws_b');
+    // When A's first file is done, A's next one gets that slot.
+    first();
+    (await second)();
+    other();
     expect(slots.inUseByWorkspace().size).toBe(0);
   });
 
