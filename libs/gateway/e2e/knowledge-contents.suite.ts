@@ -136,6 +136,23 @@ export function describeKnowledgeContents(lore: () => LoreUnderTest): void {
       expect((await call(lore(), 'GET', `/contents?collection_id=${col.id}&limit=1000`, { token: me.token })).body.contents.map((c: { name: string }) => c.name)).not.toContain('big.txt');
     }, 60_000);
 
+    it('answers a form with a second file, or more fields than an upload holds, with 422 rather than 413', async () => {
+      const boundary = `----lore${Math.random().toString(36).slice(2)}`;
+      const part = (name: string, value: string, filename?: string): string =>
+        `--${boundary}\r\nContent-Disposition: form-data; name="${name}"${filename === undefined ? '' : `; filename="${filename}"\r\nContent-Type: text/plain`}\r\n\r\n${value}\r\n`;
+      const send = (parts: string[]) =>
+        rawCall(lore(), 'POST', '/api/v1/contents', {
+          headers: { authorization: `Bearer ${me.token}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
+          body: Buffer.from(`${parts.join('')}--${boundary}--\r\n`),
+        });
+      const twoFiles = await send([part('collection_id', col.id), part('file', 'one', 'one.txt'), part('file', 'two', 'two.txt')]);
+      expect(twoFiles.status).toBe(422);
+      expect(locs(twoFiles)).toEqual([['body', 'file']]);
+      const manyFields = await send([part('collection_id', col.id), ...Array.from({ length: 40 }, (_, i) => part(`f${i}`, 'x')), part('file', 'one', 'one.txt')]);
+      expect(manyFields.status).toBe(422);
+      expect(locs(manyFields)).toEqual([['body']]);
+    });
+
     it('lists contents at /contents and /api/v1/contents with filters, sort and a total count', async () => {
       const you = await owner(lore());
       const mine = await createCollection(lore(), you.token);

@@ -50,7 +50,7 @@ export const SEARCH_TYPES = ['vector', 'keyword', 'hybrid'] as const;
 /** `{a:{a:…1}}` with `levels` objects. */
 export const nested = (levels: number): Record<string, unknown> => (levels <= 1 ? { a: 1 } : { a: nested(levels - 1) });
 export const ids = (results: Array<{ content_id: string }>): string[] => [...new Set(results.map((r) => r.content_id))].sort();
-export const locs = (reply: Reply): unknown[] => (Array.isArray(reply.body?.detail) ? reply.body.detail.map((d: { loc: unknown }) => d.loc) : []);
+export const locs = (reply: Pick<Reply, 'body'>): unknown[] => (Array.isArray(reply.body?.detail) ? reply.body.detail.map((d: { loc: unknown }) => d.loc) : []);
 
 /** Five short texts on distinct topics; each contains "lorefact" so that one keyword query matches them all. */
 export const TOPICS = {

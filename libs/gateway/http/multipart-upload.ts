@@ -59,10 +59,17 @@ async function readParts(request: FastifyRequest, maxBytes: number, fields: Reco
 /**
  * The multipart parser (busboy) reports a request it cannot read with plain Errors, which
  * would be answered 500: a Content-Type without its boundary, a body cut short or with a
- * malformed part header. Those are the client's to fix (422 in the documented shape). Errors
- * that carry a status (@fastify/multipart's limits: 413) and our own pass through unchanged.
+ * malformed part header. Those are the client's to fix (422 in the documented shape), and so is a
+ * form with a second file or too many fields (@fastify/multipart's 413s for those). Errors that
+ * carry another status (a file over its size: 413) and our own pass through unchanged.
  */
 function malformed(error: unknown): unknown {
+  // Too many parts is the form's shape, not its size: a 422 that says what an upload may hold.
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'FST_FILES_LIMIT') return invalid(['body', 'file'], 'Only one file, in the field "file", is accepted per upload');
+  if (code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT') {
+    return invalid(['body'], `An upload holds one file and at most ${FIELD_LIMITS.fields} text fields`);
+  }
   if (error instanceof AppError || !(error instanceof Error) || typeof (error as { statusCode?: unknown }).statusCode === 'number') return error;
   if (/boundary not found/i.test(error.message)) {
     return invalid(['header', 'content-type'], 'multipart/form-data needs a boundary parameter (Content-Type: multipart/form-data; boundary=...)');
