@@ -1,4 +1,4 @@
-import { positionFromString } from '@lore/platform/kernel';
+import { AppError, positionFromString } from '@lore/platform/kernel';
 import type { EventStore } from '@lore/platform/event-store/port';
 import type { EmbeddingProvider } from '@lore/platform/embeddings/port';
 import type { VectorStore, VectorWrite } from '@lore/platform/vectors/port';
@@ -8,9 +8,10 @@ import { memoryDecider, memoryStreamId, upcastMemoryEvent, type ActiveMemory } f
 import type { MemoryContent } from './memory-content';
 import { MEMORY_SEARCH_INDEX, memoryIndexName, memoryPoint, openOrNull, type IndexableMemory } from './memory-search-index.reactor';
 import type { MemorySearchPositionDoc } from './memory-search-positions.projection';
+import type { MemoryIndexWrites } from './memory-index-writes';
 
-/** Times a memory changed under a search indexing it before the search leaves it to the index's reactor. */
-const ATTEMPTS = 3;
+/** How long a catch-up waits for the index reactor's write in progress before the search waits as before. */
+const WRITES_WAIT_MS = 2_000;
 
 /**
  * A search's own catch-up: the caller's recent memory writes (RECENT_WRITES at most) put into the
@@ -21,14 +22,14 @@ const ATTEMPTS = 3;
  * fairly with the reactor's by the embedding batcher); the reactor later indexes the same
  * memories again, to the same points.
  *
- * Each memory is read from its stream (the log decides, not a read model that may lag), and
- * checked there again once its point is written: a memory changed meanwhile is indexed again as
- * it now is, and one deleted meanwhile loses its point and has the deleted points purged, so
- * the search never leaves a deleted memory's text in the index's files (erasure, which purges
- * the reactor's deletions, may already have run).
+ * Each memory is read from its stream (the log decides, not a read model that may lag): a live
+ * one is embedded and written as it now is, an invalidated or deleted one loses its point. All of
+ * it runs alone among the index's writers (`MemoryIndexWrites`), so whatever happens to these
+ * memories meanwhile is written by the reactor after it: a deleted memory's point never comes
+ * back after the reactor removed it and erasure purged it.
  *
- * Returns false when it cannot cover every pending write of the caller (more than it keeps, or a
- * memory that kept changing): the search then waits for the reactor, as before.
+ * Returns false when it cannot cover every pending write of the caller (more than it keeps, or
+ * the index busy): the search then waits for the reactor, as before.
  */
 export async function indexOwnPendingWrites(
   deps: {
@@ -36,6 +37,7 @@ export async function indexOwnPendingWrites(
     readonly vectors: VectorStore;
     readonly sealed: SealedFields<MemoryContent>;
     readonly readYourWrites: ReadYourWrites;
+    readonly indexWrites: MemoryIndexWrites;
   },
   provider: EmbeddingProvider,
   partition: MemorySearchPositionDoc,
@@ -47,32 +49,29 @@ export async function indexOwnPendingWrites(
   if (truncatedAt !== null && !(await hasIndexed(deps.readYourWrites, truncatedAt))) return false;
   const index = memoryIndexName(provider);
   await deps.vectors.ensureIndex({ name: index, dimensions: provider.info.dimensions, distance: 'cosine' });
-  let pending = recent.map((write) => write.id);
-  for (let attempt = 0; attempt < ATTEMPTS && pending.length > 0; attempt++) {
-    const read = await Promise.all(pending.map((id) => folded(deps.events, id)));
-    const toIndex: (IndexableMemory & { readonly revision: number })[] = [];
-    for (const memory of read) {
-      // Deleted, erased or invalidated: the search reads only live memories from the read model, so there is nothing to add.
-      if (memory.state === null || memory.state.superseded) continue;
-      const content = await openOrNull(deps.sealed, memory.id, memory.state.content);
-      if (content !== null) toIndex.push({ id: memory.id, partition: partition.id, memoryType: memory.state.memoryType, content, revision: memory.revision });
+  const caughtUp = async (): Promise<true> => {
+    const read = await Promise.all(recent.map((write) => liveMemory(deps.events, write.id)));
+    const toIndex: IndexableMemory[] = [];
+    const gone: string[] = [];
+    for (const [i, memory] of read.entries()) {
+      const id = recent[i]?.id as string;
+      const content = memory === null ? null : await openOrNull(deps.sealed, id, memory.content);
+      if (memory === null || content === null) gone.push(id);
+      else toIndex.push({ id, partition: partition.id, memoryType: memory.memoryType, content });
     }
-    if (toIndex.length === 0) return true;
     const vectors = await provider.embedDocuments(toIndex.map((m) => m.content.memory));
-    await deps.vectors.write(toIndex.flatMap((m, i): VectorWrite[] => {
+    const writes: VectorWrite[] = toIndex.flatMap((m, i): VectorWrite[] => {
       const vector = vectors[i];
       return vector === undefined ? [] : [{ op: 'upsert', index, points: [memoryPoint(m, vector)] }];
-    }));
-    // What changed meanwhile: a deleted one loses the point just written (and its bytes); a changed one is indexed again.
-    const after = await Promise.all(toIndex.map(async (m) => ({ written: m, now: await folded(deps.events, m.id) })));
-    const gone = after.filter(({ now }) => now.state === null || now.state.superseded).map(({ written }) => written.id);
-    if (gone.length > 0) {
-      await deps.vectors.write([{ op: 'delete', index, ids: gone }]);
-      await deps.vectors.purgeDeleted();
-    }
-    pending = after.filter(({ written, now }) => now.state !== null && !now.state.superseded && now.revision !== written.revision).map(({ written }) => written.id);
-  }
-  return pending.length === 0;
+    });
+    if (gone.length > 0) writes.push({ op: 'delete', index, ids: gone });
+    if (writes.length > 0) await deps.vectors.write(writes);
+    return true;
+  };
+  return deps.indexWrites.alone(caughtUp, WRITES_WAIT_MS).catch((error: unknown) => {
+    if (error instanceof AppError && error.code === 'unavailable') return false;
+    throw error;
+  });
 }
 
 /** Whether the index's reactor has passed `position` already (no waiting). */
@@ -83,9 +82,8 @@ async function hasIndexed(readYourWrites: ReadYourWrites, position: string): Pro
   );
 }
 
-/** A memory as its stream says it now is, and how many events the stream holds (its revision + 1). */
-async function folded(events: EventStore, id: string): Promise<{ readonly id: string; readonly state: ActiveMemory | null; readonly revision: number }> {
-  const recorded = await events.readStream(memoryStreamId(id));
-  const state = recorded.map(upcastMemoryEvent).reduce(memoryDecider.evolve, memoryDecider.initialState());
-  return { id, state: state.status === 'active' ? state : null, revision: recorded.length };
+/** A memory as its stream says it now is; null once deleted, erased or invalidated (nothing of it belongs in the index). */
+async function liveMemory(events: EventStore, id: string): Promise<ActiveMemory | null> {
+  const state = (await events.readStream(memoryStreamId(id))).map(upcastMemoryEvent).reduce(memoryDecider.evolve, memoryDecider.initialState());
+  return state.status === 'active' && !state.superseded ? state : null;
 }

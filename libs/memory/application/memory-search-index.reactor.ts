@@ -7,6 +7,7 @@ import { boundedKey } from '@lore/platform/kernel';
 import type { SealedFields } from '@lore/platform/crypto';
 import { MEMORY_STREAM_PREFIX, memoryDecider, memoryStreamId, upcastMemoryEvent, type ActiveMemory, type MemoryEvent } from '@lore/memory/domain';
 import type { MemoryContent } from './memory-content';
+import type { MemoryIndexWrites } from './memory-index-writes';
 
 /**
  * v2: partitions are hashed (`memoryPartition`); v1 spliced the user id in as it was, and a
@@ -61,6 +62,7 @@ export function memorySearchIndexReactor(deps: {
   readonly embeddings: EmbeddingModels;
   readonly sealed: SealedFields<MemoryContent>;
   readonly log: ContextLog;
+  readonly indexWrites: MemoryIndexWrites;
 }): Reactor {
   // After the model was found missing: until when memories are left unindexed without trying
   // (no opening of sealed texts, no load attempt per batch), and how often it was found so.
@@ -119,7 +121,8 @@ export function memorySearchIndexReactor(deps: {
         const vector = vectors[i];
         if (vector !== undefined) writes.push({ op: 'upsert', index, points: [memoryPoint(m, vector)] });
       });
-      if (writes.length > 0) await deps.vectors.write(writes);
+      // Alone among the index's writers: a search's catch-up (memory-search-catch-up.ts) is never interleaved with it.
+      if (writes.length > 0) await deps.indexWrites.alone(() => deps.vectors.write(writes));
     },
   };
 }

@@ -12,6 +12,7 @@ import { toMemoryRecord, type MemoryContent } from './memory-content';
 import { MEMORY_SEARCH_INDEX, memoryIndexName, memoryPartition } from './memory-search-index.reactor';
 import { MEMORY_SEARCH_POSITIONS, type MemorySearchPositionDoc } from './memory-search-positions.projection';
 import { indexOwnPendingWrites } from './memory-search-catch-up';
+import type { MemoryIndexWrites } from './memory-index-writes';
 
 /**
  * Hybrid search over one user's memories (their own partition of the index: no other user's
@@ -31,6 +32,7 @@ export class MemorySearch {
       readonly rerankers: Rerankers;
       readonly sealed: SealedFields<MemoryContent>;
       readonly readYourWrites: ReadYourWrites;
+      readonly indexWrites: MemoryIndexWrites;
       readonly clock: Clock;
     },
   ) {}

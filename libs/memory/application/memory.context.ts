@@ -14,6 +14,7 @@ import { memoryEventsPublisher } from './memory-events.publisher';
 import { MEMORY_ERASURE, memoryErasureReactor } from './memory-erasure.reactor';
 import { MEMORIES, MEMORY_VERSIONS } from './memory.read-models';
 import { memorySearchIndexReactor } from './memory-search-index.reactor';
+import { MemoryIndexWrites } from './memory-index-writes';
 import { MemorySearch } from './memory-search.query';
 import { memorySearchPositionsProjection } from './memory-search-positions.projection';
 import { memoryStreamId } from '@lore/memory/domain';
@@ -34,7 +35,9 @@ export const memoryContext = defineContext({
     const notes = new SealedFields<DecisionNote>(deps.keyring, 'Memory');
     const commands = new MemoryCommands({ ...deps, sealed, notes, quota: deps.config.quota, ttlSecondsByType: deps.config.ttlSecondsByType });
     const queries = new MemoryQueries(deps.documents, sealed, notes, deps.clock);
-    const search = new MemorySearch({ ...deps, sealed });
+    // The search index's writers (its reactor, a search's catch-up) take turns.
+    const indexWrites = new MemoryIndexWrites();
+    const search = new MemorySearch({ ...deps, sealed, indexWrites });
     const extraction = new MemoryExtraction({
       ...deps,
       commands,
@@ -65,7 +68,7 @@ export const memoryContext = defineContext({
       projections: [memoriesProjection, memoryVersionsProjection, memorySearchPositionsProjection],
       reactors: [
         memoryEventsPublisher(deps.transport),
-        memorySearchIndexReactor({ ...deps, sealed }),
+        memorySearchIndexReactor({ ...deps, sealed, indexWrites }),
         memoryErasureReactor({ ...deps, processedByOthers: (position, erased) => deps.readYourWrites.settleAllBut(MEMORY_ERASURE, position, ERASURE_WAIT_MS, erased) }),
       ],
       async prepare() {
