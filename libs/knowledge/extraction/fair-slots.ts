@@ -83,8 +83,14 @@ export class FairSlots {
         admit: resolve,
         timer: setTimeout(() => {
           this.leaveQueue(waiter);
+          // Held back by the workspace's own files (it holds its share of the readers), not by a lack of readers: its 429.
+          const ownFiles = !this.mayHold(workspaceId);
           this.forget(workspaceId);
-          reject(unavailable(`The uploaded file waited more than ${maxWaitMs} ms for a free file reader (2 × KNOWLEDGE_EXTRACT_TIMEOUT_MS); try again shortly`));
+          reject(
+            ownFiles
+              ? new AppError('rate_limited', `This workspace's other files held its share of the file readers for more than ${maxWaitMs} ms; retry after ${RETRY_AFTER_SECONDS} s`, [], [], RETRY_AFTER_SECONDS)
+              : unavailable(`The uploaded file waited more than ${maxWaitMs} ms for a free file reader (2 × KNOWLEDGE_EXTRACT_TIMEOUT_MS); try again shortly`),
+          );
         }, maxWaitMs),
       };
       const line = this.lines.get(workspaceId);

@@ -68,6 +68,16 @@ describe('FairSlots', () => {
     expect(slots.inUseByWorkspace().size).toBe(0);
   });
 
+  it('refuses with 429, not 503, a file that waited out its bound behind its own workspace\'s files while a reader stood free', async () => {
+    const slots = new FairSlots({ ...OPTIONS, slots: 2, perWorkspace: 4, maxWaitMs: 50 });
+    const held = await slots.acquire('ws_a');
+    const error = await refusal(slots.acquire('ws_a'));
+    expect(error.code).toBe('rate_limited');
+    expect(error.retryAfterSeconds).toBe(1);
+    held();
+    expect(slots.inUseByWorkspace().size).toBe(0);
+  });
+
   it('refuses a file with 503 when it waits longer than the bound, and one that finds the queue full at once', async () => {
     const slots = new FairSlots({ ...OPTIONS, queue: 1, maxWaitMs: 100 });
     const held = await slots.acquire('ws_a');

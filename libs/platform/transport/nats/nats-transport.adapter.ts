@@ -138,7 +138,7 @@ function natsTransport(nc: NatsConnection, onError: ((error: unknown) => void) |
         // A Nest server may answer with several messages ({ response }… then { isDisposed }):
         // the request reads them until the last; its timer bounds the whole stream.
         let result: unknown;
-        const assembly = new ReplyAssembly(subject, (ackSubject) => nc.publish(ackSubject));
+        const assembly = new ReplyAssembly(subject, (ackSubject, part) => nc.publish(ackSubject, String(part)));
         return await replies.request(subject, data, hdrs, timeoutMs, (reply) => {
           const whole = assembly.add(reply);
           if (whole === undefined) return undefined;
@@ -263,7 +263,7 @@ async function answer(handler: RequestHandler, msg: Msg, report: (error: unknown
     body = encodeResponse(id, result);
     if (maxPayload !== undefined && body.length > maxPayload && acceptsParts(msg)) {
       try {
-        await parted.send(msg, body, maxPayload);
+        await parted.send(msg, body, maxPayload, () => msg.respond(encodeFailure(id, new AppError('unavailable', 'the reply was given up: its parts were not acknowledged in time'))));
         return;
       } catch (error) {
         // Cut short (a closed connection, a reply too large even in parts): the host hears why,

@@ -2,7 +2,7 @@ import { describeWithServer } from '@lore/platform/testing';
 import { describeTransportContract } from '@lore/platform/transport/contract';
 import { connect, headers, type Msg } from 'nats';
 import { connectNatsTransport } from './nats-transport.adapter';
-import { ACCEPT_PARTS_HEADER, MAX_PARTED_REPLY_BYTES, PART_ACK_HEADER, PART_HEADER, PART_WINDOW } from './reply-parts';
+import { ACCEPT_PARTS_HEADER, MAX_PARTED_REPLY_BYTES, PART_ACK_HEADER, PART_HEADER, WINDOW_BYTES } from './reply-parts';
 
 describeWithServer('NATS_URL', 'NATS transport', (url) => {
   describeTransportContract('NATS', async () => {
@@ -54,7 +54,7 @@ describeWithServer('NATS_URL', 'NATS transport', (url) => {
     }
   });
 
-  it('paces a reply in parts by the requester\'s acknowledgements: PART_WINDOW ahead, no more, so nothing piles up in the NATS server', async () => {
+  it('paces a reply in parts by the requester\'s acknowledgements, a window ahead and no more, so nothing piles up in the NATS server', async () => {
     const transport = await connectNatsTransport({ url, name: 'lore-paced-parts' });
     const raw = await connect({ servers: url });
     try {
@@ -63,6 +63,8 @@ describeWithServer('NATS_URL', 'NATS transport', (url) => {
       const big = 'p'.repeat(20 * 1024 * 1024);
       await transport.serve(subject, async () => big);
       await expect(transport.request(subject, 'all of it')).resolves.toBe(big);
+      // Parts of max_payload less the room kept for headers; WINDOW_BYTES of them in flight.
+      const PART_WINDOW = Math.floor(WINDOW_BYTES / ((raw.info?.max_payload ?? 1024 * 1024) - 1024));
 
       // A requester that takes parts and acknowledges none gets the window and then waits.
       const inbox = `_INBOX.paced.${Date.now()}`;
@@ -79,18 +81,22 @@ describeWithServer('NATS_URL', 'NATS transport', (url) => {
       };
       await receivedAtLeast(PART_WINDOW);
       expect(received.map((msg) => msg.headers?.get(PART_HEADER))).toEqual(Array.from({ length: PART_WINDOW }, (_, i) => `${i + 1}/21`));
-      // Each acknowledgement lets one more part go.
+      // An acknowledgement names the highest part taken, so one that says 2 (the one for 1 lost) lets two more go.
       const ackSubject = received[0]?.headers?.get(PART_ACK_HEADER) ?? '';
       expect(ackSubject).not.toBe('');
-      raw.publish(ackSubject);
-      raw.publish(ackSubject);
+      raw.publish(ackSubject, '2');
+      raw.publish(ackSubject, '1'); // late: changes nothing
       await receivedAtLeast(PART_WINDOW + 2);
       expect(received).toHaveLength(PART_WINDOW + 2);
       expect(received.at(-1)?.headers?.get(PART_HEADER)).toBe(`${PART_WINDOW + 2}/21`);
-      // Closing does not wait for a requester that stopped acknowledging: only a short grace.
+      // Closing does not wait for a requester that stopped acknowledging: only a short grace, and the requester is told.
       const closing = Date.now();
       await transport.close();
       expect(Date.now() - closing).toBeLessThan(5_000);
+      await receivedAtLeast(PART_WINDOW + 3);
+      const last = received.at(-1);
+      expect(last?.headers?.get(PART_HEADER)).toBeFalsy();
+      expect(JSON.parse(new TextDecoder().decode(last?.data))).toMatchObject({ id: 'paced-1', err: { code: 'unavailable' } });
     } finally {
       await raw.close();
       await transport.close();

@@ -8,8 +8,9 @@ import { AppError } from '@lore/platform/kernel';
  * A Lore requester says it can put parts together (`Lore-Reply-Parts: acked`); the responder
  * then sends a reply over the limit as consecutive messages to the reply subject, each holding
  * the next slice of the encoded packet and `Lore-Part: <n>/<count>`, the first also naming
- * where the requester acknowledges parts (`Lore-Part-Ack`). At most `PART_WINDOW` parts are
- * unacknowledged at a time: a large reply never piles up in the NATS server beyond that, which
+ * where the requester acknowledges parts (`Lore-Part-Ack`, the highest part it has, as text).
+ * At most WINDOW_BYTES are unacknowledged at a time: a large reply never piles up in the NATS
+ * server beyond that, which
  * closes a client (the gateway: one connection for every reply) with more than its
  * `max_pending` (64 MB by default) waiting. One connection's messages reach a subscriber in the
  * order they were published, so the parts arrive in order; a gap fails the request at once
@@ -24,8 +25,8 @@ const ACCEPT_VALUE = 'acked';
 
 /** The largest reply sent in parts: the requester holds the whole while it answers (the bytes, then the JSON). */
 export const MAX_PARTED_REPLY_BYTES = 64 * 1024 * 1024;
-/** Parts sent ahead of the requester's acknowledgements: ~4 MiB a reply in flight at the default max_payload. */
-export const PART_WINDOW = 4;
+/** Bytes sent ahead of the requester's acknowledgements, per reply (at least one part): four parts at the default max_payload. */
+export const WINDOW_BYTES = 4 * 1024 * 1024;
 /** How long a responder waits for an acknowledgement before it gives the reply up (the requester is gone). */
 const ACK_TIMEOUT_MS = 30_000;
 
@@ -47,9 +48,15 @@ interface Outgoing {
   readonly body: Uint8Array;
   readonly size: number;
   readonly count: number;
+  /** Parts in flight at most: WINDOW_BYTES' worth. */
+  readonly window: number;
   next: number;
+  /** The highest part the requester has acknowledged (acknowledgements are cumulative: a lost one costs nothing). */
+  acked: number;
   timer: NodeJS.Timeout;
   readonly done: () => void;
+  /** Tells the requester the reply is given up, so it fails at once rather than at its timeout. */
+  readonly giveUp: () => void;
 }
 
 /**
@@ -61,6 +68,7 @@ export class PartedReplies {
   private readonly outgoing = new Map<string, Outgoing>();
   private sequence = 0;
   private subscribed = false;
+  private closed = false;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -68,12 +76,14 @@ export class PartedReplies {
   ) {}
 
   /**
-   * Sends `body` in parts of at most `maxPayload` bytes (headers included), `PART_WINDOW` ahead
+   * Sends `body` in parts of at most `maxPayload` bytes (headers included), WINDOW_BYTES ahead
    * of the acknowledgements; resolves once the last part is sent, or once the requester has
-   * stopped acknowledging (it gave up: nobody is left to tell). Throws `too_large` over
-   * MAX_PARTED_REPLY_BYTES, before sending anything.
+   * stopped acknowledging for ACK_TIMEOUT_MS (then `giveUp` tells it, should it still wait).
+   * Throws `too_large` over MAX_PARTED_REPLY_BYTES, before sending anything, and `unavailable`
+   * once closed.
    */
-  send(msg: Msg, body: Uint8Array, maxPayload: number): Promise<void> {
+  send(msg: Msg, body: Uint8Array, maxPayload: number, giveUp: () => void): Promise<void> {
+    if (this.closed) throw new AppError('unavailable', 'the service is shutting down');
     if (body.length > MAX_PARTED_REPLY_BYTES) {
       throw new AppError('too_large', `the reply is ${body.length} bytes, over the ${MAX_PARTED_REPLY_BYTES} bytes a reply between Lore's services may take`);
     }
@@ -83,15 +93,17 @@ export class PartedReplies {
     this.listen();
     const token = String(++this.sequence);
     return new Promise<void>((resolve) => {
-      const reply: Outgoing = { msg, body, size, count: Math.ceil(body.length / size), next: 1, timer: this.giveUpLater(token), done: resolve };
+      const window = Math.max(1, Math.floor(WINDOW_BYTES / size));
+      const reply: Outgoing = { msg, body, size, count: Math.ceil(body.length / size), window, next: 1, acked: 0, timer: this.giveUpLater(token), done: resolve, giveUp };
       this.outgoing.set(token, reply);
-      for (let sent = 0; sent < PART_WINDOW && reply.next <= reply.count; sent++) this.sendNext(token, reply);
+      this.sendWindow(token, reply);
     });
   }
 
-  /** Gives up every reply still being sent (the connection is closing). */
+  /** Gives up every reply still being sent, and refuses new ones (the connection is closing). */
   close(): void {
-    for (const token of [...this.outgoing.keys()]) this.finish(token);
+    this.closed = true;
+    for (const token of [...this.outgoing.keys()]) this.abandon(token);
   }
 
   private listen(): void {
@@ -104,15 +116,22 @@ export class PartedReplies {
         const reply = this.outgoing.get(token);
         // Late: the reply was sent in full or given up.
         if (reply === undefined) return;
+        const acked = Number(new TextDecoder().decode(ack.data));
+        if (!Number.isInteger(acked) || acked <= reply.acked) return;
+        reply.acked = Math.min(acked, reply.count);
         clearTimeout(reply.timer);
         reply.timer = this.giveUpLater(token);
-        this.sendNext(token, reply);
+        this.sendWindow(token, reply);
       },
     });
   }
 
+  /** Sends what the window allows past the last acknowledged part. */
+  private sendWindow(token: string, reply: Outgoing): void {
+    while (reply.next <= reply.count && reply.next <= reply.acked + reply.window && this.outgoing.has(token)) this.sendNext(token, reply);
+  }
+
   private sendNext(token: string, reply: Outgoing): void {
-    if (reply.next > reply.count) return;
     const n = reply.next++;
     const hdrs = headers();
     hdrs.set(PART_HEADER, `${n}/${reply.count}`);
@@ -129,9 +148,21 @@ export class PartedReplies {
   }
 
   private giveUpLater(token: string): NodeJS.Timeout {
-    const timer = setTimeout(() => this.finish(token), ACK_TIMEOUT_MS);
+    const timer = setTimeout(() => this.abandon(token), ACK_TIMEOUT_MS);
     timer.unref();
     return timer;
+  }
+
+  /** Stops sending a reply before its end: the requester, if still there, is told. */
+  private abandon(token: string): void {
+    const reply = this.outgoing.get(token);
+    if (reply === undefined) return;
+    this.finish(token);
+    try {
+      reply.giveUp();
+    } catch (error) {
+      this.report(error);
+    }
   }
 
   private finish(token: string): void {
@@ -155,7 +186,7 @@ export class ReplyAssembly {
 
   constructor(
     private readonly subject: string,
-    private readonly acknowledge: (subject: string) => void,
+    private readonly acknowledge: (subject: string, part: number) => void,
   ) {}
 
   add(reply: Msg): Uint8Array | undefined {
@@ -172,9 +203,9 @@ export class ReplyAssembly {
     if (this.bytes > MAX_PARTED_REPLY_BYTES) throw new AppError('too_large', `the reply is over the ${MAX_PARTED_REPLY_BYTES} bytes a reply between Lore's services may take`);
     this.parts.push(reply.data);
     if (n < count) {
-      // One part taken, one more may come: the responder keeps PART_WINDOW in flight.
+      // Parts up to n taken (cumulative, so a lost acknowledgement is made good by the next): the responder keeps a window in flight.
       if (this.ackSubject === undefined) throw new AppError('unavailable', `the reply on ${this.subject} names no subject for its acknowledgements`);
-      this.acknowledge(this.ackSubject);
+      this.acknowledge(this.ackSubject, n);
       return undefined;
     }
     const whole = Buffer.concat(this.parts, this.bytes);

@@ -15,11 +15,11 @@ describe('a reply put back together from its parts', () => {
   it('passes a reply in one message through, and joins parts in order once the last arrives, acknowledging each part with more after it', () => {
     expect(new TextDecoder().decode(new ReplyAssembly('s', ignoreAcks).add(reply('whole')))).toBe('whole');
     const acks: string[] = [];
-    const assembly = new ReplyAssembly('s', (subject) => acks.push(subject));
+    const assembly = new ReplyAssembly('s', (subject, part) => acks.push(`${subject} ${part}`));
     expect(assembly.add(reply('ab', '1/3', '_INBOX.acks.7'))).toBeUndefined();
     expect(assembly.add(reply('cd', '2/3'))).toBeUndefined();
     expect(new TextDecoder().decode(assembly.add(reply('e', '3/3')))).toBe('abcde');
-    expect(acks).toEqual(['_INBOX.acks.7', '_INBOX.acks.7']);
+    expect(acks).toEqual(['_INBOX.acks.7 1', '_INBOX.acks.7 2']);
   });
 
   it('fails at once, as unavailable, when a part is missing or out of order, or the first names nowhere to acknowledge', () => {
