@@ -112,6 +112,7 @@ export function describeErrors(lore: () => LoreUnderTest): void {
       expect(await refused('/api/v1/memories', '{"memory":"m","metadata":{"a":[1,-9007199254740993]}}')).toMatchObject([{ loc: ['body', 'metadata', 'a', 1] }]);
       expect(await refused('/api/v1/memories', '{"memory":"m","metadata":{"big":12345678901234567890123}}')).toMatchObject([{ loc: ['body', 'metadata', 'big'], type: 'int_precision' }]);
       expect(await refused('/api/v1/memories', '{"memory":"m","metadata":{"x":1e400}}')).toEqual([{ loc: ['body', 'metadata', 'x'], msg: expect.stringMatching(/finite/), type: 'finite_number' }]);
+      expect(await refused('/api/v1/memories', '{"memory":"m","metadata":{"x":1e-400}}')).toEqual([{ loc: ['body', 'metadata', 'x'], msg: expect.stringMatching(/round to zero/), type: 'finite_number' }]);
       expect(await refused('/api/v1/memories', '{"memory":"m\\ud800"}')).toEqual([{ loc: ['body', 'memory'], msg: expect.stringMatching(/surrogate/), type: 'string_unicode' }]);
       expect(await refused('/api/v1/memories', '{"memory":"m","metadata":{"\\udc00k":1}}')).toMatchObject([{ loc: ['body', 'metadata', '\udc00k'], type: 'string_unicode' }]);
       const conversation = await call(lore(), 'POST', '/api/v1/conversations', { token, body: { title: 't' } });

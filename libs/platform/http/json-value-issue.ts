@@ -9,7 +9,8 @@ const MAX_SAFE_DIGITS = String(Number.MAX_SAFE_INTEGER);
  * MAX_JSON_DEPTH) that Lore could not keep as it was sent, located under `loc`:
  * - an integer literal beyond ±(2^53 − 1): JSON.parse rounds it (9007199254740993 arrives as
  *   …992), so the stored value would differ from the one sent;
- * - a number beyond the double range (1e400 arrives as Infinity, which JSON writes back as null);
+ * - a number beyond the double range (1e400 arrives as Infinity, which JSON writes back as null),
+ *   or so close to zero that it rounds to it (1e-400 arrives as 0);
  * - a string or key holding a lone surrogate (`"\ud800"`): no Unicode character, it would turn
  *   into U+FFFD or fail to encode downstream.
  * Refused rather than silently changed. Numbers written with a fraction or an exponent within
@@ -23,7 +24,7 @@ export function unkeepableJsonIssue(text: string, value: unknown, loc: ReadonlyA
     const at = [...loc, ...(pathOf(marked, sentinel) ?? [])];
     return number.integer
       ? { loc: at, msg: 'Integer out of range: integers must be within ±9007199254740991 (2^53 - 1); send larger ones as strings', type: 'int_precision' }
-      : { loc: at, msg: 'Number out of range: JSON numbers must be finite doubles', type: 'finite_number' };
+      : { loc: at, msg: 'Number out of range: JSON numbers must be finite doubles, and not so small that they round to zero', type: 'finite_number' };
   }
   return loneSurrogateIssue(value, loc);
 }
@@ -51,10 +52,23 @@ export function unkeepableNumber(text: string): { start: number; end: number; in
     if (integer) {
       const length = end - first;
       if (length > MAX_SAFE_DIGITS.length || (length === MAX_SAFE_DIGITS.length && text.slice(first, end) > MAX_SAFE_DIGITS)) return { start: i, end, integer: true };
-    } else if (!Number.isFinite(Number(text.slice(i, end)))) return { start: i, end, integer: false };
+    } else {
+      const parsed = Number(text.slice(i, end));
+      if (!Number.isFinite(parsed) || (parsed === 0 && nonZeroMantissa(text, first, end))) return { start: i, end, integer: false };
+    }
     i = end - 1;
   }
   return null;
+}
+
+/** Whether the digits before the exponent of the number at [start, end) are not all zero: such a number parsed as 0 underflowed. */
+function nonZeroMantissa(text: string, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x65 || c === 0x45) return false;
+    if (c >= 0x31 && c <= 0x39) return true;
+  }
+  return false;
 }
 
 function pathOf(value: unknown, sentinel: string): Array<string | number> | null {

@@ -15,6 +15,12 @@ describe('unkeepableJsonIssue', () => {
     expect(issueOf('{"x":1.5e300,"y":0.1,"z":1e20,"w":-0}')).toBeNull();
   });
 
+  it('finds numbers so small they would arrive as zero, and keeps zeros and the smallest doubles', () => {
+    expect(issueOf('{"tiny":1e-400}')).toMatchObject({ loc: ['body', 'tiny'], type: 'finite_number' });
+    expect(issueOf('[-0.000001e-400]')).toMatchObject({ loc: ['body', 0], type: 'finite_number' });
+    expect(issueOf('{"a":0.0,"b":0e-400,"c":-0.0E+5,"d":5e-324,"e":2.2250738585072014e-308}')).toBeNull();
+  });
+
   it('never reads numbers inside strings or keys', () => {
     expect(unkeepableNumber('{"99999999999999999999":"1e999 \\" 99999999999999999999"}')).toBeNull();
   });
