@@ -136,7 +136,7 @@ export function describeKnowledgeContents(lore: () => LoreUnderTest): void {
       expect((await call(lore(), 'GET', `/contents?collection_id=${col.id}&limit=1000`, { token: me.token })).body.contents.map((c: { name: string }) => c.name)).not.toContain('big.txt');
     }, 60_000);
 
-    it('answers a form with a second file, or more fields than an upload holds, with 422 rather than 413', async () => {
+    it('answers a form with a second file, more fields than an upload holds, or a file name over 255 characters with one 422', async () => {
       const boundary = `----lore${Math.random().toString(36).slice(2)}`;
       const part = (name: string, value: string, filename?: string): string =>
         `--${boundary}\r\nContent-Disposition: form-data; name="${name}"${filename === undefined ? '' : `; filename="${filename}"\r\nContent-Type: text/plain`}\r\n\r\n${value}\r\n`;
@@ -151,6 +151,9 @@ export function describeKnowledgeContents(lore: () => LoreUnderTest): void {
       const manyFields = await send([part('collection_id', col.id), ...Array.from({ length: 40 }, (_, i) => part(`f${i}`, 'x')), part('file', 'one', 'one.txt')]);
       expect(manyFields.status).toBe(422);
       expect(locs(manyFields)).toEqual([['body']]);
+      const longName = await send([part('collection_id', col.id), part('file', 'one', `${'n'.repeat(1000)}.txt`)]);
+      expect(longName.status).toBe(422);
+      expect(longName.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'file'], msg: expect.stringContaining('at most 255') })]);
     });
 
     it('lists contents at /contents and /api/v1/contents with filters, sort and a total count', async () => {

@@ -89,6 +89,9 @@ async function createInParts(
 }
 
 /** A copy of the uploaded file to keep beside its text, unless over KNOWLEDGE_ORIGINALS_MAX_BYTES. */
+/** The longest file name an upload may carry: a content name's limit, and most file systems'. */
+const MAX_FILE_NAME = 255;
+
 function keptOriginal(file: { readonly filename: string; readonly bytes: Buffer }, maxBytes: number): { name: string; bytes: Buffer } | undefined {
   if (file.bytes.length === 0 || file.bytes.length > maxBytes) return undefined;
   return { name: file.filename || 'upload', bytes: file.bytes };
@@ -145,6 +148,10 @@ export function contentRoutes(messages: KnowledgeMessages, config: KnowledgeConf
       errors: [404, 413, 503],
       handle: async ({ body, upload, scope, send }) => {
         if (upload !== null) {
+          // A file name becomes the content's name (at most MAX_FILE_NAME characters) and its kept original's: one clear refusal, before any work.
+          if (upload.file.filename.length > MAX_FILE_NAME) {
+            throw invalid(['body', 'file'], `The file name is ${upload.file.filename.length} characters long; at most ${MAX_FILE_NAME} are accepted (rename the file, or pass "name")`);
+          }
           // The refusals first (404 when the collection is not there or not the caller's, 403 when
           // the workspace's quota is full): reading a file, up to a PDF of 20 MiB in a reader
           // process, for a write that will be refused is work for nothing. The service checks
