@@ -73,8 +73,11 @@ export const collectionProperties = {
   sourceId: collectionFields.source_id,
 };
 
+/** A content's name, at most: also the longest file name an upload may carry (it becomes the name). */
+export const MAX_CONTENT_NAME_CHARS = 255;
+
 export const contentFields = {
-  name: z.string().min(1).max(255),
+  name: z.string().min(1).max(MAX_CONTENT_NAME_CHARS),
   metadata: jsonObject.nullish(),
   source: z.string().min(1).max(2048).nullish().describe('Where the text came from: a URL, a path'),
 };

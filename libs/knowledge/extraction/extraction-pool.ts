@@ -2,11 +2,10 @@ import { AppError, invalid, unavailable, workerScript } from '@lore/platform/ker
 import { extractionFiles, extractionReadersEnded } from '@lore/platform/telemetry';
 
 import { extracted, type ExtractedText } from './extracted-text';
-import { detectFormat, type FileFormat } from './file-format';
+import { detectFormat, FILE_FIELD, type FileFormat, type UploadedFile } from './file-format';
 import { decodeUtf8 } from './utf8-text';
 import { limitExceeded, type ExtractionLimits } from './extraction-limits';
 import { ExtractionProcesses, ReaderEnded } from './extraction-processes';
-import { FILE_FIELD } from './file-format';
 import type { ExtractionOutcome, ExtractionTask } from './reader-protocol';
 import type { ReaderUser } from './reader-spawn';
 
@@ -127,7 +126,7 @@ export class ExtractionPool {
     }
   }
 
-  private async read(file: { readonly fileName: string; readonly mimeType: string | null; readonly bytes: Uint8Array }, workspaceId: string): Promise<ExtractedText> {
+  private async read(file: UploadedFile, workspaceId: string): Promise<ExtractedText> {
     const processes = await this.ensureProcesses();
     const id = this.nextId++;
     const abort = new AbortController();

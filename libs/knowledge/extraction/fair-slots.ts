@@ -48,8 +48,6 @@ export class FairSlots {
   private readonly lines = new Map<string, Waiter[]>();
   /** When each workspace with files in here last got a slot (a count of slots given). */
   private readonly lastServed = new Map<string, number>();
-  /** Slots held per workspace (those holding none are absent). */
-  private readonly holding = new Map<string, number>();
   private readonly heldCap: number;
   private served = 0;
 
@@ -83,9 +81,9 @@ export class FairSlots {
         admit: resolve,
         timer: setTimeout(() => {
           this.leaveQueue(waiter);
+          this.forget(workspaceId);
           // Held back by the workspace's own files (it holds its share of the readers), not by a lack of readers: its 429.
           const ownFiles = !this.mayHold(workspaceId);
-          this.forget(workspaceId);
           reject(
             ownFiles
               ? new AppError('rate_limited', `This workspace's other files held its share of the file readers for more than ${maxWaitMs} ms; retry after ${RETRY_AFTER_SECONDS} s`, [], [], RETRY_AFTER_SECONDS)
@@ -109,23 +107,21 @@ export class FairSlots {
   /** Takes a slot for `workspaceId` (already counted in `inUse`). */
   private grant(workspaceId: string): Release {
     this.held++;
-    this.holding.set(workspaceId, (this.holding.get(workspaceId) ?? 0) + 1);
     this.lastServed.set(workspaceId, ++this.served);
     let released = false;
     return () => {
       if (released) return;
       released = true;
       this.held--;
-      const left = (this.holding.get(workspaceId) ?? 1) - 1;
-      if (left > 0) this.holding.set(workspaceId, left);
-      else this.holding.delete(workspaceId);
       this.forget(workspaceId);
       this.handOver();
     };
   }
 
+  /** Whether the workspace holds fewer slots than its share: its files in here, less those waiting in its line. */
   private mayHold(workspaceId: string): boolean {
-    return (this.holding.get(workspaceId) ?? 0) < this.heldCap;
+    const holding = (this.inUse.get(workspaceId) ?? 0) - (this.lines.get(workspaceId)?.length ?? 0);
+    return holding < this.heldCap;
   }
 
   /** Gives free slots to waiters, each to the waiting workspace served longest ago. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AppError, invalid, type RequestOf } from '@lore/platform/kernel';
 import { FileReply, route, skipLimitQuery, unkeepableJsonIssue, type EdgeDeps, type HttpRoute, type Send } from '@lore/platform/http';
-import { CollectionId, CONTENT_PART_CHARS, CONTENT_STATUSES, contentFields, ContentId, ContentRecord, jsonObject, ORIGINAL_PART_BYTES, textParts, type KnowledgeConfig, type KnowledgeMessages } from '@lore/knowledge/contracts';
+import { CollectionId, CONTENT_PART_CHARS, CONTENT_STATUSES, contentFields, ContentId, ContentRecord, jsonObject, MAX_CONTENT_NAME_CHARS, ORIGINAL_PART_BYTES, textParts, type KnowledgeConfig, type KnowledgeMessages } from '@lore/knowledge/contracts';
 import { ExtractionPool, FILE_FIELD } from '@lore/knowledge/extraction';
 import { knowledgeScope } from './knowledge-scope';
 
@@ -89,9 +89,6 @@ async function createInParts(
 }
 
 /** A copy of the uploaded file to keep beside its text, unless over KNOWLEDGE_ORIGINALS_MAX_BYTES. */
-/** The longest file name an upload may carry: a content name's limit, and most file systems'. */
-const MAX_FILE_NAME = 255;
-
 function keptOriginal(file: { readonly filename: string; readonly bytes: Buffer }, maxBytes: number): { name: string; bytes: Buffer } | undefined {
   if (file.bytes.length === 0 || file.bytes.length > maxBytes) return undefined;
   return { name: file.filename || 'upload', bytes: file.bytes };
@@ -148,9 +145,9 @@ export function contentRoutes(messages: KnowledgeMessages, config: KnowledgeConf
       errors: [404, 413, 503],
       handle: async ({ body, upload, scope, send }) => {
         if (upload !== null) {
-          // A file name becomes the content's name (at most MAX_FILE_NAME characters) and its kept original's: one clear refusal, before any work.
-          if (upload.file.filename.length > MAX_FILE_NAME) {
-            throw invalid(['body', 'file'], `The file name is ${upload.file.filename.length} characters long; at most ${MAX_FILE_NAME} are accepted (rename the file, or pass "name")`);
+          // A file name becomes the content's name and its kept original's: one clear refusal, before any work.
+          if (upload.file.filename.length > MAX_CONTENT_NAME_CHARS) {
+            throw invalid(['body', 'file'], `The file name is ${upload.file.filename.length} characters long; at most ${MAX_CONTENT_NAME_CHARS} are accepted (rename the file, or pass "name")`);
           }
           // The refusals first (404 when the collection is not there or not the caller's, 403 when
           // the workspace's quota is full): reading a file, up to a PDF of 20 MiB in a reader

@@ -4,9 +4,9 @@ import type { EmbeddingProvider } from '@lore/platform/embeddings/port';
 import type { VectorStore, VectorWrite } from '@lore/platform/vectors/port';
 import type { ReadYourWrites } from '@lore/platform/cqrs';
 import type { SealedFields } from '@lore/platform/crypto';
-import { memoryDecider, memoryStreamId, upcastMemoryEvent, type ActiveMemory } from '@lore/memory/domain';
+import type { ActiveMemory } from '@lore/memory/domain';
 import type { MemoryContent } from './memory-content';
-import { MEMORY_SEARCH_INDEX, memoryIndexName, memoryPoint, openOrNull, type IndexableMemory } from './memory-search-index.reactor';
+import { currentMemory, MEMORY_SEARCH_INDEX, memoryIndexName, memoryPoint, openOrNull, type IndexableMemory } from './memory-search-index.reactor';
 import type { MemorySearchPositionDoc } from './memory-search-positions.projection';
 import type { MemoryIndexWrites } from './memory-index-writes';
 
@@ -49,7 +49,7 @@ export async function indexOwnPendingWrites(
   if (truncatedAt !== null && !(await hasIndexed(deps.readYourWrites, truncatedAt))) return false;
   const index = memoryIndexName(provider);
   await deps.vectors.ensureIndex({ name: index, dimensions: provider.info.dimensions, distance: 'cosine' });
-  const caughtUp = async (): Promise<true> => {
+  const caughtUp = async (): Promise<void> => {
     const read = await Promise.all(recent.map((write) => liveMemory(deps.events, write.id)));
     const toIndex: IndexableMemory[] = [];
     const gone: string[] = [];
@@ -66,24 +66,28 @@ export async function indexOwnPendingWrites(
     });
     if (gone.length > 0) writes.push({ op: 'delete', index, ids: gone });
     if (writes.length > 0) await deps.vectors.write(writes);
-    return true;
   };
-  return deps.indexWrites.alone(caughtUp, WRITES_WAIT_MS).catch((error: unknown) => {
-    if (error instanceof AppError && error.code === 'unavailable') return false;
-    throw error;
-  });
+  return unlessUnavailable(deps.indexWrites.alone(caughtUp, WRITES_WAIT_MS));
 }
 
 /** Whether the index's reactor has passed `position` already (no waiting). */
-async function hasIndexed(readYourWrites: ReadYourWrites, position: string): Promise<boolean> {
-  return readYourWrites.settleReactor(MEMORY_SEARCH_INDEX, positionFromString(position), 0).then(
+function hasIndexed(readYourWrites: ReadYourWrites, position: string): Promise<boolean> {
+  return unlessUnavailable(readYourWrites.settleReactor(MEMORY_SEARCH_INDEX, positionFromString(position), 0));
+}
+
+/** True once `work` succeeds, false when it answers 503 (a wait ran out, the index is busy); any other failure passes on. */
+export function unlessUnavailable(work: Promise<unknown>): Promise<boolean> {
+  return work.then(
     () => true,
-    () => false,
+    (error: unknown) => {
+      if (error instanceof AppError && error.code === 'unavailable') return false;
+      throw error;
+    },
   );
 }
 
 /** A memory as its stream says it now is; null once deleted, erased or invalidated (nothing of it belongs in the index). */
 async function liveMemory(events: EventStore, id: string): Promise<ActiveMemory | null> {
-  const state = (await events.readStream(memoryStreamId(id))).map(upcastMemoryEvent).reduce(memoryDecider.evolve, memoryDecider.initialState());
-  return state.status === 'active' && !state.superseded ? state : null;
+  const memory = await currentMemory(events, id);
+  return memory === null || memory.superseded ? null : memory;
 }

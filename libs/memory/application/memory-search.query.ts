@@ -1,4 +1,4 @@
-import { AppError, positionFromString, unavailable, type Clock, type ReplyIn, type ValidRequestIn, type VectorFilter } from '@lore/platform/kernel';
+import { positionFromString, unavailable, type Clock, type ReplyIn, type ValidRequestIn, type VectorFilter } from '@lore/platform/kernel';
 import { RerankStep, type Rerankers } from '@lore/platform/rerank/port';
 import { workspaceCollection, type DocumentStore } from '@lore/platform/documents/port';
 import type { EmbeddingModels, EmbeddingProvider } from '@lore/platform/embeddings/port';
@@ -11,7 +11,7 @@ import { liveMemoryFilter, MEMORIES, type MemoryDoc } from './memory.read-models
 import { toMemoryRecord, type MemoryContent } from './memory-content';
 import { MEMORY_SEARCH_INDEX, memoryIndexName, memoryPartition } from './memory-search-index.reactor';
 import { MEMORY_SEARCH_POSITIONS, type MemorySearchPositionDoc } from './memory-search-positions.projection';
-import { indexOwnPendingWrites } from './memory-search-catch-up';
+import { indexOwnPendingWrites, unlessUnavailable } from './memory-search-catch-up';
 import type { MemoryIndexWrites } from './memory-index-writes';
 
 /**
@@ -88,13 +88,7 @@ export class MemorySearch {
     // None: the partition never had a memory (or, just after an upgrade, the projection has yet to reach it).
     if (latest === null) return;
     const position = positionFromString(latest.position);
-    const soon = await this.deps.readYourWrites.settleReactor(MEMORY_SEARCH_INDEX, position, BRIEF_WAIT_MS).then(
-      () => true,
-      (error: unknown) => {
-        if (error instanceof AppError && error.code === 'unavailable') return false;
-        throw error;
-      },
-    );
+    const soon = await unlessUnavailable(this.deps.readYourWrites.settleReactor(MEMORY_SEARCH_INDEX, position, BRIEF_WAIT_MS));
     if (soon || (await indexOwnPendingWrites(this.deps, provider, latest))) return;
     await this.deps.readYourWrites.settleReactor(MEMORY_SEARCH_INDEX, position);
   }

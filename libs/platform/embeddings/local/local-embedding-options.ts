@@ -1,3 +1,4 @@
+import { envOptional } from '@lore/platform/kernel';
 import type { LocalDtype } from '@lore/platform/embeddings/port';
 
 /** How a local embedding provider is set up: the model, where its files are, its threads. */
@@ -45,9 +46,6 @@ export interface LocalEmbeddingOptions {
 
 /** Options from MODELS_DIR, DATA_DIR (default ./data) and HF_ENDPOINT. */
 export function localEmbeddingOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): LocalEmbeddingOptions {
-  const value = (name: string): string | undefined => {
-    const v = env[name]?.trim();
-    return v === undefined || v === '' ? undefined : v;
-  };
+  const value = (name: string): string | undefined => envOptional.parse(env[name]);
   return { modelsDir: value('MODELS_DIR'), dataDir: value('DATA_DIR') ?? './data', remoteHost: value('HF_ENDPOINT') };
 }

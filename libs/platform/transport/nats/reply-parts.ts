@@ -10,9 +10,8 @@ import { AppError } from '@lore/platform/kernel';
  * the next slice of the encoded packet and `Lore-Part: <n>/<count>`, the first also naming
  * where the requester acknowledges parts (`Lore-Part-Ack`, the highest part it has, as text).
  * At most WINDOW_BYTES are unacknowledged at a time: a large reply never piles up in the NATS
- * server beyond that, which
- * closes a client (the gateway: one connection for every reply) with more than its
- * `max_pending` (64 MB by default) waiting. One connection's messages reach a subscriber in the
+ * server beyond that, which closes a client (the gateway: one connection for every reply) with
+ * more than its `max_pending` (64 MB by default) waiting. One connection's messages reach a subscriber in the
  * order they were published, so the parts arrive in order; a gap fails the request at once
  * rather than at its timeout. A requester that did not ask (a stock @nestjs/microservices
  * client) gets the `too_large` failure: its wire format has no parts.
@@ -29,6 +28,9 @@ export const MAX_PARTED_REPLY_BYTES = 64 * 1024 * 1024;
 export const WINDOW_BYTES = 4 * 1024 * 1024;
 /** How long a responder waits for an acknowledgement before it gives the reply up (the requester is gone). */
 const ACK_TIMEOUT_MS = 30_000;
+
+/** Reads an acknowledgement: the highest part received, as decimal text. */
+const ACK_TEXT = new TextDecoder();
 
 /** Room left in each part for the headers, which count against `max_payload` too. */
 const HEADER_ROOM = 1024;
@@ -116,7 +118,7 @@ export class PartedReplies {
         const reply = this.outgoing.get(token);
         // Late: the reply was sent in full or given up.
         if (reply === undefined) return;
-        const acked = Number(new TextDecoder().decode(ack.data));
+        const acked = Number(ACK_TEXT.decode(ack.data));
         if (!Number.isInteger(acked) || acked <= reply.acked) return;
         reply.acked = Math.min(acked, reply.count);
         clearTimeout(reply.timer);
