@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { call, mintJwt, type LoreUnderTest } from '@lore/gateway/e2e';
@@ -7,6 +7,7 @@ import { loadConfig } from '@lore/platform/runtime';
 import { openContextStores } from '@lore/platform/host';
 import { sealedKeyId } from '@lore/platform/crypto';
 import { memoryStreamId } from '@lore/memory/domain';
+import { filesHolding } from '@lore/platform/testing';
 import { startStandalone } from './bootstrap';
 
 const JWT_SECRET = 'erasure-e2e-secret';
@@ -51,7 +52,7 @@ describe('permanent deletion survives a crash between the deletion event and the
     if (keyShredded) await stores.keyring.shred([keyId]);
     else expect(await stores.keyring.get(keyId)).not.toBeNull(); // recoverable from the files alone, until erased
     await stores.close();
-    expect(filesContaining(dataDir, keyId).length).toBeGreaterThan(0);
+    expect(filesHolding(dataDir, keyId).length).toBeGreaterThan(0);
 
     running = await startStandalone(env);
     lore = { url: running.url, jwtSecret: JWT_SECRET };
@@ -66,7 +67,7 @@ describe('permanent deletion survives a crash between the deletion event and the
     // No file holds the key, the ciphertext or the text any more.
     const ciphertext = sealed.split('.')[2] ?? '';
     expect(ciphertext.length).toBeGreaterThan(16);
-    for (const needle of [keyId, ciphertext, marker]) expect({ needle, files: filesContaining(dataDir, needle) }).toEqual({ needle, files: [] });
+    for (const needle of [keyId, ciphertext, marker]) expect({ needle, files: filesHolding(dataDir, needle) }).toEqual({ needle, files: [] });
   });
 
   it('answers a repeated DELETE of a memory whose erasure is pending with 200, and erases it', async () => {
@@ -89,7 +90,7 @@ describe('permanent deletion survives a crash between the deletion event and the
     expect([200, 404]).toContain(again.status);
     await untilReady(lore);
     await running.app.close();
-    expect(filesContaining(dataDir, keyId)).toEqual([]);
+    expect(filesHolding(dataDir, keyId)).toEqual([]);
   });
 });
 
@@ -99,16 +100,4 @@ async function untilReady(lore: LoreUnderTest): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   throw new Error('Lore did not become ready');
-}
-
-function filesContaining(dir: string, needle: string): string[] {
-  const bytes = Buffer.from(needle);
-  return walk(dir).filter((file) => readFileSync(file).includes(bytes));
-}
-
-function walk(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    return statSync(path).isDirectory() ? walk(path) : [path];
-  });
 }

@@ -1,7 +1,5 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { send } from '@lore/platform/transport/port';
-import { startContext, until, type RunningContext } from '@lore/platform/testing';
+import { filesHolding, startContext, until, type RunningContext } from '@lore/platform/testing';
 import { describeWithModels, startTestEmbeddingServer, type TestEmbeddingServer } from '@lore/platform/embeddings/contract';
 import { knowledgeConfig, knowledgeMessages } from '@lore/knowledge/contracts';
 import { collectionStreamId, contentStreamId } from '@lore/knowledge/domain';
@@ -9,14 +7,6 @@ import { knowledgeContext } from './knowledge.context';
 
 const messages = knowledgeMessages(knowledgeConfig.parse({}));
 const scope = { workspaceId: 'ws_erase', actor: 'user:alice', collections: null };
-
-
-/** Every file under DATA_DIR holding the word (as UTF-8 bytes). */
-function filesHolding(dir: string, word: string): string[] {
-  const needle = Buffer.from(word);
-  const walk = (d: string): string[] => readdirSync(d).flatMap((name) => (statSync(join(d, name)).isDirectory() ? walk(join(d, name)) : [join(d, name)]));
-  return walk(dir).filter((file) => readFileSync(file).includes(needle));
-}
 
 /**
  * Knowledge erasure (issue 18): deleting a content or a collection answers once its words are

@@ -5,6 +5,8 @@ import { openSqliteDocumentStore } from '@lore/platform/documents/sqlite';
 import { openSqliteVectorStore } from '@lore/platform/vectors/sqlite';
 import { Keyring, SealedFields } from '@lore/platform/crypto';
 import { memoryErasureReactor } from './memory-erasure.reactor';
+import { noEmbeddingModels } from '@lore/platform/embeddings/contract';
+import { MemoryIndexWrites } from './memory-index-writes';
 
 /** Erasure destroys what the other processors read: it must never run ahead of them. */
 describe('memory erasure reactor', () => {
@@ -28,7 +30,7 @@ describe('memory erasure reactor', () => {
       const others = new Promise<void>((resolve) => {
         release = resolve;
       });
-      const reactor = memoryErasureReactor({ events, documents, keyring, vectors, processedByOthers: async (position) => {
+      const reactor = memoryErasureReactor({ events, documents, keyring, vectors, embeddings: noEmbeddingModels, indexWrites: new MemoryIndexWrites(), processedByOthers: async (position) => {
         waitedFor.push(position);
         await others;
       } });

@@ -1,7 +1,11 @@
+import type { Position, RecordedEvent } from '@lore/platform/kernel';
 import type { Reactor } from '@lore/platform/projections';
 import type { VectorStore } from '@lore/platform/vectors/port';
+import type { EmbeddingModels } from '@lore/platform/embeddings/port';
 import { sealedKeyId, streamErasureReactor, type StreamErasureDeps } from '@lore/platform/crypto';
 import { MEMORY_STREAM_PREFIX, memoryStreamId, upcastMemoryEvent } from '@lore/memory/domain';
+import { memoryIndexName } from './memory-search-index.reactor';
+import type { MemoryIndexWrites } from './memory-index-writes';
 
 export const MEMORY_ERASURE = 'memory.erasure.v1';
 
@@ -9,8 +13,16 @@ export const MEMORY_ERASURE = 'memory.erasure.v1';
  * Permanent deletion (SPEC §3 rule 2), driven by `memory.MemoryDeleted`: the memory's data
  * key and stream go once the read models have dropped it and the publisher has announced it,
  * and the search index's deleted points (text and vectors) are purged with the rest.
+ *
+ * It waits for every other processor but the search index's reactor (`processedByOthers` is
+ * told so), which embeds every workspace's memories in log order: behind another workspace's
+ * backlog a deletion would wait for minutes, and DELETE answer 503. Erasure removes the
+ * memories' points itself instead, before their keys go, and the reactor then never writes
+ * them back from what it read earlier (MemoryIndexWrites).
  */
-export function memoryErasureReactor(deps: StreamErasureDeps & { readonly vectors: VectorStore }): Reactor {
+export function memoryErasureReactor(
+  deps: StreamErasureDeps & { readonly vectors: VectorStore; readonly embeddings: EmbeddingModels; readonly indexWrites: MemoryIndexWrites },
+): Reactor {
   return streamErasureReactor(deps, {
     name: MEMORY_ERASURE,
     streamPrefix: MEMORY_STREAM_PREFIX,
@@ -22,6 +34,26 @@ export function memoryErasureReactor(deps: StreamErasureDeps & { readonly vector
       if ('provenance' in data && data.provenance !== undefined && data.provenance.note !== '') keys.push(sealedKeyId(data.provenance.note));
       return [...new Set(keys)];
     },
+    alsoErase: (events) => removeFromSearchIndex(deps, events),
     afterwards: () => deps.vectors.purgeDeleted(),
+  });
+}
+
+/** The erased memories' points leave the search index, which records them as erased (MemoryIndexWrites). */
+async function removeFromSearchIndex(
+  deps: { readonly vectors: VectorStore; readonly embeddings: EmbeddingModels; readonly indexWrites: MemoryIndexWrites },
+  events: readonly RecordedEvent[],
+): Promise<void> {
+  // Each memory's last event is its deletion: the position the reactor must pass before its guard can go.
+  const deletions = new Map<string, Position>(events.map((event) => [upcastMemoryEvent(event).data.memoryId, event.position]));
+  if (deletions.size === 0) return;
+  const provider = deps.embeddings.get(deps.embeddings.defaultModel);
+  await deps.indexWrites.alone(async () => {
+    deps.indexWrites.forget(deletions);
+    // Without a default model the reactor writes nothing, so there is no point to remove.
+    if (provider === null) return;
+    const index = memoryIndexName(provider);
+    await deps.vectors.ensureIndex({ name: index, dimensions: provider.info.dimensions, distance: 'cosine' });
+    await deps.vectors.write([{ op: 'delete', index, ids: [...deletions.keys()] }]);
   });
 }

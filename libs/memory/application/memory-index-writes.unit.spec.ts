@@ -1,3 +1,4 @@
+import type { VectorPoint, VectorWrite } from '@lore/platform/vectors/port';
 import { MemoryIndexWrites } from './memory-index-writes';
 
 describe('the memory search index writers take turns', () => {
@@ -34,5 +35,25 @@ describe('the memory search index writers take turns', () => {
     release();
     await Promise.all([busy, after]);
     expect(third).toBe(true);
+  });
+
+  it("drops an erased memory's points from the reactor's writes until the reactor has passed the deletion", () => {
+    const writes = new MemoryIndexWrites();
+    const at = (n: number) => ({ commit: BigInt(n), prepare: BigInt(n) });
+    const point = (id: string): VectorPoint => ({ id, collectionId: 'p', vector: new Float32Array([1]), text: id, payload: { content_id: id, chunk_index: 0, source: 'user', tags: [], metadata: {} } });
+    const batch: VectorWrite[] = [
+      { op: 'upsert', index: 'm', points: [point('erased'), point('kept')] },
+      { op: 'upsert', index: 'm', points: [point('erased')] },
+      { op: 'delete', index: 'm', ids: ['erased'] },
+    ];
+    writes.forget(new Map([['erased', at(10)]]));
+    expect(writes.withoutErased(batch)).toEqual([
+      { op: 'upsert', index: 'm', points: [point('kept')] },
+      { op: 'delete', index: 'm', ids: ['erased'] },
+    ]);
+    writes.passed(at(9)); // a batch that ended before the deletion may still hold the memory's creation
+    expect(writes.withoutErased(batch)).toHaveLength(2);
+    writes.passed(at(10)); // later batches were read after the deletion: the guard goes
+    expect(writes.withoutErased(batch)).toEqual(batch);
   });
 });

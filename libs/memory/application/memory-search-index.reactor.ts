@@ -3,7 +3,7 @@ import type { EventStore } from '@lore/platform/event-store/port';
 import type { ContextLog } from '@lore/platform/cqrs';
 import type { VectorPoint, VectorStore, VectorWrite } from '@lore/platform/vectors/port';
 import type { Reactor } from '@lore/platform/projections';
-import { boundedKey } from '@lore/platform/kernel';
+import { boundedKey, type RecordedEvent } from '@lore/platform/kernel';
 import type { SealedFields } from '@lore/platform/crypto';
 import { MEMORY_STREAM_PREFIX, memoryDecider, memoryStreamId, upcastMemoryEvent, type ActiveMemory, type MemoryEvent } from '@lore/memory/domain';
 import type { MemoryContent } from './memory-content';
@@ -52,9 +52,11 @@ const partitions = new Map<string, string>();
  * checkpoints after each: a user's memory written behind another workspace's flood of memories
  * is searchable only once the index has passed that flood (until then the writer's own search
  * waits, then answers 503); everyone else's searches answer at once.
- * A replaced memory's point is overwritten; a deleted memory's point is deleted here, and
- * erasure (which runs after every other processor) purges the bytes. Memories that can no
- * longer be opened (their key already shredded) have nothing to index.
+ * A replaced memory's point is overwritten; a deleted memory's point is deleted here. Erasure
+ * does not wait for this reactor: it removes an erased memory's point itself and purges the
+ * bytes, and this reactor then never writes that memory's point from what it read before
+ * (MemoryIndexWrites). Memories that can no longer be opened (their key already shredded) have
+ * nothing to index.
  */
 export function memorySearchIndexReactor(deps: {
   readonly events: EventStore;
@@ -72,59 +74,66 @@ export function memorySearchIndexReactor(deps: {
     name: MEMORY_SEARCH_INDEX,
     streamPrefixes: [MEMORY_STREAM_PREFIX],
     async react(recorded) {
-      const provider = deps.embeddings.get(deps.embeddings.defaultModel);
-      if (provider === null) return;
-      const modelMissing = Date.now() < missingUntil;
-      const index = memoryIndexName(provider);
-      await deps.vectors.ensureIndex({ name: index, dimensions: provider.info.dimensions, distance: 'cosine' });
-      // Only the last event of each memory in the batch matters.
-      const latest = new Map<string, MemoryEvent>();
-      // A matched fact (decision `none`) changes nothing: it must not hide an earlier change in the batch.
-      for (const event of recorded.map(upcastMemoryEvent)) if (event.type !== 'memory.MemoryMatched') latest.set(event.data.memoryId, event);
-      const writes: VectorWrite[] = [];
-      const toEmbed: IndexableMemory[] = [];
-      for (const event of latest.values()) {
-        const partition = memoryPartition(event.data.workspaceId, event.data.userId);
-        if (event.type === 'memory.MemoryDeleted') {
-          writes.push({ op: 'delete', index, ids: [event.data.memoryId] });
-          continue;
-        }
-        // Anything but a creation: the memory as it now is (an invalidated one leaves the index, a reinstated one returns).
-        const memory = event.type === 'memory.MemoryCreated' ? { ...event.data, superseded: false } : await currentMemory(deps.events, event.data.memoryId);
-        if (memory === null) continue; // erased meanwhile
-        if (memory.superseded) {
-          writes.push({ op: 'delete', index, ids: [event.data.memoryId] });
-          continue;
-        }
-        if (modelMissing) continue; // unsearchable by meaning until replaced, as when the model refuses it
-        const content = await openOrNull(deps.sealed, event.data.memoryId, memory.content);
-        if (content === null) continue;
-        toEmbed.push({ id: event.data.memoryId, partition, memoryType: memory.memoryType, content });
-      }
-      let vectors: Float32Array[];
-      try {
-        vectors = await provider.embedDocuments(toEmbed.map((m) => m.content.memory));
-      } catch (error) {
-        // A busy or restarting model is retried (the runner restarts from the checkpoint). A model
-        // that is not installed is not: memories stay writable and readable, only unsearchable by
-        // meaning until they are replaced; searching says the model is missing.
-        if (!isEmbeddingUnavailable(error) || error.retryable) throw error;
-        // Tried again after 30 s, doubling up to 10 min: a deployment without the model pays nothing per memory.
-        missingTimes += 1;
-        missingUntil = Date.now() + Math.min(MISSING_RETRY_CAP_MS, MISSING_RETRY_MS * 2 ** (missingTimes - 1));
-        deps.log.warn({ err: error.message, memories: toEmbed.length, retryInMs: missingUntil - Date.now() }, 'memories not indexed for search: the embedding model is unavailable');
-        vectors = [];
-        toEmbed.length = 0;
-      }
-      if (toEmbed.length > 0) missingTimes = 0;
-      toEmbed.forEach((m, i) => {
-        const vector = vectors[i];
-        if (vector !== undefined) writes.push({ op: 'upsert', index, points: [memoryPoint(m, vector)] });
-      });
-      // Alone among the index's writers: a search's catch-up (memory-search-catch-up.ts) is never interleaved with it.
-      if (writes.length > 0) await deps.indexWrites.alone(() => deps.vectors.write(writes));
+      await indexBatch(recorded);
+      // Only now: until this batch is written, it may hold a memory erased meanwhile (MemoryIndexWrites).
+      const last = recorded.at(-1);
+      if (last !== undefined) deps.indexWrites.passed(last.position);
     },
   };
+
+  async function indexBatch(recorded: readonly RecordedEvent[]): Promise<void> {
+    const provider = deps.embeddings.get(deps.embeddings.defaultModel);
+    if (provider === null) return;
+    const modelMissing = Date.now() < missingUntil;
+    const index = memoryIndexName(provider);
+    await deps.vectors.ensureIndex({ name: index, dimensions: provider.info.dimensions, distance: 'cosine' });
+    // Only the last event of each memory in the batch matters.
+    const latest = new Map<string, MemoryEvent>();
+    // A matched fact (decision `none`) changes nothing: it must not hide an earlier change in the batch.
+    for (const event of recorded.map(upcastMemoryEvent)) if (event.type !== 'memory.MemoryMatched') latest.set(event.data.memoryId, event);
+    const writes: VectorWrite[] = [];
+    const toEmbed: IndexableMemory[] = [];
+    for (const event of latest.values()) {
+      const partition = memoryPartition(event.data.workspaceId, event.data.userId);
+      if (event.type === 'memory.MemoryDeleted') {
+        writes.push({ op: 'delete', index, ids: [event.data.memoryId] });
+        continue;
+      }
+      // Anything but a creation: the memory as it now is (an invalidated one leaves the index, a reinstated one returns).
+      const memory = event.type === 'memory.MemoryCreated' ? { ...event.data, superseded: false } : await currentMemory(deps.events, event.data.memoryId);
+      if (memory === null) continue; // erased meanwhile
+      if (memory.superseded) {
+        writes.push({ op: 'delete', index, ids: [event.data.memoryId] });
+        continue;
+      }
+      if (modelMissing) continue; // unsearchable by meaning until replaced, as when the model refuses it
+      const content = await openOrNull(deps.sealed, event.data.memoryId, memory.content);
+      if (content === null) continue;
+      toEmbed.push({ id: event.data.memoryId, partition, memoryType: memory.memoryType, content });
+    }
+    let vectors: Float32Array[];
+    try {
+      vectors = await provider.embedDocuments(toEmbed.map((m) => m.content.memory));
+    } catch (error) {
+      // A busy or restarting model is retried (the runner restarts from the checkpoint). A model
+      // that is not installed is not: memories stay writable and readable, only unsearchable by
+      // meaning until they are replaced; searching says the model is missing.
+      if (!isEmbeddingUnavailable(error) || error.retryable) throw error;
+      // Tried again after 30 s, doubling up to 10 min: a deployment without the model pays nothing per memory.
+      missingTimes += 1;
+      missingUntil = Date.now() + Math.min(MISSING_RETRY_CAP_MS, MISSING_RETRY_MS * 2 ** (missingTimes - 1));
+      deps.log.warn({ err: error.message, memories: toEmbed.length, retryInMs: missingUntil - Date.now() }, 'memories not indexed for search: the embedding model is unavailable');
+      vectors = [];
+      toEmbed.length = 0;
+    }
+    if (toEmbed.length > 0) missingTimes = 0;
+    toEmbed.forEach((m, i) => {
+      const vector = vectors[i];
+      if (vector !== undefined) writes.push({ op: 'upsert', index, points: [memoryPoint(m, vector)] });
+    });
+    // Alone among the index's writers (a search's catch-up, erasure), and never a point of a memory erased meanwhile.
+    if (writes.length > 0) await deps.indexWrites.alone(() => deps.vectors.write(deps.indexWrites.withoutErased(writes)));
+  }
 }
 
 /** A memory to index: its id, its owner's partition, its type and its opened content. */

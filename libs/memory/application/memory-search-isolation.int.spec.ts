@@ -1,6 +1,6 @@
 import { AppError } from '@lore/platform/kernel';
 import { send } from '@lore/platform/transport/port';
-import { startContext, type RunningContext } from '@lore/platform/testing';
+import { filesHolding, startContext, type RunningContext } from '@lore/platform/testing';
 import { startTestEmbeddingServer, testEmbeddingEnv, type TestEmbeddingServer } from '@lore/platform/embeddings/contract';
 import { memoryMessages } from '@lore/memory/contracts';
 import { memoryContext } from './memory.context';
@@ -14,7 +14,9 @@ import { RECENT_WRITES } from './memory-search-positions.projection';
  * memory log and answer 503 after READ_YOUR_WRITES_TIMEOUT_MS; so does B's search right after
  * B's own write, which the search indexes itself (memory-search-catch-up.ts) rather than wait
  * behind A's backlog. A, with more pending writes than a search takes in itself, waits for the
- * index, and says so (503) rather than answer without them.
+ * index, and says so (503) rather than answer without them. B's delete does not wait for the
+ * index either: erasure removes the memory's point itself, and the index, which had read the
+ * memory before, does not write it back.
  */
 const messages = memoryMessages({ maxMemoryChars: 1000, maxTopics: 5, maxTopicChars: 50, maxMetadataBytes: 1024 });
 const RYW_MS = 2_000;
@@ -99,9 +101,37 @@ describe("memory search: waits only for the caller's own writes", () => {
     expect(found(await search(b, 'pu-erh'))).toContain('bob now likes pu-erh');
     expect(found(await search(b, 'rooibos'))).not.toContain('bob used to like rooibos');
 
-    // And a search right after B's delete no longer finds the memory. (A delete waits for its
-    // erasure, which waits for the index to pass it: not done behind A's backlog, README "Limits".)
+    // And a search right after B's delete no longer finds the memory.
     await send(transport(), messages.delete, { ...b, memoryId: tea.memory_id });
     expect(found(await search(b, 'green tea'))).not.toContain('bob drinks green tea');
+  }, 90_000);
+
+  it("erases another workspace's memory at once while the index is behind, and the index never writes its text back", async () => {
+    server = await startTestEmbeddingServer({ dimensions: 64 });
+    running = await startContext(memoryContext, { ...testEmbeddingEnv(server), READ_YOUR_WRITES_TIMEOUT_MS: String(RYW_MS) });
+    const dataDir = running.dataDir;
+    await create(b, 'bob drinks green tea');
+    expect(found(await search(b, 'green tea'))).toEqual(['bob drinks green tea']);
+
+    // The index reads B's memory and opens its text, and its embedding hangs for HOLD_MS; A's backlog queues behind.
+    const asked = server.requests.length;
+    server.script({ delayMs: HOLD_MS });
+    const diary = await create(b, 'bob keeps a Zanzibarquartz diary');
+    while (server.requests.length === asked) await new Promise((resolve) => setTimeout(resolve, 10));
+    for (let i = 0; i < BACKLOG; i++) await create(a, `alice note number ${i}`);
+
+    // B's delete answers once the memory is erased, without waiting for the index to get there.
+    const started = Date.now();
+    await send(transport(), messages.delete, { ...b, memoryId: diary.memory_id });
+    expect(Date.now() - started).toBeLessThan(RYW_MS / 2);
+    expect(filesHolding(dataDir, 'Zanzibarquartz')).toEqual([]);
+
+    // The held embedding comes back with the erased memory in its batch: its point is not written again.
+    const deadline = Date.now() + SETTLE_MS;
+    while ((await search(a, 'alice note').catch(() => null)) === null) {
+      if (Date.now() > deadline) throw new Error("the index never took in A's writes");
+    }
+    expect(filesHolding(dataDir, 'Zanzibarquartz')).toEqual([]);
+    expect(found(await search(b, 'diary'))).toEqual(['bob drinks green tea']);
   }, 90_000);
 });

@@ -13,7 +13,7 @@ import { memoryVersionsProjection } from './memory-versions.projection';
 import { memoryEventsPublisher } from './memory-events.publisher';
 import { MEMORY_ERASURE, memoryErasureReactor } from './memory-erasure.reactor';
 import { MEMORIES, MEMORY_VERSIONS } from './memory.read-models';
-import { memorySearchIndexReactor } from './memory-search-index.reactor';
+import { MEMORY_SEARCH_INDEX, memorySearchIndexReactor } from './memory-search-index.reactor';
 import { MemoryIndexWrites } from './memory-index-writes';
 import { MemorySearch } from './memory-search.query';
 import { memorySearchPositionsProjection } from './memory-search-positions.projection';
@@ -69,7 +69,11 @@ export const memoryContext = defineContext({
       reactors: [
         memoryEventsPublisher(deps.transport),
         memorySearchIndexReactor({ ...deps, sealed, indexWrites }),
-        memoryErasureReactor({ ...deps, processedByOthers: (position, erased) => deps.readYourWrites.settleAllBut(MEMORY_ERASURE, position, ERASURE_WAIT_MS, erased) }),
+        memoryErasureReactor({
+          ...deps,
+          indexWrites,
+          processedByOthers: (position, erased) => deps.readYourWrites.settleAllBut(MEMORY_ERASURE, position, ERASURE_WAIT_MS, erased, [MEMORY_SEARCH_INDEX]),
+        }),
       ],
       async prepare() {
         const memories = deps.documents.collection(MEMORIES);

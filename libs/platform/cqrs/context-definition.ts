@@ -25,9 +25,10 @@ export interface ReadYourWrites {
   settleReactor(name: string, position: Position | null, timeoutMs?: number): Promise<void>;
   /**
    * For a reactor that destroys what others read (erasure): waits for every other processor,
-   * then clears what they parked of `erasedStreams` (see EventProcessors.waitForAllBut).
+   * then clears what they parked of `erasedStreams` (see EventProcessors.waitForAllBut); the
+   * processors named in `unwaited` are not waited for (the erasure makes them forget itself).
    */
-  settleAllBut(name: string, position: Position | null, timeoutMs: number, erasedStreams?: readonly string[]): Promise<void>;
+  settleAllBut(name: string, position: Position | null, timeoutMs: number, erasedStreams?: readonly string[], unwaited?: readonly string[]): Promise<void>;
 }
 
 /** What a context is built from; its host chooses the adapters. */

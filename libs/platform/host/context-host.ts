@@ -66,7 +66,7 @@ export class ContextHost<C = unknown> implements Lifecycle {
       // Within the request's deadline; the streams the request appended to: a parked one answers at once (see EventProcessors.waitFor).
       settle: (position, timeoutMs) => this.running().waitFor(position, waitWithinDeadline(timeoutMs ?? deps.config.readYourWritesTimeoutMs), appendedStreams()),
       settleReactor: (name, position, timeoutMs) => this.running().waitForOne(name, position, waitWithinDeadline(timeoutMs ?? deps.config.readYourWritesTimeoutMs), appendedStreams()),
-      settleAllBut: (name, position, timeoutMs, erasedStreams) => this.running().waitForAllBut(name, position, timeoutMs, erasedStreams),
+      settleAllBut: (name, position, timeoutMs, erasedStreams, unwaited) => this.running().waitForAllBut(name, position, timeoutMs, erasedStreams, unwaited),
     };
     const embeddings = deps.embeddings ?? (this.ownEmbeddings = openEmbeddingModels(deps.env ?? process.env));
     const egress = openEgress({ allow: deps.config.egressAllow, ...(deps.config.egressProxyUrl === undefined ? {} : { proxyUrl: deps.config.egressProxyUrl }) });

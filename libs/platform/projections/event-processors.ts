@@ -92,15 +92,21 @@ export class EventProcessors {
    * see the position, so their checkpoints never pass it: they are not waited for. A stream
    * parked elsewhere never blocks it (checkpoints step past parked events); the parked events
    * of `erasedStreams` are then applied where they still apply and their records removed, so
-   * erasure leaves nothing of those streams behind in any processor.
+   * erasure leaves nothing of those streams behind in any processor. The processors named in
+   * `unwaited` are not waited for: the erasure makes them forget the streams itself (the memory
+   * search index, whose reactor lags behind every workspace's embeddings).
    */
-  async waitForAllBut(name: string, position: Position | null, timeoutMs: number, erasedStreams: readonly string[] = []): Promise<void> {
+  async waitForAllBut(name: string, position: Position | null, timeoutMs: number, erasedStreams: readonly string[] = [], unwaited: readonly string[] = []): Promise<void> {
     if (position === null) return;
     const prefixes = this.runner(name).processor.streamPrefixes;
     // No prefixes means every stream.
     const overlaps = (other: readonly string[]): boolean => other.length === 0 || prefixes.length === 0 || other.some((p) => prefixes.some((q) => p.startsWith(q) || q.startsWith(p)));
     const readers = this.runners.filter((r) => r.processor.name !== name && overlaps(r.processor.streamPrefixes));
-    await waitUntilApplied(readers, position, timeoutMs);
+    await waitUntilApplied(
+      readers.filter((r) => !unwaited.includes(r.processor.name)),
+      position,
+      timeoutMs,
+    );
     if (erasedStreams.length === 0) return;
     for (const reader of readers) await reader.forgetStreams(erasedStreams);
   }

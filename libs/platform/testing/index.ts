@@ -9,3 +9,4 @@ export * from './until';
 export * from './built-dist';
 export * from './free-port';
 export * from './recording-stores';
+export * from './files-holding';

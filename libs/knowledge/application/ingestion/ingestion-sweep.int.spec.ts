@@ -3,7 +3,7 @@ import { openSqliteDocumentStore } from '@lore/platform/documents/sqlite';
 import { openSqliteEventStore } from '@lore/platform/event-store/sqlite';
 import type { DocumentStore } from '@lore/platform/documents/port';
 import type { EventStore } from '@lore/platform/event-store/port';
-import type { EmbeddingModels } from '@lore/platform/embeddings/port';
+import { noEmbeddingModels } from '@lore/platform/embeddings/contract';
 import { CONTENTS, type ContentDoc } from '../knowledge.read-models';
 import { randomBytes } from 'node:crypto';
 import { Keyring } from '@lore/platform/crypto';
@@ -17,14 +17,6 @@ import { IngestionWorkers } from './ingestion-workers';
  * the queue for the test to read.
  */
 const PAGE = 5;
-
-/** No model is configured: these workers never start an attempt, so none is asked for. */
-const noModels: EmbeddingModels = {
-  defaultModel: { provider: 'none', model: 'none', dimensions: 1, distance: 'cosine', maxInputTokens: 1, tokenizer: 'approximate' },
-  list: () => [],
-  get: () => null,
-  close: () => Promise.resolve(),
-};
 
 function pending(id: string, workspaceId: string, user: string, minute: number): ContentDoc {
   const at = new Date(Date.UTC(2026, 0, 1, 0, minute)).toISOString();
@@ -70,7 +62,7 @@ describe('ingestion sweep after a restart', () => {
     workers = new IngestionWorkers({
       events,
       documents,
-      embeddings: noModels,
+      embeddings: noEmbeddingModels,
       texts: new ContentTexts(await Keyring.open(documents, randomBytes(32))),
       clock: systemClock,
       config: { timeoutMs: 60_000, maxAttempts: 3, leaseMs: 60_000, workers: 0, retryBaseMs: 2_000 },
