@@ -6,7 +6,6 @@ import { Keyring, SealedFields } from '@lore/platform/crypto';
 import { eventually } from '@lore/platform/event-store/contract';
 import { EventProcessors, PARKED_COLLECTION, type Projection } from '@lore/platform/projections';
 import { MEMORY_ERASURE, memoryErasureReactor } from './memory-erasure.reactor';
-import { noEmbeddingModels } from '@lore/platform/embeddings/contract';
 import { MemoryIndexWrites } from './memory-index-writes';
 
 /**
@@ -34,7 +33,7 @@ describe('memory erasure beside a processor that parked the memory', () => {
     };
     let processors: EventProcessors | null = null;
     const erasure = memoryErasureReactor({
-      events, documents, keyring, vectors, embeddings: noEmbeddingModels, indexWrites: new MemoryIndexWrites(),
+      events, documents, keyring, vectors, indexWrites: new MemoryIndexWrites(),
       processedByOthers: async (position, erased) => processors?.waitForAllBut(MEMORY_ERASURE, position, 60_000, erased),
     });
     processors = new EventProcessors({ projections: [failing], reactors: [erasure] }, events, documents, () => undefined, vectors, { parking: { attempts: 2 } });

@@ -5,7 +5,6 @@ import { openSqliteDocumentStore } from '@lore/platform/documents/sqlite';
 import { openSqliteVectorStore } from '@lore/platform/vectors/sqlite';
 import { Keyring, SealedFields } from '@lore/platform/crypto';
 import { memoryErasureReactor } from './memory-erasure.reactor';
-import { noEmbeddingModels } from '@lore/platform/embeddings/contract';
 import { MemoryIndexWrites } from './memory-index-writes';
 
 /** Erasure destroys what the other processors read: it must never run ahead of them. */
@@ -30,7 +29,7 @@ describe('memory erasure reactor', () => {
       const others = new Promise<void>((resolve) => {
         release = resolve;
       });
-      const reactor = memoryErasureReactor({ events, documents, keyring, vectors, embeddings: noEmbeddingModels, indexWrites: new MemoryIndexWrites(), processedByOthers: async (position) => {
+      const reactor = memoryErasureReactor({ events, documents, keyring, vectors, indexWrites: new MemoryIndexWrites(), processedByOthers: async (position) => {
         waitedFor.push(position);
         await others;
       } });

@@ -1,10 +1,9 @@
-import type { Position, RecordedEvent } from '@lore/platform/kernel';
+import type { RecordedEvent } from '@lore/platform/kernel';
 import type { Reactor } from '@lore/platform/projections';
 import type { VectorStore } from '@lore/platform/vectors/port';
-import type { EmbeddingModels } from '@lore/platform/embeddings/port';
 import { sealedKeyId, streamErasureReactor, type StreamErasureDeps } from '@lore/platform/crypto';
 import { MEMORY_STREAM_PREFIX, memoryStreamId, upcastMemoryEvent } from '@lore/memory/domain';
-import { memoryIndexName } from './memory-search-index.reactor';
+import { MEMORY_INDEX_PREFIX } from './memory-search-index.reactor';
 import type { MemoryIndexWrites } from './memory-index-writes';
 
 export const MEMORY_ERASURE = 'memory.erasure.v1';
@@ -21,7 +20,7 @@ export const MEMORY_ERASURE = 'memory.erasure.v1';
  * them back from what it read earlier (MemoryIndexWrites).
  */
 export function memoryErasureReactor(
-  deps: StreamErasureDeps & { readonly vectors: VectorStore; readonly embeddings: EmbeddingModels; readonly indexWrites: MemoryIndexWrites },
+  deps: StreamErasureDeps & { readonly vectors: VectorStore; readonly indexWrites: MemoryIndexWrites },
 ): Reactor {
   return streamErasureReactor(deps, {
     name: MEMORY_ERASURE,
@@ -35,25 +34,27 @@ export function memoryErasureReactor(
       return [...new Set(keys)];
     },
     alsoErase: (events) => removeFromSearchIndex(deps, events),
-    afterwards: () => deps.vectors.purgeDeleted(),
+    afterwards: () => {
+      // Their keys are shredded: the index reactor can no longer open what it may still hold of them.
+      deps.indexWrites.erasureDone();
+      return deps.vectors.purgeDeleted();
+    },
   });
 }
 
-/** The erased memories' points leave the search index, which records them as erased (MemoryIndexWrites). */
+/**
+ * The erased memories' points leave the search index, which records them as erased
+ * (MemoryIndexWrites): from every model's index, an earlier default model's included.
+ */
 async function removeFromSearchIndex(
-  deps: { readonly vectors: VectorStore; readonly embeddings: EmbeddingModels; readonly indexWrites: MemoryIndexWrites },
+  deps: { readonly vectors: VectorStore; readonly indexWrites: MemoryIndexWrites },
   events: readonly RecordedEvent[],
 ): Promise<void> {
-  // Each memory's last event is its deletion: the position the reactor must pass before its guard can go.
-  const deletions = new Map<string, Position>(events.map((event) => [upcastMemoryEvent(event).data.memoryId, event.position]));
-  if (deletions.size === 0) return;
-  const provider = deps.embeddings.get(deps.embeddings.defaultModel);
+  const memoryIds = [...new Set(events.map((event) => upcastMemoryEvent(event).data.memoryId))];
+  if (memoryIds.length === 0) return;
   await deps.indexWrites.alone(async () => {
-    deps.indexWrites.forget(deletions);
-    // Without a default model the reactor writes nothing, so there is no point to remove.
-    if (provider === null) return;
-    const index = memoryIndexName(provider);
-    await deps.vectors.ensureIndex({ name: index, dimensions: provider.info.dimensions, distance: 'cosine' });
-    await deps.vectors.write([{ op: 'delete', index, ids: [...deletions.keys()] }]);
+    deps.indexWrites.forget(memoryIds);
+    const indexes = (await deps.vectors.listIndexes()).filter((index) => index.name.startsWith(MEMORY_INDEX_PREFIX));
+    if (indexes.length > 0) await deps.vectors.write(indexes.map((index) => ({ op: 'delete' as const, index: index.name, ids: memoryIds })));
   });
 }

@@ -1,4 +1,4 @@
-import { comparePositions, unavailable, type Position } from '@lore/platform/kernel';
+import { unavailable } from '@lore/platform/kernel';
 import type { VectorWrite } from '@lore/platform/vectors/port';
 
 /**
@@ -11,15 +11,17 @@ import type { VectorWrite } from '@lore/platform/vectors/port';
  * The reactor alone writes from events it read earlier (a creation carries the text it indexes),
  * and it may lag far behind other workspaces' embeddings. Erasure does not wait for it: it
  * removes the erased memories' points itself and records them as erased (`forget`), and the
- * reactor drops their points from whatever it read before (`withoutErased`), until it has
- * passed their deletions (`passed`): a batch read after that cannot hold their events, which
- * erasure deletes from the log. After a crash nothing is in flight and the log has no such
- * events left (or, if the crash came before their streams went, erasure runs again).
+ * reactor skips them in whatever it read before (`isErased`, `withoutErased`). A record goes
+ * once erasure has shredded the memories' keys (`erasureDone`) and a reactor batch has started
+ * since: that batch, and every later one, can neither read their events (their streams are
+ * deleted) nor open their texts. After a crash nothing is in flight, and erasure runs again if
+ * it had not finished.
  */
 export class MemoryIndexWrites {
   private tail: Promise<void> = Promise.resolve();
-  /** Erased memories the reactor has not passed the deletion of: id → the deletion's position. */
-  private readonly erased = new Map<string, Position>();
+  /** Erased memories → null until their keys are gone, then the number of reactor batches started by that time. */
+  private readonly erased = new Map<string, number | null>();
+  private batchesStarted = 0;
 
   /** Runs `work` alone; gives up with 503 when the index is still busy after `waitMs` (work not started). */
   async alone<T>(work: () => Promise<T>, waitMs = Infinity): Promise<T> {
@@ -36,8 +38,23 @@ export class MemoryIndexWrites {
   }
 
   /** Erasure's record of memories whose points it removed (call it inside `alone`, with the removal). */
-  forget(deletions: ReadonlyMap<string, Position>): void {
-    for (const [id, position] of deletions) this.erased.set(id, position);
+  forget(memoryIds: Iterable<string>): void {
+    for (const id of memoryIds) this.erased.set(id, null);
+  }
+
+  /** Erasure has shredded the keys of every memory it recorded so far. */
+  erasureDone(): void {
+    for (const [id, since] of this.erased) if (since === null) this.erased.set(id, this.batchesStarted);
+  }
+
+  /** The reactor starts a batch: records that no batch from now on can write are dropped. */
+  batchStarted(): void {
+    this.batchesStarted += 1;
+    for (const [id, since] of this.erased) if (since !== null && since < this.batchesStarted) this.erased.delete(id);
+  }
+
+  isErased(memoryId: string): boolean {
+    return this.erased.has(memoryId);
   }
 
   /** `writes` less the points of erased memories (the reactor's, inside `alone`). */
@@ -48,11 +65,6 @@ export class MemoryIndexWrites {
       const points = write.points.filter((point) => !this.erased.has(point.id));
       return points.length === 0 ? [] : [{ ...write, points }];
     });
-  }
-
-  /** The reactor has handled every event up to `position`: erasures at or before it need no guard any more. */
-  passed(position: Position): void {
-    for (const [id, deletion] of this.erased) if (comparePositions(deletion, position) <= 0) this.erased.delete(id);
   }
 }
 

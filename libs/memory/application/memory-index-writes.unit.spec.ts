@@ -37,23 +37,26 @@ describe('the memory search index writers take turns', () => {
     expect(third).toBe(true);
   });
 
-  it("drops an erased memory's points from the reactor's writes until the reactor has passed the deletion", () => {
+  it("drops an erased memory's points from the reactor's writes until a batch starts after its keys are gone", () => {
     const writes = new MemoryIndexWrites();
-    const at = (n: number) => ({ commit: BigInt(n), prepare: BigInt(n) });
     const point = (id: string): VectorPoint => ({ id, collectionId: 'p', vector: new Float32Array([1]), text: id, payload: { content_id: id, chunk_index: 0, source: 'user', tags: [], metadata: {} } });
     const batch: VectorWrite[] = [
       { op: 'upsert', index: 'm', points: [point('erased'), point('kept')] },
       { op: 'upsert', index: 'm', points: [point('erased')] },
       { op: 'delete', index: 'm', ids: ['erased'] },
     ];
-    writes.forget(new Map([['erased', at(10)]]));
+    writes.batchStarted(); // the batch that read the memory before it was erased
+    writes.forget(['erased']);
     expect(writes.withoutErased(batch)).toEqual([
       { op: 'upsert', index: 'm', points: [point('kept')] },
       { op: 'delete', index: 'm', ids: ['erased'] },
     ]);
-    writes.passed(at(9)); // a batch that ended before the deletion may still hold the memory's creation
+    writes.batchStarted(); // started before the keys went: it may still open the memory
+    writes.erasureDone();
+    expect(writes.isErased('erased')).toBe(true);
     expect(writes.withoutErased(batch)).toHaveLength(2);
-    writes.passed(at(10)); // later batches were read after the deletion: the guard goes
+    writes.batchStarted(); // started after: it can neither read nor open the memory, and the record goes
+    expect(writes.isErased('erased')).toBe(false);
     expect(writes.withoutErased(batch)).toEqual(batch);
   });
 });

@@ -16,9 +16,12 @@ import type { MemoryIndexWrites } from './memory-index-writes';
  */
 export const MEMORY_SEARCH_INDEX = 'memory.search-index.v2';
 
+/** What every memory index's name starts with (one per embedding size). */
+export const MEMORY_INDEX_PREFIX = 'memories_';
+
 /** One index for every user's memories; each user is its own partition (`memoryPartition`). */
 export function memoryIndexName(provider: EmbeddingProvider): string {
-  return `memories_${provider.info.dimensions}`;
+  return `${MEMORY_INDEX_PREFIX}${provider.info.dimensions}`;
 }
 
 /**
@@ -74,10 +77,8 @@ export function memorySearchIndexReactor(deps: {
     name: MEMORY_SEARCH_INDEX,
     streamPrefixes: [MEMORY_STREAM_PREFIX],
     async react(recorded) {
+      deps.indexWrites.batchStarted();
       await indexBatch(recorded);
-      // Only now: until this batch is written, it may hold a memory erased meanwhile (MemoryIndexWrites).
-      const last = recorded.at(-1);
-      if (last !== undefined) deps.indexWrites.passed(last.position);
     },
   };
 
@@ -94,6 +95,8 @@ export function memorySearchIndexReactor(deps: {
     const writes: VectorWrite[] = [];
     const toEmbed: IndexableMemory[] = [];
     for (const event of latest.values()) {
+      // Erased since this batch was read: its point is gone, and nothing of it is opened or embedded again.
+      if (deps.indexWrites.isErased(event.data.memoryId)) continue;
       const partition = memoryPartition(event.data.workspaceId, event.data.userId);
       if (event.type === 'memory.MemoryDeleted') {
         writes.push({ op: 'delete', index, ids: [event.data.memoryId] });

@@ -134,4 +134,33 @@ describe("memory search: waits only for the caller's own writes", () => {
     expect(filesHolding(dataDir, 'Zanzibarquartz')).toEqual([]);
     expect(found(await search(b, 'diary'))).toEqual(['bob drinks green tea']);
   }, 90_000);
+
+  it('answers searches once the index has read all there is, when erasure deleted the writes it was waiting for before it read them', async () => {
+    server = await startTestEmbeddingServer({ dimensions: 64 });
+    running = await startContext(memoryContext, { ...testEmbeddingEnv(server), READ_YOUR_WRITES_TIMEOUT_MS: String(RYW_MS) });
+    for (let i = 0; i < BACKLOG; i++) await create(b, `bob note ${i}`);
+    const deadline = Date.now() + SETTLE_MS;
+    while ((await search(b, 'note').catch(() => null)) === null) if (Date.now() > deadline) throw new Error("the index never took in B's writes");
+
+    // The index holds one batch; B's later writes, all erased before it reads them, leave it nothing to pass them with.
+    const asked = server.requests.length;
+    server.script({ delayMs: 3_000 });
+    await create(b, 'bob trigger');
+    while (server.requests.length === asked) await new Promise((resolve) => setTimeout(resolve, 10));
+    for (let i = 0; i < BACKLOG; i++) await create(b, `bob late note ${i}`);
+    await send(transport(), messages.deleteAllOfUser, b);
+
+    const answered = Date.now() + SETTLE_MS;
+    for (;;) {
+      const reply = await search(b, 'note').catch((e: unknown) => {
+        if (e instanceof AppError && e.code === 'unavailable') return null;
+        throw e;
+      });
+      if (reply !== null) {
+        expect(found(reply)).toEqual([]);
+        break;
+      }
+      if (Date.now() > answered) throw new Error("B's searches kept answering 503 after the index had read everything there is");
+    }
+  }, 90_000);
 });

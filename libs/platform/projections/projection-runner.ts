@@ -173,6 +173,7 @@ export class ProjectionRunner implements WaitableRunner {
 
   addWaiter(waiter: Waiter): void {
     this.waiters.push(waiter);
+    void this.releaseIfNothingBehind([waiter]);
   }
 
   dropWaiter(waiter: Waiter): void {
@@ -251,6 +252,7 @@ export class ProjectionRunner implements WaitableRunner {
     }
     if (comparePositions(last.position, this.position) > 0) this.position = last.position;
     this.release();
+    await this.releaseIfNothingBehind([...this.waiters]);
   }
 
   /** The batch at once; when it fails for a reason of its own, event by event (parking what keeps failing). */
@@ -291,6 +293,24 @@ export class ProjectionRunner implements WaitableRunner {
       else still.push(waiter);
     }
     this.waiters = still;
+  }
+
+  /**
+   * Answers waiters for events this processor will never be handed: erasure deleted their
+   * streams before it read them (the memory search index, which erasure does not wait for), so
+   * no batch passes their positions. When nothing of its streams lies after its checkpoint, every
+   * event named by a waiter from before the count is applied here or gone from the log. A failed
+   * count leaves them waiting, as before.
+   */
+  private async releaseIfNothingBehind(waiters: readonly Waiter[]): Promise<void> {
+    if (waiters.length === 0 || this.stateValue === 'stopped') return;
+    const behind = await this.eventsBehind(1).catch(() => 1);
+    if (behind > 0) return;
+    for (const waiter of waiters) {
+      if (!this.waiters.includes(waiter)) continue;
+      this.dropWaiter(waiter);
+      waiter.resolve();
+    }
   }
 
   /** Live once nothing of ours remains between the checkpoint and the head seen at start. */
