@@ -3,8 +3,9 @@ import type { EventStore } from '@lore/platform/event-store/port';
 import type { DocumentStore } from '@lore/platform/documents/port';
 import type { Reactor } from '@lore/platform/projections';
 import { handleCommand } from '@lore/platform/cqrs';
-import { COLLECTION_STREAM_PREFIX, contentDecider, contentStreamId, upcastCollectionEvent, upcastContentEvent } from '@lore/knowledge/domain';
+import { COLLECTION_STREAM_PREFIX, contentStreamId, upcastCollectionEvent } from '@lore/knowledge/domain';
 import { COLLECTION_MEMBERS } from './collection-members.projection';
+import { contentAggregate } from './content-aggregate';
 
 export const COLLECTION_CASCADE = 'knowledge.collection-cascade.v1';
 
@@ -34,7 +35,7 @@ export async function deleteCollectionContents(deps: CascadeDeps, collection: { 
     for (const member of page.items) {
       const result = await handleCommand(
         deps.events,
-        { name: 'content', decider: contentDecider, upcast: upcastContentEvent },
+        contentAggregate,
         contentStreamId(member.id),
         { kind: 'delete', access: null, cause: 'collection', at: deps.clock.now().toISOString() },
         { retries: 10, metadata: { workspaceId: collection.workspaceId, ...(actor === undefined ? {} : { actor }) } },

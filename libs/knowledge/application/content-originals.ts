@@ -4,11 +4,11 @@ import { handleCommand, readAggregateState } from '@lore/platform/cqrs';
 import { openBytes, sealBytes } from '@lore/platform/crypto';
 import type { BlobStore } from '@lore/platform/blobs/port';
 import type { DocumentStore } from '@lore/platform/documents/port';
-import { contentDecider, contentStreamId, mayAccess, upcastContentEvent, visibleContent, type Access, type LiveContent, type OriginalFile } from '@lore/knowledge/domain';
+import { contentStreamId, mayAccess, visibleContent, type Access, type LiveContent, type OriginalFile } from '@lore/knowledge/domain';
 import type { ContentTexts } from './content-texts';
 import { CONTENTS, type ContentDoc } from './knowledge.read-models';
+import { contentAggregate } from './content-aggregate';
 
-const contentAggregate = { name: 'content', decider: contentDecider, upcast: upcastContentEvent };
 const partId = (contentId: string, part: number): string => `${contentId}_p${part}`;
 /** Associated data of a part: a part cannot be moved to another content or position. */
 const partAad = (contentId: string, part: number): string => `${contentId}:original:${part}`;

@@ -4,7 +4,7 @@ import type { DocumentCollection } from '@lore/platform/documents/port';
 import type { EmbeddingProvider } from '@lore/platform/embeddings/port';
 import { handleCommand, readAggregateState } from '@lore/platform/cqrs';
 import { CONTENT_PART_CHARS, ORIGINAL_PART_BYTES, textParts, type KnowledgeMessages } from '@lore/knowledge/contracts';
-import { assertReprocessable, contentDecider, contentIdOfChunk, contentOfChangeableChunk, contentStreamId, mayAccess, upcastContentEvent, visibleContent } from '@lore/knowledge/domain';
+import { assertReprocessable, contentIdOfChunk, contentOfChangeableChunk, contentStreamId, mayAccess, visibleContent } from '@lore/knowledge/domain';
 import { CHUNKS, COLLECTIONS, CONTENTS, type ChunkDoc, type CollectionDoc, type ContentDoc } from './knowledge.read-models';
 import { accessOf, type KnowledgeCommandDeps } from './collection.commands';
 import { providerOf } from './embedding-choice';
@@ -13,6 +13,7 @@ import { toChunkRecord, toContentRecord } from './content-records';
 import type { ContentTexts } from './content-texts';
 import type { ContentOriginals } from './content-originals';
 import { KNOWLEDGE_ERASURE } from './knowledge-erasure.reactor';
+import { contentAggregate } from './content-aggregate';
 
 /** Extracts a file's text (in reader processes, with limits); errors name the limit a file exceeded. */
 export type ExtractText = (file: { readonly filename: string; readonly mimeType: string; readonly bytes: Buffer }, workspaceId: string) => Promise<{ readonly text: string }>;
@@ -30,7 +31,6 @@ function assertIndexableMetadata(metadata: Record<string, unknown> | null | unde
   }
 }
 
-const contentAggregate = { name: 'content', decider: contentDecider, upcast: upcastContentEvent };
 const RETRIES = 10;
 
 /** Contents and their chunks: upload, delete, reprocess; chunk edits and deletions. */

@@ -2,15 +2,15 @@ import { reactingTo, type Clock } from '@lore/platform/kernel';
 import type { EventStore } from '@lore/platform/event-store/port';
 import type { DocumentStore } from '@lore/platform/documents/port';
 import { handleCommand, periodicTask, readAggregateState, type ContextLog } from '@lore/platform/cqrs';
-import { contentDecider, contentStreamId, upcastContentEvent } from '@lore/knowledge/domain';
+import { contentStreamId } from '@lore/knowledge/domain';
 import { CONTENTS, type ContentDoc } from './knowledge.read-models';
 import type { ContentOriginals } from './content-originals';
+import { contentAggregate } from './content-aggregate';
 
 const EVERY_MS = 10 * 60_000;
 const FIRST_AFTER_MS = 60_000;
 const BATCH = 500;
 const DAY_MS = 24 * 3600_000;
-const contentAggregate = { name: 'content', decider: contentDecider, upcast: upcastContentEvent };
 
 /**
  * Retention of original files (KNOWLEDGE_ORIGINALS_RETENTION_DAYS): every ten minutes, the

@@ -3,6 +3,7 @@ import { assertAccess, type Access } from './access';
 import type { EmbeddingModel } from './collection.events';
 import type { ChunkPosition, ContentEvent, OriginalFile } from './content.events';
 import type { ContentText } from './content-text';
+import { ChunkIds } from './chunk-ids';
 
 /** Where processing stands; `waiting` is a transient failure waiting for its retry (shown as `processing`). */
 export type Phase = 'uploading' | 'new' | 'processing' | 'waiting' | 'completed' | 'failed';
@@ -30,7 +31,7 @@ export interface LiveContent {
   readonly lease: { readonly leaseId: string; readonly until: string } | null;
   readonly retryAt: string | null;
   /** Chunk ids of the current attempt → their index. */
-  readonly chunks: ReadonlyMap<string, number>;
+  readonly chunks: ChunkIds;
   /** The uploaded file: `arriving` until all its parts are stored; null when none is kept. */
   readonly original: { readonly file: OriginalFile; readonly state: 'arriving' | 'kept' } | null;
 }
@@ -297,7 +298,7 @@ export const contentDecider: Decider<ContentCommand, ContentState, ContentEvent>
         attemptsSinceRequest: 0,
         lease: null,
         retryAt: null,
-        chunks: new Map(),
+        chunks: ChunkIds.none,
         original: d.original === undefined ? null : { file: d.original, state: 'arriving' },
       };
     }
@@ -317,14 +318,12 @@ export const contentDecider: Decider<ContentCommand, ContentState, ContentEvent>
           attemptsSinceRequest: state.attemptsSinceRequest + 1,
           lease: { leaseId: event.data.leaseId, until: event.data.leaseUntil },
           retryAt: null,
-          chunks: new Map(),
+          chunks: ChunkIds.none,
         };
       case 'knowledge.ContentLeaseRenewed':
         return state.lease?.leaseId === event.data.leaseId ? { ...state, lease: { leaseId: event.data.leaseId, until: event.data.leaseUntil } } : state;
       case 'knowledge.ContentChunksAdded': {
-        const chunks = new Map(state.chunks);
-        for (const chunk of event.data.chunks) chunks.set(chunk.chunkId, chunk.chunkIndex);
-        return { ...state, chunks };
+        return { ...state, chunks: state.chunks.with(event.data.chunks) };
       }
       case 'knowledge.ContentProcessingCompleted':
         return { ...state, phase: 'completed', lease: null };
@@ -343,9 +342,7 @@ export const contentDecider: Decider<ContentCommand, ContentState, ContentEvent>
       case 'knowledge.ChunkEdited':
         return state;
       case 'knowledge.ChunkDeleted': {
-        const chunks = new Map(state.chunks);
-        chunks.delete(event.data.chunkId);
-        return { ...state, chunks };
+        return { ...state, chunks: state.chunks.without(event.data.chunkId) };
       }
     }
   },

@@ -308,7 +308,7 @@ describe('contentDecider', () => {
       const state = spec.given(completedWithChunks).when(removeChunk()).then([
         { type: 'knowledge.ChunkDeleted', data: { ...base, chunkId: 'cnt_1_c1', chunkIndex: 1, deletedAt: T2 } },
       ]);
-      expect([...(state as LiveContent).chunks.keys()]).toEqual(['cnt_1_c0']);
+      expect([...(state as LiveContent).chunks.entries()]).toEqual([['cnt_1_c0', 0]]);
       spec.given([...completedWithChunks, { type: 'knowledge.ChunkDeleted', data: { ...base, chunkId: 'cnt_1_c1', chunkIndex: 1, deletedAt: T2 } }])
         .when(removeChunk())
         .thenThrows('not_found', 'Chunk not found');

@@ -5,3 +5,4 @@ export * from './content-text';
 export * from './content.events';
 export * from './content.decider';
 export * from './knowledge.upcasters';
+export * from './chunk-ids';

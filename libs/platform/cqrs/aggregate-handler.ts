@@ -330,7 +330,20 @@ async function inTime(turn: Promise<void>, options: HandleOptions): Promise<bool
   }
 }
 
-/** The current state of one aggregate, for reads that decide nothing (a command's later step, a query that needs the write model). */
+/**
+ * The current state of one aggregate, for reads that decide nothing (a command's later step, a
+ * query that needs the write model). With `aggregate.cache`, only the events after the cached
+ * revision are read; when there are none, a one-event read confirms the stream still exists (a
+ * deleted stream reads as never written, as without the cache).
+ */
 export async function readAggregateState<C, S, E extends DomainEvent>(store: EventStore, aggregate: AggregateType<C, S, E>, streamId: string): Promise<S> {
-  return (await readWhole(store, aggregate, streamId)).state;
+  const cache = aggregate.cache;
+  if (cache === undefined) return (await readWhole(store, aggregate, streamId)).state;
+  const current = await readAfter(store, aggregate, streamId, sameStore(cache.get(streamId), store));
+  if (current.unconfirmed && (await positionAt(store, streamId, current.revision)) === null) {
+    cache.delete(streamId);
+    return (await readWhole(store, aggregate, streamId)).state;
+  }
+  if (current.revision >= 0) cache.set(streamId, { state: current.state, revision: current.revision, store });
+  return current.state;
 }

@@ -1,22 +1,13 @@
 import { newUuid, type Clock } from '@lore/platform/kernel';
 import type { EventStore } from '@lore/platform/event-store/port';
 import type { EmbeddingProvider } from '@lore/platform/embeddings/port';
-import { AggregateStateCache, handleCommand } from '@lore/platform/cqrs';
-import { chunkIdOf, contentDecider, contentStreamId, upcastContentEvent, type ContentCommand, type ContentState, type EmbeddingModel, type LiveContent } from '@lore/knowledge/domain';
+import { handleCommand } from '@lore/platform/cqrs';
+import { chunkIdOf, contentStreamId, type ContentCommand, type EmbeddingModel, type LiveContent } from '@lore/knowledge/domain';
 import { chunkText } from '../chunking';
+import { contentAggregate } from '../content-aggregate';
 import { encodeVector } from '../chunk-shape';
 import type { ContentTexts } from '../content-texts';
 
-/**
- * The processor's own view of contents, with a small cache of folded states: an attempt's
- * every step (claim, renewals, each batch of chunks, completion) read and parsed the content's
- * whole stream again, its text and the chunk events with their vectors included; with it a step
- * reads only what was appended since (by anyone: a step decided on a stale entry conflicts and
- * is decided again on what came after it). An entry holds the content's text, as the attempt
- * does anyway, and is dropped when the attempt ends (`release`); the bound is for attempts that
- * end without saying so.
- */
-const contentAggregate = { name: 'content', decider: contentDecider, upcast: upcastContentEvent, cache: new AggregateStateCache<ContentState>({ maxEntries: 16 }) };
 /** Chunks embedded and recorded together: one event of ~64 × (text + 2 KB of vector). */
 const CHUNKS_PER_EVENT = 64;
 /** A heartbeat may land between our read and append: decide again, the lease decides. */
@@ -67,7 +58,9 @@ export class ContentProcessor {
     }, { retries: LEASE_RETRIES });
     const state = result.state;
     if (result.events.length === 0 || state.status !== 'active' || state.phase !== 'processing' || state.lease?.leaseId !== leaseId) {
-      this.release(contentId);
+      // A content still uploading is asked for again with each part: its state is kept for the
+      // next part's append and the next claim, which then read only that part.
+      if (state.status !== 'active' || state.phase !== 'uploading') this.release(contentId);
       return null;
     }
     return { content: state, leaseId, ...settings };

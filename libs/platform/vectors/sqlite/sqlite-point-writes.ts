@@ -24,8 +24,16 @@ interface StoreAccess {
 export type PlannedWrite =
   | { readonly op: 'upsert'; readonly tables: IndexTables; readonly points: readonly VectorPoint[]; readonly definition: VectorIndexDefinition }
   | { readonly op: 'delete'; readonly name: string; readonly tables: IndexTables; readonly ids: readonly string[] }
-  | { readonly op: 'deleteWhere'; readonly tables: readonly IndexTables[]; readonly names: readonly string[]; readonly collections: readonly string[]; readonly filter: FilterNode }
+  | PlannedDeleteWhere
   | { readonly op: 'setPayload'; readonly name: string; readonly tables: IndexTables; readonly ids: readonly string[]; readonly payload: Partial<PointPayload> };
+
+export interface PlannedDeleteWhere {
+  readonly op: 'deleteWhere';
+  readonly tables: readonly IndexTables[];
+  readonly names: readonly string[];
+  readonly collections: readonly string[];
+  readonly filter: FilterNode;
+}
 
 interface ExistingRow {
   readonly rowid: number;
@@ -53,15 +61,10 @@ export class PointWrites {
 
   /** `effects`: every point changed, and per index the collections whose size may have grown or reached 0 (graph upkeep). */
   apply(write: PlannedWrite, effects: WriteEffects): void {
-    const touch = (name: string, collections: readonly string[]): void => {
-      const set = effects.touched.get(name) ?? new Set<string>();
-      for (const c of collections) set.add(c);
-      effects.touched.set(name, set);
-    };
     switch (write.op) {
       case 'upsert':
         for (const point of write.points) this.upsertPoint(write.tables, point, write.definition, effects.changes);
-        touch(write.definition.name, write.points.map((p) => p.collectionId));
+        touch(effects, write.definition.name, write.points.map((p) => p.collectionId));
         return;
       case 'delete':
         for (const id of write.ids) {
@@ -74,7 +77,7 @@ export class PointWrites {
           const tables = write.tables[i];
           if (tables) this.deleteWhere(name, tables, write.collections, write.filter, effects.changes);
         });
-        for (const name of write.names) touch(name, write.collections);
+        for (const name of write.names) touch(effects, name, write.collections);
         return;
       case 'setPayload':
         for (const id of write.ids) this.setPayload(write.tables, id, write.payload);
@@ -139,13 +142,35 @@ export class PointWrites {
     this.store.run(`DELETE FROM ${tables.points} WHERE rowid = ?`, [row.rowid]);
   }
 
+  /**
+   * Deletes `page` of the points a deleteWhere matches in each index, where it matches more than
+   * `page` (fewer are left to the write itself); returns whether it deleted any.
+   */
+  deleteWherePage(write: PlannedDeleteWhere, page: number, effects: WriteEffects): boolean {
+    let deleted = false;
+    write.names.forEach((name, i) => {
+      const tables = write.tables[i];
+      if (tables === undefined) return;
+      const rows = this.matching(tables, write.collections, write.filter, page + 1);
+      if (rows.length <= page) return;
+      for (const row of rows.slice(0, page)) this.deleteRow(name, tables, row, effects.changes);
+      touch(effects, name, write.collections);
+      deleted = true;
+    });
+    return deleted;
+  }
+
   private deleteWhere(name: string, tables: IndexTables, collections: readonly string[], filter: FilterNode, changes: PointChange[]): void {
-    if (filter.kind === 'none') return;
+    for (const row of this.matching(tables, collections, filter)) this.deleteRow(name, tables, row, changes);
+  }
+
+  private matching(tables: IndexTables, collections: readonly string[], filter: FilterNode, limit?: number): ExistingRow[] {
+    if (filter.kind === 'none') return [];
     const params = new SqlParams();
     const scope = `p.collection_id IN (${params.list(collections)})`;
     const where = filter.kind === 'all' ? scope : `${scope} AND ${filterSql(filter, params)}`;
-    const rows = this.store.prepare(`SELECT p.rowid AS rowid, p.collection_id AS collection_id FROM ${tables.points} AS p WHERE ${where}`).all(...params.values) as ExistingRow[];
-    for (const row of rows) this.deleteRow(name, tables, row, changes);
+    const limited = limit === undefined ? '' : ` LIMIT ${limit}`;
+    return this.store.prepare(`SELECT p.rowid AS rowid, p.collection_id AS collection_id FROM ${tables.points} AS p WHERE ${where}${limited}`).all(...params.values) as ExistingRow[];
   }
 
   private setPayload(tables: IndexTables, id: string, payload: Partial<PointPayload>): void {
@@ -171,4 +196,11 @@ export class PointWrites {
     if (assignments.length > 0) this.store.run(`UPDATE ${tables.points} SET ${assignments.join(', ')} WHERE rowid = ?`, [...values, row.rowid]);
     if (knnAssignments.length > 0) this.store.run(`UPDATE ${tables.knn} SET ${knnAssignments.join(', ')} WHERE rowid = ?`, [...knnValues, BigInt(row.rowid)]);
   }
+}
+
+/** Marks the collections of index `name` whose size changed (graph upkeep after the commit). */
+function touch(effects: WriteEffects, name: string, collections: readonly string[]): void {
+  const set = effects.touched.get(name) ?? new Set<string>();
+  for (const c of collections) set.add(c);
+  effects.touched.set(name, set);
 }

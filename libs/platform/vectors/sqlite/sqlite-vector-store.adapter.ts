@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 /**
  * Embedded vector index: SQLite with sqlite-vec (dense KNN on `vec0` tables partitioned by
  * collection) and a keyword index of our own (BM25 with block-max MaxScore, `keyword-index.ts`), one set of tables per index (`sqlite-vector-schema.ts`), in
@@ -19,7 +20,7 @@ import { SqliteGraphs } from './sqlite-graphs';
 import type { GraphOptions } from './sqlite-graphs';
 import { KeywordIndex } from './keyword-index';
 import { PointWrites } from './sqlite-point-writes';
-import type { PlannedWrite, WriteEffects } from './sqlite-point-writes';
+import type { PlannedDeleteWhere, PlannedWrite, WriteEffects } from './sqlite-point-writes';
 
 export interface SqliteVectorStoreOptions {
   /** File path, or ':memory:' for a private in-memory database. */
@@ -49,6 +50,8 @@ export function openSqliteVectorStore(options: SqliteVectorStoreOptions): Vector
 
 type Statement = Database.Statement<Param[]>;
 const STATEMENT_CACHE_SIZE = 500;
+/** Points a large deletion removes per transaction (see deleteAheadInPages): ~20 ms of the event loop each. */
+const DELETE_PAGE = 200;
 
 export class SqliteVectorStore implements VectorStore {
   readonly db: Database.Database;
@@ -58,6 +61,7 @@ export class SqliteVectorStore implements VectorStore {
   private readonly statements = new Map<string, Statement>();
   private readonly definitions = new Map<string, VectorIndexDefinition>();
   private readonly applyWrites: (writes: readonly PlannedWrite[], checkpoint: Checkpoint | undefined, effects: WriteEffects) => void;
+  private readonly applyDeletePage: (write: PlannedDeleteWhere, effects: WriteEffects) => boolean;
   private readonly applyReset: (names: readonly string[], checkpointName: string) => void;
   private readonly pointWrites = new PointWrites(this);
 
@@ -84,6 +88,11 @@ export class SqliteVectorStore implements VectorStore {
       if (checkpoint) {
         this.run(`INSERT INTO ${CHECKPOINTS} (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value`, [checkpoint.name, checkpoint.value]);
       }
+    });
+    this.applyDeletePage = this.db.transaction((write: PlannedDeleteWhere, effects: WriteEffects) => {
+      const deleted = this.pointWrites.deleteWherePage(write, DELETE_PAGE, effects);
+      this.graphs.log(effects.changes);
+      return deleted;
     });
     this.applyReset = this.db.transaction((names: readonly string[], checkpointName: string) => {
       // Dropping and recreating is faster than deleting row by row; secure_delete zeroes the freed pages.
@@ -140,9 +149,31 @@ export class SqliteVectorStore implements VectorStore {
   async write(writes: readonly VectorWrite[], checkpoint?: Checkpoint): Promise<void> {
     // Everything is validated and compiled before the transaction starts.
     const planned = writes.map((write) => this.plan(write));
+    await this.deleteAheadInPages(planned);
+    this.committed((effects) => this.applyWrites(planned, checkpoint, effects));
+  }
+
+  /**
+   * A deletion that matches thousands of stored points (a content of 24,000 chunks, a whole
+   * collection) took seconds in one transaction, on the event loop every request shares. Such
+   * points go first, DELETE_PAGE a transaction with a turn of the event loop between, and the
+   * batch as planned after them (with its checkpoint), which deletes what is left and whatever
+   * its own earlier writes added. The batch still reads as applied when its last commit is: a
+   * crash in between leaves the checkpoint where it was, and deleting again is idempotent.
+   */
+  private async deleteAheadInPages(planned: readonly PlannedWrite[]): Promise<void> {
+    for (const write of planned) {
+      if (write.op !== 'deleteWhere') continue;
+      while (this.committed((effects) => this.applyDeletePage(write, effects))) await nextTurn();
+    }
+  }
+
+  /** Runs one transaction collecting its effects; once it commits, the graphs take the changes in. */
+  private committed<T>(transaction: (effects: WriteEffects) => T): T {
     const effects: WriteEffects = { changes: [], touched: new Map() };
+    let result: T;
     try {
-      this.applyWrites(planned, checkpoint, effects);
+      result = transaction(effects);
     } catch (error) {
       // The transaction rolled back: the keyword postings changed in memory are reloaded from
       // the committed tables on next use (the graphs take changes only after a commit).
@@ -151,6 +182,7 @@ export class SqliteVectorStore implements VectorStore {
     }
     // Committed: the graphs take the changes in (queued; searches read the queue until applied).
     this.graphs.afterCommit(effects.changes, effects.touched);
+    return result;
   }
 
   /** Resolves once every graph is built, loaded and up to date (tests, benchmarks). */

@@ -67,6 +67,36 @@ describe('SQLite vector store (file-backed)', () => {
     expect(await index.count({ collections: ['c'] })).toBe(2);
   });
 
+  it('deletes thousands of matching points a page per transaction, the event loop turning in between, then the rest of the batch with its checkpoint', async () => {
+    const store = openStore();
+    await store.ensureIndex({ name: 'ix', dimensions: DIMENSIONS, distance: 'cosine' });
+    const many = Array.from({ length: 1_000 }, (_, i): VectorPoint => ({ ...point(`big-${i}`, 'c', randomVector(random, DIMENSIONS), `big words ${i}`), payload: { content_id: 'big', chunk_index: i, source: null, tags: [], metadata: {} } }));
+    await store.write([{ op: 'upsert', index: 'ix', points: [...many, point('other', 'c', randomVector(random, DIMENSIONS), 'other words')] }]);
+
+    let turns = 0;
+    let counting = true;
+    const count = (): void => {
+      turns += 1;
+      if (counting) setImmediate(count);
+    };
+    setImmediate(count);
+    const late = point('late', 'c', randomVector(random, DIMENSIONS), 'late words');
+    await store.write(
+      [
+        { op: 'deleteWhere', collections: ['c'], filter: { content_id: 'big' } },
+        { op: 'upsert', index: 'ix', points: [{ ...late, payload: { ...late.payload, content_id: 'big' } }] },
+      ],
+      { name: 'cp', value: '9' },
+    );
+    counting = false;
+    expect(turns).toBeGreaterThanOrEqual(3); // one turn per page of the 1,000 points at least
+    const index = store.index('ix');
+    expect(await index.count({ collections: ['c'] })).toBe(2);
+    expect((await index.get(['other', 'late', 'big-0', 'big-999'])).map((p) => p.id).sort()).toEqual(['late', 'other']);
+    expect((await index.searchKeyword({ collections: ['c'], text: 'big', limit: 5 })).map((h) => h.id)).toEqual([]);
+    expect(await store.getCheckpoint('cp')).toBe('9');
+  });
+
   it('searches by vector only through vec0 KNN (never a distance scan), with partition and metadata constraints inside it', async () => {
     const store = openStore();
     await store.ensureIndex({ name: 'ix', dimensions: DIMENSIONS, distance: 'cosine' });
