@@ -1,5 +1,5 @@
 import type { Tokenization } from '@lore/platform/embeddings/port';
-import { END, TOKEN, WORD, isWhitespace, lowerBound, scanBoundaries, skipWhitespace, trimEnd, upperBound } from './text-boundaries';
+import { END, TOKEN, WORD, isWhitespace, lowerBound, scanBoundaries, skipWhitespace, trimEnd, upperBound, type Boundaries } from './text-boundaries';
 import type { ChunkingSettings } from './text-chunker';
 
 /** A chunk's span in the text: trimmed, never empty. */
@@ -33,11 +33,11 @@ interface Cut {
  * reads a piece starting at a word like the same words in the whole text; the caller re-counts.
  * Starts and ends are strictly increasing. O(chunks × log tokens) after one pass over the text.
  */
-export function planChunks(text: string, tokens: Tokenization, settings: ChunkingSettings): Span[] {
+export function planChunks(text: string, tokens: Tokenization, settings: ChunkingSettings, boundaries: Boundaries = scanBoundaries(text)): Span[] {
   const { chunkSize, chunkOverlap } = settings;
   const { count, starts, ends } = tokens;
   const length = text.length;
-  const { cuts, wordStarts } = scanBoundaries(text);
+  const { cuts, wordStarts } = boundaries;
   const contentEnd = trimEnd(text, 0, length);
 
   const maxChars = chunkSize * MAX_CHARS_PER_TOKEN;

@@ -1,7 +1,7 @@
 import type { Tokenization } from '@lore/platform/embeddings/port';
 import { planChunks, splitByCharacters } from './chunk-planner';
 import type { Span } from './chunk-planner';
-import { isWhitespace } from './text-boundaries';
+import { isWhitespace, scanBoundariesInTurns } from './text-boundaries';
 
 /** A tokenizer with the prefix property of `Tokenization`, e.g. `EmbeddingProvider.tokenize`. */
 export type Tokenize = (texts: readonly string[]) => Promise<Tokenization[]>;
@@ -53,7 +53,8 @@ export async function chunkText(source: string, settings: ChunkingSettings, toke
   if (!/\S/.test(source)) return [];
 
   const accepted: { span: Span; tokens: number }[] = [];
-  let pending = planChunks(source, await tokenizeSource(source, tokenize), settings);
+  const boundaries = await scanBoundariesInTurns(source);
+  let pending = planChunks(source, await tokenizeSource(source, tokenize), settings, boundaries);
   while (pending.length > 0) {
     const texts = pending.map((span) => source.slice(span.start, span.end));
     const counted = await tokenizeInBatches(texts, tokenize);
@@ -82,7 +83,8 @@ export async function chunkText(source: string, settings: ChunkingSettings, toke
     reached = span.end;
     chunks.push({ text: source.slice(span.start, span.end), index: chunks.length, start: span.start, end: span.end, tokens });
   }
-  return splitAtLongGaps(source, chunks, tokenize);
+  // Only a source with such a run has a chunk to cut (the regex scan of every chunk costs ~0.1 s a 19 MB text).
+  return boundaries.longestGap >= LONG_GAP_CHARS ? splitAtLongGaps(source, chunks, tokenize) : chunks;
 }
 
 /** A run of whitespace this long ends a chunk: tokens are few there, but characters many. */
