@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Position, RecordedEvent } from '@lore/platform/kernel';
 import type { EventStore } from '@lore/platform/event-store/port';
 import type { DocumentStore } from '@lore/platform/documents/port';
@@ -74,10 +75,12 @@ export function streamErasureReactor(deps: StreamErasureDeps, erasure: StreamEra
       const erased: RecordedEvent[] = [];
       for (const { streamId, erases } of erasures) {
         // A stream already deleted (a crash after its deletion) reads empty: its keys went first.
-        for (const event of await deps.events.readStream(streamId)) {
-          if (!erases(event)) continue;
-          keyIds.push(...erasure.keyIdsOf(event));
-          erased.push(event);
+        for await (const page of pagesOf(deps.events, streamId)) {
+          for (const event of page) {
+            if (!erases(event)) continue;
+            keyIds.push(...erasure.keyIdsOf(event));
+            erased.push(event);
+          }
         }
       }
       await erasure.alsoErase?.(erased);
@@ -85,6 +88,19 @@ export function streamErasureReactor(deps: StreamErasureDeps, erasure: StreamEra
       await erasure.afterwards?.();
     },
   };
+}
+
+/** Events read (and parsed) per turn of the event loop: a content's stream may hold hundreds of megabytes of chunk events. */
+const PAGE_EVENTS = 64;
+
+/** A stream's events a page at a time by revision, a turn of the event loop between pages (revisions only grow: no event is missed or read twice). */
+async function* pagesOf(events: EventStore, streamId: string): AsyncGenerator<readonly RecordedEvent[]> {
+  for (let fromRevision = 0; ; fromRevision += PAGE_EVENTS) {
+    const page = await events.readStream(streamId, { fromRevision, maxCount: PAGE_EVENTS });
+    if (page.length > 0) yield page;
+    if (page.length < PAGE_EVENTS) return;
+    await nextTurn();
+  }
 }
 
 function erasureBy(erasure: StreamErasure, event: RecordedEvent): Erasure[] {
