@@ -3,7 +3,7 @@ import type { ContextDefinition, ContextDeps } from '@lore/platform/cqrs';
 import type { EventStore } from '@lore/platform/event-store/port';
 import type { Reactor } from '@lore/platform/projections';
 
-/** An append, or a stream read (`whole`: from its first event, with no bound), and the served request it was made for (undefined: background work). */
+/** An append, or a stream read (`whole`: from its first event, all of it or its first page), and the served request it was made for (undefined: background work). */
 export type RecordedStoreCall = ({ readonly op: 'append'; readonly streamId: string } | { readonly op: 'readStream'; readonly streamId: string; readonly whole: boolean }) & { readonly requestId: string | undefined };
 
 /**
@@ -21,7 +21,7 @@ export function recordingEventStore(store: EventStore): { readonly store: EventS
         return store.append(streamId, events, expected);
       },
       readStream(streamId, options) {
-        calls.push({ op: 'readStream', streamId, whole: (options?.fromRevision ?? 0) === 0 && options?.maxCount === undefined, requestId: requestMetadata().requestId });
+        calls.push({ op: 'readStream', streamId, whole: (options?.fromRevision ?? 0) === 0 && (options?.maxCount === undefined || options.maxCount > 1), requestId: requestMetadata().requestId });
         return store.readStream(streamId, options);
       },
       readAll: (options) => store.readAll(options),

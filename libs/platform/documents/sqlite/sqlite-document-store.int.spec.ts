@@ -77,6 +77,32 @@ describe('SQLite document store (file-backed)', () => {
     expect(await store.collection('fresh').count()).toBe(1);
   });
 
+  it('deletes thousands of matching documents a page per transaction, the event loop turning in between, then the rest of the batch with its checkpoint', async () => {
+    const store = openStore();
+    await store.collection('chunks').ensureIndex(['content_id']);
+    const docs = Array.from({ length: 1_000 }, (_, i) => ({ collection: 'chunks', op: 'upsert' as const, doc: { id: `c${i}`, content_id: 'big' } }));
+    await store.write([...docs, { collection: 'chunks', op: 'upsert', doc: { id: 'other', content_id: 'small' } }]);
+
+    let turns = 0;
+    let counting = true;
+    const count = (): void => {
+      turns += 1;
+      if (counting) setImmediate(count);
+    };
+    setImmediate(count);
+    await store.write(
+      [
+        { collection: 'chunks', op: 'deleteMany', filter: { content_id: 'big' } },
+        { collection: 'chunks', op: 'upsert', doc: { id: 'late', content_id: 'big' } },
+      ],
+      { name: 'chunks', value: '9' },
+    );
+    counting = false;
+    expect(turns).toBeGreaterThanOrEqual(3); // a turn per page of the 1,000 documents at least
+    expect((await store.collection('chunks').find({})).items.map((d) => d.id).sort()).toEqual(['late', 'other']);
+    expect(await store.getCheckpoint('chunks')).toBe('9');
+  });
+
   it('creates expression indexes that the generated queries actually use', async () => {
     const store = openStore();
     const notes = store.collection('notes');
