@@ -23,6 +23,8 @@ const RETRY_BASE_MS = 100;
 const RETRY_CAP_MS = 30_000;
 /** How long stopping waits for a batch in hand. */
 const STOP_WAIT_MS = 10_000;
+/** How long waiters wait before the runner asks whether anything of its streams is left to pass (see checkBehindLater). */
+const BEHIND_CHECK_MS = 250;
 /** After this many failures in a row the cause is likely not transient: waits answer at once. */
 const FAILURES_BEFORE_FAST_FAIL = 3;
 
@@ -53,6 +55,8 @@ export class ProjectionRunner implements WaitableRunner {
   private stateValue: RunnerState = 'stopped';
   private failures = 0;
   private retryTimer: NodeJS.Timeout | null = null;
+  /** The pending check for waiters on events gone from the log (see checkBehindLater). */
+  private behindCheck: NodeJS.Timeout | null = null;
   /** Where the runner keeps restarting after transient failures: the checkpoint, how often, since when. */
   private stuck: { checkpoint: string; restarts: number; since: string } | null = null;
   /** Events a reactor passed over since its checkpoint was last written (`Reactor.actsOn`). */
@@ -131,6 +135,8 @@ export class ProjectionRunner implements WaitableRunner {
     // Nothing will be applied any more: whoever waits (read-your-writes, an erasure waiting
     // for the others) is answered now rather than at its timeout.
     for (const waiter of this.waiters.splice(0)) waiter.reject(unavailable(`${this.processor.name} stopped`));
+    if (this.behindCheck !== null) clearTimeout(this.behindCheck);
+    this.behindCheck = null;
     // A batch still in hand (an event being retried before it is parked) finishes first: the
     // stores may close, or a rebuild reset them, right after. Bounded, so stopping never hangs.
     await Promise.race([this.turn, new Promise((resolve) => setTimeout(resolve, STOP_WAIT_MS).unref())]);
@@ -173,7 +179,7 @@ export class ProjectionRunner implements WaitableRunner {
 
   addWaiter(waiter: Waiter): void {
     this.waiters.push(waiter);
-    void this.releaseIfNothingBehind([waiter]);
+    this.checkBehindLater();
   }
 
   dropWaiter(waiter: Waiter): void {
@@ -252,7 +258,6 @@ export class ProjectionRunner implements WaitableRunner {
     }
     if (comparePositions(last.position, this.position) > 0) this.position = last.position;
     this.release();
-    await this.releaseIfNothingBehind([...this.waiters]);
   }
 
   /** The batch at once; when it fails for a reason of its own, event by event (parking what keeps failing). */
@@ -299,18 +304,29 @@ export class ProjectionRunner implements WaitableRunner {
    * Answers waiters for events this processor will never be handed: erasure deleted their
    * streams before it read them (the memory search index, which erasure does not wait for), so
    * no batch passes their positions. When nothing of its streams lies after its checkpoint, every
-   * event named by a waiter from before the count is applied here or gone from the log. A failed
-   * count leaves them waiting, as before.
+   * event named by a waiter from before the count is applied here or gone from the log. Asked
+   * only while someone has waited BEHIND_CHECK_MS (a count per wait would cost every write), and
+   * a failed count leaves them waiting, as before.
    */
-  private async releaseIfNothingBehind(waiters: readonly Waiter[]): Promise<void> {
-    if (waiters.length === 0 || this.stateValue === 'stopped') return;
-    const behind = await this.eventsBehind(1).catch(() => 1);
-    if (behind > 0) return;
-    for (const waiter of waiters) {
-      if (!this.waiters.includes(waiter)) continue;
-      this.dropWaiter(waiter);
-      waiter.resolve();
-    }
+  private checkBehindLater(): void {
+    if (this.behindCheck !== null || this.waiters.length === 0) return;
+    this.behindCheck = setTimeout(() => {
+      const waiters = [...this.waiters];
+      void this.eventsBehind(1)
+        .catch(() => 1)
+        .then((behind) => {
+          this.behindCheck = null;
+          if (behind === 0 && this.stateValue !== 'stopped') {
+            for (const waiter of waiters) {
+              if (!this.waiters.includes(waiter)) continue;
+              this.dropWaiter(waiter);
+              waiter.resolve();
+            }
+          }
+          this.checkBehindLater();
+        });
+    }, BEHIND_CHECK_MS);
+    this.behindCheck.unref();
   }
 
   /** Live once nothing of ours remains between the checkpoint and the head seen at start. */
