@@ -10,3 +10,4 @@ export * from './built-dist';
 export * from './free-port';
 export * from './recording-stores';
 export * from './files-holding';
+export * from './event-loop-turns';

@@ -1,20 +1,14 @@
 import { scanBoundaries, scanBoundariesInTurns } from './text-boundaries';
+import { countTurns } from '@lore/platform/testing';
 
 describe('scanning a text for boundaries', () => {
   const sentence = 'A line of words ends here. Another one? 「引用。」 Next\n';
   const text = `${sentence.repeat(20_000)}\n\n${' '.repeat(300)}tail 終わり。続く`;
 
   it('finds the same boundaries a slice at a time, letting the event loop turn in between', async () => {
-    let turns = 0;
-    let counting = true;
-    const count = (): void => {
-      turns += 1;
-      if (counting) setImmediate(count);
-    };
-    setImmediate(count);
+    const turns = countTurns();
     const inTurns = await scanBoundariesInTurns(text);
-    counting = false;
-    expect(turns).toBeGreaterThanOrEqual(3); // ~1.1 M characters: a turn per 256 Ki at least
+    expect(turns()).toBeGreaterThanOrEqual(3); // ~1.1 M characters: a turn per 256 Ki at least
     const whole = scanBoundaries(text);
     // Byte comparisons: an element-wise toEqual of arrays this long takes seconds.
     const bytes = (array: Uint32Array): Buffer => Buffer.from(array.buffer, array.byteOffset, array.byteLength);

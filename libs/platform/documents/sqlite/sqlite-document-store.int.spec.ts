@@ -4,6 +4,7 @@ import type { DocumentStore } from '@lore/platform/documents/port';
 import { SqliteQueryTranslator } from './sqlite-query.translator';
 import { useSqliteFile } from './sqlite-file.fixture';
 import { resolveSort } from '@lore/platform/documents/port';
+import { countTurns } from '@lore/platform/testing';
 
 describe('SQLite document store (file-backed)', () => {
   const file = useSqliteFile('lore-documents-');
@@ -83,13 +84,7 @@ describe('SQLite document store (file-backed)', () => {
     const docs = Array.from({ length: 1_000 }, (_, i) => ({ collection: 'chunks', op: 'upsert' as const, doc: { id: `c${i}`, content_id: 'big' } }));
     await store.write([...docs, { collection: 'chunks', op: 'upsert', doc: { id: 'other', content_id: 'small' } }]);
 
-    let turns = 0;
-    let counting = true;
-    const count = (): void => {
-      turns += 1;
-      if (counting) setImmediate(count);
-    };
-    setImmediate(count);
+    const turns = countTurns();
     await store.write(
       [
         { collection: 'chunks', op: 'deleteMany', filter: { content_id: 'big' } },
@@ -97,8 +92,7 @@ describe('SQLite document store (file-backed)', () => {
       ],
       { name: 'chunks', value: '9' },
     );
-    counting = false;
-    expect(turns).toBeGreaterThanOrEqual(3); // a turn per page of the 1,000 documents at least
+    expect(turns()).toBeGreaterThanOrEqual(3); // a turn per page of the 1,000 documents at least
     expect((await store.collection('chunks').find({})).items.map((d) => d.id).sort()).toEqual(['late', 'other']);
     expect(await store.getCheckpoint('chunks')).toBe('9');
   });

@@ -7,6 +7,7 @@ import type { VectorPoint } from '@lore/platform/vectors/port';
 import { keywordTerms } from '@lore/platform/vectors/port';
 import { randomVector, seeded } from '@lore/platform/vectors/contract';
 import { openSqliteVectorStore, SqliteVectorStore } from './sqlite-vector-store.adapter';
+import { countTurns } from '@lore/platform/testing';
 
 const DIMENSIONS = 8;
 
@@ -73,13 +74,7 @@ describe('SQLite vector store (file-backed)', () => {
     const many = Array.from({ length: 1_000 }, (_, i): VectorPoint => ({ ...point(`big-${i}`, 'c', randomVector(random, DIMENSIONS), `big words ${i}`), payload: { content_id: 'big', chunk_index: i, source: null, tags: [], metadata: {} } }));
     await store.write([{ op: 'upsert', index: 'ix', points: [...many, point('other', 'c', randomVector(random, DIMENSIONS), 'other words')] }]);
 
-    let turns = 0;
-    let counting = true;
-    const count = (): void => {
-      turns += 1;
-      if (counting) setImmediate(count);
-    };
-    setImmediate(count);
+    const turns = countTurns();
     const late = point('late', 'c', randomVector(random, DIMENSIONS), 'late words');
     await store.write(
       [
@@ -88,8 +83,7 @@ describe('SQLite vector store (file-backed)', () => {
       ],
       { name: 'cp', value: '9' },
     );
-    counting = false;
-    expect(turns).toBeGreaterThanOrEqual(3); // one turn per page of the 1,000 points at least
+    expect(turns()).toBeGreaterThanOrEqual(3); // one turn per page of the 1,000 points at least
     const index = store.index('ix');
     expect(await index.count({ collections: ['c'] })).toBe(2);
     expect((await index.get(['other', 'late', 'big-0', 'big-999'])).map((p) => p.id).sort()).toEqual(['late', 'other']);
