@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { AppError } from './errors';
 
 /** The scripts Lore runs in worker threads and child processes, by bundle name (tools/worker-entries.json: name → entry source). */
-export type WorkerName = 'extraction-worker' | 'event-store-writer';
+export type WorkerName = 'extraction-worker' | 'event-store-writer' | 'json-body-reader';
 
 const scripts = new Map<WorkerName, Promise<string>>();
 

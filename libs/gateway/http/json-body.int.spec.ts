@@ -1,0 +1,68 @@
+import { performance } from 'node:perf_hooks';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { AppError } from '@lore/platform/kernel';
+import { useJsonBodyParser } from './json-body';
+
+/** A Fastify app with the gateway's JSON body parser, echoing the body, and 422/503 as the gateway answers them. */
+async function echoApp(threadFromBytes: number): Promise<FastifyInstance> {
+  const app = Fastify({ bodyLimit: 64 << 20 });
+  useJsonBodyParser(app, { threadFromBytes });
+  app.setErrorHandler((error: Error, _request, reply) => {
+    if (error instanceof AppError) return reply.code(error.code === 'validation' ? 422 : 503).send({ issues: error.issues });
+    return reply.code(500).send({ message: error.message });
+  });
+  app.post('/echo', async (request) => ({ body: request.body ?? null }));
+  app.post('/take', async (request) => ({ taken: typeof request.body }));
+  await app.ready();
+  return app;
+}
+
+const post = (app: FastifyInstance, payload: string | Buffer) => app.inject({ method: 'POST', url: '/echo', headers: { 'content-type': 'application/json' }, payload });
+
+describe('the JSON body parser, on the event loop and on its reader thread', () => {
+  const apps: FastifyInstance[] = [];
+  afterAll(async () => {
+    for (const app of apps) await app.close();
+  });
+
+  it('answers every body the same way on its reader thread as on the event loop', async () => {
+    const inline = await echoApp(Infinity);
+    const threaded = await echoApp(1);
+    apps.push(inline, threaded);
+    const bodies: Array<string | Buffer> = [
+      '{"text": "plain", "n": [1, 2.5, -0, null, true], "nested": {"a": {"b": "c"}}}',
+      '{"text": "broken",}',
+      `${'['.repeat(600)}${']'.repeat(600)}`,
+      '{"__proto__": {"admin": true}}',
+      '{"a": {"constructor": {"prototype": {}}}}',
+      '{"big": 12345678901234567890}',
+      '{"lone": "\\ud800"}',
+      Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]),
+      '',
+    ];
+    for (const body of bodies) {
+      const [a, b] = await Promise.all([post(inline, body), post(threaded, body)]);
+      expect({ status: b.statusCode, body: b.json<unknown>() }).toEqual({ status: a.statusCode, body: a.json<unknown>() });
+    }
+    expect((await post(threaded, '{"x": 1}')).json()).toEqual({ body: { x: 1 } });
+    expect((await post(threaded, '{"__proto__": {}}')).statusCode).toBe(422);
+  });
+
+  it('reads a large body off the event loop: the loop is busy a fraction of the time it is when parsing itself', async () => {
+    const inline = await echoApp(Infinity);
+    const threaded = await echoApp(1 << 20);
+    apps.push(inline, threaded);
+    const body = JSON.stringify({ text: 'words and more words '.repeat(500_000), items: Array.from({ length: 50_000 }, (_, i) => ({ i, tag: `t${i}` })) });
+    await post(threaded, '{"warm": "the reader starts"}'); // small: inline; the thread starts with the first large one
+    await post(threaded, body);
+    const busy = async (app: FastifyInstance): Promise<number> => {
+      const before = performance.eventLoopUtilization();
+      const reply = await app.inject({ method: 'POST', url: '/take', headers: { 'content-type': 'application/json' }, payload: body });
+      expect(reply.statusCode).toBe(200);
+      return performance.eventLoopUtilization(before).active;
+    };
+    const onLoop = await busy(inline);
+    const offLoop = await busy(threaded);
+    expect(offLoop).toBeLessThan(onLoop / 2);
+  });
+});
