@@ -23,8 +23,10 @@ export class JsonBodyThread {
   private readonly waiting = new Map<number, (reply: JsonBodyReply | Error) => void>();
   private nextId = 0;
   private script: Promise<string> | null = null;
+  private closed = false;
 
   async read(bytes: Buffer): Promise<JsonBodyReading> {
+    if (this.closed) throw new AppError('unavailable', 'the gateway is closing', [], [], 1);
     if (this.waiting.size >= MAX_WAITING) throw busy();
     const id = this.nextId++;
     const replied = new Promise<JsonBodyReply | Error>((resolve) => this.waiting.set(id, resolve));
@@ -42,6 +44,7 @@ export class JsonBodyThread {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     const worker = this.worker;
     this.worker = null;
     for (const id of [...this.waiting.keys()]) this.settle(id, new Error('the gateway is closing'));
@@ -52,10 +55,13 @@ export class JsonBodyThread {
     if (this.worker !== null) return this.worker;
     const script = await (this.script ??= workerScript('json-body-reader'));
     if (this.worker !== null) return this.worker;
+    if (this.closed) throw new Error('the gateway is closing');
     const worker = new Worker(script);
     worker.unref();
     worker.on('message', (reply: JsonBodyReply) => this.settle(reply.id, reply));
     worker.on('error', (error) => this.fail(worker, error));
+    // A reply that cannot be deserialised names no body: every body waiting fails rather than wait for ever.
+    worker.on('messageerror', (error) => this.fail(worker, error));
     worker.on('exit', (code) => this.fail(worker, new Error(`the JSON body reader exited (code ${code})`)));
     this.worker = worker;
     return worker;

@@ -354,8 +354,9 @@ async function inTime(turn: Promise<void>, options: HandleOptions): Promise<bool
 /**
  * The current state of one aggregate, for reads that decide nothing (a command's later step, a
  * query that needs the write model). With `aggregate.cache`, only the events after the cached
- * revision are read; when there are none, a one-event read confirms the stream still exists (a
- * deleted stream reads as never written, as without the cache).
+ * revision are read (the entry moves on; a stream not cached gets no entry); when there are none,
+ * a one-event read confirms the stream still exists (a deleted stream reads as never written, as
+ * without the cache).
  */
 export async function readAggregateState<C, S, E extends DomainEvent>(store: EventStore, aggregate: AggregateType<C, S, E>, streamId: string): Promise<S> {
   const cache = aggregate.cache;
@@ -365,6 +366,7 @@ export async function readAggregateState<C, S, E extends DomainEvent>(store: Eve
     cache.delete(streamId);
     return (await readWhole(store, aggregate, streamId)).state;
   }
-  if (current.revision >= 0) cache.set(streamId, { state: current.state, revision: current.revision, store });
+  // Only an entry there already moves on: a read alone (a sweep over hundreds of streams) keeps nothing new.
+  if (current.revision >= 0 && cache.get(streamId) !== undefined) cache.set(streamId, { state: current.state, revision: current.revision, store });
   return current.state;
 }

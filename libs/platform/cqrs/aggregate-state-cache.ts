@@ -13,9 +13,13 @@ export interface CachedAggregateState<S> {
   readonly store: EventStore;
 }
 
-export interface AggregateStateCacheOptions {
+export interface AggregateStateCacheOptions<S = unknown> {
   /** How many streams to keep; the least recently used is evicted beyond it. Default 1,000. */
   readonly maxEntries?: number;
+  /** With `weigh`: the most the kept states may weigh together (least recently used evicted beyond it; the newest is always kept). */
+  readonly maxWeight?: number;
+  /** A state's weight (e.g. the bytes of the text it holds). */
+  readonly weigh?: (state: S) => number;
 }
 
 export const DEFAULT_AGGREGATE_STATE_CACHE_ENTRIES = 1_000;
@@ -40,8 +44,10 @@ export class AggregateStateCache<S> {
   readonly maxEntries: number;
   /** Map iteration order is insertion order: the first key is the least recently used. */
   private readonly entries = new Map<string, CachedAggregateState<S>>();
+  private readonly weights = new Map<string, number>();
+  private weight = 0;
 
-  constructor(options: AggregateStateCacheOptions = {}) {
+  constructor(private readonly options: AggregateStateCacheOptions<S> = {}) {
     const maxEntries = options.maxEntries ?? DEFAULT_AGGREGATE_STATE_CACHE_ENTRIES;
     if (!Number.isInteger(maxEntries) || maxEntries < 1) throw new RangeError(`maxEntries must be a positive integer, got ${maxEntries}`);
     this.maxEntries = maxEntries;
@@ -68,21 +74,29 @@ export class AggregateStateCache<S> {
   set(streamId: string, entry: CachedAggregateState<S>): boolean {
     const held = this.entries.get(streamId);
     if (held !== undefined && held.store === entry.store && held.revision >= entry.revision) return false;
-    this.entries.delete(streamId);
+    this.delete(streamId);
     this.entries.set(streamId, entry);
-    while (this.entries.size > this.maxEntries) {
+    const weight = this.options.weigh?.(entry.state) ?? 0;
+    this.weights.set(streamId, weight);
+    this.weight += weight;
+    const maxWeight = this.options.maxWeight ?? Number.POSITIVE_INFINITY;
+    while (this.entries.size > this.maxEntries || (this.weight > maxWeight && this.entries.size > 1)) {
       const oldest = this.entries.keys().next();
       if (oldest.done === true) break;
-      this.entries.delete(oldest.value);
+      this.delete(oldest.value);
     }
     return true;
   }
 
   delete(streamId: string): boolean {
+    this.weight -= this.weights.get(streamId) ?? 0;
+    this.weights.delete(streamId);
     return this.entries.delete(streamId);
   }
 
   clear(): void {
     this.entries.clear();
+    this.weights.clear();
+    this.weight = 0;
   }
 }

@@ -95,10 +95,12 @@ const PAGE_EVENTS = 64;
 
 /** A stream's events a page at a time by revision, a turn of the event loop between pages (revisions only grow: no event is missed or read twice). */
 async function* pagesOf(events: EventStore, streamId: string): AsyncGenerator<readonly RecordedEvent[]> {
-  for (let fromRevision = 0; ; fromRevision += PAGE_EVENTS) {
+  for (let fromRevision = 0; ; ) {
     const page = await events.readStream(streamId, { fromRevision, maxCount: PAGE_EVENTS });
-    if (page.length > 0) yield page;
-    if (page.length < PAGE_EVENTS) return;
+    const last = page.at(-1);
+    if (last !== undefined) yield page;
+    if (last === undefined || page.length < PAGE_EVENTS) return;
+    fromRevision = last.revision + 1;
     await nextTurn();
   }
 }

@@ -70,7 +70,7 @@ class SqliteDocumentStore implements DocumentStore {
   /** Which tables have a text index, as of the schema version last read. */
   private readonly text: KnownTextIndexes;
   private readonly applyWrites: (writes: readonly DocumentWrite[], checkpoint: { readonly name: string; readonly value: string } | undefined) => void;
-  private readonly deletePage: (table: string, filter: Filter) => boolean;
+  private readonly deletePage: (table: string, filter: Filter, after: number) => number | null;
   /** One document in a write transaction of its own (see applyWrites), so its terms commit with it. */
   readonly upsertOne: (table: string, doc: Doc) => void;
   private readonly applyReset: (tables: readonly string[], checkpointName: string) => void;
@@ -115,11 +115,11 @@ class SqliteDocumentStore implements DocumentStore {
       }
     });
     this.applyWrites = (writes, checkpoint) => applyWrites.immediate(writes, checkpoint);
-    const deletePage = this.db.transaction((table: string, filter: Filter) => {
+    const deletePage = this.db.transaction((table: string, filter: Filter, after: number) => {
       this.text.syncForWrite();
-      return this.deleteRowsPage(table, filter);
+      return this.deleteRowsPage(table, filter, after);
     });
-    this.deletePage = (table, filter) => deletePage.immediate(table, filter);
+    this.deletePage = (table, filter, after) => deletePage.immediate(table, filter, after);
     const applyUpsert = this.db.transaction((table: string, doc: Doc) => {
       this.text.syncForWrite();
       this.upsertRow(table, doc);
@@ -158,7 +158,10 @@ class SqliteDocumentStore implements DocumentStore {
     // between leaves the checkpoint where it was, and deleting again is idempotent).
     for (const write of writes) {
       if (write.op !== 'deleteMany') continue;
-      while (this.deletePage(tableName(write.collection), write.filter)) await nextTurn();
+      // Pages by rowid, from where the last one stopped: a filter no index serves scans the table once, not once a page.
+      for (let after = this.deletePage(tableName(write.collection), write.filter, -1); after !== null; after = this.deletePage(tableName(write.collection), write.filter, after)) {
+        await nextTurn();
+      }
     }
     return settled(() => {
       // A deleteMany may remove a whole collection's documents in one statement (see withTempFilesOnDisk).
@@ -254,15 +257,19 @@ class SqliteDocumentStore implements DocumentStore {
     return this.rowStatements(table).delete.run(id).changes > 0;
   }
 
-  /** Deletes DELETE_PAGE of the documents `filter` matches, when it matches more (fewer are left to the batch); whether it deleted. */
-  deleteRowsPage(table: string, filter: Filter): boolean {
+  /**
+   * Deletes DELETE_PAGE of the documents `filter` matches after rowid `after`, when it matches
+   * more (fewer are left to the batch); the last rowid it deleted, or null when it deleted none.
+   */
+  deleteRowsPage(table: string, filter: Filter, after: number): number | null {
     const translator = this.translator(table);
     const where = translator.filter(filter);
-    const rowids = this.prepare(`SELECT rowid FROM ${this.source(table, translator)} WHERE ${where} LIMIT ${DELETE_PAGE + 1}`).pluck(true).all(...translator.params) as number[];
-    if (rowids.length <= DELETE_PAGE) return false;
+    const sql = `SELECT rowid FROM ${this.source(table, translator)} WHERE rowid > ? AND (${where}) ORDER BY rowid LIMIT ${DELETE_PAGE + 1}`;
+    const rowids = this.prepare(sql).pluck(true).all(after, ...translator.params) as number[];
+    if (rowids.length <= DELETE_PAGE) return null;
     const page = rowids.slice(0, DELETE_PAGE);
     this.run(`DELETE FROM ${table} WHERE rowid IN (${page.map(() => '?').join(', ')})`, page);
-    return true;
+    return page[page.length - 1] ?? null;
   }
 
   deleteRows(table: string, filter: Filter): number {
