@@ -150,7 +150,10 @@ describe.each([
     expect(reads).not.toHaveBeenCalled();
     await store.append('order-2', eventsOf(1), 'no_stream');
     await eventually(() => seen.length === 15);
-    expect(reads.mock.calls.length).toBeLessThanOrEqual(10);
+    // Per subscription: the page, and the read that finds nothing after it; plus, with the writer
+    // thread, one spare wake when the watch sees the commit before the append has settled here
+    // (OtherCommitsWatch). A poll would read again every interval.
+    expect(reads.mock.calls.length).toBeLessThanOrEqual(15);
     reads.mockRestore();
     await Promise.all(subscriptions.map((s) => s.close()));
   });
