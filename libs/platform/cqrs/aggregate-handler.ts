@@ -1,6 +1,5 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { AppError, newEventId, notFound, noteAppendedStream, requestDeadline, requestMetadata, type Decider, type DomainEvent, type EventMetadata, type Position, type RecordedEvent } from '@lore/platform/kernel';
-import { StreamDeletedError, WrongExpectedRevisionError, type EventStore, type ExpectedRevision } from '@lore/platform/event-store/port';
+import { StreamDeletedError, WrongExpectedRevisionError, streamPages, type EventStore, type ExpectedRevision } from '@lore/platform/event-store/port';
 import type { AggregateStateCache, CachedAggregateState } from './aggregate-state-cache';
 import { StreamTurns } from './stream-turns';
 
@@ -259,30 +258,10 @@ interface CurrentState<S> {
   readonly head?: Position | null;
 }
 
-/**
- * Events read and folded per turn of the event loop when a stream is read whole: a content's
- * stream holds megabytes of text parts and hundreds of chunk events with their vectors, and
- * parsing it in one turn held every other request back for ~0.4 s.
- */
-const READ_PAGE_EVENTS = 32;
-
 async function readWhole<C, S, E extends DomainEvent>(store: EventStore, aggregate: AggregateType<C, S, E>, streamId: string): Promise<CurrentState<S>> {
-  let state = aggregate.decider.initialState();
-  let last: RecordedEvent | undefined;
-  let pages = 0;
-  for (;;) {
-    if (pages > 0) await nextTurn();
-    const page = await store.readStream(streamId, { fromRevision: last === undefined ? 0 : last.revision + 1, maxCount: READ_PAGE_EVENTS });
-    pages += 1;
-    state = page.map(aggregate.upcast).reduce(aggregate.decider.evolve, state);
-    last = page.at(-1) ?? last;
-    if (page.length < READ_PAGE_EVENTS) break;
-  }
-  // Deleted between two pages, the stream reads empty from then on: as one read would, it is gone.
-  if (pages > 1 && last !== undefined && (await positionAt(store, streamId, last.revision)) === null) {
-    return { state: aggregate.decider.initialState(), revision: -1, unconfirmed: false, head: null };
-  }
-  return { state, revision: last?.revision ?? -1, unconfirmed: false, head: last?.position ?? null };
+  const folded = await foldPages(store, aggregate, streamId, aggregate.decider.initialState(), 0);
+  if (folded === null) return { state: aggregate.decider.initialState(), revision: -1, unconfirmed: false, head: null };
+  return { state: folded.state, revision: folded.last?.revision ?? -1, unconfirmed: false, head: folded.last?.position ?? null };
 }
 
 /** Reads only the events after `cached` (the whole stream without it) and folds them onto it. */
@@ -293,10 +272,35 @@ async function readAfter<C, S, E extends DomainEvent>(
   cached: CachedAggregateState<S> | undefined,
 ): Promise<CurrentState<S>> {
   if (cached === undefined) return readWhole(store, aggregate, streamId);
-  const recorded = await store.readStream(streamId, { fromRevision: cached.revision + 1 });
-  const last = recorded[recorded.length - 1];
+  const folded = await foldPages(store, aggregate, streamId, cached.state, cached.revision + 1);
+  if (folded === null) return readWhole(store, aggregate, streamId);
+  const last = folded.last;
   if (last === undefined) return { state: cached.state, revision: cached.revision, unconfirmed: true };
-  return { state: recorded.map(aggregate.upcast).reduce(aggregate.decider.evolve, cached.state), revision: last.revision, unconfirmed: false, head: last.position };
+  return { state: folded.state, revision: last.revision, unconfirmed: false, head: last.position };
+}
+
+/**
+ * Folds the stream's events from `fromRevision` onto `state`, a page a turn (`streamPages`);
+ * `last` is the last event read. Null when the stream was deleted between two pages: as one
+ * read would have found, it is gone.
+ */
+async function foldPages<C, S, E extends DomainEvent>(
+  store: EventStore,
+  aggregate: AggregateType<C, S, E>,
+  streamId: string,
+  state: S,
+  fromRevision: number,
+): Promise<{ readonly state: S; readonly last: RecordedEvent | undefined } | null> {
+  let folded = state;
+  let last: RecordedEvent | undefined;
+  let pages = 0;
+  for await (const page of streamPages(store, streamId, fromRevision)) {
+    pages += 1;
+    folded = page.map(aggregate.upcast).reduce(aggregate.decider.evolve, folded);
+    last = page.at(-1);
+  }
+  if (pages > 1 && last !== undefined && (await positionAt(store, streamId, last.revision)) === null) return null;
+  return { state: folded, last };
 }
 
 /** The position of the stream's event at `revision`; null when the stream no longer holds it (deleted): a one-event read. */

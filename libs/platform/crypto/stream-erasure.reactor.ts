@@ -1,6 +1,5 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Position, RecordedEvent } from '@lore/platform/kernel';
-import type { EventStore } from '@lore/platform/event-store/port';
+import { streamPages, type EventStore } from '@lore/platform/event-store/port';
 import type { DocumentStore } from '@lore/platform/documents/port';
 import type { Reactor } from '@lore/platform/projections';
 import { eraseAggregates } from './sealed-fields';
@@ -75,7 +74,7 @@ export function streamErasureReactor(deps: StreamErasureDeps, erasure: StreamEra
       const erased: RecordedEvent[] = [];
       for (const { streamId, erases } of erasures) {
         // A stream already deleted (a crash after its deletion) reads empty: its keys went first.
-        for await (const page of pagesOf(deps.events, streamId)) {
+        for await (const page of streamPages(deps.events, streamId)) {
           for (const event of page) {
             if (!erases(event)) continue;
             keyIds.push(...erasure.keyIdsOf(event));
@@ -88,21 +87,6 @@ export function streamErasureReactor(deps: StreamErasureDeps, erasure: StreamEra
       await erasure.afterwards?.();
     },
   };
-}
-
-/** Events read (and parsed) per turn of the event loop: a content's stream may hold hundreds of megabytes of chunk events. */
-const PAGE_EVENTS = 64;
-
-/** A stream's events a page at a time by revision, a turn of the event loop between pages (revisions only grow: no event is missed or read twice). */
-async function* pagesOf(events: EventStore, streamId: string): AsyncGenerator<readonly RecordedEvent[]> {
-  for (let fromRevision = 0; ; ) {
-    const page = await events.readStream(streamId, { fromRevision, maxCount: PAGE_EVENTS });
-    const last = page.at(-1);
-    if (last !== undefined) yield page;
-    if (last === undefined || page.length < PAGE_EVENTS) return;
-    fromRevision = last.revision + 1;
-    await nextTurn();
-  }
 }
 
 function erasureBy(erasure: StreamErasure, event: RecordedEvent): Erasure[] {

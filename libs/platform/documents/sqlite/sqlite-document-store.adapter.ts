@@ -3,14 +3,14 @@
  * through json_extract. Synchronous better-sqlite3 calls behind the async port: SQLite work
  * here is short and in-process, and a single connection keeps write ordering trivial.
  */
-import { createHash } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type Database from 'better-sqlite3';
 import { settled } from '@lore/platform/kernel';
 import { openPrivateDatabase, withTempFilesOnDisk } from '@lore/platform/sqlite';
-import type { Doc, DocumentCollection, DocumentStore, DocumentWrite, Filter, FindOptions, Page } from '@lore/platform/documents/port';
-import { assertCollectionName, assertFieldPath, cursorAfter, planFind } from '@lore/platform/documents/port';
-import { SqliteQueryTranslator, valueSql } from './sqlite-query.translator';
+import type { Doc, DocumentCollection, DocumentStore, DocumentWrite, Filter } from '@lore/platform/documents/port';
+import { assertCollectionName } from '@lore/platform/documents/port';
+import { SqliteQueryTranslator } from './sqlite-query.translator';
+import { SqliteDocumentCollection } from './sqlite-document-collection';
 import type { SqlValue } from './sqlite-query.translator';
 import { KnownTextIndexes, textIndexParts } from './sqlite-text-index';
 
@@ -58,7 +58,7 @@ const UPSERT_CHECKPOINT = `INSERT INTO ${CHECKPOINTS} (name, value) VALUES (?, ?
 /** Documents a large deleteMany removes per transaction ahead of its batch (see write): ~20 ms of the event loop each. */
 const DELETE_PAGE = 200;
 
-class SqliteDocumentStore implements DocumentStore {
+export class SqliteDocumentStore implements DocumentStore {
   private readonly db: Database.Database;
   private readonly statements = new Map<string, Statement>();
   /**
@@ -327,92 +327,7 @@ class SqliteDocumentStore implements DocumentStore {
   }
 }
 
-class SqliteDocumentCollection<T extends Doc> implements DocumentCollection<T> {
-  constructor(
-    private readonly store: SqliteDocumentStore,
-    private readonly table: string,
-  ) {}
-
-  get(id: string): Promise<T | null> {
-    return settled(() => {
-      const body = this.store.rowStatements(this.table).get.get(id);
-      return typeof body === 'string' ? parse<T>(body) : null;
-    });
-  }
-
-  find(options: FindOptions = {}): Promise<Page<T>> {
-    return settled(() => {
-      const { keys, limit, position } = planFind(options);
-
-      const translator = this.store.translator(this.table);
-      const where = [translator.filter(options.filter)];
-      if (position) where.push(translator.keyset(keys, position));
-      const order = translator.orderBy(keys);
-      // One extra row tells whether another page exists without a second query.
-      const params = [...translator.params, limit === undefined ? -1 : limit + 1, position ? 0 : (options.skip ?? 0)];
-      const sql = `SELECT body FROM ${this.store.source(this.table, translator)} WHERE ${where.map((part) => `(${part})`).join(' AND ')} ORDER BY ${order} LIMIT ? OFFSET ?`;
-      const items = this.store
-        .prepare(sql)
-        .pluck(true)
-        .all(...params)
-        .map((body) => parse<T>(body as string));
-
-      const hasMore = limit !== undefined && items.length > limit;
-      if (hasMore) items.length = limit;
-      const last = items.at(-1);
-      return { items, nextCursor: hasMore && last ? cursorAfter(last, keys, options.filter) : null };
-    });
-  }
-
-  count(filter?: Filter): Promise<number> {
-    return settled(() => {
-      const translator = this.store.translator(this.table);
-      const where = translator.filter(filter);
-      const count = this.store.prepare(`SELECT count(*) FROM ${this.store.source(this.table, translator)} WHERE ${where}`).pluck(true).get(...translator.params);
-      return Number(count);
-    });
-  }
-
-  upsert(doc: T): Promise<void> {
-    return settled(() => {
-      this.store.upsertOne(this.table, doc);
-    });
-  }
-
-  delete(id: string): Promise<boolean> {
-    return settled(() => this.store.deleteRow(this.table, id));
-  }
-
-  deleteMany(filter: Filter): Promise<number> {
-    return settled(() => this.store.deleteRows(this.table, filter));
-  }
-
-  ensureIndex(fields: readonly string[]): Promise<void> {
-    return settled(() => {
-      if (fields.length === 0) throw new Error('ensureIndex needs at least one field');
-      fields.forEach(assertFieldPath);
-      // The primary key already indexes id.
-      if (fields.length === 1 && fields[0] === 'id') return;
-      // Expressions must be the very text queries use (valueSql) for SQLite to match the index.
-      const name = `ix_${this.table}_${createHash('sha256').update(fields.join(',')).digest('hex').slice(0, 16)}`;
-      this.store.run(`CREATE INDEX IF NOT EXISTS ${name} ON ${this.table} (${fields.map(valueSql).join(', ')})`, []);
-    });
-  }
-
-  ensureTextIndex(field: string): Promise<void> {
-    return settled(() => {
-      assertFieldPath(field);
-      if (field === 'id') throw new Error('ensureTextIndex: id cannot be the text-indexed field');
-      this.store.createTextIndex(this.table, field);
-    });
-  }
-}
-
 function tableName(collection: string): string {
   assertCollectionName(collection);
   return `docs_${collection}`;
-}
-
-function parse<T extends Doc>(body: string): T {
-  return JSON.parse(body) as T;
 }
