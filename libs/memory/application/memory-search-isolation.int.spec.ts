@@ -48,6 +48,18 @@ describe("memory search: waits only for the caller's own writes", () => {
   const search = (scope: Scope, query: string) => send(transport(), messages.search, { ...scope, query, limit: 10 });
   const found = (reply: Awaited<ReturnType<typeof search>>): string[] => reply.results.map((r) => r.memory.memory);
   const create = (scope: Scope, memory: string) => send(transport(), messages.create, { ...scope, memory, memoryType: 'user' });
+  /** The search's reply once it no longer answers 503 (the index has caught up), within SETTLE_MS. */
+  const searchOnceAnswered = async (scope: Scope, query: string, never: string): Promise<Awaited<ReturnType<typeof search>>> => {
+    const deadline = Date.now() + SETTLE_MS;
+    for (;;) {
+      const reply = await search(scope, query).catch((e: unknown) => {
+        if (e instanceof AppError && e.code === 'unavailable') return null;
+        throw e;
+      });
+      if (reply !== null) return reply;
+      if (Date.now() > deadline) throw new Error(never);
+    }
+  };
 
   it("answers another workspace at once while one workspace's memories wait for the index; the writer's own search still sees its writes", async () => {
     server = await startTestEmbeddingServer({ dimensions: 64 });
@@ -85,18 +97,7 @@ describe("memory search: waits only for the caller's own writes", () => {
     expect(found(await search(b, 'pu-erh'))).toContain('bob now likes pu-erh');
 
     // Once the held request is answered, the index catches up with A's backlog, and A's search answers.
-    const deadline = Date.now() + SETTLE_MS;
-    for (;;) {
-      const reply = await search(a, 'alice note number 7').catch((e: unknown) => {
-        if (e instanceof AppError && e.code === 'unavailable') return null;
-        throw e;
-      });
-      if (reply !== null) {
-        expect(found(reply)).toHaveLength(10);
-        break;
-      }
-      if (Date.now() > deadline) throw new Error("the index never took in A's writes");
-    }
+    expect(found(await searchOnceAnswered(a, 'alice note number 7', "the index never took in A's writes"))).toHaveLength(10);
     // The index's own pass over B's memories leaves them as they are now.
     expect(found(await search(b, 'pu-erh'))).toContain('bob now likes pu-erh');
     expect(found(await search(b, 'rooibos'))).not.toContain('bob used to like rooibos');
@@ -150,17 +151,6 @@ describe("memory search: waits only for the caller's own writes", () => {
     for (let i = 0; i < BACKLOG; i++) await create(b, `bob late note ${i}`);
     await send(transport(), messages.deleteAllOfUser, b);
 
-    const answered = Date.now() + SETTLE_MS;
-    for (;;) {
-      const reply = await search(b, 'note').catch((e: unknown) => {
-        if (e instanceof AppError && e.code === 'unavailable') return null;
-        throw e;
-      });
-      if (reply !== null) {
-        expect(found(reply)).toEqual([]);
-        break;
-      }
-      if (Date.now() > answered) throw new Error("B's searches kept answering 503 after the index had read everything there is");
-    }
+    expect(found(await searchOnceAnswered(b, 'note', "B's searches kept answering 503 after the index had read everything there is"))).toEqual([]);
   }, 90_000);
 });
