@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
-import { AppError, workerScript } from '@lore/platform/kernel';
+import { AppError, FAIR_SLOTS_RETRY_AFTER_SECONDS, FairSlots, workerScript, type FairSlotsRefusals } from '@lore/platform/kernel';
+import { largeJsonBodies } from '@lore/platform/telemetry';
 import type { JsonBodyReading } from './json-body-reading';
 
 export interface JsonBodyRequest {
@@ -9,14 +10,33 @@ export interface JsonBodyRequest {
 
 export type JsonBodyReply = { readonly id: number; readonly reading: JsonBodyReading } | { readonly id: number; readonly failure: string };
 
-/** Large bodies waiting for the reader at most (each is held in memory meanwhile); beyond, 503. */
-const MAX_WAITING = 16;
+/** How many large bodies may wait for the reader (each is held in memory meanwhile), of all workspaces and of one. */
+export interface JsonBodyQueueLimits {
+  /** Bodies waiting, of every workspace together; more are refused with 503. */
+  readonly queue: number;
+  /** Bodies of one workspace being read or waiting; more are refused with 429 (its own bodies are in the way). */
+  readonly perWorkspace: number;
+  /** The longest a body waits for its turn (then 503, or 429 when its own workspace's bodies held the reader). */
+  readonly maxWaitMs: number;
+}
+
+/** A 19 MB body takes ~0.35 s to read: 16 waiting is ~6 s of work, and one workspace may have 4 of them in. */
+export const JSON_BODY_QUEUE: JsonBodyQueueLimits = { queue: 16, perWorkspace: 4, maxWaitMs: 5_000 };
+
+const REFUSALS: FairSlotsRefusals = {
+  workspaceFull: (perWorkspace) => `This workspace has ${perWorkspace} large JSON bodies (1 MiB or more) being read or waiting, its limit; retry after ${FAIR_SLOTS_RETRY_AFTER_SECONDS} s`,
+  queueFull: () => 'Too many large JSON bodies are being read right now; try again shortly',
+  waitedBehindOwn: (maxWaitMs) => `This workspace's other large JSON bodies held the body reader for more than ${maxWaitMs} ms; retry after ${FAIR_SLOTS_RETRY_AFTER_SECONDS} s`,
+  waitedTooLong: (maxWaitMs) => `The JSON body waited more than ${maxWaitMs} ms for the body reader; try again shortly`,
+};
 
 /**
- * Large JSON bodies read on a thread of their own (json-body.worker.ts), one at a time in the
- * order they came: a 19 MB body was ~0.35 s of decoding, checking and parsing on the event loop
- * every request shares. Started on first use; it keeps the process alive only while a body
- * waits. If it fails, what waits answers 503 and the next body starts a new one.
+ * Large JSON bodies read on a thread of their own (json-body.worker.ts), one at a time: a 19 MB
+ * body was ~0.35 s of decoding, checking and parsing on the event loop every request shares.
+ * Bodies take turns by workspace (FairSlots), not first come first served: one workspace
+ * sending large bodies back to back made every other workspace's large body wait behind all
+ * of them, or find the queue full. Started on first use; it keeps the process alive only while
+ * a body waits. If it fails, what waits answers 503 and the next body starts a new one.
  */
 export class JsonBodyThread {
   private worker: Worker | null = null;
@@ -24,10 +44,36 @@ export class JsonBodyThread {
   private nextId = 0;
   private script: Promise<string> | null = null;
   private closed = false;
+  private readonly turns: FairSlots;
 
-  async read(bytes: Buffer): Promise<JsonBodyReading> {
-    if (this.closed) throw new AppError('unavailable', 'the gateway is closing', [], [], 1);
-    if (this.waiting.size >= MAX_WAITING) throw busy();
+  constructor(limits: JsonBodyQueueLimits = JSON_BODY_QUEUE) {
+    this.turns = new FairSlots({ slots: 1, ...limits, refusals: REFUSALS });
+  }
+
+  /** The body read in `workspace`'s turn (a workspace id, or another key for callers without one). */
+  async read(bytes: Buffer, workspace: string): Promise<JsonBodyReading> {
+    if (this.closed) throw closing();
+    let release: () => void;
+    try {
+      release = await this.turns.acquire(workspace);
+    } catch (error) {
+      largeJsonBodies.inc({ outcome: 'refused' });
+      throw error;
+    }
+    try {
+      const reading = await this.readNow(bytes);
+      largeJsonBodies.inc({ outcome: reading.ok ? 'ok' : 'invalid' });
+      return reading;
+    } catch (error) {
+      largeJsonBodies.inc({ outcome: error instanceof AppError ? 'unavailable' : 'failed' });
+      throw error;
+    } finally {
+      release();
+    }
+  }
+
+  private async readNow(bytes: Buffer): Promise<JsonBodyReading> {
+    if (this.closed) throw closing();
     const id = this.nextId++;
     const replied = new Promise<JsonBodyReply | Error>((resolve) => this.waiting.set(id, resolve));
     try {
@@ -83,6 +129,6 @@ export class JsonBodyThread {
   }
 }
 
-function busy(): AppError {
-  return new AppError('unavailable', 'Too many large JSON bodies are being read; retry shortly', [], [], 1);
+function closing(): AppError {
+  return new AppError('unavailable', 'the gateway is closing', [], [], 1);
 }

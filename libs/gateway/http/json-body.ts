@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { invalidJsonBody, readJsonBody, type JsonBodyReading } from './json-body-reading';
-import { JsonBodyThread } from './json-body-thread';
+import { JsonBodyThread, type JsonBodyQueueLimits } from './json-body-thread';
+import { admittedScope } from './admitted-scopes';
 
 /** Bodies this large and larger are read on the reader thread (~15 ms of parsing on the event loop below it). */
 export const JSON_BODY_THREAD_FROM_BYTES = 1 << 20;
@@ -10,18 +11,19 @@ export const JSON_BODY_THREAD_FROM_BYTES = 1 << 20;
  * clients expect to end in a 422 `json_invalid` (see `readJsonBody`). An empty body is no body
  * (`undefined`), whatever the method: routes that need one then report the missing fields.
  * A body of a megabyte or more is read on a thread of its own (`JsonBodyThread`), with the same
- * answers, so that one client's 19 MB text does not hold every other request back.
+ * answers, so that one client's 19 MB text does not hold every other request back, in turns by
+ * the workspace the request was admitted to (by the client's address on routes open to anyone).
  */
-export function useJsonBodyParser(app: FastifyInstance, options: { readonly threadFromBytes?: number } = {}): void {
+export function useJsonBodyParser(app: FastifyInstance, options: { readonly threadFromBytes?: number; readonly queue?: JsonBodyQueueLimits } = {}): void {
   const threadFrom = options.threadFromBytes ?? JSON_BODY_THREAD_FROM_BYTES;
-  const thread = new JsonBodyThread();
+  const thread = new JsonBodyThread(options.queue);
   app.addHook('onClose', () => thread.close());
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
     const answer = (reading: JsonBodyReading): void => (reading.ok ? done(null, reading.value) : done(invalidJsonBody(reading.issue), undefined));
     if (bytes.length === 0) done(null, undefined);
     else if (bytes.length < threadFrom) answer(readJsonBody(bytes));
-    else thread.read(bytes).then(answer, (error: Error) => done(error, undefined));
+    else thread.read(bytes, admittedScope(request)?.workspaceId ?? `address:${request.ip}`).then(answer, (error: Error) => done(error, undefined));
   });
 }

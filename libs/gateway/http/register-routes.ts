@@ -12,6 +12,7 @@ import type { RequestRateLimits } from './request-rate-limits';
 import { readUpload } from './multipart-upload';
 import { inApiTerms } from './issue-locations';
 import { replyMismatch } from './reply-check';
+import { admittedScope, noteAdmittedScope } from './admitted-scopes';
 
 /**
  * Registers routes on Fastify: authenticate, authorize and admit (rate limits) before the body
@@ -32,8 +33,6 @@ export function registerRoutes(
   },
 ): void {
   const { authenticator, transport, requestTimeoutMs, eventStreams, rateLimits, checkReplies = false } = deps;
-  /** Each authenticated request's scope, from its onRequest hook to its handler. */
-  const scopes = new WeakMap<FastifyRequest, RequestScope>();
 
   /**
    * The caller's scope, once authenticated, authorized and admitted by the rate limits; a
@@ -69,11 +68,11 @@ export function registerRoutes(
       return refuse(error);
     }
     if (!(admitted instanceof Promise)) {
-      scopes.set(request, admitted);
+      noteAdmittedScope(request, admitted);
       return done();
     }
     admitted.then((scope) => {
-      scopes.set(request, scope);
+      noteAdmittedScope(request, scope);
       done();
     }, refuse);
   };
@@ -90,7 +89,7 @@ export function registerRoutes(
           const issues: ValidationIssue[] = [];
           const params = parsePart(r.params, request.params, 'path', issues);
           const query = parsePart(r.query, strictQueryIntegers(integerFields, request.query, issues), 'query', issues);
-          const scope = r.auth ? (scopes.get(request) ?? null) : null;
+          const scope = r.auth ? (admittedScope(request) ?? null) : null;
           if (r.auth && scope === null) throw new AppError('internal', `${r.path} reached its handler unauthenticated`);
           const multipart = r.upload !== undefined && request.isMultipart();
           const upload = multipart && r.upload !== undefined ? await readUpload(request, r.upload, issues) : null;

@@ -6,6 +6,7 @@ import { authorize } from '../auth/access';
 import type { Authenticator } from '../auth/authenticator';
 import { sendError } from '../http/error-replies';
 import type { RequestRateLimits } from '../http/request-rate-limits';
+import { noteAdmittedScope } from '../http/admitted-scopes';
 
 /** Where the MCP server's client sends its requests: never a network address, the gateway answers them in-process. */
 const IN_PROCESS_ORIGIN = 'http://gateway.internal';
@@ -26,6 +27,7 @@ export function registerMcpRoute(app: FastifyInstance, deps: { readonly authenti
       const scope = authorize(caller, { workspaceHeader: headerValue(request.headers['x-workspace-id']), clientIp: request.ip, permission: null, requestId: request.id });
       const admitting = deps.rateLimits.admit(scope, reply);
       if (admitting !== undefined) await admitting;
+      noteAdmittedScope(request, scope);
       return undefined;
     } catch (error) {
       return sendError(error, request, reply);

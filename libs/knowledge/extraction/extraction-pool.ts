@@ -1,4 +1,4 @@
-import { AppError, invalid, unavailable, workerScript } from '@lore/platform/kernel';
+import { AppError, FAIR_SLOTS_RETRY_AFTER_SECONDS, FairSlots, invalid, unavailable, workerScript, type FairSlotsRefusals } from '@lore/platform/kernel';
 import { extractionFiles, extractionReadersEnded } from '@lore/platform/telemetry';
 
 import { extracted, type ExtractedText } from './extracted-text';
@@ -8,8 +8,6 @@ import { limitExceeded, type ExtractionLimits } from './extraction-limits';
 import { ExtractionProcesses, ReaderEnded } from './extraction-processes';
 import type { ExtractionOutcome, ExtractionTask } from './reader-protocol';
 import type { ReaderUser } from './reader-spawn';
-
-import { FairSlots } from './fair-slots';
 
 /** What the pool needs to know of a file besides its bytes. */
 export interface FileToExtract {
@@ -36,6 +34,15 @@ export interface ExtractionPoolOptions {
   readonly runAs?: ReaderUser | null;
   readonly limits: ExtractionLimits;
 }
+
+/** What an upload refused by the pool's FairSlots is told, naming the setting that bounds it. */
+const UPLOAD_REFUSALS: FairSlotsRefusals = {
+  workspaceFull: (perWorkspace) =>
+    `This workspace has ${perWorkspace} uploaded file(s) being read or waiting, its limit (KNOWLEDGE_EXTRACT_PER_WORKSPACE); retry after ${FAIR_SLOTS_RETRY_AFTER_SECONDS} s`,
+  queueFull: () => 'Too many uploaded files are being read right now (KNOWLEDGE_EXTRACT_QUEUE); try again shortly',
+  waitedBehindOwn: (maxWaitMs) => `This workspace's other files held its share of the file readers for more than ${maxWaitMs} ms; retry after ${FAIR_SLOTS_RETRY_AFTER_SECONDS} s`,
+  waitedTooLong: (maxWaitMs) => `The uploaded file waited more than ${maxWaitMs} ms for a free file reader (2 × KNOWLEDGE_EXTRACT_TIMEOUT_MS); try again shortly`,
+};
 
 /** Where a reader's unexpected end is told (the process's logger). */
 export interface ExtractionLog {
@@ -72,7 +79,7 @@ export class ExtractionPool {
     // Twice a file's own time: a file behind one that just started still gets its turn when that
     // one is ended at its deadline, rather than a 503 in a race with it.
     const maxWaitMs = 2 * options.timeoutMs;
-    this.slots = new FairSlots({ slots: options.workers, perWorkspace: options.perWorkspace, queue: options.queue, maxWaitMs });
+    this.slots = new FairSlots({ slots: options.workers, perWorkspace: options.perWorkspace, queue: options.queue, maxWaitMs, refusals: UPLOAD_REFUSALS });
   }
 
   /**

@@ -22,3 +22,4 @@ export * from './search/rerank-inputs';
 export * from './retry-policy';
 export * from './worker-script';
 export * from './settled';
+export * from './fair-slots';

@@ -66,6 +66,13 @@ export const extractionFiles = new Counter({
   registers: [metricsRegistry],
 });
 
+export const largeJsonBodies = new Counter({
+  name: 'lore_large_json_bodies_total',
+  help: 'JSON request bodies of 1 MiB or more, read on the gateway\'s body reader thread in turns by workspace, by outcome: ok; invalid (422); refused (the workspace or the queue at capacity, or waited too long: 429 or 503); unavailable (the reader thread failed or the gateway closed: 503); failed (a reader bug: 500).',
+  labelNames: ['outcome'] as const,
+  registers: [metricsRegistry],
+});
+
 export const extractionReadersEnded = new Counter({
   name: 'lore_extraction_readers_ended_total',
   help: 'Extraction reader processes that ended, by reason (deadline, memory, unavailable, crash) and whether a file was in them; an idle reader that ends is a crash without a file.',

@@ -1,14 +1,31 @@
-import { AppError, unavailable } from '@lore/platform/kernel';
+import { AppError, unavailable } from './errors';
+
+/**
+ * What a refused caller is told, in the terms of what the slots are for (uploaded files and
+ * their reader processes, large JSON bodies and their reader thread) and the settings that
+ * bound them: the status (429 or 503) and `Retry-After` are FairSlots' own.
+ */
+export interface FairSlotsRefusals {
+  /** 429: the workspace has `perWorkspace` holding or waiting already. */
+  readonly workspaceFull: (perWorkspace: number) => string;
+  /** 503: `queue` wait already. */
+  readonly queueFull: () => string;
+  /** 429: waited `maxWaitMs` while the workspace's own others held its share. */
+  readonly waitedBehindOwn: (maxWaitMs: number) => string;
+  /** 503: waited `maxWaitMs` and no slot came free. */
+  readonly waitedTooLong: (maxWaitMs: number) => string;
+}
 
 export interface FairSlotsOptions {
-  /** Holders at once (the reader processes). */
+  /** Holders at once (the reader processes, the reader thread). */
   readonly slots: number;
-  /** Holders and waiters of one workspace at once (KNOWLEDGE_EXTRACT_PER_WORKSPACE); more are refused with 429. */
+  /** Holders and waiters of one workspace at once; more are refused with 429. */
   readonly perWorkspace: number;
-  /** Waiters of all workspaces together (KNOWLEDGE_EXTRACT_QUEUE); more are refused with 503. */
+  /** Waiters of all workspaces together; more are refused with 503. */
   readonly queue: number;
-  /** The longest a waiter waits for a slot before it is refused with 503 (2 × KNOWLEDGE_EXTRACT_TIMEOUT_MS). */
+  /** The longest a waiter waits for a slot before it is refused (503, or 429 when its own workspace held its share). */
   readonly maxWaitMs: number;
+  readonly refusals: FairSlotsRefusals;
   /**
    * Slots one workspace may hold at once (default: all but one, at least one): the rest stay
    * free for other workspaces, since a slot cannot be taken back from a slow file.
@@ -25,19 +42,21 @@ interface Waiter {
   readonly timer: NodeJS.Timeout;
 }
 
-/** A client that waits this long is likely to find a slot: most files are read in well under a second. */
-const RETRY_AFTER_SECONDS = 1;
+/** A client that waits this long is likely to find a slot: most files and bodies are read in well under a second. */
+export const FAIR_SLOTS_RETRY_AFTER_SECONDS = 1;
 
 /**
- * Slots for uploads being read, handed out fairly across workspaces: waiters queue per
- * workspace, and a freed slot goes to the waiting workspace that got one longest ago (one
- * that has had none yet first), so a file waits behind at most one file of each other
- * workspace that is waiting, never behind a whole burst of one. A workspace may hold or wait for `perWorkspace` slots at once; beyond that its
- * uploads are refused with 429 (its own files are the ones in the way), so one workspace's
- * slow files cannot take every place in the queue. A waiter that finds no slot within
- * `maxWaitMs` is refused with 503 instead of outliving the request it serves. A workspace holds
- * at most `heldPerWorkspace` slots at once (all but one by default), so a file of another
- * workspace finds a slot free even while one workspace's hostile files take their full time.
+ * Slots for work that takes its turn on a scarce reader (uploaded files on the reader
+ * processes, large JSON bodies on the reader thread), handed out fairly across workspaces:
+ * waiters queue per workspace, and a freed slot goes to the waiting workspace that got one
+ * longest ago (one that has had none yet first), so a file waits behind at most one file of
+ * each other workspace that is waiting, never behind a whole burst of one. A workspace may
+ * hold or wait for `perWorkspace` slots at once; beyond that it is refused with 429 (its own
+ * work is what is in the way), so one workspace cannot take every place in the queue. A waiter
+ * that finds no slot within `maxWaitMs` is refused with 503 instead of outliving the request it
+ * serves. A workspace holds at most `heldPerWorkspace` slots at once (all but one by default,
+ * at least one), so another workspace finds a slot free even while one workspace's hostile
+ * files take their full time.
  */
 export class FairSlots {
   private held = 0;
@@ -57,21 +76,17 @@ export class FairSlots {
 
   /** Resolves with a slot for one of `workspaceId`'s files; rejects with 429 or 503 as described above. */
   acquire(workspaceId: string): Promise<Release> {
-    const { slots, perWorkspace, queue, maxWaitMs } = this.options;
+    const { slots, perWorkspace, queue, maxWaitMs, refusals } = this.options;
     const used = this.inUse.get(workspaceId) ?? 0;
     if (used >= perWorkspace) {
-      return Promise.reject(
-        new AppError('rate_limited', `This workspace has ${perWorkspace} uploaded file(s) being read or waiting, its limit (KNOWLEDGE_EXTRACT_PER_WORKSPACE); retry after ${RETRY_AFTER_SECONDS} s`, [], [], RETRY_AFTER_SECONDS),
-      );
+      return Promise.reject(new AppError('rate_limited', refusals.workspaceFull(perWorkspace), [], [], FAIR_SLOTS_RETRY_AFTER_SECONDS));
     }
     if (this.held < slots && this.mayHold(workspaceId) && this.nextInTurn() === undefined) {
       this.inUse.set(workspaceId, used + 1);
       return Promise.resolve(this.grant(workspaceId));
     }
     if (this.waiting >= queue) {
-      return Promise.reject(
-        new AppError('unavailable', 'Too many uploaded files are being read right now (KNOWLEDGE_EXTRACT_QUEUE); try again shortly', [], [], RETRY_AFTER_SECONDS),
-      );
+      return Promise.reject(new AppError('unavailable', refusals.queueFull(), [], [], FAIR_SLOTS_RETRY_AFTER_SECONDS));
     }
     this.inUse.set(workspaceId, used + 1);
     this.waiting++;
@@ -82,12 +97,11 @@ export class FairSlots {
         timer: setTimeout(() => {
           this.leaveQueue(waiter);
           this.forget(workspaceId);
-          // Held back by the workspace's own files (it holds its share of the readers), not by a lack of readers: its 429.
-          const ownFiles = !this.mayHold(workspaceId);
+          // Held back by the workspace's own work (it holds its share of the slots), not by a lack of slots: its 429.
           reject(
-            ownFiles
-              ? new AppError('rate_limited', `This workspace's other files held its share of the file readers for more than ${maxWaitMs} ms; retry after ${RETRY_AFTER_SECONDS} s`, [], [], RETRY_AFTER_SECONDS)
-              : unavailable(`The uploaded file waited more than ${maxWaitMs} ms for a free file reader (2 × KNOWLEDGE_EXTRACT_TIMEOUT_MS); try again shortly`),
+            this.mayHold(workspaceId)
+              ? unavailable(refusals.waitedTooLong(maxWaitMs))
+              : new AppError('rate_limited', refusals.waitedBehindOwn(maxWaitMs), [], [], FAIR_SLOTS_RETRY_AFTER_SECONDS),
           );
         }, maxWaitMs),
       };

@@ -1,9 +1,19 @@
-import { AppError } from '@lore/platform/kernel';
-
+import { AppError } from './errors';
 import { FairSlots, type FairSlotsOptions, type Release } from './fair-slots';
 
-/** The slots alone (the pool's threads have their own suite): who gets a freed slot, who is refused, and how. */
-const OPTIONS: FairSlotsOptions = { slots: 1, perWorkspace: 10, queue: 10, maxWaitMs: 10_000 };
+/** The slots alone (their users, the extraction pool and the JSON body reader, have their own suites): who gets a freed slot, who is refused, and how. */
+const OPTIONS: FairSlotsOptions = {
+  slots: 1,
+  perWorkspace: 10,
+  queue: 10,
+  maxWaitMs: 10_000,
+  refusals: {
+    workspaceFull: (perWorkspace) => `workspace full at ${perWorkspace}`,
+    queueFull: () => 'queue full',
+    waitedBehindOwn: (maxWaitMs) => `behind its own for ${maxWaitMs} ms`,
+    waitedTooLong: (maxWaitMs) => `no slot in ${maxWaitMs} ms`,
+  },
+};
 
 async function refusal(promise: Promise<unknown>): Promise<AppError> {
   const error: unknown = await promise.then(
@@ -36,7 +46,7 @@ describe('FairSlots', () => {
     const held = [await slots.acquire('ws_a'), await slots.acquire('ws_a')];
     const error = await refusal(slots.acquire('ws_a'));
     expect(error.code).toBe('rate_limited');
-    expect(error.message).toBe('This workspace has 2 uploaded file(s) being read or waiting, its limit (KNOWLEDGE_EXTRACT_PER_WORKSPACE); retry after 1 s');
+    expect(error.message).toBe('workspace full at 2');
     expect(error.retryAfterSeconds).toBe(1);
     // Another workspace waits for a slot instead, and gets the first that frees.
     const other = slots.acquire('ws_b');
@@ -73,6 +83,7 @@ describe('FairSlots', () => {
     const held = await slots.acquire('ws_a');
     const error = await refusal(slots.acquire('ws_a'));
     expect(error.code).toBe('rate_limited');
+    expect(error.message).toBe('behind its own for 50 ms');
     expect(error.retryAfterSeconds).toBe(1);
     held();
     expect(slots.inUseByWorkspace().size).toBe(0);
@@ -85,10 +96,10 @@ describe('FairSlots', () => {
     const waiter = slots.acquire('ws_b');
     const full = await refusal(slots.acquire('ws_c'));
     expect(full.code).toBe('unavailable');
-    expect(full.message).toMatch(/KNOWLEDGE_EXTRACT_QUEUE/);
+    expect(full.message).toBe('queue full');
     const late = await refusal(waiter);
     expect(late.code).toBe('unavailable');
-    expect(late.message).toBe('The uploaded file waited more than 100 ms for a free file reader (2 × KNOWLEDGE_EXTRACT_TIMEOUT_MS); try again shortly');
+    expect(late.message).toBe('no slot in 100 ms');
     expect(Date.now() - started).toBeLessThan(2_000);
     // The one that gave up holds nothing: the slot goes to the next comer once freed.
     expect([...slots.inUseByWorkspace().keys()]).toEqual(['ws_a']);
