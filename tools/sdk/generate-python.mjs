@@ -69,10 +69,13 @@ function splitDocument(document) {
       const required = query.filter((p) => p.required).map((p) => p.name);
       define(requests, `${name}Query`, { type: 'object', properties, ...(required.length > 0 ? { required } : {}) });
     }
-    for (const [status, response] of Object.entries(operation.responses)) {
-      const schema = response.content?.['application/json']?.schema;
-      if (Number(status) < 300 && schema !== undefined && schema.$ref === undefined) define(responses, `${name}Response`, schema);
-    }
+    // One model per operation: a 202 (work under way) answers the same body as its 200.
+    const successes = Object.entries(operation.responses)
+      .filter(([status]) => Number(status) < 300)
+      .map(([, response]) => response.content?.['application/json']?.schema)
+      .filter((schema) => schema !== undefined && schema.$ref === undefined);
+    if (successes.some((schema) => JSON.stringify(schema) !== JSON.stringify(successes[0]))) throw new Error(`${operation.operationId} answers different bodies on success`);
+    if (successes[0] !== undefined) define(responses, `${name}Response`, successes[0]);
   }
   const asDocument = (schemas) => ({ openapi: document.openapi, info: document.info, paths: {}, components: { schemas } });
   return { responses: asDocument(responses), requests: asDocument(requests) };

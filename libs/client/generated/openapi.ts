@@ -5527,6 +5527,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description Deleted, and no longer listed or searched once the read models have dropped it, but its erasure (every copy of its text made unreadable and gone from the files) did not finish within the request's wait; it goes on by itself. Repeat the DELETE to follow it: 202 while it runs, 200 when it finishes within that wait, 404 once nothing of it is left. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        message: string;
+                    };
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -6100,6 +6112,18 @@ export interface operations {
         responses: {
             /** @description Successful Response */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Deleted, and no longer listed or searched once the read models have dropped it, but its erasure (every copy of its text made unreadable and gone from the files) did not finish within the request's wait; it goes on by itself. Repeat the DELETE to follow it: 202 while it runs, 200 when it finishes within that wait, 404 once nothing of it is left. */
+            202: {
                 headers: {
                     [name: string]: unknown;
                 };

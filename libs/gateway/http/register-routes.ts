@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { AppError, type ValidationIssue } from '@lore/platform/kernel';
-import { EventStreamReply, FileReply, RedirectReply, TextReply, integerQueryFields, strictQueryIntegers, zodIssuesToValidationIssues, type Caller, type HttpRoute, type RequestScope, type Send } from '@lore/platform/http';
+import { AcceptedReply, EventStreamReply, FileReply, RedirectReply, TextReply, integerQueryFields, strictQueryIntegers, zodIssuesToValidationIssues, type Caller, type HttpRoute, type RequestScope, type Send } from '@lore/platform/http';
 import { send, type Transport } from '@lore/platform/transport/port';
 import { authorize } from '../auth/access';
 import type { Authenticator } from '../auth/authenticator';
@@ -113,6 +113,7 @@ export function registerRoutes(
             if (scope === null) throw new Error(`${r.path} streams events without authentication`);
             return await eventStreams.send(reply, result, headerValue(request.headers['last-event-id']), scope);
           }
+          if (result instanceof AcceptedReply) return reply.code(202).send(result.body);
           if (result instanceof RedirectReply) {
             return reply.code(302).header('location', result.location).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').send();
           }
@@ -143,6 +144,9 @@ function checkReply(route: HttpRoute, result: unknown, request: FastifyRequest):
     if (result instanceof RedirectReply && route.status === 302) return;
     throw new AppError('internal', `Reply of ${route.method} ${route.path} (${route.operationId}) is ${route.status === 302 ? 'not a redirect' : 'a redirect the route does not declare (status 302)'}`);
   }
+  if (result instanceof AcceptedReply && route.accepted === undefined) {
+    throw new AppError('internal', `Reply of ${route.method} ${route.path} (${route.operationId}) is a 202 the route does not declare (accepted)`);
+  }
   // A file is served as it came, whatever its type: the route declares that it serves files.
   if (result instanceof FileReply) {
     if ((route.textResponses ?? []).includes('application/octet-stream')) return;
@@ -153,7 +157,7 @@ function checkReply(route: HttpRoute, result: unknown, request: FastifyRequest):
       ? (route.textResponses ?? []).includes(result instanceof TextReply ? result.contentType : 'text/event-stream')
         ? null
         : 'a non-JSON reply the route does not declare in textResponses'
-      : replyMismatch(route, result);
+      : replyMismatch(route, result instanceof AcceptedReply ? result.body : result);
   if (mismatch === null) return;
   const message = `Reply of ${route.method} ${route.path} (${route.operationId}) does not match its response schema: ${mismatch}`;
   request.log.error({ operationId: route.operationId }, message);

@@ -5,6 +5,7 @@ import type { EmbeddingModels } from '@lore/platform/embeddings/port';
 import type { VectorStore } from '@lore/platform/vectors/port';
 import type { Rerankers } from '@lore/platform/rerank/port';
 import { handleCommand, type ReadYourWrites } from '@lore/platform/cqrs';
+import { outlastsWait } from '@lore/platform/projections';
 import type { KnowledgeMessages, KnowledgeScope } from '@lore/knowledge/contracts';
 import { collectionDecider, collectionStreamId, mayAccess, upcastCollectionEvent, type Access, type CollectionProperties } from '@lore/knowledge/domain';
 import { COLLECTIONS, type CollectionDoc } from './knowledge.read-models';
@@ -118,12 +119,15 @@ export class CollectionCommands {
       { retries: RETRIES, metadata: { actor: command.actor, workspaceId: command.workspaceId } },
     );
     // The read models drop the collection, its contents, chunks and points in this position's batch.
-    await this.deps.readYourWrites.settle(result.position);
+    const position = result.position ?? result.head;
+    if (await outlastsWait(this.deps.readYourWrites.settle(position))) return { collectionId: command.collectionId, erasing: true };
     // Answered once erased: each content's key shredded and stream deleted, then the collection's own stream.
+    // A repeated DELETE (nothing appended) runs the idempotent cascade again and follows the same erasure.
     const lastContent = await deleteCollectionContents(this.deps, command, command.actor);
-    await this.deps.readYourWrites.settleReactor(KNOWLEDGE_ERASURE, lastContent);
-    await this.deps.readYourWrites.settleReactor(COLLECTION_ERASURE, result.position);
-    return { collectionId: command.collectionId };
+    const erasing =
+      (await outlastsWait(this.deps.readYourWrites.settleReactor(KNOWLEDGE_ERASURE, lastContent))) ||
+      (await outlastsWait(this.deps.readYourWrites.settleReactor(COLLECTION_ERASURE, position)));
+    return { collectionId: command.collectionId, erasing };
   }
 
   private async visible(collectionId: string, access: Access): Promise<CollectionDoc> {

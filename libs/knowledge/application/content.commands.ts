@@ -3,6 +3,7 @@ import { AppError, invalid, jsonDepth, newId, notFound, type ReplyIn, type Valid
 import type { DocumentCollection } from '@lore/platform/documents/port';
 import type { EmbeddingProvider } from '@lore/platform/embeddings/port';
 import { handleCommand, readAggregateState } from '@lore/platform/cqrs';
+import { outlastsWait } from '@lore/platform/projections';
 import { CONTENT_PART_CHARS, ORIGINAL_PART_BYTES, textParts, type KnowledgeMessages } from '@lore/knowledge/contracts';
 import { assertReprocessable, contentIdOfChunk, contentOfChangeableChunk, contentStreamId, mayAccess, visibleContent } from '@lore/knowledge/domain';
 import { CHUNKS, COLLECTIONS, CONTENTS, type ChunkDoc, type CollectionDoc, type ContentDoc } from './knowledge.read-models';
@@ -137,9 +138,10 @@ export class ContentCommands {
       { kind: 'delete', access: accessOf(command), cause: 'request', at: this.deps.clock.now().toISOString() },
       { retries: RETRIES, metadata: { actor: command.actor, workspaceId: command.workspaceId } },
     );
-    // Answered once erased: its key shredded, its stream and every copy of its words gone.
-    await this.deps.readYourWrites.settleReactor(KNOWLEDGE_ERASURE, result.position);
-    return { contentId: command.contentId };
+    // Answered once erased: its key shredded, its stream and every copy of its words gone. A repeated
+    // DELETE (nothing appended) follows the erasure the first one set off, up to the stream's head.
+    const erasing = await outlastsWait(this.deps.readYourWrites.settleReactor(KNOWLEDGE_ERASURE, result.position ?? result.head));
+    return { contentId: command.contentId, erasing };
   }
 
   /**

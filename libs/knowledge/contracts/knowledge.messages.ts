@@ -30,6 +30,12 @@ const Ref = KnowledgeScope;
 const collectionRef = Ref.extend({ collectionId: CollectionId });
 const contentRef = Ref.extend({ contentId: ContentId });
 const chunkRef = Ref.extend({ chunkId: ChunkId });
+/**
+ * A deletion's reply. `erasing`: the deletion is stored, but its erasure (the read models and
+ * indexes dropping it, its key shredded, its stream deleted) did not finish within the wait; it
+ * goes on by itself (the gateway's 202). Absent or false: erased when answered.
+ */
+const Deleted = z.object({ erasing: z.boolean().optional() });
 
 /**
  * Most characters of text in one message: at most 4 UTF-8 bytes each, a part stays under the
@@ -48,7 +54,7 @@ export function knowledgeMessages(limits: { readonly maxUploadBytes: number }) {
       collectionRef.extend({ ...collectionProperties, name: collectionProperties.name.optional() }),
       CollectionRecord,
     ),
-    deleteCollection: defineMessage('knowledge.command.delete-collection', collectionRef, z.object({ collectionId: z.string() })),
+    deleteCollection: defineMessage('knowledge.command.delete-collection', collectionRef, Deleted.extend({ collectionId: z.string() })),
     getCollection: defineMessage('knowledge.query.get-collection', collectionRef, CollectionRecord),
     /** Whether a content could be added to the collection now (its 404 and quota 403s), asked before a file is read for it. */
     admitContent: defineMessage('knowledge.query.admit-content', collectionRef, z.object({ collectionId: z.string() })),
@@ -101,7 +107,7 @@ export function knowledgeMessages(limits: { readonly maxUploadBytes: number }) {
       contentRef.extend({ part: z.number().int().min(1).max(10_000), text: z.string().min(1).max(CONTENT_PART_CHARS) }),
       ContentRecord,
     ),
-    deleteContent: defineMessage('knowledge.command.delete-content', contentRef, z.object({ contentId: z.string() })),
+    deleteContent: defineMessage('knowledge.command.delete-content', contentRef, Deleted.extend({ contentId: z.string() })),
     reprocessContent: defineMessage('knowledge.command.reprocess-content', contentRef, ContentRecord),
     getContent: defineMessage('knowledge.query.get-content', contentRef, ContentRecord),
     listContents: defineMessage(

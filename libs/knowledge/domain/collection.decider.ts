@@ -77,6 +77,11 @@ export const collectionDecider: Decider<CollectionCommand, CollectionState, Coll
         ];
       }
       case 'delete': {
+        // Its owner deleting it again while its erasure runs: nothing new; the caller follows that erasure.
+        if (state.status === 'deleted') {
+          assertAccess(command.access, state, 'Collection');
+          return [];
+        }
         const collection = visibleCollection(state, command.access);
         return [{ type: 'knowledge.CollectionDeleted', data: { collectionId: collection.collectionId, workspaceId: collection.workspaceId, deletedAt: command.at } }];
       }

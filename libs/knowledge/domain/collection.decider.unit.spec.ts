@@ -74,9 +74,13 @@ describe('collectionDecider', () => {
       },
     );
 
-    it.each(commands)('%s is not found on a deleted or absent collection', (_name, command) => {
-      spec.given([created, deleted]).when(command(access)).thenThrows('not_found', 'Collection not found');
+    it.each(commands)('%s is not found on an absent collection, nor on a deleted one from outside', (_name, command) => {
       spec.given([]).when(command(access)).thenThrows('not_found', 'Collection not found');
+      for (const [, who] of outsiders) spec.given([created, deleted]).when(command(who)).thenThrows('not_found', 'Collection not found');
+    });
+
+    it.each(commands.filter(([name]) => name !== 'delete'))('%s is not found on a deleted collection', (_name, command) => {
+      spec.given([created, deleted]).when(command(access)).thenThrows('not_found', 'Collection not found');
     });
 
     it('lets a key listing the collection act on it', () => {
@@ -155,8 +159,8 @@ describe('collectionDecider', () => {
       spec.given([created, reindexStarted('r1', local, remote)]).when({ kind: 'delete', access, at: T2 }).then([deleted]);
     });
 
-    it('is not found the second time', () => {
-      spec.given([created, deleted]).when({ kind: 'delete', access, at: T2 }).thenThrows('not_found');
+    it('changes nothing the second time, by its owner, while it is being erased', () => {
+      spec.given([created, deleted]).when({ kind: 'delete', access, at: T2 }).thenNothingHappened();
     });
 
     it('ignores updates and re-index events recorded after it', () => {

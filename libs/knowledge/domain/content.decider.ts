@@ -36,7 +36,12 @@ export interface LiveContent {
   readonly original: { readonly file: OriginalFile; readonly state: 'arriving' | 'kept' } | null;
 }
 
-export type ContentState = { readonly status: 'absent' } | LiveContent | { readonly status: 'deleted'; readonly contentId: string };
+/**
+ * A deleted content keeps whose it was until its erasure deletes the stream: its owner's repeated
+ * DELETE then follows the erasure under way (202 while it runs) rather than finding nothing.
+ */
+export type DeletedContent = { readonly status: 'deleted'; readonly contentId: string; readonly collectionId: string; readonly workspaceId: string };
+export type ContentState = { readonly status: 'absent' } | LiveContent | DeletedContent;
 
 interface Lease {
   readonly leaseId: string;
@@ -265,7 +270,14 @@ export const contentDecider: Decider<ContentCommand, ContentState, ContentEvent>
         return [{ type: 'knowledge.ChunkDeleted', data: { contentId: content.contentId, collectionId: content.collectionId, chunkId: command.chunkId, chunkIndex, deletedAt: command.at } }];
       }
       case 'delete': {
-        if (command.access === null && state.status !== 'active') return []; // a cascade meeting a content already gone
+        if (state.status !== 'active') {
+          if (command.access === null) return []; // a cascade meeting a content already gone
+          // Its owner deleting it again while its erasure runs: nothing new; the caller follows that erasure.
+          if (state.status === 'deleted') {
+            assertAccess(command.access, state, 'Content');
+            return [];
+          }
+        }
         const content = command.access === null ? (state as LiveContent) : visibleContent(state, command.access);
         return [
           {
@@ -302,7 +314,10 @@ export const contentDecider: Decider<ContentCommand, ContentState, ContentEvent>
         original: d.original === undefined ? null : { file: d.original, state: 'arriving' },
       };
     }
-    if (event.type === 'knowledge.ContentDeleted') return { status: 'deleted', contentId: event.data.contentId };
+    if (event.type === 'knowledge.ContentDeleted') {
+      const { contentId, collectionId, workspaceId } = event.data;
+      return { status: 'deleted', contentId, collectionId, workspaceId };
+    }
     if (state.status !== 'active') return state;
     switch (event.type) {
       case 'knowledge.ContentTextAppended': {

@@ -359,14 +359,19 @@ describe('contentDecider', () => {
   describe('delete', () => {
     it('deletes a visible content; its lease holder is then out', () => {
       const state = spec.given(processing).when({ kind: 'delete', access, cause: 'request', at: T2 }).then([deleted]);
-      expect(state).toEqual({ status: 'deleted', contentId: 'cnt_1' });
+      expect(state).toEqual({ status: 'deleted', contentId: 'cnt_1', collectionId: base.collectionId, workspaceId: 'ws_1' });
       expect(() => contentDecider.decide({ kind: 'complete', leaseId: 'lease_1', at: T2 }, state)).toThrow(LeaseLostError);
     });
 
-    it('is not found outside the caller\'s access, or when already deleted', () => {
+    it('is not found outside the caller\'s access', () => {
       spec.given(completedWithChunks).when({ kind: 'delete', access: { workspaceId: 'ws_2', collections: null }, cause: 'request', at: T2 }).thenThrows('not_found', 'Content not found');
       spec.given(completedWithChunks).when({ kind: 'delete', access: { workspaceId: 'ws_1', collections: ['col_9'] }, cause: 'request', at: T2 }).thenThrows('not_found');
-      spec.given([added, deleted]).when({ kind: 'delete', access, cause: 'request', at: T3 }).thenThrows('not_found');
+    });
+
+    it('lets its owner delete it again while it is being erased (nothing new), and no one else', () => {
+      spec.given([added, deleted]).when({ kind: 'delete', access, cause: 'request', at: T3 }).thenNothingHappened();
+      spec.given([added, deleted]).when({ kind: 'delete', access: { workspaceId: 'ws_2', collections: null }, cause: 'request', at: T3 }).thenThrows('not_found', 'Content not found');
+      spec.given([added, deleted]).when({ kind: 'delete', access: { workspaceId: 'ws_1', collections: ['col_9'] }, cause: 'request', at: T3 }).thenThrows('not_found');
     });
 
     it('cascades (no access) over a live content, and is a no-op once it is gone', () => {
@@ -376,7 +381,7 @@ describe('contentDecider', () => {
     });
 
     it('ignores every later event of a deleted content', () => {
-      expect(stateOf([added, deleted, started(1, 'l', T3), chunksAdded(1, 0), completed(1, 1)])).toEqual({ status: 'deleted', contentId: 'cnt_1' });
+      expect(stateOf([added, deleted, started(1, 'l', T3), chunksAdded(1, 0), completed(1, 1)])).toEqual({ status: 'deleted', contentId: 'cnt_1', collectionId: 'col_1', workspaceId: 'ws_1' });
     });
   });
 });

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { cursorEnvelope, cursorPage, queryBoolean, route, type HttpRoute } from '@lore/platform/http';
 import { ChunkId, ChunkRecord, CollectionId, ContentId, jsonObject, type KnowledgeMessages } from '@lore/knowledge/contracts';
 import { knowledgeScope } from './knowledge-scope';
+import { DeletedResponse } from './deletion-reply';
 
 const ChunkParams = z.object({ chunk_id: ChunkId });
 const ListChunksQuery = z.object({
@@ -15,7 +16,6 @@ const GetChunkQuery = z.object({ include_embedding: queryBoolean.default(false) 
 const UpdateChunkBody = z
   .object({ content: z.string().min(1).max(100_000).optional().describe('New text: re-embedded before the response'), metadata: jsonObject.optional().describe('Replaces the chunk\'s metadata') })
   .refine((b) => b.content !== undefined || b.metadata !== undefined, { message: 'Send content, metadata or both' });
-const DeletedResponse = z.object({ id: z.string(), message: z.string() });
 
 /** Chunks (SPEC §4.3): list and update also at `/chunks`; get and delete. */
 export function chunkRoutes(messages: KnowledgeMessages): HttpRoute[] {

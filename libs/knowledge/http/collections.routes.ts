@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { commaList, offsetEnvelope, offsetPage, route, skipLimitQuery, type HttpRoute } from '@lore/platform/http';
 import { CollectionId, CollectionRecord, collectionFields, SearchRequestFields, SearchResponse, VISIBILITIES, type KnowledgeMessages } from '@lore/knowledge/contracts';
 import { knowledgeScope } from './knowledge-scope';
+import { DeletedResponse, ERASURE_UNDER_WAY, deletionReply } from './deletion-reply';
 
 const CollectionParams = z.object({ collection_id: CollectionId });
 const ListCollectionsQuery = skipLimitQuery({ defaultLimit: 100, maxLimit: 1000 }).extend({
@@ -13,7 +14,6 @@ const ListCollectionsQuery = skipLimitQuery({ defaultLimit: 100, maxLimit: 1000 
 const CreateCollectionBody = z.object(collectionFields);
 const UpdateCollectionBody = z.object({ ...collectionFields, name: collectionFields.name.optional() });
 const SearchBody = z.object(SearchRequestFields);
-const DeletedResponse = z.object({ id: z.string(), message: z.string() });
 
 /** A collection body's fields but its name, as the collection messages name them (`stats` is ignored). */
 function collectionChanges(body: z.output<typeof UpdateCollectionBody>) {
@@ -135,10 +135,11 @@ export function collectionRoutes(messages: KnowledgeMessages): HttpRoute[] {
       params: CollectionParams,
       status: 200,
       response: DeletedResponse,
+      accepted: ERASURE_UNDER_WAY,
       errors: [404],
       handle: async ({ params, scope, send }) => {
-        await send(messages.deleteCollection, { ...knowledgeScope(scope), collectionId: params.collection_id });
-        return { id: params.collection_id, message: 'Collection deleted' };
+        const { erasing } = await send(messages.deleteCollection, { ...knowledgeScope(scope), collectionId: params.collection_id });
+        return deletionReply(params.collection_id, 'Collection', erasing);
       },
     }),
   ];

@@ -4,6 +4,7 @@ import { FileReply, route, skipLimitQuery, unkeepableJsonIssue, type EdgeDeps, t
 import { CollectionId, CONTENT_PART_CHARS, CONTENT_STATUSES, contentFields, ContentId, ContentRecord, jsonObject, MAX_CONTENT_NAME_CHARS, ORIGINAL_PART_BYTES, textParts, type KnowledgeConfig, type KnowledgeMessages } from '@lore/knowledge/contracts';
 import { ExtractionPool, FILE_FIELD } from '@lore/knowledge/extraction';
 import { knowledgeScope } from './knowledge-scope';
+import { DeletedResponse, ERASURE_UNDER_WAY, deletionReply } from './deletion-reply';
 
 
 const ContentParams = z.object({ content_id: ContentId });
@@ -36,7 +37,6 @@ const ContentList = z.object({
   limit: z.number().int(),
   has_more: z.boolean(),
 });
-const DeletedResponse = z.object({ id: z.string(), message: z.string() });
 
 function parseMetadata(text: string | undefined): Record<string, unknown> | null {
   if (text === undefined || text.trim() === '') return null;
@@ -229,10 +229,11 @@ export function contentRoutes(messages: KnowledgeMessages, config: KnowledgeConf
       params: ContentParams,
       status: 200,
       response: DeletedResponse,
+      accepted: ERASURE_UNDER_WAY,
       errors: [404],
       handle: async ({ params, scope, send }) => {
-        await send(messages.deleteContent, { ...knowledgeScope(scope), contentId: params.content_id });
-        return { id: params.content_id, message: 'Content deleted' };
+        const { erasing } = await send(messages.deleteContent, { ...knowledgeScope(scope), contentId: params.content_id });
+        return deletionReply(params.content_id, 'Content', erasing);
       },
     }),
     route({

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { Message, PermissionAction, PermissionResource, ReplyOf, RequestOf } from '@lore/platform/kernel';
-import type { EventStreamReply, FileReply, IssueLocations, RedirectReply, RouteSpec, TextReply } from './route-spec';
+import type { AcceptedReply, EventStreamReply, FileReply, IssueLocations, RedirectReply, RouteSpec, TextReply } from './route-spec';
 import type { IntegrationEventsSpec } from './asyncapi';
 
 export type Permission = readonly [PermissionResource, PermissionAction];
@@ -80,13 +80,15 @@ type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;
 
 /**
  * What a handler may return: what its `response` schema describes (the schema's input: the
- * gateway serialises it as is), or, for a route declaring `textResponses`, a non-JSON body.
+ * gateway serialises it as is), or the same as an `AcceptedReply` (202, for a route declaring
+ * `accepted`), or, for a route declaring `textResponses`, a non-JSON body.
  * A route thus cannot return, at compile time, a shape its OpenAPI document does not show;
  * with LORE_CHECK_REPLIES (on in tests) the gateway also parses every reply with the schema.
  */
 export type RouteReply<RS extends z.ZodType, TR extends readonly string[] | undefined> =
   | z.input<RS>
   | (TR extends readonly string[] ? TextReply | EventStreamReply | FileReply : never)
+  | AcceptedReply<z.input<RS>>
   | RedirectReply;
 
 /** Typed constructor: infers params/query/body types from the zod schemas, and the reply from `response`. */

@@ -208,14 +208,17 @@ function operationOf(components: ComponentSchemas, route: RouteSpec): OpenApiOpe
   if (parameters.length > 0 || route.body) statuses.add(422);
   if (statuses.has(400)) defineCheckErrorComponent(components);
 
-  const responses: OpenApiOperation['responses'] = route.status === 302 ? { '302': REDIRECT_RESPONSE } : {
+  const body = route.status === 302 ? null : components.embed(route.response, 'output', `${route.operationId}_response`);
+  const responses: OpenApiOperation['responses'] = body === null ? { '302': REDIRECT_RESPONSE } : {
     [String(route.status)]: {
       description: 'Successful Response',
       content: {
-        'application/json': { schema: components.embed(route.response, 'output', `${route.operationId}_response`) },
+        'application/json': { schema: body },
         ...Object.fromEntries((route.textResponses ?? []).map((type) => [type, { schema: { type: 'string' } }])),
       },
     },
+    // Stored and under way, but not done within the request's wait: the same body.
+    ...(route.accepted === undefined ? {} : { '202': { description: route.accepted, content: { 'application/json': { schema: body } } } }),
   };
   for (const status of [...statuses].sort((a, b) => a - b)) responses[String(status)] = errorResponse(status);
 

@@ -241,3 +241,27 @@ describe('buildOpenApiDocument: browser redirects', () => {
     expect(operation).not.toHaveProperty('security');
   });
 });
+
+describe('buildOpenApiDocument: work under way', () => {
+  it('documents the 202 of a route declaring `accepted` with the same body as its 200, and none for others', () => {
+    const deletion: RouteSpec = {
+      method: 'DELETE',
+      path: '/api/v1/things/:thing_id',
+      operationId: 'delete_thing',
+      summary: 'Delete a thing',
+      tags: ['things'],
+      auth: false,
+      params: z.object({ thing_id: z.string() }),
+      status: 200,
+      response: z.object({ id: z.string(), message: z.string() }),
+      accepted: 'Deleted; its erasure is under way',
+    };
+    const { accepted: _accepted, ...rest } = deletion;
+    const plain: RouteSpec = { ...rest, method: 'GET', operationId: 'get_thing' };
+    const document = buildOpenApiDocument({ title: 'Lore', version: '0.1.0', routes: [deletion, plain] });
+    const responses = document.paths['/api/v1/things/{thing_id}']?.['delete']?.responses ?? {};
+    expect(Object.keys(responses)).toEqual(['200', '202', '422']);
+    expect(responses['202']).toEqual({ description: 'Deleted; its erasure is under way', content: responses['200']?.content });
+    expect(Object.keys(document.paths['/api/v1/things/{thing_id}']?.['get']?.responses ?? {})).toEqual(['200', '422']);
+  });
+});

@@ -43,6 +43,12 @@ export interface RouteSpec {
   readonly status: 200 | 201 | 302;
   readonly response: z.ZodType;
   /**
+   * When the operation may answer 202 Accepted instead (the handler returns an `AcceptedReply`,
+   * its body of the same `response` schema): work that is stored and under way but outlasted
+   * the request's wait. Documented as the 202 response's description.
+   */
+  readonly accepted?: string;
+  /**
    * Media types besides JSON this operation may answer with (a handler returns a
    * `TextReply` for them), e.g. `text/markdown` for an export; documented as plain strings.
    */
@@ -94,6 +100,14 @@ export interface ServerSentEvent {
  */
 export class EventStreamReply {
   constructor(readonly open: (lastEventId: string | undefined, signal: AbortSignal) => AsyncIterable<readonly ServerSentEvent[]>) {}
+}
+
+/**
+ * 202 Accepted with `body` (of the route's `response` schema): what the request asked for is
+ * stored and under way, and did not finish within the request's wait (routes declaring `accepted`).
+ */
+export class AcceptedReply<T = unknown> {
+  constructor(readonly body: T) {}
 }
 
 /**

@@ -187,7 +187,7 @@ export class ProjectionRunner implements WaitableRunner {
   }
 
   lateError(timeoutMs: number): Error {
-    return readModelLate(`writes so far are stored, but read model ${this.processor.name} did not catch up within ${timeoutMs} ms; retry the read`);
+    return new ReadModelLateError(`writes so far are stored, but read model ${this.processor.name} did not catch up within ${timeoutMs} ms; retry the read`);
   }
 
   /** Resolves once caught up with the log's head as it was at start; rejects if the runner fails or the time runs out. */
@@ -349,3 +349,25 @@ function readModelLate(why: string): AppError {
 }
 
 const READ_MODEL_RETRY_AFTER_S = 1;
+
+/**
+ * A wait that ran out of time while the processor was on its way (neither failing nor parked):
+ * the write is stored and what it sets off is under way. The 503 other callers answer; a caller
+ * for whom that is an answer (a deletion whose erasure outlasts the wait: 202) tells it by class.
+ */
+export class ReadModelLateError extends AppError {
+  constructor(why: string) {
+    super('unavailable', why, [], [], READ_MODEL_RETRY_AFTER_S);
+  }
+}
+
+/** Whether a read-your-writes wait ran out of time with its processors still on their way (false: done); any other refusal is thrown. */
+export async function outlastsWait(wait: Promise<void>): Promise<boolean> {
+  try {
+    await wait;
+    return false;
+  } catch (error) {
+    if (error instanceof ReadModelLateError) return true;
+    throw error;
+  }
+}
