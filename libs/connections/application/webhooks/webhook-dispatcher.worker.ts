@@ -39,7 +39,8 @@ export function webhookDispatcher(deps: {
   readonly documents: DocumentStore;
   readonly clock: Clock;
   readonly log: ContextLog;
-  readonly wakeSender: () => void;
+  /** Deliveries of the workspace were made pending. */
+  readonly wakeSender: (workspaceId: string) => void;
   /** Which workspaces may have an active webhook: the others' events are stepped past without a query. */
   readonly workspaces: WebhookWorkspaces;
 }) {
@@ -83,7 +84,7 @@ export function webhookDispatcher(deps: {
     await deps.documents.write(writes, { name: DISPATCH_CHECKPOINT, value: String(entry.position) });
     unsaved = null;
     sinceSaved = 0;
-    if (writes.length > 0) deps.wakeSender();
+    if (writes.length > 0) deps.wakeSender(event.workspace_id);
   };
 
   /**

@@ -5,10 +5,19 @@ import type { SealedFields } from '@lore/platform/crypto';
 import { EgressRefused, type Egress } from '@lore/platform/egress/port';
 import type { WebhookSettings } from '@lore/connections/contracts';
 import { webhookHeaders } from './webhook-signature';
+import { DeliveryLanes } from './delivery-lanes';
 import { WEBHOOKS, WEBHOOK_DELIVERIES, WEBHOOK_HEALTH, type DeliveryDoc, type HealthDoc, type WebhookDoc } from './webhook.read-models';
 
-const BATCH = 50;
+/** Deliveries attempted at once, of every workspace. */
 const CONCURRENCY = 8;
+/** Of one workspace: the rest stay free for the others, however slow its endpoints. */
+const PER_WORKSPACE = 6;
+/** To one endpoint: one that hangs until the timeout ties up this many senders. */
+const PER_WEBHOOK = 4;
+/** A workspace's earliest pending deliveries looked at for its turn. */
+const LOOK_AHEAD = 16;
+/** Pending deliveries read a page at a time at start, to know which workspaces have any. */
+const START_PAGE = 1_000;
 const KEPT_ATTEMPTS = 20;
 const MAX_RESPONSE_BYTES = 64 * 1024;
 const PRUNE_EVERY_MS = 60 * 60_000;
@@ -30,7 +39,9 @@ export interface WebhookSenderDeps {
  * resolving to a private address fails unless LORE_EGRESS_ALLOW permits it), retried on the
  * schedule with ±20 % jitter, then `failed`. An endpoint that fails without a single success
  * for WEBHOOK_DISABLE_AFTER_MS (and at least WEBHOOK_DISABLE_MIN_FAILURES attempts) is disabled,
- * with the reason. Woken at once by new deliveries; polls for retries otherwise.
+ * with the reason. Woken at once by new deliveries and by every attempt that ends; polls for
+ * retries otherwise. Workspaces take turns for the senders (DeliveryLanes): one workspace's
+ * backlog or hanging endpoint holds at most PER_WORKSPACE of them, one endpoint PER_WEBHOOK.
  */
 export class WebhookSender {
   private running = false;
@@ -39,10 +50,14 @@ export class WebhookSender {
   private woken = false;
   private lastPrune = 0;
   private readonly secretCache = new Map<string, string>();
+  private readonly lanes = new DeliveryLanes({ perWorkspace: PER_WORKSPACE, perWebhook: PER_WEBHOOK });
+  private readonly attempts = new Set<Promise<void>>();
 
   constructor(private readonly deps: WebhookSenderDeps) {}
 
-  wake(): void {
+  /** Something may be due: of `workspaceId` (new or redelivered deliveries), or anywhere (an endpoint enabled again). */
+  wake(workspaceId?: string): void {
+    if (workspaceId !== undefined) this.lanes.add(workspaceId);
     this.woken = true;
     this.wakeUp?.();
   }
@@ -56,20 +71,34 @@ export class WebhookSender {
     this.running = false;
     this.wake();
     await this.loop;
+    await Promise.all(this.attempts);
   }
 
   private async run(): Promise<void> {
+    let started = false;
     while (this.running) {
       this.woken = false;
-      let full = false;
       try {
-        full = (await this.sendDue()) === BATCH;
+        if (!started) started = await this.findPendingWorkspaces();
+        await this.sendDue();
         await this.prune();
       } catch (error) {
         this.deps.log.error({ err: error instanceof Error ? error.message : String(error) }, 'webhook sender failed; it tries again');
       }
-      if (!full && !this.woken && this.running) await this.idle();
+      if (!this.woken && this.running) await this.idle();
     }
+  }
+
+  /** The workspaces with deliveries pending (after a restart, a backlog): read once, a page at a time. */
+  private async findPendingWorkspaces(): Promise<true> {
+    const deliveries = this.deps.documents.collection<DeliveryDoc>(WEBHOOK_DELIVERIES);
+    let cursor: string | null = null;
+    do {
+      const page: { items: DeliveryDoc[]; nextCursor: string | null } = await deliveries.find({ filter: { status: 'pending' }, limit: START_PAGE, ...(cursor === null ? {} : { cursor }) });
+      for (const delivery of page.items) this.lanes.add(delivery.workspace_id);
+      cursor = page.nextCursor;
+    } while (cursor !== null);
+    return true;
   }
 
   private idle(): Promise<void> {
@@ -86,51 +115,84 @@ export class WebhookSender {
     });
   }
 
-  /** Answers how many deliveries it attempted. */
-  private async sendDue(): Promise<number> {
-    const now = this.deps.clock.now().toISOString();
-    const due = await this.deps.documents.collection<DeliveryDoc>(WEBHOOK_DELIVERIES).find({
-      filter: { status: 'pending', next_attempt_at: { $lte: now } },
+  /**
+   * Starts attempts on the free senders, a delivery per workspace in turn (round after round
+   * while senders are free and some workspace had one due), without waiting for them: each one
+   * that ends wakes the loop for the next.
+   */
+  private async sendDue(): Promise<void> {
+    for (let round = true; round && this.running; ) {
+      round = false;
+      const now = this.deps.clock.now();
+      for (const workspaceId of this.lanes.inTurn(now.getTime())) {
+        if (this.lanes.inFlight >= CONCURRENCY) return;
+        const delivery = await this.nextDue(workspaceId, now);
+        if (delivery === null) continue;
+        round = true;
+        const release = this.lanes.take(workspaceId, delivery.webhook_id);
+        this.deps.inFlight.add(delivery.id);
+        const attempt = this.attempt(delivery)
+          .catch((error: unknown) => this.deps.log.error({ err: error instanceof Error ? error.message : String(error), delivery_id: delivery.id }, 'webhook delivery attempt failed; it is tried again'))
+          .finally(() => {
+            this.deps.inFlight.delete(delivery.id);
+            release();
+            this.attempts.delete(attempt);
+            this.wake();
+          });
+        this.attempts.add(attempt);
+      }
+    }
+  }
+
+  /**
+   * The workspace's earliest due delivery no sender has, to an endpoint with a sender to spare;
+   * null when there is none now (the lane then waits for its next delivery's time, or goes).
+   */
+  private async nextDue(workspaceId: string, now: Date): Promise<DeliveryDoc | null> {
+    const busy = this.lanes.busyWebhooks();
+    const { items } = await this.deps.documents.collection<DeliveryDoc>(WEBHOOK_DELIVERIES).find({
+      filter: { workspace_id: workspaceId, status: 'pending', ...(busy.length === 0 ? {} : { webhook_id: { $nin: busy } }) },
       sort: [['next_attempt_at', 'asc']],
-      limit: BATCH,
+      limit: LOOK_AHEAD,
     });
-    const queue = due.items.filter((delivery) => !this.deps.inFlight.has(delivery.id));
-    const workers = Array.from({ length: Math.min(CONCURRENCY, queue.length) }, async () => {
-      for (let delivery = queue.shift(); delivery !== undefined; delivery = queue.shift()) await this.attempt(delivery);
-    });
-    await Promise.all(workers);
-    return due.items.length;
+    const first = items.find((delivery) => !this.deps.inFlight.has(delivery.id));
+    if (first === undefined) {
+      // Nothing pending (the lane goes), or only what is in flight or to its endpoints without a sender to spare: looked at again when one of those ends.
+      this.lanes.notDueUntil(workspaceId, items.length === 0 ? null : Infinity);
+      return null;
+    }
+    const dueAt = first.next_attempt_at === null ? 0 : Date.parse(first.next_attempt_at);
+    if (dueAt > now.getTime()) {
+      this.lanes.notDueUntil(workspaceId, dueAt);
+      return null;
+    }
+    return first;
   }
 
   private async attempt(delivery: DeliveryDoc): Promise<void> {
     const { documents, settings } = this.deps;
-    this.deps.inFlight.add(delivery.id);
-    try {
-      const webhooks = documents.collection<WebhookDoc>(WEBHOOKS);
-      const deliveries = documents.collection<DeliveryDoc>(WEBHOOK_DELIVERIES);
-      const webhook = await webhooks.get(delivery.webhook_id);
-      if (webhook === null) return void (await deliveries.delete(delivery.id));
-      const started = this.deps.clock.now();
-      const outcome = webhook.status === 'active' ? await this.post(webhook, delivery, started) : { statusCode: null, error: 'The webhook is disabled' };
-      const finished = this.deps.clock.now();
-      const round = Number(delivery['round_attempts'] ?? 0) + 1;
-      const retryIn = outcome.error === null || webhook.status !== 'active' ? undefined : settings.retryScheduleMs[round - 1];
-      const updated: DeliveryDoc = {
-        ...delivery,
-        status: outcome.error === null ? 'delivered' : retryIn === undefined ? 'failed' : 'pending',
-        attempt_count: delivery.attempt_count + 1,
-        round_attempts: round,
-        attempts: [...delivery.attempts, { at: started.toISOString(), status_code: outcome.statusCode, duration_ms: finished.getTime() - started.getTime(), error: outcome.error }].slice(-KEPT_ATTEMPTS),
-        next_attempt_at: retryIn === undefined ? null : new Date(finished.getTime() + jittered(retryIn)).toISOString(),
-        updated_at: finished.toISOString(),
-      };
-      // Deleted while we were sending: its log went with it.
-      if ((await webhooks.get(webhook.id)) === null) return;
-      await deliveries.upsert(updated);
-      if (webhook.status === 'active') await this.recordHealth(webhook, outcome.error, finished);
-    } finally {
-      this.deps.inFlight.delete(delivery.id);
-    }
+    const webhooks = documents.collection<WebhookDoc>(WEBHOOKS);
+    const deliveries = documents.collection<DeliveryDoc>(WEBHOOK_DELIVERIES);
+    const webhook = await webhooks.get(delivery.webhook_id);
+    if (webhook === null) return void (await deliveries.delete(delivery.id));
+    const started = this.deps.clock.now();
+    const outcome = webhook.status === 'active' ? await this.post(webhook, delivery, started) : { statusCode: null, error: 'The webhook is disabled' };
+    const finished = this.deps.clock.now();
+    const round = Number(delivery['round_attempts'] ?? 0) + 1;
+    const retryIn = outcome.error === null || webhook.status !== 'active' ? undefined : settings.retryScheduleMs[round - 1];
+    const updated: DeliveryDoc = {
+      ...delivery,
+      status: outcome.error === null ? 'delivered' : retryIn === undefined ? 'failed' : 'pending',
+      attempt_count: delivery.attempt_count + 1,
+      round_attempts: round,
+      attempts: [...delivery.attempts, { at: started.toISOString(), status_code: outcome.statusCode, duration_ms: finished.getTime() - started.getTime(), error: outcome.error }].slice(-KEPT_ATTEMPTS),
+      next_attempt_at: retryIn === undefined ? null : new Date(finished.getTime() + jittered(retryIn)).toISOString(),
+      updated_at: finished.toISOString(),
+    };
+    // Deleted while we were sending: its log went with it.
+    if ((await webhooks.get(webhook.id)) === null) return;
+    await deliveries.upsert(updated);
+    if (webhook.status === 'active') await this.recordHealth(webhook, outcome.error, finished);
   }
 
   private async post(webhook: WebhookDoc, delivery: DeliveryDoc, now: Date): Promise<{ statusCode: number | null; error: string | null }> {

@@ -21,7 +21,8 @@ export interface WebhookCommandDeps {
   readonly readYourWrites: ReadYourWrites;
   readonly settings: WebhookSettings;
   /** Wakes the sender (a redelivery is due now). */
-  readonly wakeSender: () => void;
+  /** Deliveries may be due: of the workspace named, or of any (an endpoint enabled again). */
+  readonly wakeSender: (workspaceId?: string) => void;
   /** Deliveries being attempted in this process: a redelivery waits for none of them. */
   readonly inFlight: ReadonlySet<string>;
 }
@@ -100,7 +101,7 @@ export class WebhookCommands {
     // A new round: the whole retry schedule again, the attempts so far kept in the log.
     const due: DeliveryDoc = { ...delivery, status: 'pending', round_attempts: 0, next_attempt_at: now, updated_at: now };
     await deliveries.upsert(due);
-    this.deps.wakeSender();
+    this.deps.wakeSender(c.workspaceId);
     return deliveryRecord(due);
   }
 

@@ -18,7 +18,7 @@ export function webhooksModule(deps: ContextDeps<ConnectionsConfig>) {
   const settings = deps.config.webhooks;
   const inFlight = new Set<string>();
   // The commands wake the sender, and the sender disables through the commands: tied by a late-bound wake.
-  const wakeSender = (): void => sender.wake();
+  const wakeSender = (workspaceId?: string): void => sender.wake(workspaceId);
   const commands = new WebhookCommands({ ...deps, settings, wakeSender, inFlight });
   const sender: WebhookSender = new WebhookSender({ ...deps, settings, secrets: commands.secrets, inFlight, disable: (webhook, reason) => commands.disableAutomatically(webhook, reason) });
   const queries = new WebhookQueries(deps.documents);
@@ -42,6 +42,8 @@ export function webhooksModule(deps: ContextDeps<ConnectionsConfig>) {
       await deps.documents.collection(WEBHOOKS).ensureIndex(['workspace_id', 'status']);
       const deliveries = deps.documents.collection(WEBHOOK_DELIVERIES);
       await deliveries.ensureIndex(['status', 'next_attempt_at']);
+      // The sender's turn of one workspace: its earliest pending deliveries.
+      await deliveries.ensureIndex(['workspace_id', 'status', 'next_attempt_at']);
       await deliveries.ensureIndex(['webhook_id', 'created_at']);
       await deliveries.ensureIndex(['webhook_id', 'status', 'created_at']);
     },
