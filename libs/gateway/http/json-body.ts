@@ -3,6 +3,13 @@ import { invalidJsonBody, readJsonBody, type JsonBodyReading } from './json-body
 import { JsonBodyThread, type JsonBodyQueueLimits } from './json-body-thread';
 import { admittedScope } from './admitted-scopes';
 
+/**
+ * The one turn every large body without an admitted workspace shares (a route open to anyone, a
+ * path that will be 404): by address, a client choosing its own X-Forwarded-For behind a trusted
+ * proxy had as many turns as it liked, and could fill the queue every workspace waits in.
+ */
+const UNADMITTED = '(unadmitted)';
+
 /** Bodies this large and larger are read on the reader thread (~15 ms of parsing on the event loop below it). */
 export const JSON_BODY_THREAD_FROM_BYTES = 1 << 20;
 
@@ -12,7 +19,7 @@ export const JSON_BODY_THREAD_FROM_BYTES = 1 << 20;
  * (`undefined`), whatever the method: routes that need one then report the missing fields.
  * A body of a megabyte or more is read on a thread of its own (`JsonBodyThread`), with the same
  * answers, so that one client's 19 MB text does not hold every other request back, in turns by
- * the workspace the request was admitted to (by the client's address on routes open to anyone).
+ * the workspace the request was admitted to (requests admitted to none share one turn).
  */
 export function useJsonBodyParser(app: FastifyInstance, options: { readonly threadFromBytes?: number; readonly queue?: JsonBodyQueueLimits } = {}): void {
   const threadFrom = options.threadFromBytes ?? JSON_BODY_THREAD_FROM_BYTES;
@@ -24,6 +31,6 @@ export function useJsonBodyParser(app: FastifyInstance, options: { readonly thre
     const answer = (reading: JsonBodyReading): void => (reading.ok ? done(null, reading.value) : done(invalidJsonBody(reading.issue), undefined));
     if (bytes.length === 0) done(null, undefined);
     else if (bytes.length < threadFrom) answer(readJsonBody(bytes));
-    else thread.read(bytes, admittedScope(request)?.workspaceId ?? `address:${request.ip}`).then(answer, (error: Error) => done(error, undefined));
+    else thread.read(bytes, admittedScope(request)?.workspaceId ?? UNADMITTED).then(answer, (error: Error) => done(error, undefined));
   });
 }

@@ -20,13 +20,11 @@ interface CascadeDeps {
  * with a deletion, no worker goes on processing it, and erasure shreds it). Run by the
  * collection's DELETE, which then waits for the erasure, and again by the reactor below,
  * which finishes the job after a crash. Idempotent: a content already deleted is left as it
- * is. The members must be projected up to the deletion first. Returns a position at or after
- * every content's deletion, its own or an earlier one (null: no content).
+ * is. The members must be projected up to the deletion first. Returns the position of the last
+ * of their deletions, its own or an earlier one (null: none, or each one erased already).
  */
 export async function deleteCollectionContents(deps: CascadeDeps, collection: { readonly collectionId: string; readonly workspaceId: string }, actor?: string): Promise<Position | null> {
   let last: Position | null = null;
-  /** A content found deleted already (by the reactor below, or the request): its deletion is somewhere before the head. */
-  let deletedBefore = false;
   let cursor: string | null = null;
   do {
     const page: { items: readonly { id: string }[]; nextCursor: string | null } = await deps.documents
@@ -40,13 +38,15 @@ export async function deleteCollectionContents(deps: CascadeDeps, collection: { 
         { kind: 'delete', access: null, cause: 'collection', at: deps.clock.now().toISOString() },
         { retries: 10, metadata: { workspaceId: collection.workspaceId, ...(actor === undefined ? {} : { actor }) } },
       );
-      if (result.position === null) deletedBefore = true;
-      else if (last === null || comparePositions(result.position, last) > 0) last = result.position;
+      // Deleted before (by the reactor below, or the request): its stream's head is that deletion (none: erased already).
+      const deletion = result.position ?? result.head;
+      if (deletion !== null && (last === null || comparePositions(deletion, last) > 0)) last = deletion;
     }
     cursor = page.nextCursor;
   } while (cursor !== null);
-  // Whoever deleted it, its erasure is what the caller waits for: up to the head covers it.
-  return deletedBefore ? deps.events.headPosition() : last;
+  // Whoever deleted them, their erasure is what the caller waits for: up to the last deletion, not the log's head
+  // (waiting for the head waited for every other workspace's content erasures before it too).
+  return last;
 }
 
 /** Finishes the cascade of a collection deletion that its request did not (a crash in between). */

@@ -126,7 +126,7 @@ export class CollectionCommands {
     const lastContent = await deleteCollectionContents(this.deps, command, command.actor);
     const erasing =
       (await outlastsWait(this.deps.readYourWrites.settleReactor(KNOWLEDGE_ERASURE, lastContent))) ||
-      (await outlastsWait(this.deps.readYourWrites.settleReactor(COLLECTION_ERASURE, position)));
+      (await outlastsWait(this.deps.readYourWrites.settleReactor(COLLECTION_ERASURE, position, undefined, [collectionStreamId(command.collectionId)])));
     return { collectionId: command.collectionId, erasing };
   }
 

@@ -140,7 +140,8 @@ export class ContentCommands {
     );
     // Answered once erased: its key shredded, its stream and every copy of its words gone. A repeated
     // DELETE (nothing appended) follows the erasure the first one set off, up to the stream's head.
-    const erasing = await outlastsWait(this.deps.readYourWrites.settleReactor(KNOWLEDGE_ERASURE, result.position ?? result.head));
+    // Its stream named: a parked erasure is a 503 (an operator's matter), never a 200 for an erasure that did not happen.
+    const erasing = await outlastsWait(this.deps.readYourWrites.settleReactor(KNOWLEDGE_ERASURE, result.position ?? result.head, undefined, [contentStreamId(command.contentId)]));
     return { contentId: command.contentId, erasing };
   }
 

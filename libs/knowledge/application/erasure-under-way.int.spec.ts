@@ -89,18 +89,22 @@ describeWithModels('a deletion whose erasure outlasts the wait', (modelsDir) => 
     expect(filesHolding(running.dataDir, 'Brimmelhaven')).toEqual([]);
   });
 
-  it('a collection: under way while a content of it is being erased, then gone', async () => {
+  it('a collection: under way while a content of it is being erased, then gone; an empty one is erased at once meanwhile', async () => {
     const collection = await send(running.transport, messages.createCollection, { ...scope, name: 'slow-collection' });
-    await add(collection.id, 'Snarrowind beekeepers sing to their hives.');
+    const content = await add(collection.id, 'Snarrowind beekeepers sing to their hives.');
     const releaseDeletions = holdDeletionEvents();
 
     expect(await send(running.transport, messages.deleteCollection, { ...scope, collectionId: collection.id })).toEqual({ collectionId: collection.id, erasing: true });
     expect(await outcome(send(running.transport, messages.getCollection, { ...scope, collectionId: collection.id }))).toBe('not_found');
-    expect(await send(running.transport, messages.deleteCollection, { ...scope, collectionId: collection.id })).toEqual({ collectionId: collection.id, erasing: true });
     expect(await outcome(send(running.transport, messages.deleteCollection, { ...outsider, collectionId: collection.id }))).toBe('not_found');
+    // Its content's erasure is what is under way: a repeated DELETE of the content follows it.
+    expect(await send(running.transport, messages.deleteContent, { ...scope, contentId: content.id })).toEqual({ contentId: content.id, erasing: true });
+    // Another collection, empty, waits for no one's content erasure (not for the log's head).
+    const empty = await send(running.transport, messages.createCollection, { ...scope, name: 'empty' });
+    expect(await send(running.transport, messages.deleteCollection, { ...scope, collectionId: empty.id })).toEqual({ collectionId: empty.id, erasing: false });
 
     releaseDeletions();
-    await until(() => outcome(send(running.transport, messages.deleteCollection, { ...scope, collectionId: collection.id })), (code) => code === 'not_found');
+    await until(() => outcome(send(running.transport, messages.deleteContent, { ...scope, contentId: content.id })), (code) => code === 'not_found');
     expect(filesHolding(running.dataDir, 'Snarrowind')).toEqual([]);
   });
 });

@@ -18,7 +18,7 @@ import { ExtractionPool } from '@lore/knowledge/extraction';
 import { ContentTexts } from './content-texts';
 import { ContentOriginals } from './content-originals';
 import { originalsRetention } from './originals-retention.worker';
-import { KNOWLEDGE_ERASURE, collectionErasureReactor, contentErasureReactor } from './knowledge-erasure.reactor';
+import { collectionErasureReactor, contentErasureReactor } from './knowledge-erasure.reactor';
 import { knowledgeEventsPublisher } from './knowledge-events.publisher';
 import { CHUNKS, COLLECTIONS, CONTENTS } from './knowledge.read-models';
 import { COLLECTION_MEMBERS } from './collection-members.projection';
@@ -46,13 +46,6 @@ export const knowledgeContext = defineContext({
     const search = new KnowledgeSearch({ ...deps, queries });
     const workers = new IngestionWorkers({ ...deps, texts, config: deps.config.processing });
     const erasureWaits = (name: string, position: Position, erased: readonly string[]) => deps.readYourWrites.settleAllBut(name, position, ERASURE_WAIT_MS, erased);
-    // A collection is erased after its contents: the cascade (passed above) has deleted them, so their
-    // erasure lies at or before the head. Until then the collection's owner can follow it (a repeated
-    // DELETE answers 202 while it runs, not 404).
-    const collectionErasureWaits = async (name: string, position: Position, erased: readonly string[]) => {
-      await erasureWaits(name, position, erased);
-      await deps.readYourWrites.settleReactor(KNOWLEDGE_ERASURE, await deps.events.headPosition(), ERASURE_WAIT_MS);
-    };
     return {
       handlers: [
         handle(messages.createCollection, (c) => collections.create(c)),
@@ -86,7 +79,7 @@ export const knowledgeContext = defineContext({
         collectionCascadeReactor({ ...deps, membersSettled: (position) => deps.readYourWrites.settle(position, READ_MODELS_WAIT_MS) }),
         reindexReactor({ ...deps, texts }),
         contentErasureReactor({ ...deps, originals, processedByOthers: erasureWaits }),
-        collectionErasureReactor({ ...deps, processedByOthers: collectionErasureWaits }),
+        collectionErasureReactor({ ...deps, processedByOthers: erasureWaits }),
       ],
       workers: [workers, originalsRetention({ ...deps, originals, retentionDays: deps.config.originals.retentionDays })],
       async prepare() {

@@ -21,8 +21,12 @@ import type { Rerankers } from '@lore/platform/rerank/port';
 export interface ReadYourWrites {
   /** `timeoutMs` defaults to READ_YOUR_WRITES_TIMEOUT_MS. */
   settle(position: Position | null, timeoutMs?: number): Promise<void>;
-  /** `timeoutMs` defaults to READ_YOUR_WRITES_TIMEOUT_MS; a shorter one lets a caller try something else first. */
-  settleReactor(name: string, position: Position | null, timeoutMs?: number): Promise<void>;
+  /**
+   * `timeoutMs` defaults to READ_YOUR_WRITES_TIMEOUT_MS; a shorter one lets a caller try something else first.
+   * `streams`: besides those this work appended to, streams whose parked events answer the wait at once
+   * (503): a repeated deletion appends nothing, yet waits on its stream's erasure.
+   */
+  settleReactor(name: string, position: Position | null, timeoutMs?: number, streams?: readonly string[]): Promise<void>;
   /**
    * For a reactor that destroys what others read (erasure): waits for every other processor,
    * then clears what they parked of `erasedStreams` (see EventProcessors.waitForAllBut); the

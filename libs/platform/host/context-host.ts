@@ -65,7 +65,8 @@ export class ContextHost<C = unknown> implements Lifecycle {
     const readYourWrites: ReadYourWrites = {
       // Within the request's deadline; the streams the request appended to: a parked one answers at once (see EventProcessors.waitFor).
       settle: (position, timeoutMs) => this.running().waitFor(position, waitWithinDeadline(timeoutMs ?? deps.config.readYourWritesTimeoutMs), appendedStreams()),
-      settleReactor: (name, position, timeoutMs) => this.running().waitForOne(name, position, waitWithinDeadline(timeoutMs ?? deps.config.readYourWritesTimeoutMs), appendedStreams()),
+      settleReactor: (name, position, timeoutMs, streams = []) =>
+        this.running().waitForOne(name, position, waitWithinDeadline(timeoutMs ?? deps.config.readYourWritesTimeoutMs), [...appendedStreams(), ...streams]),
       settleAllBut: (name, position, timeoutMs, erasedStreams, unwaited) => this.running().waitForAllBut(name, position, timeoutMs, erasedStreams, unwaited),
     };
     const embeddings = deps.embeddings ?? (this.ownEmbeddings = openEmbeddingModels(deps.env ?? process.env));

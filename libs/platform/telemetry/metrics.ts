@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /**
  * The process's Prometheus metrics (`GET /metrics`). One registry per process, so the
@@ -136,6 +136,19 @@ const webhookDispatchSkipped = new Counter({
 export function countWebhookDispatchSkipped(): void {
   webhookDispatchSkipped.inc();
 }
+
+export const webhookAttempts = new Counter({
+  name: 'lore_webhook_attempts_total',
+  help: 'Webhook delivery attempts, by outcome: delivered (a 2xx); retrying (failed, another attempt scheduled); failed (failed, the schedule exhausted or the endpoint disabled).',
+  labelNames: ['outcome'] as const,
+  registers: [metricsRegistry],
+});
+
+export const webhookSendersBusy = new Gauge({
+  name: 'lore_webhook_senders_busy',
+  help: 'Webhook deliveries being attempted right now (at most 8; one workspace at most 6, one endpoint at most 4).',
+  registers: [metricsRegistry],
+});
 
 const storeCommits = new Counter({
   name: 'lore_sqlite_commits_total',

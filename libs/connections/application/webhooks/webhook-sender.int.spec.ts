@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { systemClock } from '@lore/platform/kernel';
+import { renderMetrics } from '@lore/platform/telemetry';
 import type { DocumentStore } from '@lore/platform/documents/port';
 import { openSqliteDocumentStore } from '@lore/platform/documents/sqlite';
 import { Keyring, SealedFields } from '@lore/platform/crypto';
@@ -86,5 +87,6 @@ describe('webhook sender: workspaces take turns', () => {
     // A's endpoint had its share of senders, no more.
     await until(async () => hanging.hits.length, (n) => n >= 4, 5_000);
     expect(hanging.peak()).toBe(4);
+    expect((await renderMetrics()).body).toMatch(/^lore_webhook_attempts_total\{outcome="delivered"\} [1-9]/m);
   });
 });

@@ -3,6 +3,7 @@ import type { ContextLog } from '@lore/platform/cqrs';
 import type { DocumentStore } from '@lore/platform/documents/port';
 import type { SealedFields } from '@lore/platform/crypto';
 import { EgressRefused, type Egress } from '@lore/platform/egress/port';
+import { webhookAttempts, webhookSendersBusy } from '@lore/platform/telemetry';
 import type { WebhookSettings } from '@lore/connections/contracts';
 import { webhookHeaders } from './webhook-signature';
 import { DeliveryLanes } from './delivery-lanes';
@@ -131,11 +132,13 @@ export class WebhookSender {
         round = true;
         const release = this.lanes.take(workspaceId, delivery.webhook_id);
         this.deps.inFlight.add(delivery.id);
+        webhookSendersBusy.set(this.lanes.inFlight);
         const attempt = this.attempt(delivery)
           .catch((error: unknown) => this.deps.log.error({ err: error instanceof Error ? error.message : String(error), delivery_id: delivery.id }, 'webhook delivery attempt failed; it is tried again'))
           .finally(() => {
             this.deps.inFlight.delete(delivery.id);
             release();
+            webhookSendersBusy.set(this.lanes.inFlight);
             this.attempts.delete(attempt);
             this.wake();
           });
@@ -192,6 +195,7 @@ export class WebhookSender {
     // Deleted while we were sending: its log went with it.
     if ((await webhooks.get(webhook.id)) === null) return;
     await deliveries.upsert(updated);
+    webhookAttempts.inc({ outcome: updated.status === 'pending' ? 'retrying' : updated.status });
     if (webhook.status === 'active') await this.recordHealth(webhook, outcome.error, finished);
   }
 
