@@ -2,7 +2,7 @@ import { AppError } from '@lore/platform/kernel';
 import type { IntegrationEvent } from '@lore/platform/transport/port';
 import { send } from '@lore/platform/transport/port';
 import { filesHolding, startContext, until, type RunningContext } from '@lore/platform/testing';
-import { describeWithModels, startTestEmbeddingServer, type TestEmbeddingServer } from '@lore/platform/embeddings/contract';
+import { describeWithModels } from '@lore/platform/embeddings/contract';
 import { knowledgeConfig, knowledgeMessages } from '@lore/knowledge/contracts';
 import { knowledgeContext } from './knowledge.context';
 
@@ -25,24 +25,15 @@ async function outcome(call: Promise<unknown>): Promise<string> {
  * integration-event publisher, whose feed is held at the deletion's event.
  */
 describeWithModels('a deletion whose erasure outlasts the wait', (modelsDir) => {
-  let server: TestEmbeddingServer;
   let running: RunningContext;
   let release: () => void = () => undefined;
 
   beforeAll(async () => {
-    server = await startTestEmbeddingServer({ dimensions: 64 });
-    running = await startContext(knowledgeContext, {
-      MODELS_DIR: modelsDir,
-      EMBEDDING_OPENAI_BASE_URL: server.baseUrl,
-      EMBEDDING_OPENAI_MODEL: 'bag-of-words',
-      EMBEDDING_OPENAI_DIMENSIONS: '64',
-      READ_YOUR_WRITES_TIMEOUT_MS: '1000',
-    });
+    running = await startContext(knowledgeContext, { MODELS_DIR: modelsDir, READ_YOUR_WRITES_TIMEOUT_MS: '1000' });
   });
   afterAll(async () => {
     release();
     await running.stop();
-    await server.close();
   });
 
   /** Holds the feed's append of every `content.deleted` until the returned release is called. */

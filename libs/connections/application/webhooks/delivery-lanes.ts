@@ -20,20 +20,34 @@ interface Lane {
   /** When it was last given a sender (a count of senders given), for its turn. */
   served: number;
   inFlight: number;
+  /**
+   * Bumped whenever its deliveries may have changed (added, redelivered, an attempt ended): what a
+   * query saw before a bump says nothing about now (`notDueUntil` is then ignored).
+   */
+  version: number;
 }
 
 export class DeliveryLanes {
   private readonly lanes = new Map<string, Lane>();
   private readonly webhookInFlight = new Map<string, number>();
   private given = 0;
+  private inFlightTotal = 0;
 
   constructor(private readonly limits: LaneLimits) {}
 
   /** The workspace may have deliveries due now (new ones, a redelivery, a restart's backlog). */
   add(workspaceId: string): void {
     const lane = this.lanes.get(workspaceId);
-    if (lane === undefined) this.lanes.set(workspaceId, { dueAt: 0, served: 0, inFlight: 0 });
-    else lane.dueAt = 0;
+    if (lane === undefined) this.lanes.set(workspaceId, { dueAt: 0, served: 0, inFlight: 0, version: 0 });
+    else {
+      lane.dueAt = 0;
+      lane.version++;
+    }
+  }
+
+  /** What the workspace's lane has seen so far: pass it back to `notDueUntil` with what a query read after it. */
+  versionOf(workspaceId: string): number {
+    return this.lanes.get(workspaceId)?.version ?? -1;
   }
 
   /**
@@ -52,10 +66,14 @@ export class DeliveryLanes {
     return [...this.webhookInFlight].filter(([, n]) => n >= this.limits.perWebhook).map(([id]) => id);
   }
 
-  /** Nothing of the workspace is due before `at` (epoch ms); a lane with nothing pending at all goes. */
-  notDueUntil(workspaceId: string, at: number | null): void {
+  /**
+   * Nothing of the workspace is due before `at` (epoch ms), as a query read it at `version`; a
+   * lane with nothing pending at all goes. Ignored when the lane changed since (the query may
+   * have missed a delivery added meanwhile).
+   */
+  notDueUntil(workspaceId: string, at: number | null, version: number): void {
     const lane = this.lanes.get(workspaceId);
-    if (lane === undefined) return;
+    if (lane === undefined || lane.version !== version) return;
     if (at === null && lane.inFlight === 0) this.lanes.delete(workspaceId);
     // Only deliveries in flight: looked at again when one of them ends (`take`'s release).
     else lane.dueAt = at ?? Infinity;
@@ -63,9 +81,10 @@ export class DeliveryLanes {
 
   /** A sender takes one of the workspace's deliveries to `webhookId`; the returned function gives it back. */
   take(workspaceId: string, webhookId: string): () => void {
-    const lane = this.lanes.get(workspaceId) ?? { dueAt: 0, served: 0, inFlight: 0 };
+    const lane = this.lanes.get(workspaceId) ?? { dueAt: 0, served: 0, inFlight: 0, version: 0 };
     this.lanes.set(workspaceId, lane);
     lane.inFlight++;
+    this.inFlightTotal++;
     lane.served = ++this.given;
     this.webhookInFlight.set(webhookId, (this.webhookInFlight.get(webhookId) ?? 0) + 1);
     let given = false;
@@ -73,6 +92,8 @@ export class DeliveryLanes {
       if (given) return;
       given = true;
       lane.inFlight--;
+      this.inFlightTotal--;
+      lane.version++;
       const left = (this.webhookInFlight.get(webhookId) ?? 1) - 1;
       if (left > 0) this.webhookInFlight.set(webhookId, left);
       else this.webhookInFlight.delete(webhookId);
@@ -84,8 +105,6 @@ export class DeliveryLanes {
 
   /** Deliveries in flight, of every workspace. */
   get inFlight(): number {
-    let n = 0;
-    for (const lane of this.lanes.values()) n += lane.inFlight;
-    return n;
+    return this.inFlightTotal;
   }
 }

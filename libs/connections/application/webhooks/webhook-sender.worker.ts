@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Clock } from '@lore/platform/kernel';
 import type { ContextLog } from '@lore/platform/cqrs';
 import type { DocumentStore } from '@lore/platform/documents/port';
@@ -17,8 +18,10 @@ const PER_WORKSPACE = 6;
 const PER_WEBHOOK = 4;
 /** A workspace's earliest pending deliveries looked at for its turn. */
 const LOOK_AHEAD = 16;
-/** Pending deliveries read a page at a time at start, to know which workspaces have any. */
-const START_PAGE = 1_000;
+/** Queries between turns of the event loop, where one pass makes one per workspace. */
+const YIELD_EVERY = 64;
+/** Webhooks read a page at a time at start, for the workspaces that may have deliveries pending. */
+const START_PAGE = 500;
 const KEPT_ATTEMPTS = 20;
 const MAX_RESPONSE_BYTES = 64 * 1024;
 const PRUNE_EVERY_MS = 60 * 60_000;
@@ -78,9 +81,13 @@ export class WebhookSender {
   private async run(): Promise<void> {
     let started = false;
     while (this.running) {
+      const polled = !this.woken;
       this.woken = false;
       try {
         if (!started) started = await this.findPendingWorkspaces();
+        // A poll (no wake since the last pass) also looks for due deliveries of any workspace: a
+        // safety net under the lanes, which the wakes keep.
+        if (polled) await this.noteDueWorkspaces();
         await this.sendDue();
         await this.prune();
       } catch (error) {
@@ -90,16 +97,32 @@ export class WebhookSender {
     }
   }
 
-  /** The workspaces with deliveries pending (after a restart, a backlog): read once, a page at a time. */
-  private async findPendingWorkspaces(): Promise<true> {
-    const deliveries = this.deps.documents.collection<DeliveryDoc>(WEBHOOK_DELIVERIES);
+  /**
+   * At start, every workspace with a webhook gets a lane (a backlog may be pending): the first
+   * pass keeps it or lets it go with one indexed query. Read a page of webhooks a turn; far
+   * fewer than deliveries, which a scan for the workspaces with pending ones had to read whole.
+   */
+  private async findPendingWorkspaces(): Promise<boolean> {
+    const webhooks = this.deps.documents.collection<WebhookDoc>(WEBHOOKS);
     let cursor: string | null = null;
     do {
-      const page: { items: DeliveryDoc[]; nextCursor: string | null } = await deliveries.find({ filter: { status: 'pending' }, limit: START_PAGE, ...(cursor === null ? {} : { cursor }) });
-      for (const delivery of page.items) this.lanes.add(delivery.workspace_id);
+      if (!this.running) return false;
+      const page: { items: WebhookDoc[]; nextCursor: string | null } = await webhooks.find({ limit: START_PAGE, ...(cursor === null ? {} : { cursor }) });
+      for (const webhook of page.items) this.lanes.add(webhook.workspace_id);
       cursor = page.nextCursor;
+      await nextTurn();
     } while (cursor !== null);
     return true;
+  }
+
+  /** The workspaces of the earliest due deliveries: in a lane again, should one have been let go too early. */
+  private async noteDueWorkspaces(): Promise<void> {
+    const { items } = await this.deps.documents.collection<DeliveryDoc>(WEBHOOK_DELIVERIES).find({
+      filter: { status: 'pending', next_attempt_at: { $lte: this.deps.clock.now().toISOString() } },
+      sort: [['next_attempt_at', 'asc']],
+      limit: CONCURRENCY,
+    });
+    for (const delivery of items) if (!this.deps.inFlight.has(delivery.id)) this.lanes.add(delivery.workspace_id);
   }
 
   private idle(): Promise<void> {
@@ -125,15 +148,18 @@ export class WebhookSender {
     for (let round = true; round && this.running; ) {
       round = false;
       const now = this.deps.clock.now();
+      let looked = 0;
       for (const workspaceId of this.lanes.inTurn(now.getTime())) {
-        if (this.lanes.inFlight >= CONCURRENCY) return;
+        if (this.lanes.inFlight >= CONCURRENCY || !this.running) return;
+        // Many workspaces with retries not yet due: one query each, the event loop served between.
+        if (++looked % YIELD_EVERY === 0) await nextTurn();
         const delivery = await this.nextDue(workspaceId, now);
         if (delivery === null) continue;
         round = true;
         const release = this.lanes.take(workspaceId, delivery.webhook_id);
         this.deps.inFlight.add(delivery.id);
         webhookSendersBusy.set(this.lanes.inFlight);
-        const attempt = this.attempt(delivery)
+        const attempt = this.attemptIfStillDue(delivery)
           .catch((error: unknown) => this.deps.log.error({ err: error instanceof Error ? error.message : String(error), delivery_id: delivery.id }, 'webhook delivery attempt failed; it is tried again'))
           .finally(() => {
             this.deps.inFlight.delete(delivery.id);
@@ -153,6 +179,7 @@ export class WebhookSender {
    */
   private async nextDue(workspaceId: string, now: Date): Promise<DeliveryDoc | null> {
     const busy = this.lanes.busyWebhooks();
+    const version = this.lanes.versionOf(workspaceId);
     const { items } = await this.deps.documents.collection<DeliveryDoc>(WEBHOOK_DELIVERIES).find({
       filter: { workspace_id: workspaceId, status: 'pending', ...(busy.length === 0 ? {} : { webhook_id: { $nin: busy } }) },
       sort: [['next_attempt_at', 'asc']],
@@ -161,15 +188,26 @@ export class WebhookSender {
     const first = items.find((delivery) => !this.deps.inFlight.has(delivery.id));
     if (first === undefined) {
       // Nothing pending (the lane goes), or only what is in flight or to its endpoints without a sender to spare: looked at again when one of those ends.
-      this.lanes.notDueUntil(workspaceId, items.length === 0 ? null : Infinity);
+      this.lanes.notDueUntil(workspaceId, items.length === 0 ? null : Infinity, version);
       return null;
     }
     const dueAt = first.next_attempt_at === null ? 0 : Date.parse(first.next_attempt_at);
     if (dueAt > now.getTime()) {
-      this.lanes.notDueUntil(workspaceId, dueAt);
+      this.lanes.notDueUntil(workspaceId, dueAt, version);
       return null;
     }
     return first;
+  }
+
+  /**
+   * The attempt, unless the delivery changed since the query that found it: an attempt that
+   * ended while that query ran has already stored its outcome (it is no longer in flight, but
+   * the query read it as it was), and sending it again would send it twice.
+   */
+  private async attemptIfStillDue(found: DeliveryDoc): Promise<void> {
+    const current = await this.deps.documents.collection<DeliveryDoc>(WEBHOOK_DELIVERIES).get(found.id);
+    if (current === null || current.status !== 'pending' || current.updated_at !== found.updated_at) return;
+    await this.attempt(current);
   }
 
   private async attempt(delivery: DeliveryDoc): Promise<void> {
