@@ -79,14 +79,22 @@ export class CollectionKeywords {
       rowids.push(rowid);
       lengths.push(this.lengths[ordinal] ?? 0);
     });
+    // Each list rewritten into arrays of its exact size, its bounds computed in the same pass
+    // (Postings.of): appending entry by entry regrew every list from four entries (24k documents: 66–73 → 20–26 ms).
     const postings = new Map<number, Postings>();
     for (const [id, list] of this.postings) {
-      const next = new Postings();
-      for (let i = 0; i < list.size; i++) {
+      let live = 0;
+      for (let i = 0; i < list.size; i++) if ((remap[list.docs[i] ?? 0] ?? -1) >= 0) live++;
+      if (live === 0) continue;
+      const docs = new Int32Array(live);
+      const tfs = new Uint16Array(live);
+      for (let i = 0, at = 0; i < list.size; i++) {
         const ordinal = remap[list.docs[i] ?? 0] ?? -1;
-        if (ordinal >= 0) next.append(ordinal, list.tfs[i] ?? 0, lengths[ordinal] ?? 0);
+        if (ordinal < 0) continue;
+        docs[at] = ordinal;
+        tfs[at++] = list.tfs[i] ?? 0;
       }
-      if (next.size > 0) postings.set(id, next);
+      postings.set(id, Postings.of(docs, tfs, lengths, new Uint16Array(blocksOf(live)), new Uint32Array(blocksOf(live))));
     }
     this.rowids = rowids;
     this.lengths = lengths;
