@@ -50,12 +50,15 @@ export class JsonBodyThread {
     this.turns = new FairSlots({ slots: 1, ...limits, refusals: REFUSALS });
   }
 
-  /** The body read in `workspace`'s turn (a workspace id, or another key for callers without one). */
-  async read(bytes: Buffer, workspace: string): Promise<JsonBodyReading> {
+  /**
+   * The body read in `workspace`'s turn (a workspace id, or another key for callers without one);
+   * `signal`: its client went away, and it leaves the queue.
+   */
+  async read(bytes: Buffer, workspace: string, signal?: AbortSignal): Promise<JsonBodyReading> {
     if (this.closed) throw closing();
     let release: () => void;
     try {
-      release = await this.turns.acquire(workspace);
+      release = await this.turns.acquire(workspace, signal);
     } catch (error) {
       largeJsonBodies.inc({ outcome: 'refused' });
       throw error;

@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { invalidJsonBody, readJsonBody, type JsonBodyReading } from './json-body-reading';
 import { JsonBodyThread, type JsonBodyQueueLimits } from './json-body-thread';
@@ -31,6 +32,16 @@ export function useJsonBodyParser(app: FastifyInstance, options: { readonly thre
     const answer = (reading: JsonBodyReading): void => (reading.ok ? done(null, reading.value) : done(invalidJsonBody(reading.issue), undefined));
     if (bytes.length === 0) done(null, undefined);
     else if (bytes.length < threadFrom) answer(readJsonBody(bytes));
-    else thread.read(bytes, admittedScope(request)?.workspaceId ?? UNADMITTED).then(answer, (error: Error) => done(error, undefined));
+    else {
+      // A client that closes its connection while its body waits gives its place in the queue up.
+      const socket = request.raw.socket as Socket | undefined;
+      const gone = new AbortController();
+      const abort = (): void => gone.abort();
+      socket?.once('close', abort);
+      thread
+        .read(bytes, admittedScope(request)?.workspaceId ?? UNADMITTED, gone.signal)
+        .finally(() => socket?.removeListener('close', abort))
+        .then(answer, (error: Error) => done(error, undefined));
+    }
   });
 }

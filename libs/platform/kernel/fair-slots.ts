@@ -45,6 +45,9 @@ interface Waiter {
 /** A client that waits this long is likely to find a slot: most files and bodies are read in well under a second. */
 export const FAIR_SLOTS_RETRY_AFTER_SECONDS = 1;
 
+/** A waiter whose caller went away: nobody reads this answer, but the promise must settle. */
+const callerGone = (): AppError => unavailable('The caller went away while waiting for its turn');
+
 /**
  * Slots for work that takes its turn on a scarce reader (uploaded files on the reader
  * processes, large JSON bodies on the reader thread), handed out fairly across workspaces:
@@ -74,8 +77,12 @@ export class FairSlots {
     this.heldCap = options.heldPerWorkspace ?? Math.max(1, options.slots - 1);
   }
 
-  /** Resolves with a slot for one of `workspaceId`'s files; rejects with 429 or 503 as described above. */
-  acquire(workspaceId: string): Promise<Release> {
+  /**
+   * Resolves with a slot for one of `workspaceId`'s files; rejects with 429 or 503 as described
+   * above. `signal`: the caller went away (its client closed the connection): a waiter leaves
+   * the queue at once rather than hold its place until its wait runs out.
+   */
+  acquire(workspaceId: string, signal?: AbortSignal): Promise<Release> {
     const { slots, perWorkspace, queue, maxWaitMs, refusals } = this.options;
     const used = this.inUse.get(workspaceId) ?? 0;
     if (used >= perWorkspace) {
@@ -88,13 +95,24 @@ export class FairSlots {
     if (this.waiting >= queue) {
       return Promise.reject(new AppError('unavailable', refusals.queueFull(), [], [], FAIR_SLOTS_RETRY_AFTER_SECONDS));
     }
+    if (signal?.aborted === true) return Promise.reject(callerGone());
     this.inUse.set(workspaceId, used + 1);
     this.waiting++;
     return new Promise<Release>((resolve, reject) => {
+      const leave = (): void => {
+        clearTimeout(waiter.timer);
+        this.leaveQueue(waiter);
+        this.forget(workspaceId);
+        reject(callerGone());
+      };
       const waiter: Waiter = {
         workspaceId,
-        admit: resolve,
+        admit: (release) => {
+          signal?.removeEventListener('abort', leave);
+          resolve(release);
+        },
         timer: setTimeout(() => {
+          signal?.removeEventListener('abort', leave);
           this.leaveQueue(waiter);
           this.forget(workspaceId);
           // Held back by the workspace's own work (it holds its share of the slots), not by a lack of slots: its 429.
@@ -105,6 +123,7 @@ export class FairSlots {
           );
         }, maxWaitMs),
       };
+      signal?.addEventListener('abort', leave, { once: true });
       const line = this.lines.get(workspaceId);
       if (line === undefined) this.lines.set(workspaceId, [waiter]);
       else line.push(waiter);

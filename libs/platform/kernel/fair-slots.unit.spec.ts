@@ -111,4 +111,27 @@ describe('FairSlots', () => {
     (await after)();
     expect(slots.inUseByWorkspace().size).toBe(0);
   });
+
+  it('lets a waiter whose caller went away leave at once: its place in the queue and in its workspace\'s share are free again', async () => {
+    const slots = new FairSlots({ ...OPTIONS, queue: 1, perWorkspace: 2 });
+    const held = await slots.acquire('ws_a');
+    const gone = new AbortController();
+    const waiter = slots.acquire('ws_b', gone.signal);
+    expect((await refusal(slots.acquire('ws_c'))).message).toBe('queue full');
+    gone.abort();
+    expect((await refusal(waiter)).code).toBe('unavailable');
+    expect([...slots.inUseByWorkspace().keys()]).toEqual(['ws_a']);
+    // Its place is someone else's now, and the slot, once freed, goes to that one.
+    const next = slots.acquire('ws_c');
+    held();
+    (await next)();
+    expect(slots.inUseByWorkspace().size).toBe(0);
+    // Already gone when it asks: refused without waiting.
+    const already = new AbortController();
+    already.abort();
+    const blocker = await slots.acquire('ws_a');
+    expect((await refusal(slots.acquire('ws_b', already.signal))).code).toBe('unavailable');
+    blocker();
+    expect(slots.inUseByWorkspace().size).toBe(0);
+  });
 });
