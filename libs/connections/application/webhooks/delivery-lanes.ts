@@ -87,10 +87,10 @@ export class DeliveryLanes {
     this.inFlightTotal++;
     lane.served = ++this.given;
     this.webhookInFlight.set(webhookId, (this.webhookInFlight.get(webhookId) ?? 0) + 1);
-    let given = false;
+    let released = false;
     return () => {
-      if (given) return;
-      given = true;
+      if (released) return;
+      released = true;
       lane.inFlight--;
       this.inFlightTotal--;
       lane.version++;
@@ -98,8 +98,8 @@ export class DeliveryLanes {
       if (left > 0) this.webhookInFlight.set(webhookId, left);
       else this.webhookInFlight.delete(webhookId);
       // Its next deliveries (a retry it just scheduled, the rest of a backlog) are looked at again.
+      // (A lane with deliveries in flight is never let go, so it is still in the map.)
       lane.dueAt = 0;
-      if (!this.lanes.has(workspaceId)) this.lanes.set(workspaceId, lane);
     };
   }
 
