@@ -1,12 +1,12 @@
 /** The SQLite adapter's HNSW graphs: built in the background, read-your-writes, filters, deletions, snapshots, rollback. */
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Vector, VectorIndexDefinition, VectorPoint } from '@lore/platform/vectors/port';
 import { spawn } from 'node:child_process';
 import { build } from 'esbuild';
-import { bundleOptions, REPO_ROOT } from '@lore/platform/testing';
+import { bundleOptions, REPO_ROOT, until } from '@lore/platform/testing';
 import { SqliteVectorStore } from './sqlite-vector-store.adapter';
 import type { GraphOptions } from './sqlite-graphs';
 import { clustered, exactTop, DIMENSIONS } from './graph-test-points';
@@ -345,9 +345,52 @@ describe('SQLite vector store: HNSW graphs', () => {
     expect(hits).toHaveLength(10);
   });
 
+  it('keeps no deleted point’s vector in a snapshot, and rebuilds a graph most of its points left instead of overwriting each', async () => {
+    const points = clustered(2000, 8);
+    const store = await filled(points, { ...GRAPHS, saveDelayMs: 50 });
+    await store.flushGraphs();
+    const snapshot = (): Buffer => readFileSync(join(dir, 'vectors.db-graphs', readdirSync(join(dir, 'vectors.db-graphs')).find((f) => f.endsWith('.hnsw')) ?? ''));
+    const gone = points.slice(0, 20);
+    const kept = points.slice(1990);
+    // The check sees vectors in the file: every one of these is there before the deletion.
+    expect([...gone, ...kept].filter((p) => !holdsVector(snapshot(), p.vector)).map((p) => p.id)).toEqual([]);
+
+    await store.write([{ op: 'delete', index: 'ix', ids: gone.map((p) => p.id) }]);
+    await store.flushGraphs();
+    expect(gone.filter((p) => holdsVector(snapshot(), p.vector)).map((p) => p.id)).toEqual([]);
+    expect(kept.filter((p) => !holdsVector(snapshot(), p.vector)).map((p) => p.id)).toEqual([]);
+
+    // 1,780 of the 1,980 left go: building a graph of the 200 that stay costs less than overwriting 1,780.
+    await store.write([{ op: 'delete', index: 'ix', ids: points.slice(20, 1800).map((p) => p.id) }]);
+    const rebuilt = await until(async () => store.graphs.ready('ix', 'c'), (graph) => graph !== null && graph.deletedShare() === 0, 10_000);
+    expect(rebuilt?.size()).toBe(200);
+    await store.flushGraphs();
+    expect(points.slice(20, 40).filter((p) => holdsVector(snapshot(), p.vector)).map((p) => p.id)).toEqual([]);
+    for (const point of points.slice(1800, 1810)) {
+      expect((await store.index('ix').searchVector({ collections: ['c'], vector: point.vector, limit: 1 }))[0]?.id).toBe(point.id);
+    }
+  });
+
   it('with graphs: false, never builds one', async () => {
     const store = await filled(clustered(1500, 11), false);
     expect(store.graphs.status('ix', 'c')).toBe('none');
     expect(existsSync(join(dir, 'vectors.db-graphs'))).toBe(false);
   });
 });
+
+/** Whether some run of DIMENSIONS float32s in the file points the same way as `vector` (hnswlib stores cosine vectors normalised). */
+function holdsVector(file: Buffer, vector: Vector): boolean {
+  const norm = Math.hypot(...vector);
+  const data = new Float32Array(Uint8Array.prototype.slice.call(file, 0, file.byteLength - (file.byteLength % 4)).buffer);
+  for (let at = 0; at + DIMENSIONS <= data.length; at++) {
+    let dot = 0;
+    let own = 0;
+    for (let d = 0; d < DIMENSIONS; d++) {
+      const x = data[at + d] ?? 0;
+      dot += x * (vector[d] ?? 0);
+      own += x * x;
+    }
+    if (own > 0.98 && own < 1.02 && dot / (Math.sqrt(own) * norm) > 0.99999) return true;
+  }
+  return false;
+}

@@ -18,6 +18,10 @@
  *   twice is harmless: it re-reads the point's current state from SQLite.
  * - A graph whose deleted slots reach `rebuildDeletedShare` of it is rebuilt; one whose
  *   collection empties is dropped with its file.
+ * - Deleted points' vectors are overwritten in the graph (`HnswGraph.scrubSome`) once the
+ *   collection is due a save, in slices, before the snapshot is written; where more points
+ *   wait for that than the graph has live ones, the graph is rebuilt instead (cheaper). A
+ *   collection emptied meanwhile is dropped without either.
  */
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -52,6 +56,8 @@ export interface PointChange {
 }
 
 const PAGE = 256;
+/** Deleted points a closing store still overwrites before its last save; with more, the snapshot is dropped and rebuilt on the next open. */
+const SCRUB_ON_CLOSE_MAX = 2_000;
 
 export class SqliteGraphs {
   readonly options: Required<GraphOptions>;
@@ -176,7 +182,9 @@ export class SqliteGraphs {
   private async saveChanged(): Promise<void> {
     await this.saving;
     for (const state of [...this.states.values()]) {
-      if (state.status === 'ready' && state.changesSinceSave > 0) await this.snapshots.save(state);
+      if (state.status !== 'ready' || state.changesSinceSave === 0) continue;
+      if (this.closed && (state.graph?.unscrubbedCount() ?? 0) > SCRUB_ON_CLOSE_MAX) this.dropSnapshot(state);
+      else await this.snapshots.save(state);
     }
   }
 
@@ -348,6 +356,15 @@ export class SqliteGraphs {
 
   // ---- snapshots ----
 
+  /** The snapshot is deleted and the graph registered without one: the next open builds it from the points. */
+  private dropSnapshot(state: CollectionGraph): void {
+    const file = this.snapshots.fileOf(state);
+    if (file) rmSync(file, { force: true });
+    const { graphs, changes } = tablesOf(state.index);
+    this.sql.run(`UPDATE ${graphs} SET covered_seq = 0, file = NULL WHERE collection_id = ?`, [state.collection]);
+    this.sql.run(`DELETE FROM ${changes} WHERE collection_id = ?`, [state.collection]);
+  }
+
   private saveDue(): void {
     if (!this.dir || this.saving) return;
     const now = performance.now();
@@ -355,6 +372,13 @@ export class SqliteGraphs {
     for (const state of this.states.values()) {
       if (state.status !== 'ready' || state.changesSinceSave === 0) continue;
       const due = Math.min(state.lastChangeAt, state.lastSaveAt + 10 * this.options.saveDelayMs) + this.options.saveDelayMs - now;
+      if (due <= 0 && state.graph && state.graph.unscrubbedCount() > 0) {
+        // Deleted points' vectors go before the snapshot is written, a slice at a time.
+        if (state.graph.unscrubbedCount() >= state.graph.size()) this.build(state, state.graph.size());
+        else state.graph.scrubSome(performance.now() + this.options.sliceMs);
+        this.schedule();
+        return;
+      }
       if (due <= 0) {
         // A failed save (disk full …) leaves the graph serving; the next due save tries again.
         this.saving = this.snapshots.save(state).catch(() => undefined).finally(() => {
