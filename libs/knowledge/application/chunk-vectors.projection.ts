@@ -10,7 +10,8 @@ export const CHUNK_VECTORS = 'knowledge.chunk-vectors.v1';
  * Chunks as points of the vector index (dense vector, BM25 text, payload), partitioned by
  * collection. Read-your-writes waits for it, so a chunk edit is searchable when its response
  * returns. Deletions reach every index (`deleteWhere` without an index): a collection being
- * re-indexed has points in two.
+ * re-indexed has points in two. A deleted content's or collection's points are removed by the
+ * purge worker (chunk-purges.ts), not here.
  */
 export const chunkVectorsProjection = (texts: ContentTexts): VectorProjection => ({
   name: CHUNK_VECTORS,
@@ -20,9 +21,6 @@ export const chunkVectorsProjection = (texts: ContentTexts): VectorProjection =>
     if (recorded.streamId.startsWith(COLLECTION_STREAM_PREFIX)) {
       const event = upcastCollectionEvent(recorded);
       switch (event.type) {
-        case 'knowledge.CollectionDeleted':
-          context.write({ op: 'deleteWhere', collections: [event.data.collectionId] });
-          return;
         case 'knowledge.CollectionChunksReindexed': {
           const d = event.data;
           await context.ensureIndex(d.index);
@@ -49,7 +47,6 @@ export const chunkVectorsProjection = (texts: ContentTexts): VectorProjection =>
       case 'knowledge.ContentProcessingStarted':
       case 'knowledge.ContentProcessingFailed':
       case 'knowledge.ContentReprocessRequested':
-      case 'knowledge.ContentDeleted':
         context.write({ op: 'deleteWhere', collections: [event.data.collectionId], filter: { content_id: event.data.contentId } });
         return;
       case 'knowledge.ContentChunksAdded': {

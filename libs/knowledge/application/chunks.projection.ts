@@ -3,16 +3,21 @@ import { COLLECTION_STREAM_PREFIX, CONTENT_STREAM_PREFIX, upcastCollectionEvent,
 import { CHUNKS, type ChunkDoc } from './knowledge.read-models';
 import { chunkMetadata } from './chunk-shape';
 import type { ContentTexts } from './content-texts';
+import { CHUNK_PURGES, recordCollectionPurge, recordContentPurge } from './chunk-purges';
 
-/** Chunk records for listing and reading (their vectors live in the vector index), with their texts opened. */
+/**
+ * Chunk records for listing and reading (their vectors live in the vector index), with their
+ * texts opened. A deleted content's or collection's chunks are not deleted here but recorded
+ * as a purge (chunk-purges.ts): reads leave them out at once, the purge worker removes them.
+ */
 export const chunksProjection = (texts: ContentTexts): Projection => ({
   name: 'knowledge.chunks.v1',
   streamPrefixes: [COLLECTION_STREAM_PREFIX, CONTENT_STREAM_PREFIX],
-  collections: [CHUNKS],
+  collections: [CHUNKS, CHUNK_PURGES],
   async handle(recorded, context) {
     if (recorded.streamId.startsWith(COLLECTION_STREAM_PREFIX)) {
       const event = upcastCollectionEvent(recorded);
-      if (event.type === 'knowledge.CollectionDeleted') context.deleteMany(CHUNKS, { collection_id: event.data.collectionId });
+      if (event.type === 'knowledge.CollectionDeleted') recordCollectionPurge(context, event.data, recorded.position);
       return;
     }
     const event = upcastContentEvent(recorded);
@@ -22,8 +27,10 @@ export const chunksProjection = (texts: ContentTexts): Projection => ({
       case 'knowledge.ContentProcessingStarted':
       case 'knowledge.ContentProcessingFailed':
       case 'knowledge.ContentReprocessRequested':
-      case 'knowledge.ContentDeleted':
         context.deleteMany(CHUNKS, { content_id: event.data.contentId });
+        return;
+      case 'knowledge.ContentDeleted':
+        recordContentPurge(context, event.data, recorded.position);
         return;
       case 'knowledge.ContentChunksAdded': {
         const d = event.data;

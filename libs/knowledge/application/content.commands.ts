@@ -15,6 +15,7 @@ import type { ContentTexts } from './content-texts';
 import type { ContentOriginals } from './content-originals';
 import { KNOWLEDGE_ERASURE } from './knowledge-erasure.reactor';
 import { contentAggregate } from './content-aggregate';
+import { PendingPurges } from './chunk-purges';
 
 /** Extracts a file's text (in reader processes, with limits); errors name the limit a file exceeded. */
 export type ExtractText = (file: { readonly filename: string; readonly mimeType: string; readonly bytes: Buffer }, workspaceId: string) => Promise<{ readonly text: string }>;
@@ -36,6 +37,8 @@ const RETRIES = 10;
 
 /** Contents and their chunks: upload, delete, reprocess; chunk edits and deletions. */
 export class ContentCommands {
+  private readonly purges: PendingPurges;
+
   constructor(
     private readonly deps: KnowledgeCommandDeps,
     private readonly texts: ContentTexts,
@@ -45,7 +48,15 @@ export class ContentCommands {
     private readonly maxUploadBytes: number,
     /** QUOTA_CONTENT_BYTES and QUOTA_CHUNKS, checked when a content is created (its chunks come later, from its text). */
     private readonly quotas: { readonly contentBytes: WorkspaceQuota; readonly chunks: WorkspaceQuota },
-  ) {}
+  ) {
+    this.purges = new PendingPurges(deps.documents);
+  }
+
+  /** QUOTA_CHUNKS counts the workspace's chunks, not those of its deleted contents waiting to be purged. */
+  private async chunkCount(workspaceId: string): Promise<number> {
+    const live = await this.purges.chunkFilter({ workspace_id: workspaceId }, { workspaceId });
+    return live === null ? 0 : this.deps.documents.collection(CHUNKS).count(live);
+  }
 
   /**
    * Whether a content could be added to the collection now, asked before a file is read for it
@@ -56,8 +67,7 @@ export class ContentCommands {
   async admit(query: ValidRequestIn<KnowledgeMessages, 'admitContent'>): Promise<ReplyIn<KnowledgeMessages, 'admitContent'>> {
     const collection = await this.deps.documents.collection<CollectionDoc>(COLLECTIONS).get(query.collectionId);
     if (collection === null || !mayAccess(accessOf(query), { workspaceId: collection.workspace_id, collectionId: collection.id })) throw notFound('Collection');
-    const inWorkspace = { workspace_id: query.workspaceId };
-    await this.quotas.chunks.assertRoom(query.workspaceId, () => this.deps.documents.collection(CHUNKS).count(inWorkspace));
+    await this.quotas.chunks.assertRoom(query.workspaceId, () => this.chunkCount(query.workspaceId));
     await this.quotas.contentBytes.assertRoom(query.workspaceId, () => totalSize(this.deps.documents.collection<ContentDoc>(CONTENTS), query.workspaceId));
     return { collectionId: collection.id };
   }
@@ -80,8 +90,7 @@ export class ContentCommands {
     if (original !== undefined && original.parts !== Math.ceil(original.sizeBytes / ORIGINAL_PART_BYTES)) {
       throw invalid(['message', 'original', 'parts'], `An original of ${original.sizeBytes} bytes comes in ${Math.ceil(original.sizeBytes / ORIGINAL_PART_BYTES)} parts`);
     }
-    const inWorkspace = { workspace_id: command.workspaceId };
-    await this.quotas.chunks.enforce(command.workspaceId, () => this.deps.documents.collection(CHUNKS).count(inWorkspace));
+    await this.quotas.chunks.enforce(command.workspaceId, () => this.chunkCount(command.workspaceId));
     await this.quotas.contentBytes.enforce(command.workspaceId, () => totalSize(this.deps.documents.collection<ContentDoc>(CONTENTS), command.workspaceId), sizeBytes);
     const now = this.deps.clock.now();
     const contentId = newId('cnt', now.getTime());
@@ -266,7 +275,7 @@ export class ContentCommands {
   private async chunkWithCollection(command: ValidRequestIn<KnowledgeMessages, 'updateChunk'>): Promise<{ chunk: ChunkDoc; collection: CollectionDoc }> {
     const chunk = await this.deps.documents.collection<ChunkDoc>(CHUNKS).get(command.chunkId);
     const access = accessOf(command);
-    if (chunk === null || !mayAccess(access, { workspaceId: chunk.workspace_id, collectionId: chunk.collection_id })) throw notFound('Chunk');
+    if (chunk === null || !mayAccess(access, { workspaceId: chunk.workspace_id, collectionId: chunk.collection_id }) || (await this.purges.covers(chunk))) throw notFound('Chunk');
     const collection = await this.deps.documents.collection<CollectionDoc>(COLLECTIONS).get(chunk.collection_id);
     if (collection === null) throw notFound('Chunk');
     return { chunk, collection };

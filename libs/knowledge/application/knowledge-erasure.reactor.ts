@@ -7,6 +7,7 @@ import { streamErasureReactor, type Keyring } from '@lore/platform/crypto';
 import { COLLECTION_STREAM_PREFIX, CONTENT_STREAM_PREFIX, collectionStreamId, contentStreamId, upcastCollectionEvent, upcastContentEvent, type ContentText } from '@lore/knowledge/domain';
 import { keyIdOfText } from './content-texts';
 import type { ContentOriginals } from './content-originals';
+import { collectionPurgeId } from './chunk-purges';
 
 export const KNOWLEDGE_ERASURE = 'knowledge.erasure.v1';
 export const COLLECTION_ERASURE = 'knowledge.collection-erasure.v1';
@@ -18,6 +19,16 @@ interface ErasureDeps {
   readonly vectors: VectorStore;
   /** Resolves once every other processor of the erased streams has passed the position (EventProcessors.waitForAllBut). */
   readonly processedByOthers: (name: string, position: Position, erasedStreams: readonly string[]) => Promise<void>;
+  /** Resolves once the purge worker has removed the chunks of these contents (or `collection:<id>`), see chunk-purges.ts. */
+  readonly chunksPurged: (purgeIds: readonly string[]) => Promise<void>;
+}
+
+/** Every other processor, then the purge of the erased aggregates' chunks (their texts, opened, are in the chunk records and points). */
+function othersThenPurges(deps: ErasureDeps, name: string, prefix: string, purgeId: (id: string) => string) {
+  return async (position: Position, erased: readonly string[]): Promise<void> => {
+    await deps.processedByOthers(name, position, erased);
+    await deps.chunksPurged(erased.map((streamId) => purgeId(streamId.slice(prefix.length))));
+  };
 }
 
 /**
@@ -29,7 +40,7 @@ interface ErasureDeps {
  * the keyword index's records and vocabulary).
  */
 export function contentErasureReactor(deps: ErasureDeps & { readonly originals: ContentOriginals }): Reactor {
-  return streamErasureReactor({ ...deps, processedByOthers: (position, erased) => deps.processedByOthers(KNOWLEDGE_ERASURE, position, erased) }, {
+  return streamErasureReactor({ ...deps, processedByOthers: othersThenPurges(deps, KNOWLEDGE_ERASURE, CONTENT_STREAM_PREFIX, (contentId) => contentId) }, {
     name: KNOWLEDGE_ERASURE,
     streamPrefix: CONTENT_STREAM_PREFIX,
     erasedStream: (event) => (event.type === 'knowledge.ContentDeleted' ? contentStreamId(upcastContentEvent(event).data.contentId) : null),
@@ -53,7 +64,7 @@ export function contentErasureReactor(deps: ErasureDeps & { readonly originals: 
  * readers of the streams it deletes, and content and collection streams have different ones.
  */
 export function collectionErasureReactor(deps: ErasureDeps): Reactor {
-  return streamErasureReactor({ ...deps, processedByOthers: (position, erased) => deps.processedByOthers(COLLECTION_ERASURE, position, erased) }, {
+  return streamErasureReactor({ ...deps, processedByOthers: othersThenPurges(deps, COLLECTION_ERASURE, COLLECTION_STREAM_PREFIX, collectionPurgeId) }, {
     name: COLLECTION_ERASURE,
     streamPrefix: COLLECTION_STREAM_PREFIX,
     erasedStream: (event) => (event.type === 'knowledge.CollectionDeleted' ? collectionStreamId(upcastCollectionEvent(event).data.collectionId) : null),

@@ -23,6 +23,8 @@ import { knowledgeEventsPublisher } from './knowledge-events.publisher';
 import { CHUNKS, COLLECTIONS, CONTENTS } from './knowledge.read-models';
 import { COLLECTION_MEMBERS } from './collection-members.projection';
 import { collectionStreamId, contentStreamId } from '@lore/knowledge/domain';
+import { ChunkPurgeWorker } from './chunk-purge.worker';
+import { CHUNK_PURGES } from './chunk-purges';
 
 /** How long a reactor may wait for the read models to pass its events (they may be catching up at start-up). */
 const READ_MODELS_WAIT_MS = 10 * 60_000;
@@ -46,6 +48,8 @@ export const knowledgeContext = defineContext({
     const search = new KnowledgeSearch({ ...deps, queries });
     const workers = new IngestionWorkers({ ...deps, texts, config: deps.config.processing });
     const erasureWaits = (name: string, position: Position, erased: readonly string[]) => deps.readYourWrites.settleAllBut(name, position, ERASURE_WAIT_MS, erased);
+    const purges = new ChunkPurgeWorker({ ...deps, readModelsPassed: (position) => deps.readYourWrites.settle(position, READ_MODELS_WAIT_MS) });
+    const chunksPurged = (purgeIds: readonly string[]) => purges.drained(purgeIds, ERASURE_WAIT_MS);
     return {
       handlers: [
         handle(messages.createCollection, (c) => collections.create(c)),
@@ -78,10 +82,10 @@ export const knowledgeContext = defineContext({
         ingestionReactor(workers, (position) => deps.readYourWrites.settle(position, READ_MODELS_WAIT_MS)),
         collectionCascadeReactor({ ...deps, membersSettled: (position) => deps.readYourWrites.settle(position, READ_MODELS_WAIT_MS) }),
         reindexReactor({ ...deps, texts }),
-        contentErasureReactor({ ...deps, originals, processedByOthers: erasureWaits }),
-        collectionErasureReactor({ ...deps, processedByOthers: erasureWaits }),
+        contentErasureReactor({ ...deps, originals, processedByOthers: erasureWaits, chunksPurged }),
+        collectionErasureReactor({ ...deps, processedByOthers: erasureWaits, chunksPurged }),
       ],
-      workers: [workers, originalsRetention({ ...deps, originals, retentionDays: deps.config.originals.retentionDays })],
+      workers: [workers, purges, originalsRetention({ ...deps, originals, retentionDays: deps.config.originals.retentionDays })],
       async prepare() {
         const { documents } = deps;
         await documents.collection(COLLECTIONS).ensureIndex(['workspace_id', 'created_at']);
@@ -93,6 +97,8 @@ export const knowledgeContext = defineContext({
         await documents.collection(CHUNKS).ensureIndex(['workspace_id', 'collection_id', 'content_id', 'chunk_index']);
         await documents.collection(CHUNKS).ensureIndex(['content_id', 'chunk_index']);
         await documents.collection(COLLECTION_MEMBERS).ensureIndex(['collection_id']);
+        await documents.collection(CHUNK_PURGES).ensureIndex(['workspace_id', 'id']);
+        await documents.collection(CHUNK_PURGES).ensureIndex(['collection_id']);
       },
     };
   },

@@ -7,6 +7,7 @@ import { CHUNKS, COLLECTIONS, CONTENTS, type ChunkDoc, type CollectionDoc, type 
 import { toCollectionRecord } from './collection-docs';
 import { toChunkRecord, toContentRecord } from './content-records';
 import { accessOf } from './collection.commands';
+import { PendingPurges } from './chunk-purges';
 
 /** The part of a filter that keeps a caller inside its key's collections (the workspace is `workspaceCollection`'s). */
 function scopeFilter(scope: KnowledgeScope, collectionField: 'id' | 'collection_id'): Filter {
@@ -15,10 +16,14 @@ function scopeFilter(scope: KnowledgeScope, collectionField: 'id' | 'collection_
 
 /** Reads of collections, contents and chunks, always within the caller's workspace (workspaceCollection) and key. */
 export class KnowledgeQueries {
+  private readonly purges: PendingPurges;
+
   constructor(
     private readonly documents: DocumentStore,
     private readonly vectors: VectorStore,
-  ) {}
+  ) {
+    this.purges = new PendingPurges(documents);
+  }
 
   private read<T extends WorkspaceDoc>(name: string, scope: KnowledgeScope) {
     return workspaceCollection<T>(this.documents, name, scope.workspaceId);
@@ -64,7 +69,7 @@ export class KnowledgeQueries {
 
   async getChunk(query: ValidRequestIn<KnowledgeMessages, 'getChunk'>): Promise<ReplyIn<KnowledgeMessages, 'getChunk'>> {
     const doc = await this.read<ChunkDoc>(CHUNKS, query).get(query.chunkId);
-    if (doc === null || !mayAccess(accessOf(query), { workspaceId: doc.workspace_id, collectionId: doc.collection_id })) throw notFound('Chunk');
+    if (doc === null || !mayAccess(accessOf(query), { workspaceId: doc.workspace_id, collectionId: doc.collection_id }) || (await this.purges.covers(doc))) throw notFound('Chunk');
     const [withEmbedding] = query.includeEmbedding ? await this.withEmbeddings([doc]) : [toChunkRecord(doc)];
     if (withEmbedding === undefined) throw notFound('Chunk');
     return withEmbedding;
@@ -76,8 +81,10 @@ export class KnowledgeQueries {
     const filter: Record<string, unknown> = { ...scopeFilter(query, 'collection_id') };
     if (query.collectionId !== undefined) filter['collection_id'] = query.collectionId;
     if (query.contentId !== undefined) filter['content_id'] = query.contentId;
+    const live = await this.purges.chunkFilter(filter, { workspaceId: query.workspaceId, ...(query.collectionId === undefined ? {} : { collectionId: query.collectionId }) });
+    if (live === null) return { items: [], nextCursor: null };
     const page = await this.read<ChunkDoc>(CHUNKS, query).find({
-      filter: filter as Filter,
+      filter: live,
       sort: [['content_id', 'asc'], ['chunk_index', 'asc']],
       limit: query.limit,
       ...(query.cursor === undefined ? {} : { cursor: query.cursor }),

@@ -10,6 +10,7 @@ import { CHUNKS, type ChunkDoc } from './knowledge.read-models';
 import { providerOf } from './embedding-choice';
 import { encodeVector, tagsOf } from './chunk-shape';
 import type { ContentTexts } from './content-texts';
+import { PendingPurges } from './chunk-purges';
 
 const collectionAggregate = { name: 'collection', decider: collectionDecider, upcast: upcastCollectionEvent };
 const CHUNKS_PER_EVENT = 64;
@@ -24,6 +25,7 @@ const CHUNKS_PER_EVENT = 64;
 export function reindexReactor(deps: { readonly events: EventStore; readonly documents: DocumentStore; readonly embeddings: EmbeddingModels; readonly texts: ContentTexts; readonly clock: Clock }): Reactor {
   const append = (collectionId: string, command: CollectionCommand) =>
     handleCommand(deps.events, collectionAggregate, collectionStreamId(collectionId), command, { retries: 10 });
+  const purges = new PendingPurges(deps.documents);
 
   /** The key a content's texts are sealed with (null: plain, added before sealing; undefined: erased since). */
   async function contentKey(contentId: string): Promise<DataKey | null | undefined> {
@@ -38,9 +40,12 @@ export function reindexReactor(deps: { readonly events: EventStore; readonly doc
     let cursor: string | undefined;
     let superseded = false;
     do {
+      // Not the chunks of deleted contents: their points would come back after the purge removed them.
+      const live = await purges.chunkFilter({ collection_id: collectionId }, { collectionId });
+      if (live === null) return;
       const page = await deps.documents
         .collection<ChunkDoc>(CHUNKS)
-        .find({ filter: { collection_id: collectionId }, sort: [['content_id', 'asc'], ['chunk_index', 'asc']], limit: CHUNKS_PER_EVENT, ...(cursor === undefined ? {} : { cursor }) });
+        .find({ filter: live, sort: [['content_id', 'asc'], ['chunk_index', 'asc']], limit: CHUNKS_PER_EVENT, ...(cursor === undefined ? {} : { cursor }) });
       if (page.items.length > 0) {
         const vectors = await provider.embedDocuments(page.items.map((c) => c.content));
         const keys = new Map<string, DataKey | null | undefined>();

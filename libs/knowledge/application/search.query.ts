@@ -7,6 +7,7 @@ import type { KnowledgeMessages, SearchResult } from '@lore/knowledge/contracts'
 import { CONTENTS, type ContentDoc } from './knowledge.read-models';
 import type { KnowledgeQueries } from './knowledge.queries';
 import { providerOf } from './embedding-choice';
+import { PendingPurges } from './chunk-purges';
 
 type Request = ValidRequestOf<KnowledgeMessages['search']>;
 type Reply = ReplyOf<KnowledgeMessages['search']>;
@@ -19,6 +20,7 @@ type Reply = ReplyOf<KnowledgeMessages['search']>;
 export class KnowledgeSearch {
   /** Indexes known to exist: an index is created with a collection's first chunks. */
   private readonly ready = new Set<string>();
+  private readonly purges: PendingPurges;
 
   constructor(
     private readonly deps: {
@@ -28,13 +30,18 @@ export class KnowledgeSearch {
       readonly rerankers: Rerankers;
       readonly queries: KnowledgeQueries;
     },
-  ) {}
+  ) {
+    this.purges = new PendingPurges(deps.documents);
+  }
 
   async search(request: Request): Promise<Reply> {
     const started = performance.now();
     const collection = await this.deps.queries.visibleCollection(request, request.collectionId);
-    // Checked against the grammar when the request was parsed (VectorFilterInput).
-    const filter = request.filters ?? undefined;
+    // The caller's filter was checked against the grammar when the request was parsed (VectorFilterInput).
+    // Deleted contents whose points the purge worker has not removed yet are left out on both legs.
+    const unpurged = await this.purges.pointFilter(collection.id);
+    const asked = request.filters ?? undefined;
+    const filter = unpurged === null ? asked : asked === undefined ? unpurged : { $and: [asked, unpurged] };
     const model = collection.model;
     const scope = { collections: [collection.id], ...(filter === undefined ? {} : { filter }) };
     // Re-ranking reads `candidates` retrieval hits and keeps `top_n` (checked before retrieval: a bad provider is a 422, not a wasted search).

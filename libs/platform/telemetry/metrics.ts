@@ -150,6 +150,19 @@ export const webhookSendersBusy = new Gauge({
   registers: [metricsRegistry],
 });
 
+export const chunkPurges = new Counter({
+  name: 'lore_chunk_purges_total',
+  help: "Removals of a deleted content's or collection's chunk records and vector points, done after the deletion's batch by the purge worker, by outcome: done, or failed (logged, tried again).",
+  labelNames: ['outcome'] as const,
+  registers: [metricsRegistry],
+});
+
+export const chunkPurgesRunning = new Gauge({
+  name: 'lore_chunk_purges_running',
+  help: "Purges of deleted contents' chunks being removed right now (at most 2, each of another workspace).",
+  registers: [metricsRegistry],
+});
+
 const storeCommits = new Counter({
   name: 'lore_sqlite_commits_total',
   help: 'Transactions committed to the embedded SQLite stores, by store (event-store, documents, vectors, feed): the durable round trips behind each write, which a change adding one per event shows here.',

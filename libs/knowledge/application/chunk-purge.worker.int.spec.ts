@@ -1,0 +1,95 @@
+import { openSqliteDocumentStore } from '@lore/platform/documents/sqlite';
+import { openSqliteVectorStore } from '@lore/platform/vectors/sqlite';
+import type { DocumentStore } from '@lore/platform/documents/port';
+import type { VectorStore, VectorWrite } from '@lore/platform/vectors/port';
+import { ChunkPurgeWorker } from './chunk-purge.worker';
+import { CHUNK_PURGES, type ChunkPurgeDoc } from './chunk-purges';
+import { CHUNKS } from './knowledge.read-models';
+
+/**
+ * The purge worker on the embedded stores: purges take turns by workspace, one of a workspace
+ * at a time, so a workspace's small purge never waits behind another's large one.
+ */
+describe('ChunkPurgeWorker', () => {
+  let documents: DocumentStore;
+  let vectors: VectorStore;
+  let worker: ChunkPurgeWorker;
+  /** Contents whose points' deletion waits for `release`, and the contents such a deletion was started for. */
+  const held = new Set<string>();
+  const waiting = new Set<string>();
+  let release: () => void = () => undefined;
+  let opened = Promise.resolve();
+
+  const contentOf = (chunkId: string): string => chunkId.split('#')[0] ?? '';
+
+  beforeEach(async () => {
+    documents = openSqliteDocumentStore({ path: ':memory:' });
+    await documents.collection(CHUNK_PURGES).ensureIndex(['workspace_id', 'id']);
+    const store = openSqliteVectorStore({ path: ':memory:', graphs: false });
+    const write = store.write.bind(store);
+    store.write = async (writes: readonly VectorWrite[], checkpoint) => {
+      const contents = writes.flatMap((w) => (w.op === 'delete' ? w.ids.map(contentOf) : []));
+      const gated = contents.filter((c) => held.has(c));
+      if (gated.length > 0) {
+        for (const c of gated) waiting.add(c);
+        await opened;
+      }
+      return write(writes, checkpoint);
+    };
+    vectors = store;
+    await vectors.ensureIndex({ name: 'ix', dimensions: 4, distance: 'cosine' });
+    worker = new ChunkPurgeWorker({ documents, vectors, readModelsPassed: async () => undefined, log: { warn: () => undefined, error: () => undefined } });
+  });
+  afterEach(async () => {
+    release();
+    await worker.stop();
+    await documents.close();
+    await vectors.close();
+    held.clear();
+    waiting.clear();
+  });
+
+  /** A content of `count` chunks (records and points) in `workspaceId`, and its purge, recorded at `position`. */
+  async function deletedContent(workspaceId: string, contentId: string, count: number, position: number): Promise<void> {
+    const ids = Array.from({ length: count }, (_, i) => `${contentId}#${i}`);
+    await documents.write(ids.map((id, i) => ({ collection: CHUNKS, op: 'upsert' as const, doc: { id, workspace_id: workspaceId, collection_id: `col_${workspaceId}`, content_id: contentId, chunk_index: i } })));
+    await vectors.write([{ op: 'upsert', index: 'ix', points: ids.map((id, i) => ({ id, collectionId: `col_${workspaceId}`, vector: [1, i % 7, 0.5, 0.25], text: `chunk ${i}`, payload: { content_id: contentId, chunk_index: i, source: null, tags: [], metadata: {} } })) }]);
+    await documents.write([{ collection: CHUNK_PURGES, op: 'upsert', doc: { id: contentId, workspace_id: workspaceId, collection_id: `col_${workspaceId}`, content_id: contentId, position: `${position}:${position}` } satisfies ChunkPurgeDoc }]);
+  }
+
+  const chunksLeft = async (contentId: string): Promise<number> => documents.collection(CHUNKS).count({ content_id: contentId });
+  const pointsLeft = async (workspaceId: string): Promise<number> => vectors.index('ix').count({ collections: [`col_${workspaceId}`] });
+
+  it('removes a small purge of one workspace while another workspace\'s purges are held, one of theirs at a time', async () => {
+    held.add('cnt_a1').add('cnt_a2');
+    opened = new Promise((resolve) => (release = resolve));
+    await deletedContent('ws_a', 'cnt_a1', 250, 1);
+    await deletedContent('ws_a', 'cnt_a2', 30, 2);
+    await deletedContent('ws_b', 'cnt_b', 40, 3);
+    await worker.start();
+
+    await worker.drained(['cnt_b'], 5_000);
+    expect(await chunksLeft('cnt_b')).toBe(0);
+    expect(await pointsLeft('ws_b')).toBe(0);
+    // A's first purge (by id) holds A's turn; its second waits (one purge of a workspace at a time).
+    expect([...waiting]).toEqual(['cnt_a1']);
+    expect(await chunksLeft('cnt_a1')).toBe(250);
+    expect(await chunksLeft('cnt_a2')).toBe(30);
+
+    release();
+    await worker.drained(['cnt_a1', 'cnt_a2'], 5_000);
+    expect(await chunksLeft('cnt_a1')).toBe(0);
+    expect(await chunksLeft('cnt_a2')).toBe(0);
+    expect(await pointsLeft('ws_a')).toBe(0);
+    expect((await documents.collection(CHUNK_PURGES).find({})).items).toEqual([]);
+  });
+
+  it('answers a wait for purges that are not there at once, and a wait that outlasts its time with an error', async () => {
+    await worker.drained(['cnt_none'], 50);
+    held.add('cnt_slow');
+    opened = new Promise((resolve) => (release = resolve));
+    await deletedContent('ws_a', 'cnt_slow', 5, 1);
+    await worker.start();
+    await expect(worker.drained(['cnt_slow'], 200)).rejects.toThrow(/cnt_slow were not removed within 200 ms/);
+  });
+});

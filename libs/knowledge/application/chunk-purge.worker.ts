@@ -1,0 +1,179 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { positionFromString, type Position } from '@lore/platform/kernel';
+import type { DocumentStore, Filter } from '@lore/platform/documents/port';
+import type { VectorStore } from '@lore/platform/vectors/port';
+import type { ContextLog } from '@lore/platform/cqrs';
+import { chunkPurges, chunkPurgesRunning } from '@lore/platform/telemetry';
+import { CHUNKS, type ChunkDoc } from './knowledge.read-models';
+import { CHUNK_PURGES, purgedChunks, type ChunkPurgeDoc } from './chunk-purges';
+
+/** How often the worker looks for purges nobody waits for (a collection's; those recorded before a restart). */
+const POLL_MS = 1_000;
+/** Purges removed side by side, each of another workspace: a small one never waits for a large one to end. */
+const LANES = 2;
+/** Longest wait before a failed purge is tried again (the wait doubles from POLL_MS). */
+const MAX_RETRY_MS = 5 * 60_000;
+/** Workspaces a scan looks at, at most (each one indexed lookup). */
+const SCAN_WORKSPACES = 10_000;
+/** Chunks removed a transaction (records, then points): ~10–30 ms of the event loop on a 2-core machine. */
+const PAGE = 100;
+
+export interface ChunkPurgeWorkerDeps {
+  readonly documents: DocumentStore;
+  readonly vectors: VectorStore;
+  /** Resolves once every read model has passed the position (the chunks a purge removes are all written by then). */
+  readonly readModelsPassed: (position: Position) => Promise<void>;
+  readonly log: ContextLog;
+}
+
+/**
+ * Removes the chunk records and vector points of deleted contents and collections (see
+ * chunk-purges.ts), two purges at a time, each of a different workspace, the workspace served
+ * longest ago first; inside a workspace, in id order. PAGE chunks a transaction, then a pause as long as the page took: nobody
+ * waits for a purge but its own erasure, so it takes at most half of the event loop every
+ * request shares (with a bare turn between pages, a request needing a dozen turns waited
+ * behind a dozen pages: a probe's creates in another workspace took up to 0.7 s). A purge is
+ * deleted only once its chunks are gone; a crash before that runs it again (deleting is idempotent).
+ */
+export class ChunkPurgeWorker {
+  /** Purges being removed, by id: their workspace and their run. */
+  private readonly running = new Map<string, { readonly workspaceId: string; readonly run: Promise<void> }>();
+  /** Workspaces by when one of their purges last started. */
+  private readonly servedAt = new Map<string, number>();
+  private readonly done = new Set<() => void>();
+  /** Purges that failed, by id: not tried again before this time (performance.now() ms), and how long the last wait was. */
+  private readonly failed = new Map<string, { readonly until: number; readonly waitMs: number }>();
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+  private scanning: Promise<void> | null = null;
+  private rescan = false;
+  private turn = 0;
+
+  constructor(private readonly deps: ChunkPurgeWorkerDeps) {}
+
+  async start(): Promise<void> {
+    this.stopped = false;
+    this.wake();
+    this.timer = setInterval(() => this.wake(), POLL_MS);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.scanning;
+    await Promise.all([...this.running.values()].map((r) => r.run));
+  }
+
+  /** Looks for purges now (a deletion waits on one). */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.scanning !== null) {
+      this.rescan = true;
+      return;
+    }
+    this.scanning = this.scan().finally(() => {
+      this.scanning = null;
+      if (this.rescan) {
+        this.rescan = false;
+        this.wake();
+      }
+    });
+  }
+
+  /** Resolves once no purge of these contents (or collections: `collection:<id>`) is pending; rejects after `timeoutMs`. */
+  async drained(ids: readonly string[], timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    const purges = this.deps.documents.collection<ChunkPurgeDoc>(CHUNK_PURGES);
+    for (;;) {
+      const left = await purges.find({ filter: { id: { $in: [...ids] } }, limit: 1 });
+      if (left.items.length === 0) return;
+      if (Date.now() >= deadline) throw new Error(`the chunks of ${left.items[0]!.id} were not removed within ${timeoutMs} ms`);
+      this.wake();
+      await new Promise<void>((resolve) => {
+        const finish = (): void => {
+          clearTimeout(timer);
+          this.done.delete(finish);
+          resolve();
+        };
+        const timer = setTimeout(finish, Math.min(POLL_MS, Math.max(1, deadline - Date.now())));
+        this.done.add(finish);
+      });
+    }
+  }
+
+  private async scan(): Promise<void> {
+    const busy = new Set([...this.running.values()].map((r) => r.workspaceId));
+    if (this.running.size >= LANES) return;
+    const next = await this.firstOfEachWorkspace(busy);
+    // A workspace with nothing left to purge is forgotten: it banks no credit for later.
+    for (const workspaceId of this.servedAt.keys()) if (!next.has(workspaceId) && !busy.has(workspaceId)) this.servedAt.delete(workspaceId);
+    // The workspace served longest ago goes first (one never served before any other).
+    const order = [...next.values()].sort((a, b) => (this.servedAt.get(a.workspace_id) ?? -1) - (this.servedAt.get(b.workspace_id) ?? -1));
+    for (const purge of order) {
+      if (this.running.size >= LANES || this.stopped) break;
+      this.servedAt.set(purge.workspace_id, ++this.turn);
+      const run = this.run(purge).finally(() => {
+        this.running.delete(purge.id);
+        chunkPurgesRunning.set(this.running.size);
+        for (const finish of [...this.done]) finish();
+        this.done.clear();
+        this.wake();
+      });
+      this.running.set(purge.id, { workspaceId: purge.workspace_id, run });
+      chunkPurgesRunning.set(this.running.size);
+    }
+  }
+
+  /**
+   * One pending purge of each workspace with any, but those already being served: a walk of
+   * the (workspace_id, id) index, one lookup a workspace, so a workspace with 50,000 purges
+   * queued (a collection's contents) costs a scan what one with a single purge does.
+   */
+  private async firstOfEachWorkspace(busy: ReadonlySet<string>): Promise<Map<string, ChunkPurgeDoc>> {
+    const purges = this.deps.documents.collection<ChunkPurgeDoc>(CHUNK_PURGES);
+    const first = new Map<string, ChunkPurgeDoc>();
+    let after: string | null = null;
+    for (let i = 0; i < SCAN_WORKSPACES; i++) {
+      const filter: Filter = after === null ? {} : { workspace_id: { $gt: after } };
+      const [purge] = (await purges.find({ filter, sort: [['workspace_id', 'asc']], limit: 1 })).items;
+      if (purge === undefined) break;
+      // A purge that failed holds back its own workspace's until its retry is due, no other's.
+      if (!busy.has(purge.workspace_id) && (this.failed.get(purge.id)?.until ?? 0) <= performance.now()) first.set(purge.workspace_id, purge);
+      after = purge.workspace_id;
+    }
+    return first;
+  }
+
+  private async run(purge: ChunkPurgeDoc): Promise<void> {
+    try {
+      await this.deps.readModelsPassed(positionFromString(purge.position));
+      await this.removeChunks(purge);
+      await this.deps.documents.write([{ collection: CHUNK_PURGES, op: 'delete', id: purge.id }]);
+      this.failed.delete(purge.id);
+      chunkPurges.inc({ outcome: 'done' });
+    } catch (error) {
+      const waitMs = Math.min(MAX_RETRY_MS, 2 * (this.failed.get(purge.id)?.waitMs ?? POLL_MS / 2));
+      this.failed.set(purge.id, { until: performance.now() + waitMs, waitMs });
+      chunkPurges.inc({ outcome: 'failed' });
+      this.deps.log.error({ purge: purge.id, workspaceId: purge.workspace_id, retryInMs: waitMs, err: error instanceof Error ? error.message : String(error) }, "removing a deleted content's chunks failed; it is tried again");
+    }
+  }
+
+  private async removeChunks(purge: ChunkPurgeDoc): Promise<void> {
+    const chunks = this.deps.documents.collection<ChunkDoc>(CHUNKS);
+    const { filter, sort } = purgedChunks(purge);
+    // Every index: a collection being re-indexed has points in two (a point id is its chunk's id).
+    const indexes = (await this.deps.vectors.listIndexes()).map((index) => index.name);
+    for (;;) {
+      const started = performance.now();
+      const ids = (await chunks.find({ filter, sort: sort.map(([field, order]) => [field, order]), limit: PAGE })).items.map((chunk) => chunk.id);
+      if (ids.length === 0) break;
+      for (const index of indexes) await this.deps.vectors.write([{ op: 'delete', index, ids }]);
+      await this.deps.documents.write(ids.map((id) => ({ collection: CHUNKS, op: 'delete' as const, id })));
+      await sleep(Math.max(1, performance.now() - started));
+    }
+    // Points whose record was gone already (an attempt's chunks replaced meanwhile): one pass by filter, which finds few or none.
+    await this.deps.vectors.write([{ op: 'deleteWhere', collections: [purge.collection_id], ...(purge.content_id === null ? {} : { filter: { content_id: purge.content_id } }) }]);
+  }
+}

@@ -1,0 +1,118 @@
+import { AppError } from '@lore/platform/kernel';
+import type { VectorStore, VectorWrite } from '@lore/platform/vectors/port';
+import type * as VectorsSqlite from '@lore/platform/vectors/sqlite';
+import { send } from '@lore/platform/transport/port';
+import { filesHolding, startContext, until, type RunningContext } from '@lore/platform/testing';
+import { describeWithModels } from '@lore/platform/embeddings/contract';
+import { knowledgeConfig, knowledgeMessages } from '@lore/knowledge/contracts';
+import { knowledgeContext } from './knowledge.context';
+
+/** Vector deletions of these chunks (by id, or by their content) wait until `release` is called: the real store behind a gate. */
+const mockGate = { chunkIds: new Set<string>(), contentId: '', opened: Promise.resolve(), release: (): void => undefined };
+jest.mock('@lore/platform/vectors/sqlite', () => {
+  const actual = jest.requireActual<typeof VectorsSqlite>('@lore/platform/vectors/sqlite');
+  return {
+    ...actual,
+    openSqliteVectorStore: (...args: Parameters<typeof actual.openSqliteVectorStore>): VectorStore => {
+      const store = actual.openSqliteVectorStore(...args);
+      const write = store.write.bind(store);
+      const held = (w: VectorWrite): boolean =>
+        (w.op === 'delete' && w.ids.some((id) => mockGate.chunkIds.has(id))) || (w.op === 'deleteWhere' && w.filter?.['content_id'] === mockGate.contentId && mockGate.contentId !== '');
+      store.write = async (writes, checkpoint) => {
+        if (writes.some(held)) await mockGate.opened;
+        return write(writes, checkpoint);
+      };
+      return store;
+    },
+  };
+});
+
+const messages = knowledgeMessages(knowledgeConfig.parse({}));
+const a = { workspaceId: 'ws_deleting', actor: 'user:alice', collections: null };
+const b = { workspaceId: 'ws_writing', actor: 'user:bob', collections: null };
+
+async function outcome(call: Promise<unknown>): Promise<string> {
+  return call.then(
+    () => 'resolved',
+    (error: unknown) => (error instanceof AppError ? error.code : String(error)),
+  );
+}
+
+/**
+ * A deleted content's chunks leave every read with the deletion, and are removed from the chunk
+ * records and the vector index afterwards by the purge worker: another workspace's writes
+ * never wait for that removal (they used to wait for the projections' batch that removed them,
+ * seconds for a large content), and the content's erasure does.
+ */
+describeWithModels('the chunks of a deleted content', (modelsDir) => {
+  let running: RunningContext;
+
+  beforeAll(async () => {
+    running = await startContext(knowledgeContext, { MODELS_DIR: modelsDir, READ_YOUR_WRITES_TIMEOUT_MS: '1000' });
+  });
+  afterAll(async () => {
+    mockGate.release();
+    await running.stop();
+  });
+
+  it('leave every read at once, while another workspace keeps writing; their removal and the erasure follow', async () => {
+    const collection = await send(running.transport, messages.createCollection, { ...a, name: 'deleting' });
+    const content = await send(running.transport, messages.createContent, { ...a, collectionId: collection.id, name: 'big.txt', text: 'Vrendolith lanterns glow over the Quallmire docks at dusk.', mimeType: 'text/plain' });
+    await until(() => send(running.transport, messages.getContent, { ...a, contentId: content.id }), (c) => c.status === 'completed');
+    const chunks = (await send(running.transport, messages.listChunks, { ...a, contentId: content.id })).items;
+    expect(chunks.length).toBeGreaterThan(0);
+    const search = () => send(running.transport, messages.search, { ...a, collectionId: collection.id, query: 'Vrendolith lanterns', searchType: 'hybrid' as const });
+    expect((await search()).results.map((r) => r.content_id)).toContain(content.id);
+    const otherCollection = await send(running.transport, messages.createCollection, { ...b, name: 'writing' });
+
+    mockGate.chunkIds = new Set(chunks.map((c) => c.id));
+    mockGate.contentId = content.id;
+    mockGate.opened = new Promise((resolve) => (mockGate.release = resolve));
+    // The erasure waits for the held removal: under way.
+    expect(await send(running.transport, messages.deleteContent, { ...a, contentId: content.id })).toEqual({ contentId: content.id, erasing: true });
+
+    // Gone from every read, though the records still hold its words.
+    expect(filesHolding(running.dataDir, 'Vrendolith').length).toBeGreaterThan(0);
+    expect((await send(running.transport, messages.listChunks, { ...a, contentId: content.id })).items).toEqual([]);
+    expect((await send(running.transport, messages.listChunks, { ...a, collectionId: collection.id })).items).toEqual([]);
+    expect((await send(running.transport, messages.listChunks, a)).items).toEqual([]);
+    expect(await outcome(send(running.transport, messages.getChunk, { ...a, chunkId: chunks[0]!.id }))).toBe('not_found');
+    expect((await search()).results).toEqual([]);
+    // Another workspace's write is answered within the read-your-writes wait (1 s here): it waits for no removal.
+    const written = await send(running.transport, messages.createContent, { ...b, collectionId: otherCollection.id, name: 'small.txt', text: 'A small note.', mimeType: 'text/plain' });
+    expect((await send(running.transport, messages.getContent, { ...b, contentId: written.id })).name).toBe('small.txt');
+
+    mockGate.release();
+    await until(() => outcome(send(running.transport, messages.deleteContent, { ...a, contentId: content.id })), (code) => code === 'not_found');
+    expect(filesHolding(running.dataDir, 'Vrendolith')).toEqual([]);
+    expect(filesHolding(running.dataDir, 'Quallmire')).toEqual([]);
+  });
+
+  it('of a deleted collection leave every read at once, the workspace\'s other collections stay; then all of it goes', async () => {
+    const add = async (collectionId: string, text: string) => {
+      const content = await send(running.transport, messages.createContent, { ...a, collectionId, name: 'c.txt', text, mimeType: 'text/plain' });
+      await until(() => send(running.transport, messages.getContent, { ...a, contentId: content.id }), (c) => c.status === 'completed');
+      return (await send(running.transport, messages.listChunks, { ...a, contentId: content.id })).items;
+    };
+    const deleted = await send(running.transport, messages.createCollection, { ...a, name: 'going' });
+    const kept = await send(running.transport, messages.createCollection, { ...a, name: 'staying' });
+    const goingChunks = await add(deleted.id, 'Sprindlewick barges ferry Ombrevale cheese upriver.');
+    const keptChunks = await add(kept.id, 'The kept collection speaks of ordinary things.');
+
+    mockGate.chunkIds = new Set(goingChunks.map((c) => c.id));
+    mockGate.contentId = goingChunks[0]!.content_id;
+    mockGate.opened = new Promise((resolve) => (mockGate.release = resolve));
+    await send(running.transport, messages.deleteCollection, { ...a, collectionId: deleted.id });
+
+    expect(filesHolding(running.dataDir, 'Sprindlewick').length).toBeGreaterThan(0);
+    const listed = async () => (await send(running.transport, messages.listChunks, { ...a, limit: 500 })).items.map((c) => c.id);
+    expect(await listed()).toEqual(keptChunks.map((c) => c.id));
+    expect(await outcome(send(running.transport, messages.getChunk, { ...a, chunkId: goingChunks[0]!.id }))).toBe('not_found');
+
+    mockGate.release();
+    await until(() => outcome(send(running.transport, messages.deleteCollection, { ...a, collectionId: deleted.id })), (code) => code === 'not_found');
+    await until(async () => filesHolding(running.dataDir, 'Sprindlewick'), (files) => files.length === 0, 10_000);
+    expect(filesHolding(running.dataDir, 'Ombrevale')).toEqual([]);
+    expect((await send(running.transport, messages.listChunks, { ...a, collectionId: kept.id })).items.map((c) => c.id)).toEqual(keptChunks.map((c) => c.id));
+  });
+});
