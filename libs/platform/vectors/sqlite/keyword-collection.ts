@@ -5,7 +5,8 @@
  * collection's ranking never depends on another's contents.
  *
  * A deleted document keeps its ordinal as a tombstone (rowid -1) and its postings until
- * `compact` rewrites the collection without them (once a quarter of the ordinals are dead);
+ * `compact` rewrites the collection without them (KeywordIndex runs it once a quarter of the
+ * ordinals are dead and the collection has been quiet, or at once past three quarters);
  * statistics always count live documents only.
  */
 import type { DocTerms } from './keyword-document';
@@ -64,7 +65,16 @@ export class CollectionKeywords {
       list.df--;
       if (list.df === 0) this.postings.delete(id);
     }
-    if (this.rowids.length >= 4 * BLOCK && this.live * 4 < this.rowids.length * 3) this.compact();
+  }
+
+  /** Whether a quarter of the ordinals are dead: compaction is worth its cost. */
+  compactionDue(): boolean {
+    return this.rowids.length >= 4 * BLOCK && this.live * 4 < this.rowids.length * 3;
+  }
+
+  /** Whether three quarters are: searches scan four entries for each live one, compaction cannot wait. */
+  compactionOverdue(): boolean {
+    return this.rowids.length >= 4 * BLOCK && this.live * 4 < this.rowids.length;
   }
 
   /** Renumbers the live documents densely and rewrites every postings list without the dead. */

@@ -13,6 +13,7 @@ import { keywordTerms } from '@lore/platform/vectors/port';
 import { randomVector, seeded } from '@lore/platform/vectors/contract';
 import { queryStems } from './sqlite-keyword';
 import { SqliteVectorStore } from './sqlite-vector-store.adapter';
+import { until } from '@lore/platform/testing';
 
 const COMMON = ['the', 'of', 'and', 'in', 'a', 'to', 'is', 'with'];
 const RARE = Array.from({ length: 400 }, (_, i) => `term${i}x`);
@@ -95,7 +96,7 @@ describe('SQLite keyword index: exact BM25 top k per collection', () => {
     store = new SqliteVectorStore({ path });
     await store.ensureIndex({ name: 'ix', dimensions: 4, distance: 'cosine' });
     await upsert(Array.from({ length: 3000 }, (_, i) => pointOf(`p${i}`, i % 3 === 0 ? 'other' : 'c', i)));
-    // Half of collection c deleted (tombstones, then compaction), some texts replaced, one point moved to another collection.
+    // Half of collection c deleted (tombstones; compacted once the collection is quiet), some texts replaced, one point moved to another collection.
     await remove(Array.from({ length: 3000 }, (_, i) => `p${i}`).filter((_, i) => i % 3 === 1));
     await upsert([pointOf('p2', 'c', 2), pointOf('p5', 'other', 5)]);
     // Points with the same text tie on every query holding its words: the top k keeps the lowest ids among them.
@@ -106,8 +107,18 @@ describe('SQLite keyword index: exact BM25 top k per collection', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('finds the brute-force top k with the same scores, for any k, with and without filters', async () => {
+  it('finds the brute-force top k with the same scores, for any k, with and without filters, before and after compaction', async () => {
     const index = store.index('ix');
+    const collection = () => store.keywords('ix').collections.get('c');
+    // Another 400 of c deleted: tombstones, whose compaction waits for the collection to be quiet.
+    await remove([...live.values()].filter((p) => p.collectionId === 'c' && p.id.startsWith('p')).slice(0, 400).map((p) => p.id));
+    expect(collection()?.rowids.length).toBeGreaterThan(collection()?.live ?? 0);
+    await searchesMatchBruteForce(index);
+    await until(async () => collection(), (keywords) => keywords !== undefined && keywords.rowids.length === keywords.live, 5_000);
+    await searchesMatchBruteForce(index);
+  });
+
+  async function searchesMatchBruteForce(index: ReturnType<SqliteVectorStore['index']>): Promise<void> {
     for (const text of [...queries(40), 'the of and', 'tiedword', 'tiedword of the', 'Running STUDIES in the cells', 'généralisation über the']) {
       for (const k of [1, 10, 100]) expectExact(await index.searchKeyword({ collections: ['c'], text, limit: k }), bruteForce(live, 'c', text, k));
       // Broad filters (checked on the candidates only), selective ones (evaluated on the whole collection), $or, and content_id (up front, indexed).
@@ -122,7 +133,7 @@ describe('SQLite keyword index: exact BM25 top k per collection', () => {
         for (const k of [1, 10, 100]) expectExact(await index.searchKeyword({ collections: ['c'], text, limit: k, filter }), bruteForce(live, 'c', text, k, accept));
       }
     }
-  });
+  }
 
   it('scores each collection with its own statistics when several are searched, and completes hybrid legs with the same scores', async () => {
     const index = store.index('ix');
