@@ -24,7 +24,7 @@ describe('ChunkPurgeWorker', () => {
 
   beforeEach(async () => {
     documents = openSqliteDocumentStore({ path: ':memory:' });
-    await documents.collection(CHUNK_PURGES).ensureIndex(['workspace_id', 'id']);
+    await documents.collection(CHUNK_PURGES).ensureIndex(['workspace_id', 'order']);
     const store = openSqliteVectorStore({ path: ':memory:', graphs: false });
     const write = store.write.bind(store);
     store.write = async (writes: readonly VectorWrite[], checkpoint) => {
@@ -54,7 +54,7 @@ describe('ChunkPurgeWorker', () => {
     const ids = Array.from({ length: count }, (_, i) => `${contentId}#${i}`);
     await documents.write(ids.map((id, i) => ({ collection: CHUNKS, op: 'upsert' as const, doc: { id, workspace_id: workspaceId, collection_id: `col_${workspaceId}`, content_id: contentId, chunk_index: i } })));
     await vectors.write([{ op: 'upsert', index: 'ix', points: ids.map((id, i) => ({ id, collectionId: `col_${workspaceId}`, vector: [1, i % 7, 0.5, 0.25], text: `chunk ${i}`, payload: { content_id: contentId, chunk_index: i, source: null, tags: [], metadata: {} } })) }]);
-    await documents.write([{ collection: CHUNK_PURGES, op: 'upsert', doc: { id: contentId, workspace_id: workspaceId, collection_id: `col_${workspaceId}`, content_id: contentId, position: `${position}:${position}` } satisfies ChunkPurgeDoc }]);
+    await documents.write([{ collection: CHUNK_PURGES, op: 'upsert', doc: { id: contentId, workspace_id: workspaceId, collection_id: `col_${workspaceId}`, content_id: contentId, position: `${position}:${position}`, order: String(position).padStart(20, '0') } satisfies ChunkPurgeDoc }]);
   }
 
   const chunksLeft = async (contentId: string): Promise<number> => documents.collection(CHUNKS).count({ content_id: contentId });
@@ -71,7 +71,7 @@ describe('ChunkPurgeWorker', () => {
     await worker.drained(['cnt_b'], 5_000);
     expect(await chunksLeft('cnt_b')).toBe(0);
     expect(await pointsLeft('ws_b')).toBe(0);
-    // A's first purge (by id) holds A's turn; its second waits (one purge of a workspace at a time).
+    // A's older purge holds A's turn; its second waits (one purge of a workspace at a time).
     expect([...waiting]).toEqual(['cnt_a1']);
     expect(await chunksLeft('cnt_a1')).toBe(250);
     expect(await chunksLeft('cnt_a2')).toBe(30);

@@ -1,20 +1,22 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { positionFromString, type Position } from '@lore/platform/kernel';
 import type { DocumentStore, Filter } from '@lore/platform/documents/port';
 import type { VectorStore } from '@lore/platform/vectors/port';
 import type { ContextLog } from '@lore/platform/cqrs';
+import { ReadModelLateError } from '@lore/platform/projections';
 import { chunkPurges, chunkPurgesRunning } from '@lore/platform/telemetry';
 import { CHUNKS, type ChunkDoc } from './knowledge.read-models';
 import { CHUNK_PURGES, purgedChunks, type ChunkPurgeDoc } from './chunk-purges';
 
 /** How often the worker looks for purges nobody waits for (a collection's; those recorded before a restart). */
 const POLL_MS = 1_000;
-/** Purges removed side by side, each of another workspace: a small one never waits for a large one to end. */
-const LANES = 2;
+/** Purges removed side by side, each of another workspace, their pages taking turns: a small one never waits for a large one to end. */
+const LANES = 4;
 /** Longest wait before a failed purge is tried again (the wait doubles from POLL_MS). */
 const MAX_RETRY_MS = 5 * 60_000;
 /** Workspaces a scan looks at, at most (each one indexed lookup). */
 const SCAN_WORKSPACES = 10_000;
+/** Longest a page holds the turn of the others (see `inTurn`), ms. */
+const PAGE_TURN_MAX_MS = 1_000;
 /** Chunks removed a transaction (records, then points): ~10–30 ms of the event loop on a 2-core machine. */
 const PAGE = 100;
 
@@ -28,12 +30,14 @@ export interface ChunkPurgeWorkerDeps {
 
 /**
  * Removes the chunk records and vector points of deleted contents and collections (see
- * chunk-purges.ts), two purges at a time, each of a different workspace, the workspace served
- * longest ago first; inside a workspace, in id order. PAGE chunks a transaction, then a pause as long as the page took: nobody
- * waits for a purge but its own erasure, so it takes at most half of the event loop every
- * request shares (with a bare turn between pages, a request needing a dozen turns waited
- * behind a dozen pages: a probe's creates in another workspace took up to 0.7 s). A purge is
- * deleted only once its chunks are gone; a crash before that runs it again (deleting is idempotent).
+ * chunk-purges.ts): up to LANES purges at a time, each of a different workspace, the workspace
+ * served longest ago first; inside a workspace, oldest deletion first. Their pages (PAGE chunks
+ * a transaction) take turns one at a time, each followed by a pause as long as it took: nobody
+ * waits for a purge but its own erasure, so purging takes at most half of the event loop every
+ * request shares (with a bare turn between pages, a request needing a dozen turns waited behind
+ * a dozen pages: a probe's creates in another workspace took up to 0.7 s). A purge is deleted
+ * only once its chunks are gone; a crash or a stop before that runs it again (deleting is
+ * idempotent).
  */
 export class ChunkPurgeWorker {
   /** Purges being removed, by id: their workspace and their run. */
@@ -48,11 +52,16 @@ export class ChunkPurgeWorker {
   private scanning: Promise<void> | null = null;
   private rescan = false;
   private turn = 0;
+  /** The last page asked for: each page waits for it, then for its pause (`inTurn`). */
+  private pages: Promise<void> = Promise.resolve();
+  private stopping: Promise<void> = new Promise(() => undefined);
+  private signalStop: () => void = () => undefined;
 
   constructor(private readonly deps: ChunkPurgeWorkerDeps) {}
 
   async start(): Promise<void> {
     this.stopped = false;
+    this.stopping = new Promise((resolve) => (this.signalStop = resolve));
     this.wake();
     this.timer = setInterval(() => this.wake(), POLL_MS);
     this.timer.unref();
@@ -60,6 +69,7 @@ export class ChunkPurgeWorker {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.signalStop();
     if (this.timer) clearInterval(this.timer);
     await this.scanning;
     await Promise.all([...this.running.values()].map((r) => r.run));
@@ -88,7 +98,9 @@ export class ChunkPurgeWorker {
     for (;;) {
       const left = await purges.find({ filter: { id: { $in: [...ids] } }, limit: 1 });
       if (left.items.length === 0) return;
-      if (Date.now() >= deadline) throw new Error(`the chunks of ${left.items[0]!.id} were not removed within ${timeoutMs} ms`);
+      // Late, not failed: the erasure waiting on it is tried again (after a restart, when stopping).
+      if (this.stopped) throw new ReadModelLateError('the purge worker is stopping');
+      if (Date.now() >= deadline) throw new ReadModelLateError(`the chunks of ${left.items[0]!.id} were not removed within ${timeoutMs} ms`);
       this.wake();
       await new Promise<void>((resolve) => {
         const finish = (): void => {
@@ -126,8 +138,8 @@ export class ChunkPurgeWorker {
   }
 
   /**
-   * One pending purge of each workspace with any, but those already being served: a walk of
-   * the (workspace_id, id) index, one lookup a workspace, so a workspace with 50,000 purges
+   * The oldest pending purge of each workspace with any, but those already being served: a walk
+   * of the (workspace_id, order) index, one lookup a workspace, so a workspace with 50,000 purges
    * queued (a collection's contents) costs a scan what one with a single purge does.
    */
   private async firstOfEachWorkspace(busy: ReadonlySet<string>): Promise<Map<string, ChunkPurgeDoc>> {
@@ -136,7 +148,7 @@ export class ChunkPurgeWorker {
     let after: string | null = null;
     for (let i = 0; i < SCAN_WORKSPACES; i++) {
       const filter: Filter = after === null ? {} : { workspace_id: { $gt: after } };
-      const [purge] = (await purges.find({ filter, sort: [['workspace_id', 'asc']], limit: 1 })).items;
+      const [purge] = (await purges.find({ filter, sort: [['workspace_id', 'asc'], ['order', 'asc']], limit: 1 })).items;
       if (purge === undefined) break;
       // A purge that failed holds back its own workspace's until its retry is due, no other's.
       if (!busy.has(purge.workspace_id) && (this.failed.get(purge.id)?.until ?? 0) <= performance.now()) first.set(purge.workspace_id, purge);
@@ -147,8 +159,8 @@ export class ChunkPurgeWorker {
 
   private async run(purge: ChunkPurgeDoc): Promise<void> {
     try {
-      await this.deps.readModelsPassed(positionFromString(purge.position));
-      await this.removeChunks(purge);
+      const passed = await Promise.race([this.deps.readModelsPassed(positionFromString(purge.position)).then(() => true), this.stopping.then(() => false)]);
+      if (!passed || !(await this.removeChunks(purge))) return;
       await this.deps.documents.write([{ collection: CHUNK_PURGES, op: 'delete', id: purge.id }]);
       this.failed.delete(purge.id);
       chunkPurges.inc({ outcome: 'done' });
@@ -160,20 +172,41 @@ export class ChunkPurgeWorker {
     }
   }
 
-  private async removeChunks(purge: ChunkPurgeDoc): Promise<void> {
+  /** False when the worker stopped first (the purge is left for the next start). */
+  private async removeChunks(purge: ChunkPurgeDoc): Promise<boolean> {
     const chunks = this.deps.documents.collection<ChunkDoc>(CHUNKS);
     const { filter, sort } = purgedChunks(purge);
     // Every index: a collection being re-indexed has points in two (a point id is its chunk's id).
     const indexes = (await this.deps.vectors.listIndexes()).map((index) => index.name);
     for (;;) {
-      const started = performance.now();
-      const ids = (await chunks.find({ filter, sort: sort.map(([field, order]) => [field, order]), limit: PAGE })).items.map((chunk) => chunk.id);
-      if (ids.length === 0) break;
-      for (const index of indexes) await this.deps.vectors.write([{ op: 'delete', index, ids }]);
-      await this.deps.documents.write(ids.map((id) => ({ collection: CHUNKS, op: 'delete' as const, id })));
-      await sleep(Math.max(1, performance.now() - started));
+      if (this.stopped) return false;
+      const removed = await this.inTurn(async () => {
+        const ids = (await chunks.find({ filter, sort, limit: PAGE })).items.map((chunk) => chunk.id);
+        for (const index of indexes) if (ids.length > 0) await this.deps.vectors.write([{ op: 'delete', index, ids }]);
+        if (ids.length > 0) await this.deps.documents.write(ids.map((id) => ({ collection: CHUNKS, op: 'delete' as const, id })));
+        return ids.length;
+      });
+      if (removed === 0) break;
     }
     // Points whose record was gone already (an attempt's chunks replaced meanwhile): one pass by filter, which finds few or none.
     await this.deps.vectors.write([{ op: 'deleteWhere', collections: [purge.collection_id], ...(purge.content_id === null ? {} : { filter: { content_id: purge.content_id } }) }]);
+    return true;
+  }
+
+  /** Runs one page once the pages asked for before it have run, and holds the next one back for as long as it took. */
+  private async inTurn<T>(page: () => Promise<T>): Promise<T> {
+    const before = this.pages;
+    let release!: () => void;
+    this.pages = new Promise((resolve) => (release = resolve));
+    await before;
+    const started = performance.now();
+    // A page that waits on its store (a remote index slow to answer) holds the others back no longer than this.
+    const overdue = setTimeout(release, PAGE_TURN_MAX_MS);
+    try {
+      return await page();
+    } finally {
+      clearTimeout(overdue);
+      setTimeout(release, Math.max(1, performance.now() - started));
+    }
   }
 }

@@ -115,4 +115,26 @@ describeWithModels('the chunks of a deleted content', (modelsDir) => {
     expect(filesHolding(running.dataDir, 'Ombrevale')).toEqual([]);
     expect((await send(running.transport, messages.listChunks, { ...a, collectionId: kept.id })).items.map((c) => c.id)).toEqual(keptChunks.map((c) => c.id));
   });
+
+  it('page on through a deletion: a cursor taken before it still reads the next page, without the deleted content', async () => {
+    const collection = await send(running.transport, messages.createCollection, { ...a, name: 'paged' });
+    const chunksOf = async (text: string) => {
+      const content = await send(running.transport, messages.createContent, { ...a, collectionId: collection.id, name: 'p.txt', text, mimeType: 'text/plain' });
+      await until(() => send(running.transport, messages.getContent, { ...a, contentId: content.id }), (c) => c.status === 'completed');
+      return (await send(running.transport, messages.listChunks, { ...a, contentId: content.id })).items;
+    };
+    const first = await chunksOf('The first content of the paged collection.');
+    const second = await chunksOf('The second content, deleted between two pages.');
+    const third = await chunksOf('The third content of the paged collection.');
+    const page1 = await send(running.transport, messages.listChunks, { ...a, collectionId: collection.id, limit: first.length });
+    expect(page1.items.map((c) => c.id)).toEqual(first.map((c) => c.id));
+
+    mockGate.chunkIds = new Set(second.map((c) => c.id));
+    mockGate.contentId = second[0]!.content_id;
+    mockGate.opened = new Promise((resolve) => (mockGate.release = resolve));
+    await send(running.transport, messages.deleteContent, { ...a, contentId: second[0]!.content_id });
+    const page2 = await send(running.transport, messages.listChunks, { ...a, collectionId: collection.id, limit: third.length, cursor: page1.nextCursor! });
+    expect(page2.items.map((c) => c.id)).toEqual(third.map((c) => c.id));
+    mockGate.release();
+  });
 });

@@ -8,6 +8,7 @@ import { COLLECTION_STREAM_PREFIX, CONTENT_STREAM_PREFIX, collectionStreamId, co
 import { keyIdOfText } from './content-texts';
 import type { ContentOriginals } from './content-originals';
 import { collectionPurgeId } from './chunk-purges';
+import { CHUNKS } from './knowledge.read-models';
 
 export const KNOWLEDGE_ERASURE = 'knowledge.erasure.v1';
 export const COLLECTION_ERASURE = 'knowledge.collection-erasure.v1';
@@ -45,12 +46,16 @@ export function contentErasureReactor(deps: ErasureDeps & { readonly originals: 
     streamPrefix: CONTENT_STREAM_PREFIX,
     erasedStream: (event) => (event.type === 'knowledge.ContentDeleted' ? contentStreamId(upcastContentEvent(event).data.contentId) : null),
     keyIdsOf: contentKeyIds,
-    // The original file's parts (sealed under the key about to be shredded) go first.
+    // The original file's parts (sealed under the key about to be shredded) go first; then any
+    // chunk the purge did not see (the vector read model rebuilt after it ran, say): indexed lookups that find none otherwise.
     alsoErase: async (events) => {
       for (const event of events) {
         if (event.type !== 'knowledge.ContentAdded') continue;
         const added = upcastContentEvent(event);
-        if (added.type === 'knowledge.ContentAdded' && added.data.original !== undefined) await deps.originals.delete(added.data.contentId, added.data.original);
+        if (added.type !== 'knowledge.ContentAdded') continue;
+        if (added.data.original !== undefined) await deps.originals.delete(added.data.contentId, added.data.original);
+        await deps.documents.write([{ collection: CHUNKS, op: 'deleteMany', filter: { content_id: added.data.contentId } }]);
+        await deps.vectors.write([{ op: 'deleteWhere', collections: [added.data.collectionId], filter: { content_id: added.data.contentId } }]);
       }
     },
     afterwards: () => deps.vectors.purgeDeleted(),

@@ -40,12 +40,12 @@ export function reindexReactor(deps: { readonly events: EventStore; readonly doc
     let cursor: string | undefined;
     let superseded = false;
     do {
-      // Not the chunks of deleted contents: their points would come back after the purge removed them.
-      const live = await purges.chunkFilter({ collection_id: collectionId }, { collectionId });
-      if (live === null) return;
-      const page = await deps.documents
+      const read = await deps.documents
         .collection<ChunkDoc>(CHUNKS)
-        .find({ filter: live, sort: [['content_id', 'asc'], ['chunk_index', 'asc']], limit: CHUNKS_PER_EVENT, ...(cursor === undefined ? {} : { cursor }) });
+        .find({ filter: { collection_id: collectionId }, sort: [['content_id', 'asc'], ['chunk_index', 'asc']], limit: CHUNKS_PER_EVENT, ...(cursor === undefined ? {} : { cursor }) });
+      // Not the chunks of deleted contents: their points would come back after the purge removed them.
+      const purged = await purges.among(read.items);
+      const page = { items: read.items.filter((chunk) => !purged(chunk)), nextCursor: read.nextCursor };
       if (page.items.length > 0) {
         const vectors = await provider.embedDocuments(page.items.map((c) => c.content));
         const keys = new Map<string, DataKey | null | undefined>();

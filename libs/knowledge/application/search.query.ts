@@ -2,7 +2,7 @@ import { effectiveRerank, RerankOptionsInput, type RerankOutcome, type ReplyOf, 
 import { RerankStep, type Rerankers } from '@lore/platform/rerank/port';
 import type { DocumentStore } from '@lore/platform/documents/port';
 import type { EmbeddingModels } from '@lore/platform/embeddings/port';
-import type { HybridHit, PointHit, VectorStore } from '@lore/platform/vectors/port';
+import { MAX_CANDIDATES, type HybridHit, type PointHit, type VectorStore } from '@lore/platform/vectors/port';
 import type { KnowledgeMessages, SearchResult } from '@lore/knowledge/contracts';
 import { CONTENTS, type ContentDoc } from './knowledge.read-models';
 import type { KnowledgeQueries } from './knowledge.queries';
@@ -37,11 +37,8 @@ export class KnowledgeSearch {
   async search(request: Request): Promise<Reply> {
     const started = performance.now();
     const collection = await this.deps.queries.visibleCollection(request, request.collectionId);
-    // The caller's filter was checked against the grammar when the request was parsed (VectorFilterInput).
-    // Deleted contents whose points the purge worker has not removed yet are left out on both legs.
-    const unpurged = await this.purges.pointFilter(collection.id);
-    const asked = request.filters ?? undefined;
-    const filter = unpurged === null ? asked : asked === undefined ? unpurged : { $and: [asked, unpurged] };
+    // Checked against the grammar when the request was parsed (VectorFilterInput).
+    const filter = request.filters ?? undefined;
     const model = collection.model;
     const scope = { collections: [collection.id], ...(filter === undefined ? {} : { filter }) };
     // Re-ranking reads `candidates` retrieval hits and keeps `top_n` (checked before retrieval: a bad provider is a 422, not a wasted search).
@@ -52,22 +49,23 @@ export class KnowledgeSearch {
     const vectorOf = async (): Promise<Float32Array> => providerOf(this.deps.embeddings, model).embedQuery(request.query);
 
     let hits: readonly (PointHit | HybridHit)[];
+    const index = this.deps.vectors.index(model.index);
     switch (request.searchType) {
       case 'keyword':
         if (!(await this.hasIndex(model))) return empty();
-        hits = await this.deps.vectors.index(model.index).searchKeyword({ ...scope, text: request.query, limit });
+        hits = await this.liveHits(collection.id, limit, (wanted) => index.searchKeyword({ ...scope, text: request.query, limit: wanted }));
         break;
       case 'vector': {
         const vector = await vectorOf();
         if (!(await this.hasIndex(model))) return empty();
-        hits = await this.deps.vectors.index(model.index).searchVector({ ...scope, vector, limit });
+        hits = await this.liveHits(collection.id, limit, (wanted) => index.searchVector({ ...scope, vector, limit: wanted }));
         break;
       }
       case 'hybrid': {
         const vector = await vectorOf();
         if (!(await this.hasIndex(model))) return empty();
         const fusion = request.fusion ?? undefined;
-        hits = await this.deps.vectors.index(model.index).searchHybrid({ ...scope, vector, text: request.query, limit, ...(fusion === undefined ? {} : { fusion }) });
+        hits = await this.liveHits(collection.id, limit, (wanted) => index.searchHybrid({ ...scope, vector, text: request.query, limit: wanted, ...(fusion === undefined ? {} : { fusion }) }));
         break;
       }
     }
@@ -77,6 +75,22 @@ export class KnowledgeSearch {
     const { ranked, outcome } = await rerank.apply(request.query, results.map((r, i) => ({ r, rank: i + 1 })), ({ r }) => r.content);
     const reranked = ranked.map(({ hit: { r, rank }, rerank: mark }): SearchResult => (mark === null ? r : { ...r, score: mark.score, scores: { ...r.scores, retrieval: { score: r.score, rank }, rerank: mark } }));
     return this.reply(reranked, started, outcome);
+  }
+
+  /**
+   * The top `limit` hits without the points of deleted contents the purge worker has not removed
+   * yet: dropped after the search (a filter of them would grow with the pending purges), the
+   * search widened fourfold while that left it short (up to MAX_CANDIDATES). Ranks are renumbered.
+   */
+  private async liveHits<H extends PointHit>(collectionId: string, limit: number, search: (wanted: number) => Promise<readonly H[]>): Promise<readonly H[]> {
+    const chunkOf = (hit: H) => ({ content_id: hit.payload.content_id, collection_id: collectionId });
+    for (let wanted = limit; ; wanted = Math.min(wanted * 4, MAX_CANDIDATES)) {
+      const hits = await search(wanted);
+      const purged = await this.purges.among(hits.map(chunkOf));
+      const live = hits.filter((hit) => !purged(chunkOf(hit)));
+      if (live.length === hits.length) return hits;
+      if (live.length >= limit || hits.length < wanted || wanted === MAX_CANDIDATES) return live.slice(0, limit).map((hit, i) => ({ ...hit, rank: i + 1 }));
+    }
   }
 
   private reply(results: SearchResult[], started: number, rerank: RerankOutcome | null): Reply {

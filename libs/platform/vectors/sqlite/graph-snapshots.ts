@@ -41,7 +41,8 @@ export class GraphSnapshots {
     mkdirSync(this.dir, { recursive: true });
     let covered = state.lastSeq;
     for (const entry of graph.pending.values()) if (entry.seq > 0) covered = Math.min(covered, entry.seq - 1);
-    // What deletions are left since the background scrubbed (a flush, a close): no file keeps a deleted point's vector.
+    // What deletions are left since the background scrubbed (a flush, a close), queued ones too: no file keeps a deleted point's vector.
+    graph.applyDeletions();
     graph.scrubSome(Number.POSITIVE_INFINITY);
     const changes = state.changesSinceSave;
     graph.saving = true;

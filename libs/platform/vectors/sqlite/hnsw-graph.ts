@@ -161,6 +161,17 @@ export class HnswGraph {
     return this.unscrubbed.size;
   }
 
+  /** Takes the queued deletions in (cheap: marks; `scrubSome` overwrites), so that a snapshot written now holds none of their vectors. */
+  applyDeletions(): void {
+    if (this.saving) return;
+    for (const [rowid, entry] of this.pending) {
+      if (entry.vector !== null) continue;
+      if (this.stateOf(rowid) !== ABSENT) this.remove(rowid);
+      this.pending.delete(rowid);
+      if (entry.seq > this.appliedSeq) this.appliedSeq = entry.seq;
+    }
+  }
+
   /** Overwrites deleted labels' vectors until `deadline` (performance.now() ms); true when none is left. */
   scrubSome(deadline: number): boolean {
     if (this.saving) return this.unscrubbed.size === 0;

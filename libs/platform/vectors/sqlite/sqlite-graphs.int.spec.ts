@@ -371,6 +371,27 @@ describe('SQLite vector store: HNSW graphs', () => {
     }
   });
 
+  it('closing with deletions still queued on the graph writes a snapshot without their vectors, and reopens without them', async () => {
+    const points = clustered(2000, 9);
+    const store = await filled(points);
+    await store.flushGraphs();
+    const gone = points.slice(0, 20);
+    await store.write([{ op: 'delete', index: 'ix', ids: gone.map((p) => p.id) }]);
+    // Closed in the same turn: the deletions are still queued, not applied to the graph.
+    await store.close();
+    open.splice(open.indexOf(store), 1);
+    const graphs = join(dir, 'vectors.db-graphs');
+    const snapshot = readFileSync(join(graphs, readdirSync(graphs).find((f) => f.endsWith('.hnsw')) ?? ''));
+    expect(gone.filter((p) => holdsVector(snapshot, p.vector)).map((p) => p.id)).toEqual([]);
+    expect(points.slice(1990).filter((p) => !holdsVector(snapshot, p.vector)).map((p) => p.id)).toEqual([]);
+    const reopened = openStore();
+    await reopened.settled();
+    for (const point of gone.slice(0, 5)) {
+      const [hit] = await reopened.index('ix').searchVector({ collections: ['c'], vector: point.vector, limit: 1 });
+      expect(gone.map((p) => p.id)).not.toContain(hit?.id);
+    }
+  });
+
   it('with graphs: false, never builds one', async () => {
     const store = await filled(clustered(1500, 11), false);
     expect(store.graphs.status('ix', 'c')).toBe('none');

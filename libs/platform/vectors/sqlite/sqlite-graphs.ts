@@ -56,7 +56,7 @@ export interface PointChange {
 }
 
 const PAGE = 256;
-/** Deleted points a closing store still overwrites before its last save; with more, the snapshot is dropped and rebuilt on the next open. */
+/** Deleted points a closing store overwrites before its last save in any case; with more, and more than a quarter of the graph, the snapshot is dropped and rebuilt on the next open. */
 const SCRUB_ON_CLOSE_MAX = 2_000;
 
 export class SqliteGraphs {
@@ -183,7 +183,9 @@ export class SqliteGraphs {
     await this.saving;
     for (const state of [...this.states.values()]) {
       if (state.status !== 'ready' || state.changesSinceSave === 0) continue;
-      if (this.closed && (state.graph?.unscrubbedCount() ?? 0) > SCRUB_ON_CLOSE_MAX) this.dropSnapshot(state);
+      // Overwriting is an insertion a point: past a quarter of the graph (and SCRUB_ON_CLOSE_MAX), rebuilding on the next open costs less.
+      const unscrubbed = state.graph?.unscrubbedCount() ?? 0;
+      if (this.closed && unscrubbed > SCRUB_ON_CLOSE_MAX && unscrubbed * 4 > (state.graph?.size() ?? 0)) this.dropSnapshot(state);
       else await this.snapshots.save(state);
     }
   }
