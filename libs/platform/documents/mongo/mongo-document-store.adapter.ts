@@ -200,7 +200,11 @@ class MongoDocumentCollection<T extends Doc> implements DocumentCollection<T> {
     fields.forEach(assertFieldPath);
     // _id is always indexed; createIndex is a no-op when an identical index exists.
     if (fields.length === 1 && fields[0] === 'id') return;
-    await this.raw.createIndex(new Map(fields.map((field) => [mongoField(field), 1] as const)));
+    // Every sort ends with id (resolveSort's tie-break): with _id last, the index serves a
+    // keyset page as read, where without it each page sorted every match (a purge's pages of
+    // 100 out of 26,000 chunks: quadratic). SQLite sorts by id only among rows that tie on the index.
+    const keys = fields.includes('id') ? fields : [...fields, 'id'];
+    await this.raw.createIndex(new Map(keys.map((field) => [mongoField(field), 1] as const)));
   }
 
   /**
