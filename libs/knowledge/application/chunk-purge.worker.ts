@@ -54,14 +54,13 @@ export class ChunkPurgeWorker {
   private turn = 0;
   /** The last page asked for: each page waits for it, then for its pause (`inTurn`). */
   private pages: Promise<void> = Promise.resolve();
-  private stopping: Promise<void> = new Promise(() => undefined);
-  private signalStop: () => void = () => undefined;
+  /** What a purge waiting for the read models does when the worker stops (removed once the wait ends). */
+  private readonly onStop = new Set<() => void>();
 
   constructor(private readonly deps: ChunkPurgeWorkerDeps) {}
 
   async start(): Promise<void> {
     this.stopped = false;
-    this.stopping = new Promise((resolve) => (this.signalStop = resolve));
     this.wake();
     this.timer = setInterval(() => this.wake(), POLL_MS);
     this.timer.unref();
@@ -69,7 +68,7 @@ export class ChunkPurgeWorker {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    this.signalStop();
+    for (const abandon of [...this.onStop]) abandon();
     if (this.timer) clearInterval(this.timer);
     await this.scanning;
     await Promise.all([...this.running.values()].map((r) => r.run));
@@ -159,8 +158,7 @@ export class ChunkPurgeWorker {
 
   private async run(purge: ChunkPurgeDoc): Promise<void> {
     try {
-      const passed = await Promise.race([this.deps.readModelsPassed(positionFromString(purge.position)).then(() => true), this.stopping.then(() => false)]);
-      if (!passed || !(await this.removeChunks(purge))) return;
+      if (!(await this.readModelsPassed(purge)) || !(await this.removeChunks(purge))) return;
       await this.deps.documents.write([{ collection: CHUNK_PURGES, op: 'delete', id: purge.id }]);
       this.failed.delete(purge.id);
       chunkPurges.inc({ outcome: 'done' });
@@ -170,6 +168,18 @@ export class ChunkPurgeWorker {
       chunkPurges.inc({ outcome: 'failed' });
       this.deps.log.error({ purge: purge.id, workspaceId: purge.workspace_id, retryInMs: waitMs, err: error instanceof Error ? error.message : String(error) }, "removing a deleted content's chunks failed; it is tried again");
     }
+  }
+
+  /** Whether the read models have passed the deletion; false when the worker stopped first (the purge is left for the next start). */
+  private readModelsPassed(purge: ChunkPurgeDoc): Promise<boolean> {
+    return new Promise<boolean>((resolve, reject) => {
+      const abandon = (): void => resolve(false);
+      this.onStop.add(abandon);
+      this.deps.readModelsPassed(positionFromString(purge.position)).then(
+        () => resolve(true),
+        (error: unknown) => reject(error),
+      ).finally(() => this.onStop.delete(abandon));
+    });
   }
 
   /** False when the worker stopped first (the purge is left for the next start). */

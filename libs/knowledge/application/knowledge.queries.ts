@@ -10,7 +10,7 @@ import { accessOf } from './collection.commands';
 import { PendingPurges } from './chunk-purges';
 
 /** Reads a chunk list makes at most to fill a page around chunks being purged. */
-const LIVE_PAGE_READS = 20;
+const LIVE_PAGE_READS = 10;
 
 /** The part of a filter that keeps a caller inside its key's collections (the workspace is `workspaceCollection`'s). */
 function scopeFilter(scope: KnowledgeScope, collectionField: 'id' | 'collection_id'): Filter {
@@ -84,6 +84,8 @@ export class KnowledgeQueries {
     const filter: Record<string, unknown> = { ...scopeFilter(query, 'collection_id') };
     if (query.collectionId !== undefined) filter['collection_id'] = query.collectionId;
     if (query.contentId !== undefined) filter['content_id'] = query.contentId;
+    // A deleted content's chunks, being purged: none, at once (not a walk through them in empty pages).
+    if (query.contentId !== undefined && (await this.purges.covers({ content_id: query.contentId, collection_id: query.collectionId ?? '' }))) return { items: [], nextCursor: null };
     const page = await this.livePage(this.read<ChunkDoc>(CHUNKS, query), filter as Filter, query.limit, query.cursor);
     const items = query.includeEmbedding ? await this.withEmbeddings(page.items) : page.items.map((d) => toChunkRecord(d));
     return { items, nextCursor: page.nextCursor };

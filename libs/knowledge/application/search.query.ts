@@ -88,7 +88,7 @@ export class KnowledgeSearch {
       const hits = await search(wanted);
       const purged = await this.purges.among(hits.map(chunkOf));
       const live = hits.filter((hit) => !purged(chunkOf(hit)));
-      if (live.length === hits.length) return hits;
+      if (live.length === hits.length) return wanted === limit ? hits : hits.slice(0, limit);
       if (live.length >= limit || hits.length < wanted || wanted === MAX_CANDIDATES) return live.slice(0, limit).map((hit, i) => ({ ...hit, rank: i + 1 }));
     }
   }

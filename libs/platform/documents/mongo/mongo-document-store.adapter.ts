@@ -205,6 +205,9 @@ class MongoDocumentCollection<T extends Doc> implements DocumentCollection<T> {
     // 100 out of 26,000 chunks: quadratic). SQLite sorts by id only among rows that tie on the index.
     const keys = fields.includes('id') ? fields : [...fields, 'id'];
     await this.raw.createIndex(new Map(keys.map((field) => [mongoField(field), 1] as const)));
+    // The index an earlier version made of the same fields without _id (MongoDB's default name):
+    // its replacement serves every query it did. One left behind (a failed drop) costs space, not answers.
+    if (keys !== fields) await this.raw.dropIndex(fields.map((field) => `${mongoField(field)}_1`).join('_')).catch(() => undefined);
   }
 
   /**

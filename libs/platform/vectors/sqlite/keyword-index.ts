@@ -189,6 +189,12 @@ export class KeywordIndex {
     this.compactions.set(id, timer);
   }
 
+  /** Cancels the compactions waiting for quiet: the index is being discarded (a rollback, a reset, a drop, a close). */
+  dispose(): void {
+    for (const timer of this.compactions.values()) clearTimeout(timer);
+    this.compactions.clear();
+  }
+
   private collection(id: string): CollectionKeywords {
     let keywords = this.collections.get(id);
     if (!keywords) {

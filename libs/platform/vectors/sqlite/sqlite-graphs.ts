@@ -184,6 +184,7 @@ export class SqliteGraphs {
     for (const state of [...this.states.values()]) {
       if (state.status !== 'ready' || state.changesSinceSave === 0) continue;
       // Overwriting is an insertion a point: past a quarter of the graph (and SCRUB_ON_CLOSE_MAX), rebuilding on the next open costs less.
+      state.graph?.applyDeletions();
       const unscrubbed = state.graph?.unscrubbedCount() ?? 0;
       if (this.closed && unscrubbed > SCRUB_ON_CLOSE_MAX && unscrubbed * 4 > (state.graph?.size() ?? 0)) this.dropSnapshot(state);
       else await this.snapshots.save(state);

@@ -130,7 +130,7 @@ export class SqliteVectorStore implements VectorStore {
     this.statements.clear();
     this.pointWrites.forgetColumns();
     this.graphs.forget([name]);
-    this.keywordIndexes.delete(name);
+    this.forgetKeywords(name);
     // Dropping tables of any size in one transaction (see withTempFilesOnDisk).
     withTempFilesOnDisk(this.db, () =>
       this.db.transaction(() => {
@@ -177,7 +177,7 @@ export class SqliteVectorStore implements VectorStore {
     } catch (error) {
       // The transaction rolled back: the keyword postings changed in memory are reloaded from
       // the committed tables on next use (the graphs take changes only after a commit).
-      this.keywordIndexes.clear();
+      for (const name of [...this.keywordIndexes.keys()]) this.forgetKeywords(name);
       throw error;
     }
     // Committed: the graphs take the changes in (queued; searches read the queue until applied).
@@ -205,7 +205,7 @@ export class SqliteVectorStore implements VectorStore {
     this.statements.clear();
     this.pointWrites.forgetColumns();
     this.graphs.forget(indexes);
-    for (const name of indexes) this.keywordIndexes.delete(name);
+    for (const name of indexes) this.forgetKeywords(name);
     withTempFilesOnDisk(this.db, () => this.applyReset(indexes, checkpointName));
   }
 
@@ -218,12 +218,19 @@ export class SqliteVectorStore implements VectorStore {
   }
 
   async close(): Promise<void> {
+    for (const name of [...this.keywordIndexes.keys()]) this.forgetKeywords(name);
     if (this.db.open) await this.graphs.close();
     this.statements.clear();
     if (this.db.open) this.db.close();
   }
 
   // ---- shared with SqliteVectorIndex ----
+
+  /** Drops the in-memory keyword index of `name` (reloaded from its tables on next use). */
+  private forgetKeywords(name: string): void {
+    this.keywordIndexes.get(name)?.dispose();
+    this.keywordIndexes.delete(name);
+  }
 
   /** The keyword index of `name`, loaded from its tables on first use. */
   keywords(name: string): KeywordIndex {
