@@ -1,8 +1,7 @@
-import { AppError } from '@lore/platform/kernel';
 import type { VectorStore, VectorWrite } from '@lore/platform/vectors/port';
 import type * as VectorsSqlite from '@lore/platform/vectors/sqlite';
 import { send } from '@lore/platform/transport/port';
-import { filesHolding, startContext, until, type RunningContext } from '@lore/platform/testing';
+import { filesHolding, outcome, startContext, until, type RunningContext } from '@lore/platform/testing';
 import { describeWithModels } from '@lore/platform/embeddings/contract';
 import { knowledgeConfig, knowledgeMessages } from '@lore/knowledge/contracts';
 import { knowledgeContext } from './knowledge.context';
@@ -31,12 +30,6 @@ const messages = knowledgeMessages(knowledgeConfig.parse({}));
 const a = { workspaceId: 'ws_deleting', actor: 'user:alice', collections: null };
 const b = { workspaceId: 'ws_writing', actor: 'user:bob', collections: null };
 
-async function outcome(call: Promise<unknown>): Promise<string> {
-  return call.then(
-    () => 'resolved',
-    (error: unknown) => (error instanceof AppError ? error.code : String(error)),
-  );
-}
 
 /**
  * A deleted content's chunks leave every read with the deletion, and are removed from the chunk

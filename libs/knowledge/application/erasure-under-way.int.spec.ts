@@ -1,7 +1,6 @@
-import { AppError } from '@lore/platform/kernel';
 import type { IntegrationEvent } from '@lore/platform/transport/port';
 import { send } from '@lore/platform/transport/port';
-import { filesHolding, startContext, until, type RunningContext } from '@lore/platform/testing';
+import { filesHolding, outcome, startContext, until, type RunningContext } from '@lore/platform/testing';
 import { describeWithModels } from '@lore/platform/embeddings/contract';
 import { knowledgeConfig, knowledgeMessages } from '@lore/knowledge/contracts';
 import { knowledgeContext } from './knowledge.context';
@@ -10,13 +9,6 @@ const messages = knowledgeMessages(knowledgeConfig.parse({}));
 const scope = { workspaceId: 'ws_slow_erase', actor: 'user:alice', collections: null };
 const outsider = { workspaceId: 'ws_other', actor: 'user:mallory', collections: null };
 
-/** The code a call rejects with (or 'resolved'). */
-async function outcome(call: Promise<unknown>): Promise<string> {
-  return call.then(
-    () => 'resolved',
-    (error: unknown) => (error instanceof AppError ? error.code : String(error)),
-  );
-}
 
 /**
  * A deletion whose erasure outlasts the request's wait (READ_YOUR_WRITES_TIMEOUT_MS) is

@@ -11,3 +11,4 @@ export * from './free-port';
 export * from './recording-stores';
 export * from './files-holding';
 export * from './event-loop-turns';
+export * from './outcome';
