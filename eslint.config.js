@@ -224,6 +224,8 @@ module.exports = defineConfig(
         setInterval: 'readonly',
         clearInterval: 'readonly',
         fetch: 'readonly',
+        FormData: 'readonly',
+        Blob: 'readonly',
         TextEncoder: 'readonly',
         TextDecoder: 'readonly',
         AbortController: 'readonly',

@@ -18,8 +18,6 @@
 // above the kills (KNOWLEDGE_PROCESSING_ATTEMPTS = kills + 2); with fewer, a content is
 // `failed` ("interrupted N times") by design.
 import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { createServer } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,6 +26,7 @@ import { SignJWT } from 'jose';
 import { freePort } from '../bench/load.mjs';
 import { exited, untilReady } from './lore-process.mjs';
 import { BENCH_LORE_ENV } from '../bench/bench-env.mjs';
+import { startEmbeddingStandIn, standInEnv } from './embedding-stand-in.mjs';
 
 const ROUNDS = Number(process.env.PROBE_ROUNDS ?? 4);
 const KILLS = Number(process.env.PROBE_KILLS ?? 3);
@@ -37,46 +36,10 @@ const LEASE_MS = Number(process.env.PROBE_LEASE_MS ?? 1500);
 const PROVIDER = process.env.PROBE_PROVIDER ?? 'server';
 const ENTRY = process.env.PROBE_ENTRY ?? 'dist/standalone.js';
 const SECRET = 'probe-secret';
-const DIMENSIONS = 64;
 const SETTLE_MS = 10 * 60_000;
 
-/** An OpenAI-compatible /v1/embeddings: a hashed bag of words per input, a few ms per request. */
-async function startEmbedder() {
-  let requests = 0;
-  const server = createServer((req, res) => {
-    const parts = [];
-    req.on('data', (part) => parts.push(part));
-    req.on('end', () => {
-      requests++;
-      const { input } = JSON.parse(Buffer.concat(parts).toString('utf8'));
-      const data = input.map((text, index) => {
-        const vector = new Array(DIMENSIONS).fill(0);
-        vector[0] = 0.01;
-        for (const word of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
-          const hash = createHash('sha1').update(word).digest();
-          vector[hash.readUInt32LE(0) % DIMENSIONS] += hash[4] % 2 === 0 ? 1 : -1;
-        }
-        return { object: 'embedding', index, embedding: vector };
-      });
-      setTimeout(() => {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ object: 'list', data, model: 'probe', usage: { prompt_tokens: 0, total_tokens: 0 } }));
-      }, 3);
-    });
-  });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${server.address().port}/v1`, requests: () => requests, close: () => new Promise((resolve) => server.close(resolve)) };
-}
-
 function providerEnv(embedder) {
-  if (PROVIDER === 'local') return { EMBEDDING_DEFAULT_PROVIDER: 'local' };
-  return {
-    EMBEDDING_DEFAULT_PROVIDER: 'openai-compatible',
-    EMBEDDING_OPENAI_BASE_URL: embedder.url,
-    EMBEDDING_OPENAI_MODEL: 'probe-embedder',
-    EMBEDDING_OPENAI_DIMENSIONS: String(DIMENSIONS),
-    EMBEDDING_OPENAI_MAX_INPUT_TOKENS: '512',
-  };
+  return PROVIDER === 'local' ? { EMBEDDING_DEFAULT_PROVIDER: 'local' } : standInEnv(embedder);
 }
 
 async function start(dataDir, embedder) {
@@ -165,7 +128,7 @@ async function walkChunks(lore, content) {
 
 const token = await new SignJWT({ workspace_id: 'probe' }).setProtectedHeader({ alg: 'HS256' }).setSubject('probe-user').setExpirationTime('2h').sign(new TextEncoder().encode(SECRET));
 const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-const embedder = PROVIDER === 'local' ? null : await startEmbedder();
+const embedder = PROVIDER === 'local' ? null : await startEmbeddingStandIn();
 const collectionBody = { name: 'probe', settings: { chunk_size: 64, chunk_overlap: 8 } };
 const texts = Array.from({ length: CONTENTS }, (_, i) => longText(`c${i}`));
 

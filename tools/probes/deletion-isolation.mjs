@@ -1,0 +1,123 @@
+// npm run probe:deletion-isolation — does one workspace's large deletion slow another's writes?
+// Starts the standalone bundle (dist/standalone.js) with the embedding stand-in, lets workspace
+// A upload a text of PROBE_MB megabytes (default 19: ~26,000 chunks) and waits until it is
+// processed. Then workspace B, from a worker thread of its own, creates a small content every
+// PROBE_GAP_MS (default 40) while A deletes the large one (and repeats the DELETE while it
+// answers 202, as a client following the erasure would). Prints B's creates before, during and
+// after A's first DELETE (count, p50, p95, max, statuses), A's answers, p95 during ÷ before and
+// the load average; exits 1 when any of B's creates is not a 201, or one made while A's DELETE
+// was being answered took longer than PROBE_MAX_MS (default 1000). Before the purges (09646b3)
+// B's creates waited up to 5 s for A's chunks to be deleted, and one answered 503.
+// Knobs: PROBE_MB, PROBE_GAP_MS, PROBE_IDLE_MS (B alone first, default 3000), PROBE_MAX_MS, PROBE_ENTRY.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { join } from 'node:path';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { SignJWT } from 'jose';
+import { percentile } from '../bench/lore-under-bench.mjs';
+import { stopChild } from '../bench/load.mjs';
+import { startStandalone } from './lore-process.mjs';
+import { startEmbeddingStandIn, standInEnv } from './embedding-stand-in.mjs';
+
+const MB = Number(process.env.PROBE_MB ?? 19);
+const GAP_MS = Number(process.env.PROBE_GAP_MS ?? 40);
+const IDLE_MS = Number(process.env.PROBE_IDLE_MS ?? 3000);
+const MAX_MS = Number(process.env.PROBE_MAX_MS ?? 1000);
+const ENTRY = process.env.PROBE_ENTRY ?? 'dist/standalone.js';
+const SECRET = 'probe-deletion-secret';
+
+async function call(url, token, method, path, body) {
+  const started = performance.now();
+  const res = await fetch(url + path, { method, headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  return { status: res.status, ms: performance.now() - started, body: text === '' ? null : JSON.parse(text) };
+}
+
+if (!isMainThread) {
+  // B: small creates until told to stop; each sample is [epoch ms at start, ms taken, status].
+  const { url, token, collectionId } = workerData;
+  const samples = [];
+  let stop = false;
+  parentPort.on('message', () => (stop = true));
+  for (let n = 0; !stop; n++) {
+    const at = Date.now();
+    const r = await call(url, token, 'POST', '/api/v1/contents', { collection_id: collectionId, name: `small-${n}.txt`, text: `A small note, number ${n}.` });
+    samples.push([at, r.ms, r.status]);
+    await new Promise((resolve) => setTimeout(resolve, GAP_MS));
+  }
+  parentPort.postMessage(samples);
+} else {
+  const token = (workspace) => new SignJWT({ workspace_id: workspace }).setProtectedHeader({ alg: 'HS256' }).setSubject(`user-${workspace}`).setIssuedAt().setExpirationTime('2h').sign(new TextEncoder().encode(SECRET));
+  const until = async (probe, done) => {
+    for (;;) {
+      const value = await probe();
+      if (done(value)) return value;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  };
+  const standIn = await startEmbeddingStandIn();
+  const dataDir = mkdtempSync(join(tmpdir(), 'lore-probe-deletion-'));
+  const lore = await startStandalone({ entry: ENTRY, dataDir, secret: SECRET, env: standInEnv(standIn) });
+  try {
+    const [a, b] = [await token('ws-deleting'), await token('ws-writing')];
+    const collectionA = (await call(lore.url, a, 'POST', '/api/v1/collections', { name: 'large' })).body.id;
+    const collectionB = (await call(lore.url, b, 'POST', '/api/v1/collections', { name: 'small' })).body.id;
+    const words = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta', 'theta', 'iota', 'kappa', 'lambda', 'mu'];
+    const paragraphs = [];
+    for (let p = 0, size = 0; size < MB * 1e6; p++) {
+      const paragraph = Array.from({ length: 120 }, (_, w) => words[(p * 7 + w * 13) % words.length] + (w % 17 === 0 ? p : '')).join(' ') + '.\n\n';
+      paragraphs.push(paragraph);
+      size += paragraph.length;
+    }
+    const form = new FormData();
+    form.set('collection_id', collectionA);
+    form.set('file', new Blob([paragraphs.join('')], { type: 'text/plain' }), 'large.txt');
+    const uploadStarted = performance.now();
+    const uploaded = await (await fetch(`${lore.url}/api/v1/contents`, { method: 'POST', headers: { authorization: `Bearer ${a}` }, body: form })).json();
+    const large = await until(() => call(lore.url, a, 'GET', `/api/v1/contents/${uploaded.id}`).then((r) => r.body), (c) => c.status === 'completed' || c.status === 'failed');
+    process.stdout.write(`A's ${MB} MB text: ${large.status}, ${large.chunk_count} chunks, ${((performance.now() - uploadStarted) / 1000).toFixed(1)} s from upload\n`);
+
+    const writer = new Worker(new URL(import.meta.url), { workerData: { url: lore.url, token: b, collectionId: collectionB } });
+    const samples = new Promise((resolve) => writer.once('message', resolve));
+    await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
+    const deleteAt = Date.now();
+    const first = await call(lore.url, a, 'DELETE', `/api/v1/contents/${uploaded.id}`);
+    const answeredAt = Date.now();
+    const answers = [`${first.status} after ${first.ms.toFixed(0)} ms`];
+    for (let status = first.status; status === 202; ) {
+      const again = await call(lore.url, a, 'DELETE', `/api/v1/contents/${uploaded.id}`);
+      status = again.status;
+      answers.push(`${status} at +${((Date.now() - deleteAt) / 1000).toFixed(1)} s`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    writer.postMessage('stop');
+    const all = await samples;
+    await writer.terminate();
+
+    const phase = (label, rows) => {
+      const ms = rows.map(([, taken]) => taken);
+      const statuses = [...new Set(rows.map(([, , status]) => status))].join(',');
+      process.stdout.write(`B's creates ${label}: ${rows.length}, p50 ${percentile(ms, 50).toFixed(1)} ms, p95 ${percentile(ms, 95).toFixed(1)} ms, max ${Math.max(...ms).toFixed(1)} ms; statuses ${statuses}\n`);
+      return percentile(ms, 95);
+    };
+    process.stdout.write(`A's DELETE: ${answers.join(', ')}\n`);
+    const before = phase('before A\'s DELETE', all.filter(([at]) => at < deleteAt));
+    const meanwhile = all.filter(([at]) => at >= deleteAt && at < answeredAt);
+    const during = phase(`while it was answered (${((answeredAt - deleteAt) / 1000).toFixed(1)} s)`, meanwhile);
+    phase('after', all.filter(([at]) => at >= answeredAt));
+    process.stdout.write(`p95 during ÷ before: ×${(during / before).toFixed(2)}; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
+    if (all.some(([, , status]) => status !== 201)) {
+      process.stdout.write('FAIL: a create of workspace B was not answered 201\n');
+      process.exitCode = 1;
+    }
+    if (meanwhile.some(([, taken]) => taken > MAX_MS)) {
+      process.stdout.write(`FAIL: a create of workspace B took over ${MAX_MS} ms while A's DELETE was answered\n`);
+      process.exitCode = 1;
+    }
+  } finally {
+    await stopChild(lore.child);
+    await standIn.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
