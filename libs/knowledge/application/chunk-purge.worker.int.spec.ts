@@ -3,7 +3,7 @@ import { openSqliteVectorStore } from '@lore/platform/vectors/sqlite';
 import type { DocumentStore } from '@lore/platform/documents/port';
 import type { VectorStore, VectorWrite } from '@lore/platform/vectors/port';
 import { ChunkPurgeWorker } from './chunk-purge.worker';
-import { CHUNK_PURGES, type ChunkPurgeDoc } from './chunk-purges';
+import { CHUNK_PURGES, PendingPurges, type ChunkPurgeDoc } from './chunk-purges';
 import { CHUNKS } from './knowledge.read-models';
 
 /**
@@ -91,5 +91,19 @@ describe('ChunkPurgeWorker', () => {
     await deletedContent('ws_a', 'cnt_slow', 5, 1);
     await worker.start();
     await expect(worker.drained(['cnt_slow'], 200)).rejects.toThrow(/cnt_slow were not removed within 200 ms/);
+  });
+
+  it('tells reads which chunks are being purged: a purged content\'s, and every chunk of a purged collection (before its contents\' own purges are recorded)', async () => {
+    await documents.write([
+      { collection: CHUNK_PURGES, op: 'upsert', doc: { id: 'cnt_gone', workspace_id: 'ws_a', collection_id: 'col_live', content_id: 'cnt_gone', position: '1:1', order: '1' } satisfies ChunkPurgeDoc },
+      { collection: CHUNK_PURGES, op: 'upsert', doc: { id: 'collection:col_gone', workspace_id: 'ws_a', collection_id: 'col_gone', content_id: null, position: '2:2', order: '2' } satisfies ChunkPurgeDoc },
+    ]);
+    const chunks = [
+      { content_id: 'cnt_gone', collection_id: 'col_live' },
+      { content_id: 'cnt_kept', collection_id: 'col_live' },
+      { content_id: 'cnt_in_gone_collection', collection_id: 'col_gone' },
+    ];
+    const purged = await new PendingPurges(documents).among(chunks);
+    expect(chunks.map(purged)).toEqual([true, false, true]);
   });
 });
