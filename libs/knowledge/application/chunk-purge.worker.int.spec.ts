@@ -24,7 +24,7 @@ describe('ChunkPurgeWorker', () => {
 
   beforeEach(async () => {
     documents = openSqliteDocumentStore({ path: ':memory:' });
-    await documents.collection(CHUNK_PURGES).ensureIndex(['workspace_id', 'order']);
+    await documents.collection(CHUNK_PURGES).ensureIndex(['workspace_id', 'position']);
     const store = openSqliteVectorStore({ path: ':memory:', graphs: false });
     const write = store.write.bind(store);
     store.write = async (writes: readonly VectorWrite[], checkpoint) => {
@@ -54,7 +54,7 @@ describe('ChunkPurgeWorker', () => {
     const ids = Array.from({ length: count }, (_, i) => `${contentId}#${i}`);
     await documents.write(ids.map((id, i) => ({ collection: CHUNKS, op: 'upsert' as const, doc: { id, workspace_id: workspaceId, collection_id: `col_${workspaceId}`, content_id: contentId, chunk_index: i } })));
     await vectors.write([{ op: 'upsert', index: 'ix', points: ids.map((id, i) => ({ id, collectionId: `col_${workspaceId}`, vector: [1, i % 7, 0.5, 0.25], text: `chunk ${i}`, payload: { content_id: contentId, chunk_index: i, source: null, tags: [], metadata: {} } })) }]);
-    await documents.write([{ collection: CHUNK_PURGES, op: 'upsert', doc: { id: contentId, workspace_id: workspaceId, collection_id: `col_${workspaceId}`, content_id: contentId, position: `${position}:${position}`, order: String(position).padStart(20, '0') } satisfies ChunkPurgeDoc }]);
+    await documents.write([{ collection: CHUNK_PURGES, op: 'upsert', doc: { id: contentId, workspace_id: workspaceId, collection_id: `col_${workspaceId}`, content_id: contentId, position: `${String(position).padStart(20, '0')}:${String(position).padStart(20, '0')}` } satisfies ChunkPurgeDoc }]);
   }
 
   const chunksLeft = async (contentId: string): Promise<number> => documents.collection(CHUNKS).count({ content_id: contentId });
@@ -95,8 +95,8 @@ describe('ChunkPurgeWorker', () => {
 
   it('tells reads which chunks are being purged: a purged content\'s, and every chunk of a purged collection (before its contents\' own purges are recorded)', async () => {
     await documents.write([
-      { collection: CHUNK_PURGES, op: 'upsert', doc: { id: 'cnt_gone', workspace_id: 'ws_a', collection_id: 'col_live', content_id: 'cnt_gone', position: '1:1', order: '1' } satisfies ChunkPurgeDoc },
-      { collection: CHUNK_PURGES, op: 'upsert', doc: { id: 'collection:col_gone', workspace_id: 'ws_a', collection_id: 'col_gone', content_id: null, position: '2:2', order: '2' } satisfies ChunkPurgeDoc },
+      { collection: CHUNK_PURGES, op: 'upsert', doc: { id: 'cnt_gone', workspace_id: 'ws_a', collection_id: 'col_live', content_id: 'cnt_gone', position: '1:1' } satisfies ChunkPurgeDoc },
+      { collection: CHUNK_PURGES, op: 'upsert', doc: { id: 'collection:col_gone', workspace_id: 'ws_a', collection_id: 'col_gone', content_id: null, position: '2:2' } satisfies ChunkPurgeDoc },
     ]);
     const chunks = [
       { content_id: 'cnt_gone', collection_id: 'col_live' },

@@ -128,7 +128,6 @@ export class ChunkPurgeWorker {
         this.running.delete(purge.id);
         chunkPurgesRunning.set(this.running.size);
         for (const finish of [...this.done]) finish();
-        this.done.clear();
         this.wake();
       });
       this.running.set(purge.id, { workspaceId: purge.workspace_id, run });
@@ -138,7 +137,7 @@ export class ChunkPurgeWorker {
 
   /**
    * The oldest pending purge of each workspace with any, but those already being served: a walk
-   * of the (workspace_id, order) index, one lookup a workspace, so a workspace with 50,000 purges
+   * of the (workspace_id, position) index, one lookup a workspace, so a workspace with 50,000 purges
    * queued (a collection's contents) costs a scan what one with a single purge does.
    */
   private async firstOfEachWorkspace(busy: ReadonlySet<string>): Promise<Map<string, ChunkPurgeDoc>> {
@@ -147,7 +146,7 @@ export class ChunkPurgeWorker {
     let after: string | null = null;
     for (let i = 0; i < SCAN_WORKSPACES; i++) {
       const filter: Filter = after === null ? {} : { workspace_id: { $gt: after } };
-      const [purge] = (await purges.find({ filter, sort: [['workspace_id', 'asc'], ['order', 'asc']], limit: 1 })).items;
+      const [purge] = (await purges.find({ filter, sort: [['workspace_id', 'asc'], ['position', 'asc']], limit: 1 })).items;
       if (purge === undefined) break;
       // A purge that failed holds back its own workspace's until its retry is due, no other's.
       if (!busy.has(purge.workspace_id) && (this.failed.get(purge.id)?.until ?? 0) <= performance.now()) first.set(purge.workspace_id, purge);
@@ -192,8 +191,9 @@ export class ChunkPurgeWorker {
       if (this.stopped) return false;
       const removed = await this.inTurn(async () => {
         const ids = (await chunks.find({ filter, sort, limit: PAGE })).items.map((chunk) => chunk.id);
-        for (const index of indexes) if (ids.length > 0) await this.deps.vectors.write([{ op: 'delete', index, ids }]);
-        if (ids.length > 0) await this.deps.documents.write(ids.map((id) => ({ collection: CHUNKS, op: 'delete' as const, id })));
+        if (ids.length === 0) return 0;
+        for (const index of indexes) await this.deps.vectors.write([{ op: 'delete', index, ids }]);
+        await this.deps.documents.write(ids.map((id) => ({ collection: CHUNKS, op: 'delete' as const, id })));
         return ids.length;
       });
       if (removed === 0) break;

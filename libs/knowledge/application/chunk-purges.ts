@@ -20,17 +20,18 @@ export interface ChunkPurgeDoc extends Doc {
   readonly collection_id: string;
   /** null: the whole collection. */
   readonly content_id: string | null;
-  /** The deletion's place in the log: the purge waits until the read models have passed it. */
+  /**
+   * The deletion's place in the log, zero-padded so that it sorts in log order (a workspace's
+   * purges go oldest first; `positionFromString` reads it): the purge waits until the read models have passed it.
+   */
   readonly position: string;
-  /** The same, as text that sorts in log order: a workspace's purges go oldest first. */
-  readonly order: string;
 }
 
 export const collectionPurgeId = (collectionId: string): string => `collection:${collectionId}`;
 
 function purgeDoc(position: Position, fields: Pick<ChunkPurgeDoc, 'id' | 'workspace_id' | 'collection_id' | 'content_id'>): ChunkPurgeDoc {
   const digits = (n: bigint): string => n.toString().padStart(20, '0');
-  return { ...fields, position: `${position.commit}:${position.prepare}`, order: `${digits(position.commit)}:${digits(position.prepare)}` };
+  return { ...fields, position: `${digits(position.commit)}:${digits(position.prepare)}` };
 }
 
 export function recordContentPurge(context: ProjectionContext, d: { readonly workspaceId: string; readonly collectionId: string; readonly contentId: string }, position: Position): void {
@@ -66,5 +67,10 @@ export class PendingPurges {
   /** Whether this chunk is being purged. */
   async covers(chunk: { readonly content_id: string; readonly collection_id: string }): Promise<boolean> {
     return (await this.among([chunk]))(chunk);
+  }
+
+  /** Whether this content (or collection: `collectionPurgeId`) is being purged. */
+  async pending(purgeId: string): Promise<boolean> {
+    return (await this.documents.collection<ChunkPurgeDoc>(CHUNK_PURGES).get(purgeId)) !== null;
   }
 }

@@ -53,15 +53,6 @@ export class ContentCommands {
   }
 
   /**
-   * QUOTA_CHUNKS counts the workspace's chunk records, those of deleted contents too until the
-   * purge worker has removed them (seconds): leaving them out would take a filter as long as the
-   * list of pending purges on every count.
-   */
-  private chunkCount(workspaceId: string): Promise<number> {
-    return this.deps.documents.collection(CHUNKS).count({ workspace_id: workspaceId });
-  }
-
-  /**
    * Whether a content could be added to the collection now, asked before a file is read for it
    * (a PDF of up to 20 MiB, in a reader process): the caller's collection (404), and room in the
    * workspace for one more chunk and byte (403, as the creation would answer). The creation
@@ -70,7 +61,8 @@ export class ContentCommands {
   async admit(query: ValidRequestIn<KnowledgeMessages, 'admitContent'>): Promise<ReplyIn<KnowledgeMessages, 'admitContent'>> {
     const collection = await this.deps.documents.collection<CollectionDoc>(COLLECTIONS).get(query.collectionId);
     if (collection === null || !mayAccess(accessOf(query), { workspaceId: collection.workspace_id, collectionId: collection.id })) throw notFound('Collection');
-    await this.quotas.chunks.assertRoom(query.workspaceId, () => this.chunkCount(query.workspaceId));
+    const inWorkspace = { workspace_id: query.workspaceId };
+    await this.quotas.chunks.assertRoom(query.workspaceId, () => this.deps.documents.collection(CHUNKS).count(inWorkspace));
     await this.quotas.contentBytes.assertRoom(query.workspaceId, () => totalSize(this.deps.documents.collection<ContentDoc>(CONTENTS), query.workspaceId));
     return { collectionId: collection.id };
   }
@@ -93,7 +85,9 @@ export class ContentCommands {
     if (original !== undefined && original.parts !== Math.ceil(original.sizeBytes / ORIGINAL_PART_BYTES)) {
       throw invalid(['message', 'original', 'parts'], `An original of ${original.sizeBytes} bytes comes in ${Math.ceil(original.sizeBytes / ORIGINAL_PART_BYTES)} parts`);
     }
-    await this.quotas.chunks.enforce(command.workspaceId, () => this.chunkCount(command.workspaceId));
+    // Chunks of deleted contents count until the purge worker has removed them (seconds).
+    const inWorkspace = { workspace_id: command.workspaceId };
+    await this.quotas.chunks.enforce(command.workspaceId, () => this.deps.documents.collection(CHUNKS).count(inWorkspace));
     await this.quotas.contentBytes.enforce(command.workspaceId, () => totalSize(this.deps.documents.collection<ContentDoc>(CONTENTS), command.workspaceId), sizeBytes);
     const now = this.deps.clock.now();
     const contentId = newId('cnt', now.getTime());

@@ -97,7 +97,7 @@ export const knowledgeContext = defineContext({
         await documents.collection(CHUNKS).ensureIndex(['workspace_id', 'collection_id', 'content_id', 'chunk_index']);
         await documents.collection(CHUNKS).ensureIndex(['content_id', 'chunk_index']);
         await documents.collection(COLLECTION_MEMBERS).ensureIndex(['collection_id']);
-        await documents.collection(CHUNK_PURGES).ensureIndex(['workspace_id', 'order']);
+        await documents.collection(CHUNK_PURGES).ensureIndex(['workspace_id', 'position']);
         await documents.collection(CHUNK_PURGES).ensureIndex(['collection_id']);
       },
     };

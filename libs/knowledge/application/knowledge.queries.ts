@@ -85,7 +85,7 @@ export class KnowledgeQueries {
     if (query.collectionId !== undefined) filter['collection_id'] = query.collectionId;
     if (query.contentId !== undefined) filter['content_id'] = query.contentId;
     // A deleted content's chunks, being purged: none, at once (not a walk through them in empty pages).
-    if (query.contentId !== undefined && (await this.purges.covers({ content_id: query.contentId, collection_id: query.collectionId ?? '' }))) return { items: [], nextCursor: null };
+    if (query.contentId !== undefined && (await this.purges.pending(query.contentId))) return { items: [], nextCursor: null };
     const page = await this.livePage(this.read<ChunkDoc>(CHUNKS, query), filter as Filter, query.limit, query.cursor);
     const items = query.includeEmbedding ? await this.withEmbeddings(page.items) : page.items.map((d) => toChunkRecord(d));
     return { items, nextCursor: page.nextCursor };

@@ -10,7 +10,7 @@ import { CHUNKS, type ChunkDoc } from './knowledge.read-models';
 import { providerOf } from './embedding-choice';
 import { encodeVector, tagsOf } from './chunk-shape';
 import type { ContentTexts } from './content-texts';
-import { PendingPurges } from './chunk-purges';
+import { PendingPurges, collectionPurgeId } from './chunk-purges';
 
 const collectionAggregate = { name: 'collection', decider: collectionDecider, upcast: upcastCollectionEvent };
 const CHUNKS_PER_EVENT = 64;
@@ -41,7 +41,7 @@ export function reindexReactor(deps: { readonly events: EventStore; readonly doc
     let superseded = false;
     do {
       // A collection deleted since: its chunks are being purged, nothing to re-index.
-      if (await purges.covers({ content_id: '', collection_id: collectionId })) return;
+      if (await purges.pending(collectionPurgeId(collectionId))) return;
       const read = await deps.documents
         .collection<ChunkDoc>(CHUNKS)
         .find({ filter: { collection_id: collectionId }, sort: [['content_id', 'asc'], ['chunk_index', 'asc']], limit: CHUNKS_PER_EVENT, ...(cursor === undefined ? {} : { cursor }) });

@@ -10,6 +10,9 @@ import { basename, join } from 'node:path';
 import { tablesOf } from './sqlite-vector-schema';
 import type { CollectionGraph, GraphSql } from './graph-state';
 
+/** Deleted points a closing store overwrites before its last save in any case (see `saveOnClose`). */
+const SCRUB_ON_CLOSE_MAX = 2_000;
+
 export class GraphSnapshots {
   private queue: Promise<void> = Promise.resolve();
 
@@ -32,6 +35,33 @@ export class GraphSnapshots {
     const run = this.queue.then(() => this.saveNow(state));
     this.queue = run.catch(() => undefined);
     return run;
+  }
+
+  /**
+   * The last save of a closing store. Overwriting a deleted point's vector is an insertion: with
+   * more than SCRUB_ON_CLOSE_MAX of them, and more than a quarter of the graph, the snapshot is
+   * discarded instead and the graph rebuilt on the next open, which costs less.
+   */
+  async saveOnClose(state: CollectionGraph): Promise<void> {
+    state.graph?.applyDeletions();
+    const unscrubbed = state.graph?.unscrubbedCount() ?? 0;
+    if (unscrubbed > SCRUB_ON_CLOSE_MAX && unscrubbed * 4 > (state.graph?.size() ?? 0)) this.discard(state, 'rebuild on open');
+    else await this.save(state);
+  }
+
+  /**
+   * Deletes the graph's snapshot file, and with `unregister` its registry row and change log (the
+   * graph is gone), or with `rebuild on open` keeps it registered without a file (the next open
+   * builds it from the points).
+   */
+  discard(state: CollectionGraph, registry: 'file only' | 'unregister' | 'rebuild on open'): void {
+    const file = this.fileOf(state);
+    if (file) rmSync(file, { force: true });
+    if (registry === 'file only') return;
+    const { graphs, changes } = tablesOf(state.index);
+    if (registry === 'unregister') this.sql.run(`DELETE FROM ${graphs} WHERE collection_id = ?`, [state.collection]);
+    else this.sql.run(`UPDATE ${graphs} SET covered_seq = 0, file = NULL WHERE collection_id = ?`, [state.collection]);
+    this.sql.run(`DELETE FROM ${changes} WHERE collection_id = ?`, [state.collection]);
   }
 
   private async saveNow(state: CollectionGraph): Promise<void> {

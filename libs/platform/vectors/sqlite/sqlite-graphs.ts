@@ -18,12 +18,10 @@
  *   twice is harmless: it re-reads the point's current state from SQLite.
  * - A graph whose deleted slots reach `rebuildDeletedShare` of it is rebuilt; one whose
  *   collection empties is dropped with its file.
- * - Deleted points' vectors are overwritten in the graph (`HnswGraph.scrubSome`) once the
- *   collection is due a save, in slices, before the snapshot is written; where more points
- *   wait for that than the graph has live ones, the graph is rebuilt instead (cheaper). A
- *   collection emptied meanwhile is dropped without either.
+ * - Deleted points' vectors are overwritten (`HnswGraph.scrubSome`) in slices once a save is
+ *   due, or the graph rebuilt when more wait for that than are live; an emptied one is dropped.
  */
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { HnswGraph } from './hnsw-graph';
 import type { HnswParameters } from './hnsw-graph';
@@ -56,8 +54,6 @@ export interface PointChange {
 }
 
 const PAGE = 256;
-/** Deleted points a closing store overwrites before its last save in any case; with more, and more than a quarter of the graph, the snapshot is dropped and rebuilt on the next open. */
-const SCRUB_ON_CLOSE_MAX = 2_000;
 
 export class SqliteGraphs {
   readonly options: Required<GraphOptions>;
@@ -183,11 +179,7 @@ export class SqliteGraphs {
     await this.saving;
     for (const state of [...this.states.values()]) {
       if (state.status !== 'ready' || state.changesSinceSave === 0) continue;
-      // Overwriting is an insertion a point: past a quarter of the graph (and SCRUB_ON_CLOSE_MAX), rebuilding on the next open costs less.
-      state.graph?.applyDeletions();
-      const unscrubbed = state.graph?.unscrubbedCount() ?? 0;
-      if (this.closed && unscrubbed > SCRUB_ON_CLOSE_MAX && unscrubbed * 4 > (state.graph?.size() ?? 0)) this.dropSnapshot(state);
-      else await this.snapshots.save(state);
+      await (this.closed ? this.snapshots.saveOnClose(state) : this.snapshots.save(state));
     }
   }
 
@@ -348,25 +340,10 @@ export class SqliteGraphs {
 
   private drop(state: CollectionGraph, unregister = true): void {
     this.states.delete(key(state.index, state.collection));
-    const file = this.snapshots.fileOf(state);
-    if (file) rmSync(file, { force: true });
-    if (unregister && this.hasTables(state.index)) {
-      const { graphs, changes } = tablesOf(state.index);
-      this.sql.run(`DELETE FROM ${graphs} WHERE collection_id = ?`, [state.collection]);
-      this.sql.run(`DELETE FROM ${changes} WHERE collection_id = ?`, [state.collection]);
-    }
+    this.snapshots.discard(state, unregister && this.hasTables(state.index) ? 'unregister' : 'file only');
   }
 
   // ---- snapshots ----
-
-  /** The snapshot is deleted and the graph registered without one: the next open builds it from the points. */
-  private dropSnapshot(state: CollectionGraph): void {
-    const file = this.snapshots.fileOf(state);
-    if (file) rmSync(file, { force: true });
-    const { graphs, changes } = tablesOf(state.index);
-    this.sql.run(`UPDATE ${graphs} SET covered_seq = 0, file = NULL WHERE collection_id = ?`, [state.collection]);
-    this.sql.run(`DELETE FROM ${changes} WHERE collection_id = ?`, [state.collection]);
-  }
 
   private saveDue(): void {
     if (!this.dir || this.saving) return;
