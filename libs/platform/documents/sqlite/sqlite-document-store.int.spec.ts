@@ -1,4 +1,5 @@
 /** Promises only the SQLite adapter makes: a durable file, physical deletion, atomic batches, usable indexes. */
+import { createHash } from 'node:crypto';
 import Database from 'better-sqlite3';
 import type { DocumentStore } from '@lore/platform/documents/port';
 import { SqliteQueryTranslator } from './sqlite-query.translator';
@@ -95,6 +96,33 @@ describe('SQLite document store (file-backed)', () => {
     expect(turns()).toBeGreaterThanOrEqual(3); // a turn per page of the 1,000 documents at least
     expect((await store.collection('chunks').find({})).items.map((d) => d.id).sort()).toEqual(['late', 'other']);
     expect(await store.getCheckpoint('chunks')).toBe('9');
+  });
+
+  it('pages a keyset listing off an index: keys the filter holds to one value leave the order, every index ends with id, one from before is replaced', async () => {
+    const store = openStore();
+    const chunks = store.collection<{ id: string; workspace_id: string; content_id: string; chunk_index: number }>('chunks');
+    const oldName = `ix_docs_chunks_${createHash('sha256').update('content_id,chunk_index').digest('hex').slice(0, 16)}`;
+    await chunks.upsert({ id: 'seed', workspace_id: 'w', content_id: 'other', chunk_index: 0 });
+    file.withRaw((db) => db.exec(`CREATE INDEX ${oldName} ON docs_chunks (json_extract(body, '$.content_id'), json_extract(body, '$.chunk_index'))`));
+    await chunks.ensureIndex(['content_id', 'chunk_index']);
+    const indexes = file.withRaw((db) => db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND name LIKE 'ix_docs_chunks_%'").all() as Array<{ name: string; sql: string }>);
+    expect(indexes.map((index) => index.name)).not.toContain(oldName);
+    expect(indexes.map((index) => index.sql)).toEqual([expect.stringMatching(/json_extract\(body, '\$\.chunk_index'\), id\)$/)]);
+
+    await store.write(Array.from({ length: 30 }, (_, i) => ({ collection: 'chunks', op: 'upsert' as const, doc: { id: `big_c${i}`, workspace_id: 'w', content_id: 'big', chunk_index: i } })));
+    const statements: string[] = [];
+    const prepare = (store as unknown as { prepare: (sql: string) => unknown }).prepare.bind(store);
+    (store as unknown as { prepare: (sql: string) => unknown }).prepare = (sql) => (statements.push(sql), prepare(sql));
+    const listed: string[] = [];
+    for (let cursor: string | null | undefined; cursor !== null; ) {
+      const page = await chunks.find({ filter: { workspace_id: 'w', content_id: 'big' }, sort: [['content_id', 'asc'], ['chunk_index', 'asc']], limit: 7, ...(cursor === undefined ? {} : { cursor }) });
+      listed.push(...page.items.map((chunk) => chunk.id));
+      cursor = page.nextCursor;
+    }
+    expect(listed).toEqual(Array.from({ length: 30 }, (_, i) => `big_c${i}`));
+    const plans = file.withRaw((db) => [...new Set(statements)].map((sql) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...Array<null>((sql.match(/\?/g) ?? []).length).fill(null)) as Array<{ detail: string }>).map((row) => row.detail).join(' | ')));
+    // The first page and the next ones: read off the index in order, the next ones from where the cursor points.
+    expect(plans).toEqual([expect.stringMatching(/^SEARCH docs_chunks USING INDEX ix_docs_chunks_\w+ \(<expr>=\?\)$/), expect.stringMatching(/^SEARCH docs_chunks USING INDEX ix_docs_chunks_\w+ \(<expr>=\? AND <expr>>\?\)$/)]);
   });
 
   it('creates expression indexes that the generated queries actually use', async () => {
