@@ -1,14 +1,19 @@
-// npm run probe:deletion-isolation — does one workspace's large deletion slow another's writes?
+// npm run probe:deletion-isolation — does one workspace's large deletion (or reprocess) slow another's writes?
 // Starts the standalone bundle (dist/standalone.js) with the embedding stand-in, lets workspace
 // A upload a text of PROBE_MB megabytes (default 19: ~26,000 chunks) and waits until it is
 // processed. Then workspace B, from a worker thread of its own, creates a small content every
 // PROBE_GAP_MS (default 40) while A deletes the large one (and repeats the DELETE while it
-// answers 202, as a client following the erasure would). Prints B's creates before, during and
-// after A's first DELETE (count, p50, p95, max, statuses), A's answers, p95 during ÷ before and
-// the load average; exits 1 when any of B's creates is not a 201, or one made while A's DELETE
-// was being answered took longer than PROBE_MAX_MS (default 1000). Before the purges (09646b3)
-// B's creates waited up to 5 s for A's chunks to be deleted, and one answered 503.
-// Knobs: PROBE_MB, PROBE_GAP_MS, PROBE_IDLE_MS (B alone first, default 3000), PROBE_MAX_MS, PROBE_ENTRY.
+// answers 202, as a client following the erasure would), or with PROBE_ACTION=reprocess asks
+// for it to be processed again and waits until it is completed again (its earlier chunks are
+// dropped first). Prints B's creates before, during (until A's DELETE was answered; until A's
+// content was completed again) and after (count, p50, p95, max, statuses), A's answers, p95
+// during ÷ before and the load average; exits 1 when any of B's creates is not a 201, or one
+// made during took longer than PROBE_MAX_MS (default 1000), or a reprocessed content comes back
+// with another chunk count or fewer chunks listed. Before the purges (09646b3) B's creates waited
+// up to 5 s for A's chunks to be deleted, and one answered 503; before attempt purges (3edee98)
+// a reprocess held them up to 3.7 s.
+// Knobs: PROBE_ACTION (delete, reprocess), PROBE_MB, PROBE_GAP_MS, PROBE_IDLE_MS (B alone first,
+// default 3000), PROBE_MAX_MS, PROBE_ENTRY.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -25,6 +30,8 @@ const GAP_MS = Number(process.env.PROBE_GAP_MS ?? 40);
 const IDLE_MS = Number(process.env.PROBE_IDLE_MS ?? 3000);
 const MAX_MS = Number(process.env.PROBE_MAX_MS ?? 1000);
 const ENTRY = process.env.PROBE_ENTRY ?? 'dist/standalone.js';
+const ACTION = process.env.PROBE_ACTION ?? 'delete';
+if (!['delete', 'reprocess'].includes(ACTION)) throw new Error(`PROBE_ACTION is delete or reprocess, not ${ACTION}`);
 const SECRET = 'probe-deletion-secret';
 
 async function call(url, token, method, path, body) {
@@ -79,16 +86,40 @@ if (!isMainThread) {
     process.stdout.write(`A's ${MB} MB text: ${large.status}, ${large.chunk_count} chunks, ${((performance.now() - uploadStarted) / 1000).toFixed(1)} s from upload\n`);
 
     const writer = new Worker(new URL(import.meta.url), { workerData: { url: lore.url, token: b, collectionId: collectionB } });
-    const samples = new Promise((resolve) => writer.once('message', resolve));
+    const samples = new Promise((resolve, reject) => {
+      writer.once('message', resolve);
+      writer.once('error', reject);
+    });
     await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
     const deleteAt = Date.now();
-    const first = await call(lore.url, a, 'DELETE', `/api/v1/contents/${uploaded.id}`);
-    const answeredAt = Date.now();
-    const answers = [`${first.status} after ${first.ms.toFixed(0)} ms`];
-    for (let status = first.status; status === 202; ) {
-      const again = await call(lore.url, a, 'DELETE', `/api/v1/contents/${uploaded.id}`);
-      status = again.status;
-      answers.push(`${status} at +${((Date.now() - deleteAt) / 1000).toFixed(1)} s`);
+    const answers = [];
+    let answeredAt;
+    if (ACTION === 'delete') {
+      const first = await call(lore.url, a, 'DELETE', `/api/v1/contents/${uploaded.id}`);
+      answeredAt = Date.now();
+      answers.push(`${first.status} after ${first.ms.toFixed(0)} ms`);
+      for (let status = first.status; status === 202; ) {
+        const again = await call(lore.url, a, 'DELETE', `/api/v1/contents/${uploaded.id}`);
+        status = again.status;
+        answers.push(`${status} at +${((Date.now() - deleteAt) / 1000).toFixed(1)} s`);
+      }
+    } else {
+      const first = await call(lore.url, a, 'POST', `/api/v1/contents/${uploaded.id}/reprocess`);
+      answers.push(`${first.status} after ${first.ms.toFixed(0)} ms`);
+      const again = await until(() => call(lore.url, a, 'GET', `/api/v1/contents/${uploaded.id}`).then((r) => r.body), (c) => c.status === 'completed' || c.status === 'failed');
+      answeredAt = Date.now();
+      let listed = 0;
+      for (let cursor = null; ; ) {
+        const page = await call(lore.url, a, 'GET', `/api/v1/chunks?content_id=${uploaded.id}&limit=500${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`);
+        listed += page.body.chunks.length;
+        cursor = page.body.next_cursor;
+        if (cursor === null || cursor === undefined) break;
+      }
+      answers.push(`${again.status} again at +${((answeredAt - deleteAt) / 1000).toFixed(1)} s with ${again.chunk_count} chunks, ${listed} listed`);
+      if (again.status !== 'completed' || again.chunk_count !== large.chunk_count || listed !== large.chunk_count) {
+        process.stdout.write(`FAIL: the reprocessed content came back ${again.status} with ${again.chunk_count} chunks, ${listed} listed (${large.chunk_count} before)\n`);
+        process.exitCode = 1;
+      }
     }
     await new Promise((resolve) => setTimeout(resolve, 2000));
     writer.postMessage('stop');
@@ -101,10 +132,11 @@ if (!isMainThread) {
       process.stdout.write(`B's creates ${label}: ${rows.length}, p50 ${percentile(ms, 50).toFixed(1)} ms, p95 ${percentile(ms, 95).toFixed(1)} ms, max ${Math.max(...ms).toFixed(1)} ms; statuses ${statuses}\n`);
       return percentile(ms, 95);
     };
-    process.stdout.write(`A's DELETE: ${answers.join(', ')}\n`);
-    const before = phase('before A\'s DELETE', all.filter(([at]) => at < deleteAt));
+    const what = ACTION === 'delete' ? 'DELETE' : 'reprocess';
+    process.stdout.write(`A's ${what}: ${answers.join(', ')}\n`);
+    const before = phase(`before A's ${what}`, all.filter(([at]) => at < deleteAt));
     const meanwhile = all.filter(([at]) => at >= deleteAt && at < answeredAt);
-    const during = phase(`while it was answered (${((answeredAt - deleteAt) / 1000).toFixed(1)} s)`, meanwhile);
+    const during = phase(`${ACTION === 'delete' ? 'while it was answered' : 'until it was completed again'} (${((answeredAt - deleteAt) / 1000).toFixed(1)} s)`, meanwhile);
     phase('after', all.filter(([at]) => at >= answeredAt));
     process.stdout.write(`p95 during ÷ before: ×${(during / before).toFixed(2)}; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
     if (all.some(([, , status]) => status !== 201)) {
@@ -112,7 +144,7 @@ if (!isMainThread) {
       process.exitCode = 1;
     }
     if (meanwhile.some(([, taken]) => taken > MAX_MS)) {
-      process.stdout.write(`FAIL: a create of workspace B took over ${MAX_MS} ms while A's DELETE was answered\n`);
+      process.stdout.write(`FAIL: a create of workspace B took over ${MAX_MS} ms during A's ${what}\n`);
       process.exitCode = 1;
     }
   } finally {

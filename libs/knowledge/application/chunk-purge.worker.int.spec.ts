@@ -93,17 +93,43 @@ describe('ChunkPurgeWorker', () => {
     await expect(worker.drained(['cnt_slow'], 200)).rejects.toThrow(/cnt_slow were not removed within 200 ms/);
   });
 
-  it('tells reads which chunks are being purged: a purged content\'s, and every chunk of a purged collection (before its contents\' own purges are recorded)', async () => {
+  it('keeps a purge recorded again while it ran (a content that started over once more) for a run of its own', async () => {
+    const record = (position: number): ChunkPurgeDoc => ({ id: 'attempt:cnt_again', workspace_id: 'ws_a', collection_id: 'col_ws_a', content_id: 'cnt_again', position: `${String(position).padStart(20, '0')}:${String(position).padStart(20, '0')}` });
+    await deletedContent('ws_a', 'cnt_again', 5, 1);
+    await documents.write([{ collection: CHUNK_PURGES, op: 'delete', id: 'cnt_again' }, { collection: CHUNK_PURGES, op: 'upsert', doc: record(1) }]);
+    held.add('cnt_again');
+    opened = new Promise((resolve) => (release = resolve));
+    // The second recording's run waits for the read models to pass it, until `passed`.
+    let passed: () => void = () => undefined;
+    const later = new Promise<void>((resolve) => (passed = resolve));
+    worker = new ChunkPurgeWorker({ documents, vectors, readModelsPassed: (position) => (position.commit >= 2n ? later : Promise.resolve()), log: { warn: () => undefined, error: () => undefined } });
+    await worker.start();
+    for (let i = 0; i < 100 && !waiting.has('cnt_again'); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect([...waiting]).toEqual(['cnt_again']);
+
+    await documents.write([{ collection: CHUNK_PURGES, op: 'upsert', doc: record(2) }]);
+    release();
+    for (let i = 0; i < 100 && (await chunksLeft('cnt_again')) > 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await chunksLeft('cnt_again')).toBe(0);
+    expect(await documents.collection(CHUNK_PURGES).get('attempt:cnt_again')).toEqual(record(2));
+    passed();
+    await worker.drained(['attempt:cnt_again'], 5_000);
+  });
+
+  it('tells reads which chunks are being purged: a purged content\'s, a content\'s earlier attempts\', and every chunk of a purged collection (before its contents\' own purges are recorded)', async () => {
     await documents.write([
       { collection: CHUNK_PURGES, op: 'upsert', doc: { id: 'cnt_gone', workspace_id: 'ws_a', collection_id: 'col_live', content_id: 'cnt_gone', position: '1:1' } satisfies ChunkPurgeDoc },
       { collection: CHUNK_PURGES, op: 'upsert', doc: { id: 'collection:col_gone', workspace_id: 'ws_a', collection_id: 'col_gone', content_id: null, position: '2:2' } satisfies ChunkPurgeDoc },
+      { collection: CHUNK_PURGES, op: 'upsert', doc: { id: 'attempt:cnt_started_over', workspace_id: 'ws_a', collection_id: 'col_live', content_id: 'cnt_started_over', position: '3:3' } satisfies ChunkPurgeDoc },
     ]);
     const chunks = [
       { content_id: 'cnt_gone', collection_id: 'col_live' },
       { content_id: 'cnt_kept', collection_id: 'col_live' },
       { content_id: 'cnt_in_gone_collection', collection_id: 'col_gone' },
+      { content_id: 'cnt_started_over', collection_id: 'col_live' },
     ];
     const purged = await new PendingPurges(documents).among(chunks);
-    expect(chunks.map(purged)).toEqual([true, false, true]);
+    expect(chunks.map(purged)).toEqual([true, false, true, true]);
   });
 });

@@ -29,8 +29,8 @@ export interface ChunkPurgeWorkerDeps {
 }
 
 /**
- * Removes the chunk records and vector points of deleted contents and collections (see
- * chunk-purges.ts): up to LANES purges at a time, each of a different workspace, the workspace
+ * Removes the chunk records and vector points of deleted contents and collections, and of
+ * contents' earlier attempts (see chunk-purges.ts): up to LANES purges at a time, each of a different workspace, the workspace
  * served longest ago first; inside a workspace, oldest deletion first. Their pages (PAGE chunks
  * a transaction) take turns one at a time, each followed by a pause as long as it took: nobody
  * waits for a purge but its own erasure, so purging takes at most half of the event loop every
@@ -90,7 +90,7 @@ export class ChunkPurgeWorker {
     });
   }
 
-  /** Resolves once no purge of these contents (or collections: `collection:<id>`) is pending; rejects after `timeoutMs`. */
+  /** Resolves once none of these purges (contents, `collection:<id>`, `attempt:<id>`) is pending; rejects after `timeoutMs`. */
   async drained(ids: readonly string[], timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     const purges = this.deps.documents.collection<ChunkPurgeDoc>(CHUNK_PURGES);
@@ -158,14 +158,15 @@ export class ChunkPurgeWorker {
   private async run(purge: ChunkPurgeDoc): Promise<void> {
     try {
       if (!(await this.readModelsPassed(purge)) || !(await this.removeChunks(purge))) return;
-      await this.deps.documents.write([{ collection: CHUNK_PURGES, op: 'delete', id: purge.id }]);
+      // Only as it was read: a content that started over again meanwhile recorded it anew, to be run again.
+      await this.deps.documents.write([{ collection: CHUNK_PURGES, op: 'deleteMany', filter: { id: purge.id, position: purge.position } }]);
       this.failed.delete(purge.id);
       chunkPurges.inc({ outcome: 'done' });
     } catch (error) {
       const waitMs = Math.min(MAX_RETRY_MS, 2 * (this.failed.get(purge.id)?.waitMs ?? POLL_MS / 2));
       this.failed.set(purge.id, { until: performance.now() + waitMs, waitMs });
       chunkPurges.inc({ outcome: 'failed' });
-      this.deps.log.error({ purge: purge.id, workspaceId: purge.workspace_id, retryInMs: waitMs, err: error instanceof Error ? error.message : String(error) }, "removing a deleted content's chunks failed; it is tried again");
+      this.deps.log.error({ purge: purge.id, workspaceId: purge.workspace_id, retryInMs: waitMs, err: error instanceof Error ? error.message : String(error) }, 'removing the chunks of a purge failed; it is tried again');
     }
   }
 

@@ -130,4 +130,30 @@ describeWithModels('the chunks of a deleted content', (modelsDir) => {
     expect(page2.items.map((c) => c.id)).toEqual(third.map((c) => c.id));
     mockGate.release();
   });
+
+  it('of a reprocessed content\'s earlier attempt leave every read at once; the new attempt writes its chunks once they are removed', async () => {
+    const collection = await send(running.transport, messages.createCollection, { ...a, name: 'reprocessed' });
+    const content = await send(running.transport, messages.createContent, { ...a, collectionId: collection.id, name: 'r.txt', text: 'Glimmerquay ferries cross the Thornwater at noon.', mimeType: 'text/plain' });
+    await until(() => send(running.transport, messages.getContent, { ...a, contentId: content.id }), (c) => c.status === 'completed');
+    const earlier = (await send(running.transport, messages.listChunks, { ...a, contentId: content.id })).items;
+    expect(earlier.length).toBeGreaterThan(0);
+    const search = () => send(running.transport, messages.search, { ...a, collectionId: collection.id, query: 'Glimmerquay ferries', searchType: 'hybrid' as const });
+
+    mockGate.chunkIds = new Set(earlier.map((c) => c.id));
+    mockGate.contentId = content.id;
+    mockGate.opened = new Promise((resolve) => (mockGate.release = resolve));
+    expect((await send(running.transport, messages.reprocessContent, { ...a, contentId: content.id })).status).toBe('new');
+    expect((await send(running.transport, messages.listChunks, { ...a, contentId: content.id })).items).toEqual([]);
+    expect((await send(running.transport, messages.listChunks, { ...a, collectionId: collection.id })).items).toEqual([]);
+    expect(await outcome(send(running.transport, messages.getChunk, { ...a, chunkId: earlier[0]!.id }))).toBe('not_found');
+    expect((await search()).results).toEqual([]);
+    // The new attempt's chunks have the same ids: written now, the held purge would take them along.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect((await send(running.transport, messages.getContent, { ...a, contentId: content.id })).status).not.toBe('completed');
+
+    mockGate.release();
+    await until(() => send(running.transport, messages.getContent, { ...a, contentId: content.id }), (c) => c.status === 'completed');
+    expect((await send(running.transport, messages.listChunks, { ...a, contentId: content.id })).items.map((c) => c.id)).toEqual(earlier.map((c) => c.id));
+    expect((await search()).results.map((r) => r.content_id)).toContain(content.id);
+  });
 });

@@ -12,6 +12,12 @@ import type { ProjectionContext } from '@lore/platform/projections';
  * would change under a paging cursor, and grow with them); the purge worker removes the chunks
  * afterwards, taking turns by workspace, and deletes the record. Erasure waits for it before
  * shredding the content's key.
+ *
+ * A content that starts over (reprocessed, a failed attempt, a new attempt after a lapsed lease)
+ * drops its earlier attempts' chunks the same way: an attempt purge (`attemptPurgeId`). Chunk ids
+ * are the same in every attempt, so the new attempt writes no chunk until that purge is done
+ * (`ContentProcessor.run` waits for it): while one is pending, every chunk of the content is an
+ * earlier attempt's.
  */
 export const CHUNK_PURGES = 'chunk_purges';
 
@@ -28,6 +34,7 @@ export interface ChunkPurgeDoc extends Doc {
 }
 
 export const collectionPurgeId = (collectionId: string): string => `collection:${collectionId}`;
+export const attemptPurgeId = (contentId: string): string => `attempt:${contentId}`;
 
 function purgeDoc(position: Position, fields: Pick<ChunkPurgeDoc, 'id' | 'workspace_id' | 'collection_id' | 'content_id'>): ChunkPurgeDoc {
   const digits = (n: bigint): string => n.toString().padStart(20, '0');
@@ -40,6 +47,14 @@ export function recordContentPurge(context: ProjectionContext, d: { readonly wor
 
 export function recordCollectionPurge(context: ProjectionContext, d: { readonly workspaceId: string; readonly collectionId: string }, position: Position): void {
   context.upsert(CHUNK_PURGES, purgeDoc(position, { id: collectionPurgeId(d.collectionId), workspace_id: d.workspaceId, collection_id: d.collectionId, content_id: null }));
+}
+
+/**
+ * The chunks of a content's earlier attempts. Recorded again by a later start-over (the same id):
+ * its position moves on, and the worker, still running the earlier one, leaves it for a run of its own.
+ */
+export function recordAttemptPurge(context: ProjectionContext, d: { readonly workspaceId: string; readonly collectionId: string; readonly contentId: string }, position: Position): void {
+  context.upsert(CHUNK_PURGES, purgeDoc(position, { id: attemptPurgeId(d.contentId), workspace_id: d.workspaceId, collection_id: d.collectionId, content_id: d.contentId }));
 }
 
 /** The chunk records a purge removes, in the order of the index that finds them (a page of them is then read off the index, not sorted out of them all). */
@@ -57,11 +72,11 @@ export class PendingPurges {
   async among(chunks: readonly { readonly content_id: string; readonly collection_id: string }[]): Promise<(chunk: { readonly content_id: string; readonly collection_id: string }) => boolean> {
     if (chunks.length === 0) return () => false;
     const ids = new Set<string>();
-    for (const chunk of chunks) ids.add(chunk.content_id).add(collectionPurgeId(chunk.collection_id));
+    for (const chunk of chunks) ids.add(chunk.content_id).add(attemptPurgeId(chunk.content_id)).add(collectionPurgeId(chunk.collection_id));
     const found = await this.documents.collection<ChunkPurgeDoc>(CHUNK_PURGES).find({ filter: { id: { $in: [...ids] } } });
     if (found.items.length === 0) return () => false;
     const purged = new Set(found.items.map((p) => p.id));
-    return (chunk) => purged.has(chunk.content_id) || purged.has(collectionPurgeId(chunk.collection_id));
+    return (chunk) => purged.has(chunk.content_id) || purged.has(attemptPurgeId(chunk.content_id)) || purged.has(collectionPurgeId(chunk.collection_id));
   }
 
   /** Whether this chunk is being purged. */
@@ -69,8 +84,8 @@ export class PendingPurges {
     return (await this.among([chunk]))(chunk);
   }
 
-  /** Whether this content (or collection: `collectionPurgeId`) is being purged. */
-  async pending(purgeId: string): Promise<boolean> {
-    return (await this.documents.collection<ChunkPurgeDoc>(CHUNK_PURGES).get(purgeId)) !== null;
+  /** Whether any of these purges (a content's id, `attemptPurgeId`, `collectionPurgeId`) is pending. */
+  async pending(purgeIds: readonly string[]): Promise<boolean> {
+    return (await this.documents.collection<ChunkPurgeDoc>(CHUNK_PURGES).find({ filter: { id: { $in: [...purgeIds] } }, limit: 1 })).items.length > 0;
   }
 }

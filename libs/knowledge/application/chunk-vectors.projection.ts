@@ -10,8 +10,8 @@ export const CHUNK_VECTORS = 'knowledge.chunk-vectors.v1';
  * Chunks as points of the vector index (dense vector, BM25 text, payload), partitioned by
  * collection. Read-your-writes waits for it, so a chunk edit is searchable when its response
  * returns. Deletions reach every index (`deleteWhere` without an index): a collection being
- * re-indexed has points in two. A deleted content's or collection's points are removed by the
- * purge worker (chunk-purges.ts), not here.
+ * re-indexed has points in two. A deleted content's or collection's points, and a content's
+ * earlier attempts', are removed by the purge worker (chunk-purges.ts), not here.
  */
 export const chunkVectorsProjection = (texts: ContentTexts): VectorProjection => ({
   name: CHUNK_VECTORS,
@@ -43,15 +43,12 @@ export const chunkVectorsProjection = (texts: ContentTexts): VectorProjection =>
     }
     const event = upcastContentEvent(recorded);
     switch (event.type) {
-      // As the chunk records: an attempt that starts over or fails leaves no points behind.
-      case 'knowledge.ContentProcessingStarted':
-      case 'knowledge.ContentProcessingFailed':
-      case 'knowledge.ContentReprocessRequested':
-        context.write({ op: 'deleteWhere', collections: [event.data.collectionId], filter: { content_id: event.data.contentId } });
-        return;
       case 'knowledge.ContentChunksAdded': {
         const d = event.data;
         await context.ensureIndex(d.index);
+        // As the chunk records: an attempt's first chunks find its earlier attempts' points
+        // purged already, but for a replay (chunks.projection.ts).
+        if (d.chunks[0]?.chunkIndex === 0) context.write({ op: 'deleteWhere', collections: [d.collectionId], filter: { content_id: d.contentId } });
         const points = [];
         for (const c of d.chunks) {
           const text = await texts.open(d.contentId, c.text);

@@ -54,6 +54,8 @@ const chunk = (i: number, text: string, second: number) => ({
   updated_at: at(second),
 });
 
+const attemptPurge = (workspaceId: string) => ({ id: 'attempt:cnt_1', workspace_id: workspaceId, collection_id: 'col_1', content_id: 'cnt_1', position: `${'0'.repeat(20)}:${'0'.repeat(20)}` });
+
 describe('chunks projection', () => {
   it('records the chunks of an attempt, idempotently', async () => {
     await chunks.given([started(1), added(1, ['alpha', 'beta'])]).thenDocuments({ chunks: [chunk(0, 'alpha', 2), chunk(1, 'beta', 2)] });
@@ -69,11 +71,18 @@ describe('chunks projection', () => {
   it.each([
     ['given up', null],
     ['waiting for a retry', at(50)],
-  ])('leaves no partial chunks of a failed attempt (%s)', async (_why, retryAt) => {
-    await chunks.given([started(1), added(1, ['alpha', 'beta']), failed(1, retryAt)]).thenDocuments({ chunks: [] });
+  ])('records the partial chunks of a failed attempt as purged, for the purge worker to remove (%s)', async (_why, retryAt) => {
+    const failure = { ...failed(1, retryAt), metadata: { workspaceId: 'ws' } };
+    await chunks.given([started(1), added(1, ['alpha', 'beta']), failure]).thenDocuments({ chunks: [chunk(0, 'alpha', 2), chunk(1, 'beta', 2)], chunk_purges: [attemptPurge('ws')] });
   });
 
-  it('replaces an earlier attempt\'s chunks with the next attempt\'s', async () => {
-    await chunks.given([started(1), added(1, ['old one', 'old two']), started(3), added(3, ['new'])]).thenDocuments({ chunks: [chunk(0, 'new', 4)] });
+  it('records a purge when a later attempt starts or a reprocess is asked for, not when the first attempt starts', async () => {
+    const reprocess = recordedEvent(stream, 'knowledge.ContentReprocessRequested', { ...ids, requestedBy: 'u', requestedAt: at(9) }, at(9));
+    await chunks.given([started(1), added(1, ['alpha']), reprocess]).thenDocuments({ chunks: [chunk(0, 'alpha', 2)], chunk_purges: [attemptPurge('')] });
+    await chunks.given([started(1), added(1, ['alpha']), started(2)]).thenDocuments({ chunks: [chunk(0, 'alpha', 2)], chunk_purges: [attemptPurge('')] });
+  });
+
+  it('replaces an earlier attempt\'s chunks with the next attempt\'s when replayed, the purge record with them', async () => {
+    await chunks.given([started(1), added(1, ['old one', 'old two']), started(3), added(3, ['new'])]).thenDocuments({ chunks: [chunk(0, 'new', 4)], chunk_purges: [] });
   });
 });

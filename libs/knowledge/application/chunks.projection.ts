@@ -3,12 +3,13 @@ import { COLLECTION_STREAM_PREFIX, CONTENT_STREAM_PREFIX, upcastCollectionEvent,
 import { CHUNKS, type ChunkDoc } from './knowledge.read-models';
 import { chunkMetadata } from './chunk-shape';
 import type { ContentTexts } from './content-texts';
-import { CHUNK_PURGES, recordCollectionPurge, recordContentPurge } from './chunk-purges';
+import { CHUNK_PURGES, attemptPurgeId, recordAttemptPurge, recordCollectionPurge, recordContentPurge } from './chunk-purges';
 
 /**
  * Chunk records for listing and reading (their vectors live in the vector index), with their
- * texts opened. A deleted content's or collection's chunks are not deleted here but recorded
- * as a purge (chunk-purges.ts): reads leave them out at once, the purge worker removes them.
+ * texts opened. A deleted content's or collection's chunks, and a content's earlier attempts',
+ * are not deleted here but recorded as a purge (chunk-purges.ts): reads leave them out at once,
+ * the purge worker removes them.
  */
 export const chunksProjection = (texts: ContentTexts): Projection => ({
   name: 'knowledge.chunks.v1',
@@ -23,17 +24,26 @@ export const chunksProjection = (texts: ContentTexts): Projection => ({
     const event = upcastContentEvent(recorded);
     switch (event.type) {
       // A new attempt starts over; a failed one (given up, or waiting for its retry) leaves
-      // no partial chunks behind to list or search.
+      // no partial chunks behind to list or search. The first attempt has none to drop.
       case 'knowledge.ContentProcessingStarted':
+        if (event.data.attempt > 1) recordAttemptPurge(context, { ...event.data, workspaceId: recorded.metadata.workspaceId ?? '' }, recorded.position);
+        return;
       case 'knowledge.ContentProcessingFailed':
       case 'knowledge.ContentReprocessRequested':
-        context.deleteMany(CHUNKS, { content_id: event.data.contentId });
+        recordAttemptPurge(context, { ...event.data, workspaceId: recorded.metadata.workspaceId ?? '' }, recorded.position);
         return;
       case 'knowledge.ContentDeleted':
         recordContentPurge(context, event.data, recorded.position);
         return;
       case 'knowledge.ContentChunksAdded': {
         const d = event.data;
+        // An attempt's first chunks: live, its earlier attempts' are purged already (the attempt
+        // waited for it), so this finds nothing. Replayed, the purge is still pending and would
+        // take these chunks along: the earlier chunks go here instead, with the record.
+        if (d.chunks[0]?.chunkIndex === 0) {
+          context.deleteMany(CHUNKS, { content_id: d.contentId });
+          context.delete(CHUNK_PURGES, attemptPurgeId(d.contentId));
+        }
         for (const chunk of d.chunks) {
           const text = await texts.open(d.contentId, chunk.text);
           const doc: ChunkDoc = {

@@ -24,7 +24,7 @@ import { CHUNKS, COLLECTIONS, CONTENTS } from './knowledge.read-models';
 import { COLLECTION_MEMBERS } from './collection-members.projection';
 import { collectionStreamId, contentStreamId } from '@lore/knowledge/domain';
 import { ChunkPurgeWorker } from './chunk-purge.worker';
-import { CHUNK_PURGES } from './chunk-purges';
+import { CHUNK_PURGES, attemptPurgeId } from './chunk-purges';
 
 /** How long a reactor may wait for the read models to pass its events (they may be catching up at start-up). */
 const READ_MODELS_WAIT_MS = 10 * 60_000;
@@ -46,9 +46,18 @@ export const knowledgeContext = defineContext({
     const contents = new ContentCommands(deps, texts, originals, (file, workspaceId) => extraction.extract(file.bytes, { fileName: file.filename, mimeType: file.mimeType, workspaceId }), deps.config.maxUploadBytes, deps.config.quotas);
     const queries = new KnowledgeQueries(deps.documents, deps.vectors);
     const search = new KnowledgeSearch({ ...deps, queries });
-    const workers = new IngestionWorkers({ ...deps, texts, config: deps.config.processing });
     const erasureWaits = (name: string, position: Position, erased: readonly string[]) => deps.readYourWrites.settleAllBut(name, position, ERASURE_WAIT_MS, erased);
     const purges = new ChunkPurgeWorker({ ...deps, readModelsPassed: (position) => deps.readYourWrites.settle(position, READ_MODELS_WAIT_MS) });
+    const workers = new IngestionWorkers({
+      ...deps,
+      texts,
+      config: deps.config.processing,
+      // The attempt's start recorded the purge (or found none to record) once the read models passed it.
+      earlierAttemptsPurged: async (contentId, startedAt, timeoutMs) => {
+        await deps.readYourWrites.settle(startedAt, timeoutMs);
+        await purges.drained([attemptPurgeId(contentId)], timeoutMs);
+      },
+    });
     const chunksPurged = (purgeIds: readonly string[]) => purges.drained(purgeIds, ERASURE_WAIT_MS);
     return {
       handlers: [

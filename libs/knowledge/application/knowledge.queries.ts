@@ -7,7 +7,7 @@ import { CHUNKS, COLLECTIONS, CONTENTS, type ChunkDoc, type CollectionDoc, type 
 import { toCollectionRecord } from './collection-docs';
 import { toChunkRecord, toContentRecord } from './content-records';
 import { accessOf } from './collection.commands';
-import { PendingPurges } from './chunk-purges';
+import { PendingPurges, attemptPurgeId } from './chunk-purges';
 
 /** Reads a chunk list makes at most to fill a page around chunks being purged. */
 const LIVE_PAGE_READS = 10;
@@ -84,8 +84,8 @@ export class KnowledgeQueries {
     const filter: Record<string, unknown> = { ...scopeFilter(query, 'collection_id') };
     if (query.collectionId !== undefined) filter['collection_id'] = query.collectionId;
     if (query.contentId !== undefined) filter['content_id'] = query.contentId;
-    // A deleted content's chunks, being purged: none, at once (not a walk through them in empty pages).
-    if (query.contentId !== undefined && (await this.purges.pending(query.contentId))) return { items: [], nextCursor: null };
+    // A deleted content's chunks, or its earlier attempts', being purged: none, at once (not a walk through them in empty pages).
+    if (query.contentId !== undefined && (await this.purges.pending([query.contentId, attemptPurgeId(query.contentId)]))) return { items: [], nextCursor: null };
     const page = await this.livePage(this.read<ChunkDoc>(CHUNKS, query), filter as Filter, query.limit, query.cursor);
     const items = query.includeEmbedding ? await this.withEmbeddings(page.items) : page.items.map((d) => toChunkRecord(d));
     return { items, nextCursor: page.nextCursor };

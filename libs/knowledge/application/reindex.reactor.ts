@@ -41,7 +41,7 @@ export function reindexReactor(deps: { readonly events: EventStore; readonly doc
     let superseded = false;
     do {
       // A collection deleted since: its chunks are being purged, nothing to re-index.
-      if (await purges.pending(collectionPurgeId(collectionId))) return;
+      if (await purges.pending([collectionPurgeId(collectionId)])) return;
       const read = await deps.documents
         .collection<ChunkDoc>(CHUNKS)
         .find({ filter: { collection_id: collectionId }, sort: [['content_id', 'asc'], ['chunk_index', 'asc']], limit: CHUNKS_PER_EVENT, ...(cursor === undefined ? {} : { cursor }) });

@@ -1,4 +1,4 @@
-import { newUuid, type Clock } from '@lore/platform/kernel';
+import { newUuid, type Clock, type Position } from '@lore/platform/kernel';
 import type { EventStore } from '@lore/platform/event-store/port';
 import type { EmbeddingProvider } from '@lore/platform/embeddings/port';
 import { handleCommand } from '@lore/platform/cqrs';
@@ -20,9 +20,14 @@ export class AttemptAborted extends Error {
   }
 }
 
+/** Resolves once no purge of a content's earlier attempts' chunks recorded up to `startedAt` is pending; rejects (unavailable) after `timeoutMs`. */
+export type EarlierAttemptsPurged = (contentId: string, startedAt: Position, timeoutMs: number) => Promise<void>;
+
 export interface Attempt {
   readonly content: LiveContent;
   readonly leaseId: string;
+  /** Where the attempt's start is in the log. */
+  readonly startedAt: Position;
   readonly model: EmbeddingModel;
   readonly chunkSize: number;
   readonly chunkOverlap: number;
@@ -37,7 +42,18 @@ export interface Attempt {
  * the event that asked for it): the actor is the one who added or reprocessed the content.
  */
 export class ContentProcessor {
-  constructor(private readonly deps: { readonly events: EventStore; readonly texts: ContentTexts; readonly clock: Clock; readonly leaseMs: number; readonly maxAttempts: number }) {}
+  constructor(
+    private readonly deps: {
+      readonly events: EventStore;
+      readonly texts: ContentTexts;
+      readonly clock: Clock;
+      readonly leaseMs: number;
+      readonly maxAttempts: number;
+      readonly earlierAttemptsPurged: EarlierAttemptsPurged;
+      /** How long an attempt waits for that purge before it fails as a transient error (retried). */
+      readonly purgeWaitMs: number;
+    },
+  ) {}
 
   /** Null when the content is not startable now (someone holds it, it is done, or gone). */
   async claim(contentId: string, settings: { readonly model: EmbeddingModel; readonly chunkSize: number; readonly chunkOverlap: number }): Promise<Attempt | null> {
@@ -57,13 +73,13 @@ export class ContentProcessor {
       at: now.toISOString(),
     }, { retries: LEASE_RETRIES });
     const state = result.state;
-    if (result.events.length === 0 || state.status !== 'active' || state.phase !== 'processing' || state.lease?.leaseId !== leaseId) {
+    if (result.position === null || state.status !== 'active' || state.phase !== 'processing' || state.lease?.leaseId !== leaseId) {
       // A content still uploading is asked for again with each part: its state is kept for the
       // next part's append and the next claim, which then read only that part.
       if (state.status !== 'active' || state.phase !== 'uploading') this.release(contentId);
       return null;
     }
-    return { content: state, leaseId, ...settings };
+    return { content: state, leaseId, startedAt: result.position, ...settings };
   }
 
   /** The attempt on this content ended (or never started): its folded state is not kept. */
@@ -80,6 +96,11 @@ export class ContentProcessor {
   async run(attempt: Attempt, provider: EmbeddingProvider, signal: AbortSignal, progressed: () => void = () => undefined): Promise<void> {
     const { content, leaseId } = attempt;
     const { texts } = this.deps;
+    // Chunk ids are the same in every attempt: until the earlier attempts' chunks are purged,
+    // any chunk of this one would be purged with them (chunk-purges.ts).
+    await this.deps.earlierAttemptsPurged(content.contentId, attempt.startedAt, this.deps.purgeWaitMs);
+    throwIfAborted(signal);
+    progressed();
     const key = await texts.keyOf(content);
     const chunks = await chunkText(await texts.openParts(content), { chunkSize: attempt.chunkSize, chunkOverlap: attempt.chunkOverlap }, (texts) => provider.tokenize(texts));
     throwIfAborted(signal);

@@ -67,6 +67,7 @@ describe('ingestion sweep after a restart', () => {
       clock: systemClock,
       config: { timeoutMs: 60_000, maxAttempts: 3, leaseMs: 60_000, workers: 0, retryBaseMs: 2_000 },
       sweepBatch: PAGE,
+      earlierAttemptsPurged: async () => undefined,
     });
     await workers.start();
     return workers;

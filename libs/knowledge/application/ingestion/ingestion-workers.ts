@@ -9,7 +9,7 @@ import type { KnowledgeConfig } from '@lore/knowledge/contracts';
 import { COLLECTIONS, CONTENTS, type CollectionDoc, type ContentDoc } from '../knowledge.read-models';
 import { providerOf } from '../embedding-choice';
 import type { ContentTexts } from '../content-texts';
-import { AttemptAborted, ContentProcessor, type Attempt } from './content-processor';
+import { AttemptAborted, ContentProcessor, type Attempt, type EarlierAttemptsPurged } from './content-processor';
 import { FairQueue, type Tenant } from './fair-queue';
 
 /** Retry delays after transient failures: base (KNOWLEDGE_RETRY_BASE_MS, 2 s), 4 × base, 16 × base, … capped at 5 min. */
@@ -69,9 +69,11 @@ export class IngestionWorkers {
       readonly log?: ContextLog;
       /** Contents the sweep looks at per workspace (SWEEP_BATCH; smaller in tests). */
       readonly sweepBatch?: number;
+      /** Resolves once the content's earlier attempts' chunks are purged (see `ContentProcessor.run`). */
+      readonly earlierAttemptsPurged: EarlierAttemptsPurged;
     },
   ) {
-    this.processor = new ContentProcessor({ events: deps.events, texts: deps.texts, clock: deps.clock, leaseMs: deps.config.leaseMs, maxAttempts: deps.config.maxAttempts });
+    this.processor = new ContentProcessor({ ...deps, leaseMs: deps.config.leaseMs, maxAttempts: deps.config.maxAttempts, purgeWaitMs: deps.config.timeoutMs });
   }
 
   async start(): Promise<void> {

@@ -1,0 +1,61 @@
+import { randomBytes } from 'node:crypto';
+import { recordedEvent } from '@lore/platform/testing';
+import { openSqliteDocumentStore } from '@lore/platform/documents/sqlite';
+import { openSqliteVectorStore } from '@lore/platform/vectors/sqlite';
+import type { VectorStore, VectorWrite } from '@lore/platform/vectors/port';
+import type { RecordedEvent } from '@lore/platform/kernel';
+import { Keyring } from '@lore/platform/crypto';
+import { chunkVectorsProjection } from './chunk-vectors.projection';
+import { ContentTexts } from './content-texts';
+
+/** Points follow the attempts of their content; a start-over leaves the earlier attempt's points to the purge worker. */
+describe('chunk vectors projection', () => {
+  let vectors: VectorStore;
+  let texts: ContentTexts;
+  beforeEach(async () => {
+    texts = new ContentTexts(await Keyring.open(openSqliteDocumentStore({ path: ':memory:' }), randomBytes(32)));
+    vectors = openSqliteVectorStore({ path: ':memory:', graphs: false });
+  });
+  afterEach(() => vectors.close());
+
+  const at = (second: number): string => `2026-01-01T00:00:${String(second).padStart(2, '0')}.000Z`;
+  const stream = 'knowledge-content-cnt_1';
+  const ids = { contentId: 'cnt_1', collectionId: 'col_1' };
+  const model = { provider: 'local', model: 'm', dimensions: 2, distance: 'cosine' as const, maxInputTokens: 254, index: 'local_m_2' };
+  const started = (attempt: number) =>
+    recordedEvent(stream, 'knowledge.ContentProcessingStarted', { ...ids, attempt, leaseId: `l${attempt}`, leaseUntil: at(59), chunkSize: 254, chunkOverlap: 0, embedding: model, startedAt: at(attempt) }, at(attempt));
+  const added = (attempt: number, words: readonly string[]) =>
+    recordedEvent(stream, 'knowledge.ContentChunksAdded', {
+      ...ids,
+      workspaceId: 'ws',
+      attempt,
+      index: { name: 'local_m_2', dimensions: 2, distance: 'cosine' },
+      contentName: 'doc',
+      source: null,
+      metadata: {},
+      chunks: words.map((text, i) => ({ chunkId: `cnt_1_c${i}`, chunkIndex: i, text, start: 0, end: text.length, tokens: 1, vector: 'AACAPwAAAAA=' })),
+      addedAt: at(attempt + 1),
+    });
+  const failed = (attempt: number) => recordedEvent(stream, 'knowledge.ContentProcessingFailed', { ...ids, attempt, error: 'boom', retryAt: null, failedAt: at(attempt + 2) });
+
+  /** Applies each event's writes as the projection runner would (one batch an event). */
+  async function project(events: readonly RecordedEvent[]): Promise<void> {
+    const projection = chunkVectorsProjection(texts);
+    for (const event of events) {
+      const writes: VectorWrite[] = [];
+      await projection.handle(event, { ensureIndex: (definition) => vectors.ensureIndex(definition), write: (w) => void writes.push(w) });
+      if (writes.length > 0) await vectors.write(writes);
+    }
+  }
+  const points = async () => (await vectors.index('local_m_2').get(['cnt_1_c0', 'cnt_1_c1', 'cnt_1_c2'])).map((p) => [p.id, p.text]);
+
+  it('leaves an earlier attempt\'s points to the purge worker when the content starts over', async () => {
+    await project([started(1), added(1, ['alpha', 'beta']), failed(1), started(2)]);
+    expect(await points()).toEqual([['cnt_1_c0', 'alpha'], ['cnt_1_c1', 'beta']]);
+  });
+
+  it('replaces an earlier attempt\'s points with the next attempt\'s when replayed (the purge that removed them live is not there yet)', async () => {
+    await project([started(1), added(1, ['old one', 'old two', 'old three']), started(2), added(2, ['new'])]);
+    expect(await points()).toEqual([['cnt_1_c0', 'new']]);
+  });
+});
