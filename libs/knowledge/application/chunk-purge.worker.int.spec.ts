@@ -1,6 +1,7 @@
 import { openSqliteDocumentStore } from '@lore/platform/documents/sqlite';
 import { openSqliteVectorStore } from '@lore/platform/vectors/sqlite';
 import type { DocumentStore } from '@lore/platform/documents/port';
+import { START } from '@lore/platform/kernel';
 import type { VectorStore, VectorWrite } from '@lore/platform/vectors/port';
 import { ChunkPurgeWorker } from './chunk-purge.worker';
 import { CHUNK_PURGES, PendingPurges, type ChunkPurgeDoc } from './chunk-purges';
@@ -21,6 +22,8 @@ describe('ChunkPurgeWorker', () => {
   let opened = Promise.resolve();
 
   const contentOf = (chunkId: string): string => chunkId.split('#')[0] ?? '';
+  /** An event log with nothing in it: the read models have passed its head. */
+  const atStart = { headPosition: async () => START };
 
   beforeEach(async () => {
     documents = openSqliteDocumentStore({ path: ':memory:' });
@@ -38,7 +41,7 @@ describe('ChunkPurgeWorker', () => {
     };
     vectors = store;
     await vectors.ensureIndex({ name: 'ix', dimensions: 4, distance: 'cosine' });
-    worker = new ChunkPurgeWorker({ documents, vectors, readModelsPassed: async () => undefined, log: { warn: () => undefined, error: () => undefined } });
+    worker = new ChunkPurgeWorker({ documents, vectors, events: atStart, readModelsPassed: async () => undefined, log: { warn: () => undefined, error: () => undefined } });
   });
   afterEach(async () => {
     release();
@@ -102,19 +105,63 @@ describe('ChunkPurgeWorker', () => {
     // The second recording's run waits for the read models to pass it, until `passed`.
     let passed: () => void = () => undefined;
     const later = new Promise<void>((resolve) => (passed = resolve));
-    worker = new ChunkPurgeWorker({ documents, vectors, readModelsPassed: (position) => (position.commit >= 2n ? later : Promise.resolve()), log: { warn: () => undefined, error: () => undefined } });
+    worker = new ChunkPurgeWorker({ documents, vectors, events: atStart, readModelsPassed: (position) => (position.commit >= 2n ? later : Promise.resolve()), log: { warn: () => undefined, error: () => undefined } });
     await worker.start();
     for (let i = 0; i < 100 && !waiting.has('cnt_again'); i++) await new Promise((resolve) => setTimeout(resolve, 10));
     expect([...waiting]).toEqual(['cnt_again']);
 
     await documents.write([{ collection: CHUNK_PURGES, op: 'upsert', doc: record(2) }]);
+    // The first run ends by deleting the record as it read it.
+    const write = documents.write.bind(documents);
+    let firstRunEnded!: () => void;
+    const ended = new Promise<void>((resolve) => (firstRunEnded = resolve));
+    documents.write = async (writes, checkpoint) => {
+      await write(writes, checkpoint);
+      if (writes.some((w) => w.collection === CHUNK_PURGES && w.op !== 'upsert')) firstRunEnded();
+    };
     release();
-    for (let i = 0; i < 100 && (await chunksLeft('cnt_again')) > 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await ended;
     expect(await chunksLeft('cnt_again')).toBe(0);
     expect(await documents.collection(CHUNK_PURGES).get('attempt:cnt_again')).toEqual(record(2));
     passed();
     await worker.drained(['attempt:cnt_again'], 5_000);
+  });
+
+  it('runs a purge someone waits for (an erasure, a new attempt) past its workspace\'s queue', async () => {
+    held.add('cnt_a1');
+    opened = new Promise((resolve) => (release = resolve));
+    await deletedContent('ws_a', 'cnt_a1', 250, 1);
+    await deletedContent('ws_a', 'cnt_a2', 30, 2);
+    await worker.start();
+    for (let i = 0; i < 100 && !waiting.has('cnt_a1'); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+
+    await worker.drained(['cnt_a2'], 5_000);
+    expect(await chunksLeft('cnt_a2')).toBe(0);
+    expect(await chunksLeft('cnt_a1')).toBe(250);
+  });
+
+  it('leaves the chunks of a purge that a projection catching up records and then takes back (a replayed attempt\'s first chunks)', async () => {
+    await deletedContent('ws_a', 'cnt_current', 20, 1);
+    // The log's head is far past the record: the worker waits for the read models to reach it.
+    let caughtUp: () => void = () => undefined;
+    const reached = new Promise<void>((resolve) => (caughtUp = resolve));
+    const asked: bigint[] = [];
+    worker = new ChunkPurgeWorker({
+      documents,
+      vectors,
+      events: { headPosition: async () => ({ commit: 9n, prepare: 9n }) },
+      readModelsPassed: (position) => (asked.push(position.commit), position.commit >= 9n ? reached : Promise.resolve()),
+      log: { warn: () => undefined, error: () => undefined },
+    });
+    await worker.start();
+    for (let i = 0; i < 100 && asked.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(asked).toEqual([9n]);
+    await documents.write([{ collection: CHUNK_PURGES, op: 'delete', id: 'cnt_current' }]);
+    caughtUp();
+    await worker.drained(['cnt_current'], 5_000);
+    await worker.stop();
+    expect(await chunksLeft('cnt_current')).toBe(20);
+    expect(await pointsLeft('ws_a')).toBe(20);
   });
 
   it('tells reads which chunks are being purged: a purged content\'s, a content\'s earlier attempts\', and every chunk of a purged collection (before its contents\' own purges are recorded)', async () => {

@@ -1,6 +1,7 @@
-import { positionFromString, type Position } from '@lore/platform/kernel';
+import { comparePositions, positionFromString, type Position } from '@lore/platform/kernel';
 import type { DocumentStore, Filter } from '@lore/platform/documents/port';
 import type { VectorStore } from '@lore/platform/vectors/port';
+import type { EventStore } from '@lore/platform/event-store/port';
 import type { ContextLog } from '@lore/platform/cqrs';
 import { ReadModelLateError } from '@lore/platform/projections';
 import { chunkPurges, chunkPurgesRunning } from '@lore/platform/telemetry';
@@ -23,6 +24,7 @@ const PAGE = 100;
 export interface ChunkPurgeWorkerDeps {
   readonly documents: DocumentStore;
   readonly vectors: VectorStore;
+  readonly events: Pick<EventStore, 'headPosition'>;
   /** Resolves once every read model has passed the position (the chunks a purge removes are all written by then). */
   readonly readModelsPassed: (position: Position) => Promise<void>;
   readonly log: ContextLog;
@@ -56,6 +58,8 @@ export class ChunkPurgeWorker {
   private pages: Promise<void> = Promise.resolve();
   /** What a purge waiting for the read models does when the worker stops (removed once the wait ends). */
   private readonly onStop = new Set<() => void>();
+  /** Purges someone waits for (an erasure, a new attempt), by id: how many waits. */
+  private readonly waited = new Map<string, number>();
 
   constructor(private readonly deps: ChunkPurgeWorkerDeps) {}
 
@@ -92,7 +96,19 @@ export class ChunkPurgeWorker {
 
   /** Resolves once none of these purges (contents, `collection:<id>`, `attempt:<id>`) is pending; rejects after `timeoutMs`. */
   async drained(ids: readonly string[], timeoutMs: number): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
+    for (const id of ids) this.waited.set(id, (this.waited.get(id) ?? 0) + 1);
+    try {
+      await this.untilGone(ids, Date.now() + timeoutMs, timeoutMs);
+    } finally {
+      for (const id of ids) {
+        const left = (this.waited.get(id) ?? 1) - 1;
+        if (left > 0) this.waited.set(id, left);
+        else this.waited.delete(id);
+      }
+    }
+  }
+
+  private async untilGone(ids: readonly string[], deadline: number, timeoutMs: number): Promise<void> {
     const purges = this.deps.documents.collection<ChunkPurgeDoc>(CHUNK_PURGES);
     for (;;) {
       const left = await purges.find({ filter: { id: { $in: [...ids] } }, limit: 1 });
@@ -114,25 +130,42 @@ export class ChunkPurgeWorker {
   }
 
   private async scan(): Promise<void> {
-    const busy = new Set([...this.running.values()].map((r) => r.workspaceId));
+    // Purges someone waits for go first, past their workspace's queue (a content's new attempt
+    // behind its workspace's 50,000 deleted contents would time out), in lanes of their own:
+    // the pages of every running purge take turns, so more of them load the event loop no more.
+    const waited = [...this.waited.keys()].filter((id) => !this.running.has(id));
+    if (waited.length > 0 && this.running.size < 2 * LANES) {
+      const found = await this.deps.documents.collection<ChunkPurgeDoc>(CHUNK_PURGES).find({ filter: { id: { $in: waited } }, limit: 2 * LANES });
+      for (const purge of found.items) if (this.running.size < 2 * LANES && this.due(purge)) this.begin(purge);
+    }
     if (this.running.size >= LANES) return;
+    const busy = new Set([...this.running.values()].map((r) => r.workspaceId));
     const next = await this.firstOfEachWorkspace(busy);
     // A workspace with nothing left to purge is forgotten: it banks no credit for later.
     for (const workspaceId of this.servedAt.keys()) if (!next.has(workspaceId) && !busy.has(workspaceId)) this.servedAt.delete(workspaceId);
     // The workspace served longest ago goes first (one never served before any other).
     const order = [...next.values()].sort((a, b) => (this.servedAt.get(a.workspace_id) ?? -1) - (this.servedAt.get(b.workspace_id) ?? -1));
     for (const purge of order) {
-      if (this.running.size >= LANES || this.stopped) break;
-      this.servedAt.set(purge.workspace_id, ++this.turn);
-      const run = this.run(purge).finally(() => {
-        this.running.delete(purge.id);
-        chunkPurgesRunning.set(this.running.size);
-        for (const finish of [...this.done]) finish();
-        this.wake();
-      });
-      this.running.set(purge.id, { workspaceId: purge.workspace_id, run });
-      chunkPurgesRunning.set(this.running.size);
+      if (this.running.size >= LANES) break;
+      if (this.due(purge)) this.begin(purge);
     }
+  }
+
+  /** Not running already (a purge waited for runs outside its workspace's turn), nor waiting out a failure. */
+  private due(purge: ChunkPurgeDoc): boolean {
+    return !this.stopped && !this.running.has(purge.id) && (this.failed.get(purge.id)?.until ?? 0) <= performance.now();
+  }
+
+  private begin(purge: ChunkPurgeDoc): void {
+    this.servedAt.set(purge.workspace_id, ++this.turn);
+    const run: Promise<void> = this.run(purge).finally(() => {
+      if (this.running.get(purge.id)?.run === run) this.running.delete(purge.id);
+      chunkPurgesRunning.set(this.running.size);
+      for (const finish of [...this.done]) finish();
+      this.wake();
+    });
+    this.running.set(purge.id, { workspaceId: purge.workspace_id, run });
+    chunkPurgesRunning.set(this.running.size);
   }
 
   /**
@@ -149,7 +182,7 @@ export class ChunkPurgeWorker {
       const [purge] = (await purges.find({ filter, sort: [['workspace_id', 'asc'], ['position', 'asc']], limit: 1 })).items;
       if (purge === undefined) break;
       // A purge that failed holds back its own workspace's until its retry is due, no other's.
-      if (!busy.has(purge.workspace_id) && (this.failed.get(purge.id)?.until ?? 0) <= performance.now()) first.set(purge.workspace_id, purge);
+      if (!busy.has(purge.workspace_id)) first.set(purge.workspace_id, purge);
       after = purge.workspace_id;
     }
     return first;
@@ -157,7 +190,10 @@ export class ChunkPurgeWorker {
 
   private async run(purge: ChunkPurgeDoc): Promise<void> {
     try {
-      if (!(await this.readModelsPassed(purge)) || !(await this.removeChunks(purge))) return;
+      if (!(await this.readModelsPassed(purge))) return;
+      // Taken back meanwhile (a replay's record, see readModelsPassed) or recorded again (its next run).
+      const current = await this.deps.documents.collection<ChunkPurgeDoc>(CHUNK_PURGES).get(purge.id);
+      if (current?.position !== purge.position || !(await this.removeChunks(purge))) return;
       // Only as it was read: a content that started over again meanwhile recorded it anew, to be run again.
       await this.deps.documents.write([{ collection: CHUNK_PURGES, op: 'deleteMany', filter: { id: purge.id, position: purge.position } }]);
       this.failed.delete(purge.id);
@@ -170,12 +206,21 @@ export class ChunkPurgeWorker {
     }
   }
 
-  /** Whether the read models have passed the deletion; false when the worker stopped first (the purge is left for the next start). */
-  private readModelsPassed(purge: ChunkPurgeDoc): Promise<boolean> {
+  /**
+   * Whether the read models have passed the purge and every event before the log's head now;
+   * false when the worker stopped first (the purge is left for the next start). The head, not
+   * only the purge: a projection replayed while Lore runs (a new version catching up) records
+   * purges of long ago that its own later events take back (an attempt's first chunks,
+   * chunks.projection.ts), and the chunks they would remove are current.
+   */
+  private async readModelsPassed(purge: ChunkPurgeDoc): Promise<boolean> {
+    const recorded = positionFromString(purge.position);
+    const head = await this.deps.events.headPosition();
+    const position = comparePositions(head, recorded) > 0 ? head : recorded;
     return new Promise<boolean>((resolve, reject) => {
       const abandon = (): void => resolve(false);
       this.onStop.add(abandon);
-      this.deps.readModelsPassed(positionFromString(purge.position)).then(
+      this.deps.readModelsPassed(position).then(
         () => resolve(true),
         (error: unknown) => reject(error),
       ).finally(() => this.onStop.delete(abandon));

@@ -36,7 +36,9 @@ describe('chunk vectors projection', () => {
       chunks: words.map((text, i) => ({ chunkId: `cnt_1_c${i}`, chunkIndex: i, text, start: 0, end: text.length, tokens: 1, vector: 'AACAPwAAAAA=' })),
       addedAt: at(attempt + 1),
     });
-  const failed = (attempt: number) => recordedEvent(stream, 'knowledge.ContentProcessingFailed', { ...ids, attempt, error: 'boom', retryAt: null, failedAt: at(attempt + 2) });
+  const failed = (attempt: number, retryAt: string | null) => recordedEvent(stream, 'knowledge.ContentProcessingFailed', { ...ids, attempt, error: 'boom', retryAt, failedAt: at(attempt + 2) });
+  const completed = (attempt: number, chunkCount: number) => recordedEvent(stream, 'knowledge.ContentProcessingCompleted', { ...ids, attempt, chunkCount, completedAt: at(attempt + 2) });
+  const reprocessed = recordedEvent(stream, 'knowledge.ContentReprocessRequested', { ...ids, requestedBy: 'u', requestedAt: at(30) });
 
   /** Applies each event's writes as the projection runner would (one batch an event). */
   async function project(events: readonly RecordedEvent[]): Promise<void> {
@@ -50,8 +52,17 @@ describe('chunk vectors projection', () => {
   const points = async () => (await vectors.index('local_m_2').get(['cnt_1_c0', 'cnt_1_c1', 'cnt_1_c2'])).map((p) => [p.id, p.text]);
 
   it('leaves an earlier attempt\'s points to the purge worker when the content starts over', async () => {
-    await project([started(1), added(1, ['alpha', 'beta']), failed(1), started(2)]);
+    await project([started(1), added(1, ['alpha', 'beta']), failed(1, at(40)), started(2)]);
     expect(await points()).toEqual([['cnt_1_c0', 'alpha'], ['cnt_1_c1', 'beta']]);
+    await project([completed(2, 2), reprocessed, started(3)]);
+    expect(await points()).toEqual([['cnt_1_c0', 'alpha'], ['cnt_1_c1', 'beta']]);
+  });
+
+  it('drops an earlier attempt\'s points when replayed, where no purge will: a content that failed for good, an attempt that completed with fewer chunks', async () => {
+    await project([started(1), added(1, ['alpha', 'beta']), completed(1, 2), reprocessed, started(2), failed(2, null)]);
+    expect(await points()).toEqual([]);
+    await project([started(3), added(3, ['alpha', 'beta']), completed(3, 2), reprocessed, started(4), completed(4, 0)]);
+    expect(await points()).toEqual([]);
   });
 
   it('replaces an earlier attempt\'s points with the next attempt\'s when replayed (the purge that removed them live is not there yet)', async () => {

@@ -43,11 +43,19 @@ export const chunkVectorsProjection = (texts: ContentTexts): VectorProjection =>
     }
     const event = upcastContentEvent(recorded);
     switch (event.type) {
+      // Live, a content that starts over finds its earlier attempts' points purged already (the
+      // purge worker's, chunks.projection.ts); these deletions find nothing then. Replayed, with
+      // no purge to come, they drop them: at an attempt's first chunks, past a completed attempt's
+      // last chunk (an earlier attempt had more), and all of them when the content failed for good.
+      case 'knowledge.ContentProcessingCompleted':
+        context.write({ op: 'deleteWhere', collections: [event.data.collectionId], filter: { content_id: event.data.contentId, chunk_index: { $gte: event.data.chunkCount } } });
+        return;
+      case 'knowledge.ContentProcessingFailed':
+        if (event.data.retryAt === null) context.write({ op: 'deleteWhere', collections: [event.data.collectionId], filter: { content_id: event.data.contentId } });
+        return;
       case 'knowledge.ContentChunksAdded': {
         const d = event.data;
         await context.ensureIndex(d.index);
-        // As the chunk records: an attempt's first chunks find its earlier attempts' points
-        // purged already, but for a replay (chunks.projection.ts).
         if (d.chunks[0]?.chunkIndex === 0) context.write({ op: 'deleteWhere', collections: [d.collectionId], filter: { content_id: d.contentId } });
         const points = [];
         for (const c of d.chunks) {

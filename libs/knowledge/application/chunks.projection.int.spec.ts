@@ -78,8 +78,17 @@ describe('chunks projection', () => {
 
   it('records a purge when a later attempt starts or a reprocess is asked for, not when the first attempt starts', async () => {
     const reprocess = recordedEvent(stream, 'knowledge.ContentReprocessRequested', { ...ids, requestedBy: 'u', requestedAt: at(9) }, at(9));
-    await chunks.given([started(1), added(1, ['alpha']), reprocess]).thenDocuments({ chunks: [chunk(0, 'alpha', 2)], chunk_purges: [attemptPurge('')] });
-    await chunks.given([started(1), added(1, ['alpha']), started(2)]).thenDocuments({ chunks: [chunk(0, 'alpha', 2)], chunk_purges: [attemptPurge('')] });
+    await chunks.given([started(1)]).thenDocuments({ chunks: [], chunk_purges: [] });
+    // No workspace in the metadata (an attempt the sweep found): the chunks' own.
+    await chunks.given([started(1), added(1, ['alpha']), reprocess]).thenDocuments({ chunks: [chunk(0, 'alpha', 2)], chunk_purges: [attemptPurge('ws')] });
+    await chunks.given([started(1), added(1, ['alpha']), started(2)]).thenDocuments({ chunks: [chunk(0, 'alpha', 2)], chunk_purges: [attemptPurge('ws')] });
+  });
+
+  it('keeps a pending purge where it is when the content starts over again before it ran (no chunk was written since)', async () => {
+    const at5 = { commit: 5n, prepare: 5n };
+    const reprocess = { ...recordedEvent(stream, 'knowledge.ContentReprocessRequested', { ...ids, requestedBy: 'u', requestedAt: at(9) }, at(9)), position: at5 };
+    const again = { ...started(2), position: { commit: 7n, prepare: 7n } };
+    await chunks.given([started(1), added(1, ['alpha']), reprocess, again]).thenDocuments({ chunks: [chunk(0, 'alpha', 2)], chunk_purges: [{ ...attemptPurge('ws'), position: `${'5'.padStart(20, '0')}:${'5'.padStart(20, '0')}` }] });
   });
 
   it('replaces an earlier attempt\'s chunks with the next attempt\'s when replayed, the purge record with them', async () => {

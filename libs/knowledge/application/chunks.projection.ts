@@ -1,5 +1,6 @@
-import type { Projection } from '@lore/platform/projections';
-import { COLLECTION_STREAM_PREFIX, CONTENT_STREAM_PREFIX, upcastCollectionEvent, upcastContentEvent } from '@lore/knowledge/domain';
+import type { RecordedEvent } from '@lore/platform/kernel';
+import type { Projection, ProjectionContext } from '@lore/platform/projections';
+import { COLLECTION_STREAM_PREFIX, CONTENT_STREAM_PREFIX, chunkIdOf, upcastCollectionEvent, upcastContentEvent } from '@lore/knowledge/domain';
 import { CHUNKS, type ChunkDoc } from './knowledge.read-models';
 import { chunkMetadata } from './chunk-shape';
 import type { ContentTexts } from './content-texts';
@@ -26,11 +27,11 @@ export const chunksProjection = (texts: ContentTexts): Projection => ({
       // A new attempt starts over; a failed one (given up, or waiting for its retry) leaves
       // no partial chunks behind to list or search. The first attempt has none to drop.
       case 'knowledge.ContentProcessingStarted':
-        if (event.data.attempt > 1) recordAttemptPurge(context, { ...event.data, workspaceId: recorded.metadata.workspaceId ?? '' }, recorded.position);
+        if (event.data.attempt > 1) await startOver(context, event.data, recorded);
         return;
       case 'knowledge.ContentProcessingFailed':
       case 'knowledge.ContentReprocessRequested':
-        recordAttemptPurge(context, { ...event.data, workspaceId: recorded.metadata.workspaceId ?? '' }, recorded.position);
+        await startOver(context, event.data, recorded);
         return;
       case 'knowledge.ContentDeleted':
         recordContentPurge(context, event.data, recorded.position);
@@ -85,3 +86,15 @@ export const chunksProjection = (texts: ContentTexts): Projection => ({
     }
   },
 });
+
+/**
+ * Records the purge of a content's earlier attempts' chunks, unless one is pending: no chunk was
+ * written since that one was recorded (the next attempt waits for it), so it covers them all,
+ * and recorded anew it would go to the back of its workspace's purges with an attempt waiting.
+ */
+async function startOver(context: ProjectionContext, d: { readonly contentId: string; readonly collectionId: string }, recorded: RecordedEvent): Promise<void> {
+  if ((await context.get(CHUNK_PURGES, attemptPurgeId(d.contentId))) !== null) return;
+  // The purge takes turns by workspace: an attempt the sweep found (after a restart) has no cause, so no workspace in its metadata.
+  const workspaceId = recorded.metadata.workspaceId ?? (await context.get<ChunkDoc>(CHUNKS, chunkIdOf(d.contentId, 0)))?.workspace_id ?? '';
+  recordAttemptPurge(context, { ...d, workspaceId }, recorded.position);
+}

@@ -97,8 +97,15 @@ export class ContentProcessor {
     const { content, leaseId } = attempt;
     const { texts } = this.deps;
     // Chunk ids are the same in every attempt: until the earlier attempts' chunks are purged,
-    // any chunk of this one would be purged with them (chunk-purges.ts).
-    await this.deps.earlierAttemptsPurged(content.contentId, attempt.startedAt, this.deps.purgeWaitMs);
+    // any chunk of this one would be purged with them (chunk-purges.ts). Waiting is not a stall
+    // (the caller's timeout is for a provider that does not answer): a wait that runs out fails
+    // the attempt as unavailable, tried again later.
+    const waiting = setInterval(progressed, 1_000);
+    try {
+      await this.deps.earlierAttemptsPurged(content.contentId, attempt.startedAt, this.deps.purgeWaitMs);
+    } finally {
+      clearInterval(waiting);
+    }
     throwIfAborted(signal);
     progressed();
     const key = await texts.keyOf(content);
