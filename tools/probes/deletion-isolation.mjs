@@ -1,19 +1,21 @@
 // npm run probe:deletion-isolation — does one workspace's large deletion (or reprocess) slow another's writes?
-// Starts the standalone bundle (dist/standalone.js) with the embedding stand-in, lets workspace
-// A upload a text of PROBE_MB megabytes (default 19: ~26,000 chunks) and waits until it is
-// processed. Then workspace B, from a worker thread of its own, creates a small content every
-// PROBE_GAP_MS (default 40) while A deletes the large one (and repeats the DELETE while it
-// answers 202, as a client following the erasure would), or with PROBE_ACTION=reprocess asks
-// for it to be processed again and waits until it is completed again (its earlier chunks are
-// dropped first). Prints B's creates before, during (until A's DELETE was answered; until A's
+// Starts the standalone bundle (dist/standalone.js) with the embedding stand-in. Workspace A
+// uploads a text of PROBE_MB megabytes (default 19: ~26,000 chunks) and waits until it is
+// processed (PROBE_ACTION=delete, the default, or reprocess), or writes a conversation of
+// PROBE_MESSAGES messages (default 20,000; PROBE_ACTION=conversation). Then workspace B, from a
+// worker thread of its own, writes every PROBE_GAP_MS (default 40): a small content, or a message
+// to a conversation of its own. Meanwhile A deletes the content or the conversation (and repeats
+// the DELETE while it answers 202, as a client following the erasure would), or asks for the
+// content to be processed again and waits until it is completed again (its earlier chunks are
+// dropped first). Prints B's writes before, during (until A's DELETE was answered; until A's
 // content was completed again) and after (count, p50, p95, max, statuses), A's answers, p95
-// during ÷ before and the load average; exits 1 when any of B's creates is not a 201, or one
-// made during took longer than PROBE_MAX_MS (default 1000), or a reprocessed content comes back
-// with another chunk count or fewer chunks listed. Before the purges (09646b3) B's creates waited
-// up to 5 s for A's chunks to be deleted, and one answered 503; before attempt purges (3edee98)
-// a reprocess held them up to 3.7 s.
-// Knobs: PROBE_ACTION (delete, reprocess), PROBE_MB, PROBE_GAP_MS, PROBE_IDLE_MS (B alone first,
-// default 3000), PROBE_MAX_MS, PROBE_ENTRY.
+// during ÷ before and the load average; exits 1 when any of B's writes is not a 201, or one made
+// during took longer than PROBE_MAX_MS (default 1000), or a reprocessed content comes back with
+// another chunk count or fewer chunks listed. Before the purges (09646b3) B's creates waited up
+// to 5 s for A's chunks to be deleted, and one answered 503; before attempt purges (3edee98) a
+// reprocess held them up to 3.3 s, and a conversation's deletion held B's appends 4.4 s.
+// Knobs: PROBE_ACTION (delete, reprocess, conversation), PROBE_MB, PROBE_MESSAGES, PROBE_GAP_MS,
+// PROBE_IDLE_MS (B alone first, default 3000), PROBE_MAX_MS, PROBE_ENTRY.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -30,8 +32,9 @@ const GAP_MS = Number(process.env.PROBE_GAP_MS ?? 40);
 const IDLE_MS = Number(process.env.PROBE_IDLE_MS ?? 3000);
 const MAX_MS = Number(process.env.PROBE_MAX_MS ?? 1000);
 const ENTRY = process.env.PROBE_ENTRY ?? 'dist/standalone.js';
+const MESSAGES = Number(process.env.PROBE_MESSAGES ?? 20_000);
 const ACTION = process.env.PROBE_ACTION ?? 'delete';
-if (!['delete', 'reprocess'].includes(ACTION)) throw new Error(`PROBE_ACTION is delete or reprocess, not ${ACTION}`);
+if (!['delete', 'reprocess', 'conversation'].includes(ACTION)) throw new Error(`PROBE_ACTION is delete, reprocess or conversation, not ${ACTION}`);
 const SECRET = 'probe-deletion-secret';
 
 async function call(url, token, method, path, body) {
@@ -42,14 +45,17 @@ async function call(url, token, method, path, body) {
 }
 
 if (!isMainThread) {
-  // B: small creates until told to stop; each sample is [epoch ms at start, ms taken, status].
-  const { url, token, collectionId } = workerData;
+  // B: small writes until told to stop; each sample is [epoch ms at start, ms taken, status].
+  const { url, token, collectionId, conversationId } = workerData;
   const samples = [];
   let stop = false;
   parentPort.on('message', () => (stop = true));
   for (let n = 0; !stop; n++) {
     const at = Date.now();
-    const r = await call(url, token, 'POST', '/api/v1/contents', { collection_id: collectionId, name: `small-${n}.txt`, text: `A small note, number ${n}.` });
+    const r =
+      conversationId === undefined
+        ? await call(url, token, 'POST', '/api/v1/contents', { collection_id: collectionId, name: `small-${n}.txt`, text: `A small note, number ${n}.` })
+        : await call(url, token, 'POST', `/api/v1/conversations/${conversationId}/messages`, { content: `A small note, number ${n}.` });
     samples.push([at, r.ms, r.status]);
     await new Promise((resolve) => setTimeout(resolve, GAP_MS));
   }
@@ -68,24 +74,45 @@ if (!isMainThread) {
   const lore = await startStandalone({ entry: ENTRY, dataDir, secret: SECRET, env: standInEnv(standIn) });
   try {
     const [a, b] = [await token('ws-deleting'), await token('ws-writing')];
-    const collectionA = (await call(lore.url, a, 'POST', '/api/v1/collections', { name: 'large' })).body.id;
-    const collectionB = (await call(lore.url, b, 'POST', '/api/v1/collections', { name: 'small' })).body.id;
-    const words = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta', 'theta', 'iota', 'kappa', 'lambda', 'mu'];
-    const paragraphs = [];
-    for (let p = 0, size = 0; size < MB * 1e6; p++) {
-      const paragraph = Array.from({ length: 120 }, (_, w) => words[(p * 7 + w * 13) % words.length] + (w % 17 === 0 ? p : '')).join(' ') + '.\n\n';
-      paragraphs.push(paragraph);
-      size += paragraph.length;
+    let target;
+    let large;
+    let bWrites;
+    if (ACTION === 'conversation') {
+      target = `/api/v1/conversations/${(await call(lore.url, a, 'POST', '/api/v1/conversations', { title: 'long' })).body.id}`;
+      const started = performance.now();
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: 8 }, async () => {
+          while (next < MESSAGES) {
+            const n = next++;
+            const r = await call(lore.url, a, 'POST', `${target}/messages`, { content: `Message ${n} of a long conversation about harbour lanterns and the people who keep them lit.` });
+            if (r.status !== 201) throw new Error(`A's message ${n} answered ${r.status}`);
+          }
+        }),
+      );
+      process.stdout.write(`A's conversation: ${MESSAGES} messages in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+      bWrites = { conversationId: (await call(lore.url, b, 'POST', '/api/v1/conversations', { title: 'small' })).body.id };
+    } else {
+      const collectionA = (await call(lore.url, a, 'POST', '/api/v1/collections', { name: 'large' })).body.id;
+      bWrites = { collectionId: (await call(lore.url, b, 'POST', '/api/v1/collections', { name: 'small' })).body.id };
+      const words = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta', 'eta', 'theta', 'iota', 'kappa', 'lambda', 'mu'];
+      const paragraphs = [];
+      for (let p = 0, size = 0; size < MB * 1e6; p++) {
+        const paragraph = Array.from({ length: 120 }, (_, w) => words[(p * 7 + w * 13) % words.length] + (w % 17 === 0 ? p : '')).join(' ') + '.\n\n';
+        paragraphs.push(paragraph);
+        size += paragraph.length;
+      }
+      const form = new FormData();
+      form.set('collection_id', collectionA);
+      form.set('file', new Blob([paragraphs.join('')], { type: 'text/plain' }), 'large.txt');
+      const uploadStarted = performance.now();
+      const uploaded = await (await fetch(`${lore.url}/api/v1/contents`, { method: 'POST', headers: { authorization: `Bearer ${a}` }, body: form })).json();
+      target = `/api/v1/contents/${uploaded.id}`;
+      large = await until(() => call(lore.url, a, 'GET', target).then((r) => r.body), (c) => c.status === 'completed' || c.status === 'failed');
+      process.stdout.write(`A's ${MB} MB text: ${large.status}, ${large.chunk_count} chunks, ${((performance.now() - uploadStarted) / 1000).toFixed(1)} s from upload\n`);
     }
-    const form = new FormData();
-    form.set('collection_id', collectionA);
-    form.set('file', new Blob([paragraphs.join('')], { type: 'text/plain' }), 'large.txt');
-    const uploadStarted = performance.now();
-    const uploaded = await (await fetch(`${lore.url}/api/v1/contents`, { method: 'POST', headers: { authorization: `Bearer ${a}` }, body: form })).json();
-    const large = await until(() => call(lore.url, a, 'GET', `/api/v1/contents/${uploaded.id}`).then((r) => r.body), (c) => c.status === 'completed' || c.status === 'failed');
-    process.stdout.write(`A's ${MB} MB text: ${large.status}, ${large.chunk_count} chunks, ${((performance.now() - uploadStarted) / 1000).toFixed(1)} s from upload\n`);
 
-    const writer = new Worker(new URL(import.meta.url), { workerData: { url: lore.url, token: b, collectionId: collectionB } });
+    const writer = new Worker(new URL(import.meta.url), { workerData: { url: lore.url, token: b, ...bWrites } });
     const samples = new Promise((resolve, reject) => {
       writer.once('message', resolve);
       writer.once('error', reject);
@@ -94,23 +121,23 @@ if (!isMainThread) {
     const deleteAt = Date.now();
     const answers = [];
     let answeredAt;
-    if (ACTION === 'delete') {
-      const first = await call(lore.url, a, 'DELETE', `/api/v1/contents/${uploaded.id}`);
+    if (ACTION !== 'reprocess') {
+      const first = await call(lore.url, a, 'DELETE', target);
       answeredAt = Date.now();
       answers.push(`${first.status} after ${first.ms.toFixed(0)} ms`);
       for (let status = first.status; status === 202; ) {
-        const again = await call(lore.url, a, 'DELETE', `/api/v1/contents/${uploaded.id}`);
+        const again = await call(lore.url, a, 'DELETE', target);
         status = again.status;
         answers.push(`${status} at +${((Date.now() - deleteAt) / 1000).toFixed(1)} s`);
       }
     } else {
-      const first = await call(lore.url, a, 'POST', `/api/v1/contents/${uploaded.id}/reprocess`);
+      const first = await call(lore.url, a, 'POST', `${target}/reprocess`);
       answers.push(`${first.status} after ${first.ms.toFixed(0)} ms`);
-      const again = await until(() => call(lore.url, a, 'GET', `/api/v1/contents/${uploaded.id}`).then((r) => r.body), (c) => c.status === 'completed' || c.status === 'failed');
+      const again = await until(() => call(lore.url, a, 'GET', target).then((r) => r.body), (c) => c.status === 'completed' || c.status === 'failed');
       answeredAt = Date.now();
       let listed = 0;
       for (let cursor = null; ; ) {
-        const page = await call(lore.url, a, 'GET', `/api/v1/chunks?content_id=${uploaded.id}&limit=500${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`);
+        const page = await call(lore.url, a, 'GET', `/api/v1/chunks?content_id=${large.id}&limit=500${cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`}`);
         listed += page.body.chunks.length;
         cursor = page.body.next_cursor;
         if (cursor === null || cursor === undefined) break;
@@ -129,22 +156,23 @@ if (!isMainThread) {
     const phase = (label, rows) => {
       const ms = rows.map(([, taken]) => taken);
       const statuses = [...new Set(rows.map(([, , status]) => status))].join(',');
-      process.stdout.write(`B's creates ${label}: ${rows.length}, p50 ${percentile(ms, 50).toFixed(1)} ms, p95 ${percentile(ms, 95).toFixed(1)} ms, max ${Math.max(...ms).toFixed(1)} ms; statuses ${statuses}\n`);
+      process.stdout.write(`B's ${writes} ${label}: ${rows.length}, p50 ${percentile(ms, 50).toFixed(1)} ms, p95 ${percentile(ms, 95).toFixed(1)} ms, max ${Math.max(...ms).toFixed(1)} ms; statuses ${statuses}\n`);
       return percentile(ms, 95);
     };
-    const what = ACTION === 'delete' ? 'DELETE' : 'reprocess';
+    const what = ACTION === 'reprocess' ? 'reprocess' : 'DELETE';
+    const writes = ACTION === 'conversation' ? 'appends' : 'creates';
     process.stdout.write(`A's ${what}: ${answers.join(', ')}\n`);
     const before = phase(`before A's ${what}`, all.filter(([at]) => at < deleteAt));
     const meanwhile = all.filter(([at]) => at >= deleteAt && at < answeredAt);
-    const during = phase(`${ACTION === 'delete' ? 'while it was answered' : 'until it was completed again'} (${((answeredAt - deleteAt) / 1000).toFixed(1)} s)`, meanwhile);
+    const during = phase(`${ACTION === 'reprocess' ? 'until it was completed again' : 'while it was answered'} (${((answeredAt - deleteAt) / 1000).toFixed(1)} s)`, meanwhile);
     phase('after', all.filter(([at]) => at >= answeredAt));
     process.stdout.write(`p95 during ÷ before: ×${(during / before).toFixed(2)}; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
     if (all.some(([, , status]) => status !== 201)) {
-      process.stdout.write('FAIL: a create of workspace B was not answered 201\n');
+      process.stdout.write(`FAIL: a write of workspace B was not answered 201\n`);
       process.exitCode = 1;
     }
     if (meanwhile.some(([, taken]) => taken > MAX_MS)) {
-      process.stdout.write(`FAIL: a create of workspace B took over ${MAX_MS} ms during A's ${what}\n`);
+      process.stdout.write(`FAIL: a write of workspace B took over ${MAX_MS} ms during A's ${what}\n`);
       process.exitCode = 1;
     }
   } finally {

@@ -3775,6 +3775,19 @@ export interface operations {
                     };
                 };
             };
+            /** @description Deleted, and gone from the conversation's own reads at once and from message lists once the read models have dropped it, but its erasure (every message made unreadable and gone from the files) did not finish within the request's wait; it goes on by itself. Repeat the DELETE to follow it: 202 while it runs, 200 when it finishes within that wait, 404 once nothing of it is left. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        message: string;
+                        deleted_messages: number;
+                    };
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {

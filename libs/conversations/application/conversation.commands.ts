@@ -2,6 +2,7 @@ import { AppError, invalid, newId, notFound, type Clock, type ReplyIn, type Vali
 import type { EventStore } from '@lore/platform/event-store/port';
 import { workspaceCollection, type DocumentStore } from '@lore/platform/documents/port';
 import { AggregateStateCache, handleCommand, type ReadYourWrites } from '@lore/platform/cqrs';
+import { outlastsWait } from '@lore/platform/projections';
 import type { DataKey, Keyring } from '@lore/platform/crypto';
 import type { ConversationMessages } from '@lore/conversations/contracts';
 import {
@@ -145,8 +146,9 @@ export class ConversationCommands {
     const deletedMessages = result.previous.status === 'active' || result.previous.status === 'archived' ? countLive(result.previous) : 0;
     // Deleted before, erasure still pending (say, after a crash): wait for that deletion's erasure,
     // past the stream's last event as the command found it (no read of the whole conversation).
-    await this.deps.readYourWrites.settleReactor(CONVERSATION_ERASURE, result.head);
-    return { conversationId: command.conversationId, deletedMessages };
+    // One that outlasts the wait (a long conversation's messages being purged) goes on by itself.
+    const erasing = await outlastsWait(this.deps.readYourWrites.settleReactor(CONVERSATION_ERASURE, result.head));
+    return { conversationId: command.conversationId, deletedMessages, ...(erasing ? { erasing } : {}) };
   }
 
   async append(command: ValidRequestIn<ConversationMessages, 'append'>): Promise<ReplyIn<ConversationMessages, 'append'>> {

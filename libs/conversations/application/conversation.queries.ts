@@ -3,12 +3,17 @@ import { workspaceCollection, type DocumentStore, type Filter } from '@lore/plat
 import type { ConversationMessages } from '@lore/conversations/contracts';
 import { CONVERSATIONS, MESSAGES, type ConversationDoc, type MessageDoc } from './conversations.read-models';
 import { exportMarkdown } from './conversation-export';
+import { PendingMessagePurges } from './message-purges';
 
 export class ConversationQueries {
+  private readonly purges: PendingMessagePurges;
+
   constructor(
     private readonly documents: DocumentStore,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.purges = new PendingMessagePurges(documents);
+  }
 
   private conversations(workspaceId: string) {
     return workspaceCollection<ConversationDoc>(this.documents, CONVERSATIONS, workspaceId);
@@ -43,7 +48,7 @@ export class ConversationQueries {
 
   async getMessage(ref: ValidRequestIn<ConversationMessages, 'getMessage'>): Promise<ReplyIn<ConversationMessages, 'getMessage'>> {
     const doc = await this.messages(ref.workspaceId).get(ref.messageId);
-    if (doc === null || doc.owner_id !== ref.userId) throw notFound('Message');
+    if (doc === null || doc.owner_id !== ref.userId || (await this.purges.pending(doc.conversation_id))) throw notFound('Message');
     return doc;
   }
 
@@ -51,8 +56,11 @@ export class ConversationQueries {
   async listMessages(query: ValidRequestIn<ConversationMessages, 'listMessages'>): Promise<ReplyIn<ConversationMessages, 'listMessages'>> {
     // Within one conversation, checked to be the caller's, its id alone selects (and its index serves).
     if (query.conversationId !== undefined) await this.get({ ...query, conversationId: query.conversationId });
+    // Across conversations, a deleted one's messages, being purged, are left out.
+    const purged = query.conversationId === undefined ? await this.purges.ofOwner(query.workspaceId, query.userId) : [];
     const filter: Filter = {
       ...(query.conversationId === undefined ? { owner_id: query.userId } : { conversation_id: query.conversationId }),
+      ...(purged.length === 0 ? {} : { conversation_id: { $nin: purged } }),
       ...(query.senderId === undefined ? {} : { sender_id: query.senderId }),
       ...(query.role === undefined ? {} : { role: query.role }),
       ...(query.messageType === undefined ? {} : { message_type: query.messageType }),

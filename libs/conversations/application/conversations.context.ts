@@ -13,10 +13,13 @@ import { CONVERSATION_ERASURE, conversationErasureReactor } from './conversation
 import { CONVERSATIONS, MESSAGES } from './conversations.read-models';
 import { conversationMemoryExtractionReactor } from './memory-extraction.reactor';
 import { ContextCompaction } from './context-compaction';
-import { conversationStreamId } from '@lore/conversations/domain';
+import { CONVERSATION_STREAM_PREFIX, conversationStreamId } from '@lore/conversations/domain';
+import { MESSAGE_PURGES, MessagePurgeWorker } from './message-purges';
 
 /** How long erasure may wait for the read models and the publisher to pass a deletion (they may be catching up at start-up). */
 const ERASURE_WAIT_MS = 10 * 60_000;
+
+const conversationIdOfStream = (streamId: string): string => streamId.slice(CONVERSATION_STREAM_PREFIX.length);
 
 /** The conversations context: conversations, their message trees, and the context for an assistant's next turn. */
 export const conversationsContext = defineContext({
@@ -30,6 +33,7 @@ export const conversationsContext = defineContext({
     const queries = new ConversationQueries(deps.documents, deps.clock);
     const compaction = new ContextCompaction({ ...deps, commands });
     const context = new ConversationContextQuery({ ...deps, queries, knowledge, compaction });
+    const purges = new MessagePurgeWorker({ ...deps, readModelsPassed: (position) => deps.readYourWrites.settle(position, ERASURE_WAIT_MS) });
     return {
       handlers: [
         handle(messages.create, (c) => commands.create(c)),
@@ -51,8 +55,16 @@ export const conversationsContext = defineContext({
       reactors: [
         conversationEventsPublisher(deps.transport),
         conversationMemoryExtractionReactor({ ...deps, queries }),
-        conversationErasureReactor({ ...deps, processedByOthers: (position, erased) => deps.readYourWrites.settleAllBut(CONVERSATION_ERASURE, position, ERASURE_WAIT_MS, erased) }),
+        conversationErasureReactor({
+          ...deps,
+          // Then the purge of the erased conversations' messages, which the read models hold in the clear.
+          processedByOthers: async (position, erased) => {
+            await deps.readYourWrites.settleAllBut(CONVERSATION_ERASURE, position, ERASURE_WAIT_MS, erased);
+            await purges.drained(erased.map(conversationIdOfStream), ERASURE_WAIT_MS);
+          },
+        }),
       ],
+      workers: [purges],
       async prepare() {
         const conversations = deps.documents.collection(CONVERSATIONS);
         for (const sort of ['updated_at', 'created_at', 'title']) await conversations.ensureIndex(['workspace_id', 'user_id', sort]);
@@ -60,6 +72,8 @@ export const conversationsContext = defineContext({
         await messagesModel.ensureIndex(['conversation_id', 'created_at']);
         for (const sort of ['created_at', 'updated_at', 'sent_at']) await messagesModel.ensureIndex(['workspace_id', 'owner_id', sort]);
         await messagesModel.ensureTextIndex('content');
+        await deps.documents.collection(MESSAGE_PURGES).ensureIndex(['workspace_id', 'position']);
+        await deps.documents.collection(MESSAGE_PURGES).ensureIndex(['workspace_id', 'owner_id']);
       },
     };
   },

@@ -3,6 +3,7 @@ import { CONVERSATION_STREAM_PREFIX, upcastConversationEvent } from '@lore/conve
 import { openOrNull, type ConversationSeals } from './conversation-content';
 import { CONVERSATIONS, MESSAGES, type ConversationDoc, type MessageDoc } from './conversations.read-models';
 import { messageRecord } from './message-record';
+import { MESSAGE_PURGES, recordMessagePurge } from './message-purges';
 import { CONVERSATION_SUMMARIES, projectBranchSummaries } from './conversation-summaries.projection';
 
 /** v2: every document records the stream revision it reflects (`evolveDocument`); v1 documents are rebuilt. */
@@ -19,7 +20,7 @@ export function conversationsProjection(seals: ConversationSeals): Projection {
   return {
     name: CONVERSATIONS_PROJECTION,
     streamPrefixes: [CONVERSATION_STREAM_PREFIX],
-    collections: [CONVERSATIONS, MESSAGES, CONVERSATION_SUMMARIES],
+    collections: [CONVERSATIONS, MESSAGES, CONVERSATION_SUMMARIES, MESSAGE_PURGES],
     async handle(recorded, context) {
       const event = upcastConversationEvent(recorded);
       await projectBranchSummaries(event, context, seals.summaries);
@@ -123,7 +124,8 @@ export function conversationsProjection(seals: ConversationSeals): Projection {
           return; // projectBranchSummaries's
         case 'conversations.ConversationDeleted':
           return conversation(() => {
-            context.deleteMany(MESSAGES, { conversation_id: event.data.conversationId });
+            // Its messages go afterwards, by the purge worker (message-purges.ts), not in this batch.
+            recordMessagePurge(context, event.data, recorded.position);
             return null;
           });
       }

@@ -68,7 +68,7 @@ export function conversationMessages({ limits, context }: { readonly limits: Con
       ConversationRecord,
     ),
     /** Permanent: answered once the conversation and every message are erased. */
-    delete: defineMessage('conversations.command.delete', conversationRef, z.object({ conversationId: z.string(), deletedMessages: z.number().int() })),
+    delete: defineMessage('conversations.command.delete', conversationRef, z.object({ conversationId: z.string(), deletedMessages: z.number().int(), erasing: z.boolean().optional() })),
     get: defineMessage('conversations.query.get', conversationRef, ConversationRecord),
     list: defineMessage(
       'conversations.query.list',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AppError, RerankRequestInput } from '@lore/platform/kernel';
-import { actingOwner, cursorEnvelope, cursorPage, holdsPermission, route, TextReply, type HttpRoute, type RequestScope } from '@lore/platform/http';
+import { AcceptedReply, actingOwner, cursorEnvelope, cursorPage, holdsPermission, route, TextReply, type HttpRoute, type RequestScope } from '@lore/platform/http';
 import {
   CONVERSATION_SORT_FIELDS,
   CONVERSATION_STATUSES,
@@ -18,6 +18,10 @@ import {
 } from '@lore/conversations/contracts';
 import { ConversationParams, UserIdQuery, WITH_COLLECTIONS } from './route-params';
 
+/** The 202 of a conversation's DELETE, as documented. */
+const ERASURE_UNDER_WAY =
+  "Deleted, and gone from the conversation's own reads at once and from message lists once the read models have dropped it, but its erasure (every message made unreadable and gone from the files) did not finish within the request's wait; it goes on by itself. " +
+  'Repeat the DELETE to follow it: 202 while it runs, 200 when it finishes within that wait, 404 once nothing of it is left.';
 const DeletedResponse = z.object({ id: z.string(), message: z.string(), deleted_messages: z.number().int() });
 const ExportResponse = z.object({
   conversation: ConversationRecord,
@@ -181,9 +185,11 @@ export function conversationRoutes(messages: ConversationMessages, limits: Conve
       query: UserIdQuery,
       status: 200,
       response: DeletedResponse,
+      accepted: ERASURE_UNDER_WAY,
       errors: [403, 404],
       handle: async ({ params, query, scope, send }) => {
-        const { deletedMessages } = await send(messages.delete, { ...actingOwner(scope, query.user_id, WITH_COLLECTIONS), conversationId: params.conversation_id });
+        const { deletedMessages, erasing } = await send(messages.delete, { ...actingOwner(scope, query.user_id, WITH_COLLECTIONS), conversationId: params.conversation_id });
+        if (erasing === true) return new AcceptedReply({ id: params.conversation_id, message: 'Conversation deleted; its erasure is under way', deleted_messages: deletedMessages });
         return { id: params.conversation_id, message: 'Conversation deleted permanently', deleted_messages: deletedMessages };
       },
     }),

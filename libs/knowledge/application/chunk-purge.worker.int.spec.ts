@@ -41,7 +41,7 @@ describe('ChunkPurgeWorker', () => {
     };
     vectors = store;
     await vectors.ensureIndex({ name: 'ix', dimensions: 4, distance: 'cosine' });
-    worker = new ChunkPurgeWorker({ documents, vectors, events: atStart, readModelsPassed: async () => undefined, log: { warn: () => undefined, error: () => undefined } });
+    worker = new ChunkPurgeWorker({ documents, vectors, events: atStart, readModelsPassed: async () => undefined, log: { error: () => undefined } });
   });
   afterEach(async () => {
     release();
@@ -105,7 +105,7 @@ describe('ChunkPurgeWorker', () => {
     // The second recording's run waits for the read models to pass it, until `passed`.
     let passed: () => void = () => undefined;
     const later = new Promise<void>((resolve) => (passed = resolve));
-    worker = new ChunkPurgeWorker({ documents, vectors, events: atStart, readModelsPassed: (position) => (position.commit >= 2n ? later : Promise.resolve()), log: { warn: () => undefined, error: () => undefined } });
+    worker = new ChunkPurgeWorker({ documents, vectors, events: atStart, readModelsPassed: (position) => (position.commit >= 2n ? later : Promise.resolve()), log: { error: () => undefined } });
     await worker.start();
     for (let i = 0; i < 100 && !waiting.has('cnt_again'); i++) await new Promise((resolve) => setTimeout(resolve, 10));
     expect([...waiting]).toEqual(['cnt_again']);
@@ -151,7 +151,7 @@ describe('ChunkPurgeWorker', () => {
       vectors,
       events: { headPosition: async () => ({ commit: 9n, prepare: 9n }) },
       readModelsPassed: (position) => (asked.push(position.commit), position.commit >= 9n ? reached : Promise.resolve()),
-      log: { warn: () => undefined, error: () => undefined },
+      log: { error: () => undefined },
     });
     await worker.start();
     for (let i = 0; i < 100 && asked.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));

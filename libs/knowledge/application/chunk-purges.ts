@@ -1,6 +1,6 @@
 import type { Position } from '@lore/platform/kernel';
-import type { Doc, DocumentStore, Filter } from '@lore/platform/documents/port';
-import type { ProjectionContext } from '@lore/platform/projections';
+import type { DocumentStore, Filter } from '@lore/platform/documents/port';
+import { purgePosition, type ProjectionContext, type PurgeDoc } from '@lore/platform/projections';
 
 /**
  * Chunks of a deleted content (or collection) waiting to be removed from the chunk records and
@@ -21,24 +21,17 @@ import type { ProjectionContext } from '@lore/platform/projections';
  */
 export const CHUNK_PURGES = 'chunk_purges';
 
-export interface ChunkPurgeDoc extends Doc {
-  readonly workspace_id: string;
+export interface ChunkPurgeDoc extends PurgeDoc {
   readonly collection_id: string;
   /** null: the whole collection. */
   readonly content_id: string | null;
-  /**
-   * The deletion's place in the log, zero-padded so that it sorts in log order (a workspace's
-   * purges go oldest first; `positionFromString` reads it): the purge waits until the read models have passed it.
-   */
-  readonly position: string;
 }
 
 export const collectionPurgeId = (collectionId: string): string => `collection:${collectionId}`;
 export const attemptPurgeId = (contentId: string): string => `attempt:${contentId}`;
 
 function purgeDoc(position: Position, fields: Pick<ChunkPurgeDoc, 'id' | 'workspace_id' | 'collection_id' | 'content_id'>): ChunkPurgeDoc {
-  const digits = (n: bigint): string => n.toString().padStart(20, '0');
-  return { ...fields, position: `${digits(position.commit)}:${digits(position.prepare)}` };
+  return { ...fields, position: purgePosition(position) };
 }
 
 export function recordContentPurge(context: ProjectionContext, d: { readonly workspaceId: string; readonly collectionId: string; readonly contentId: string }, position: Position): void {

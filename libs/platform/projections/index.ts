@@ -7,3 +7,4 @@ export * from './event-applier';
 export * from './parked-streams';
 export * from './integration-events.publisher';
 export * from './document-evolution';
+export * from './purge-worker';

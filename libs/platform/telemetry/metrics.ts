@@ -150,16 +150,17 @@ export const webhookSendersBusy = new Gauge({
   registers: [metricsRegistry],
 });
 
-export const chunkPurges = new Counter({
-  name: 'lore_chunk_purges_total',
-  help: "Removals of a deleted content's or collection's chunk records and vector points, done after the deletion's batch by the purge worker, by outcome: done, or failed (logged, tried again).",
-  labelNames: ['outcome'] as const,
+export const purges = new Counter({
+  name: 'lore_purges_total',
+  help: "Removals of what a deletion made unreachable (kind: chunks, a deleted content's or collection's chunk records and vector points, or a content's earlier attempts'; messages, a deleted conversation's), done after the deletion's batch by a purge worker, by outcome: done, or failed (logged, tried again).",
+  labelNames: ['kind', 'outcome'] as const,
   registers: [metricsRegistry],
 });
 
-export const chunkPurgesRunning = new Gauge({
-  name: 'lore_chunk_purges_running',
-  help: "Purges of deleted contents' chunks being removed right now (at most 2, each of another workspace).",
+export const purgesRunning = new Gauge({
+  name: 'lore_purges_running',
+  help: 'Purges being removed right now, by kind (at most 4 in turn by workspace, and 4 more that something waits for).',
+  labelNames: ['kind'] as const,
   registers: [metricsRegistry],
 });
 
