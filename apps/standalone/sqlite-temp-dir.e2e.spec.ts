@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, watch, type FSWatcher } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, watch, type FSWatcher } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
@@ -8,11 +8,14 @@ import { buildDistOnce, freePort, REPO_ROOT, until } from '@lore/platform/testin
 const SECRET = 'sqlite-temp-dir-secret';
 
 /**
- * Deleting a conversation removes its messages in one statement, whose journal SQLite keeps in
- * temporary files (withTempFilesOnDisk). Those hold page images of the deleted text: the
- * standalone process must put them under DATA_DIR/.sqlite-tmp, not in the shared temp
- * directory. SQLite reads SQLITE_TMPDIR once, at a process's first open, so this runs the built
- * app in a process of its own, with TMPDIR (SQLite's fallback) pointing at a watched folder.
+ * SQLite keeps temporary files (statement journals, sorts) in memory, except around a bulk
+ * delete (withTempFilesOnDisk), whose journal holds page images of the deleted text: the
+ * standalone process points those at DATA_DIR/.sqlite-tmp, made private before any store opens,
+ * never the shared temp directory. A conversation's deletion was such a bulk delete; its messages
+ * now go by the purge worker, a page of 100 at a time, their journals in memory: no file at all.
+ * (That SQLite's spills go where SQLITE_TMPDIR points is sqlite-temp-files.int.spec.ts's.)
+ * SQLite reads SQLITE_TMPDIR once, at a process's first open, so this runs the built app in a
+ * process of its own, with TMPDIR (SQLite's fallback) pointing at a watched folder.
  */
 describe('SQLite temporary files of the standalone app', () => {
   const root = mkdtempSync(join(tmpdir(), 'lore-sqlite-temp-dir-'));
@@ -28,7 +31,7 @@ describe('SQLite temporary files of the standalone app', () => {
     rmSync(root, { recursive: true, force: true });
   });
 
-  it("go to DATA_DIR/.sqlite-tmp when a conversation's deletion writes its journal", async () => {
+  it("have a private directory in DATA_DIR, and none is written, shared or private, while a conversation's messages are deleted", async () => {
     buildDistOnce();
     mkdirSync(sharedTemp, { recursive: true });
     const port = await freePort();
@@ -40,6 +43,7 @@ describe('SQLite temporary files of the standalone app', () => {
 
     const privateTemp = join(dataDir, '.sqlite-tmp');
     expect(existsSync(privateTemp)).toBe(true);
+    expect(statSync(privateTemp).mode & 0o777).toBe(0o700);
     const seen = { shared: 0, dataDir: 0 };
     // SQLite unlinks a temp file as soon as it opens it: only a watch sees it pass.
     const watchers: FSWatcher[] = [];
@@ -55,12 +59,12 @@ describe('SQLite temporary files of the standalone app', () => {
         expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 201));
       }
       expect((await fetch(`${url}/api/v1/conversations/${id}`, { method: 'DELETE', headers })).status).toBe(200);
+      expect((await fetch(`${url}/api/v1/messages?limit=10`, { headers }).then((r) => r.json())) as { total_count: number }).toMatchObject({ total_count: 0 });
       // Let the watches' events arrive.
       await new Promise((resolve) => setTimeout(resolve, 300));
     } finally {
       for (const watcher of watchers) watcher.close();
     }
-    expect(seen.shared).toBe(0);
-    expect(seen.dataDir).toBeGreaterThan(0);
+    expect(seen).toEqual({ shared: 0, dataDir: 0 });
   }, 120_000);
 });

@@ -139,7 +139,7 @@ async function inProcess(config: LoreConfig, env: NodeJS.ProcessEnv): Promise<Ma
   for (const [i, { service }] of CONTEXTS.entries()) {
     const stores = await openContextStores(config, service.name, logger);
     // A retried reaction answers to nobody: nothing waits for other processors here.
-    const readYourWrites = { settle: async () => undefined, settleReactor: async () => undefined, settleAllBut: async () => undefined };
+    const readYourWrites = { settle: async () => undefined, settleReactor: async () => undefined, settleAllBut: async () => undefined, settleWithin: async () => undefined };
     const parts = service.build({ ...stores, embeddings, rerankers: NO_RERANKERS, chat: openChatModel(egress, env), transport, feed, egress, clock: systemClock, config: loadContextConfig(service, env), readYourWrites, log: logger });
     await parts.prepare?.();
     const processors = new EventProcessors(parts, stores.events, stores.documents, (name, error) => logger.warn({ processor: name, err: error }, 'retry failed'), stores.vectors, { feedCheckpoints: feed });

@@ -55,7 +55,7 @@ export async function rebuildProjections(
   for (const { service } of CONTEXTS) {
     const stores = await openContextStores(config, service.name, logger);
     try {
-      const readYourWrites = { settle: async () => undefined, settleReactor: async () => undefined, settleAllBut: async () => undefined };
+      const readYourWrites = { settle: async () => undefined, settleReactor: async () => undefined, settleAllBut: async () => undefined, settleWithin: async () => undefined };
       // Rebuilding reads the log only: nothing it builds is asked to reach out, so egress stays closed,
       // and no chat model is there to call: model decisions (memory extraction) replay from their events.
       const parts = service.build({ ...stores, embeddings, rerankers: NO_RERANKERS, chat: null, transport, feed: NO_FEED, egress: createNodeEgress(), clock: systemClock, config: loadContextConfig(service, io.env), readYourWrites, log: logger });

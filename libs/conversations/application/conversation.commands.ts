@@ -22,6 +22,7 @@ import { CONVERSATION_ERASURE } from './conversation-erasure.reactor';
 import { messageRecord } from './message-record';
 import type { KnowledgeCollections } from './knowledge-collections';
 import { RepeatedMessages, type NewMessage } from './repeated-messages';
+import { PendingMessagePurges } from './message-purges';
 
 /**
  * Appending is "add this message after that one" and deleting "make it gone": both are safe
@@ -42,6 +43,8 @@ export interface ConversationCommandDeps {
   readonly knowledge: KnowledgeCollections;
   /** Conversations a workspace may hold (QUOTA_CONVERSATIONS). */
   readonly quota: WorkspaceQuota;
+  /** Resolves once a deleted conversation's messages are purged from the read models; rejects (unavailable) after `timeoutMs`. */
+  readonly messagesPurged: (conversationId: string, timeoutMs: number) => Promise<void>;
 }
 
 export class ConversationCommands {
@@ -54,9 +57,11 @@ export class ConversationCommands {
   };
 
   private readonly repeated: RepeatedMessages;
+  private readonly purges: PendingMessagePurges;
 
   constructor(private readonly deps: ConversationCommandDeps) {
     this.repeated = new RepeatedMessages(deps.seals.checksums);
+    this.purges = new PendingMessagePurges(deps.documents);
   }
 
   async create(command: ValidRequestIn<ConversationMessages, 'create'>): Promise<ReplyIn<ConversationMessages, 'create'>> {
@@ -145,9 +150,14 @@ export class ConversationCommands {
     );
     const deletedMessages = result.previous.status === 'active' || result.previous.status === 'archived' ? countLive(result.previous) : 0;
     // Deleted before, erasure still pending (say, after a crash): wait for that deletion's erasure,
-    // past the stream's last event as the command found it (no read of the whole conversation).
-    // One that outlasts the wait (a long conversation's messages being purged) goes on by itself.
-    const erasing = await outlastsWait(this.deps.readYourWrites.settleReactor(CONVERSATION_ERASURE, result.head));
+    // past the stream's last event as the command found it (no read of the whole conversation),
+    // and for its messages' purge (the read models hold them in the clear). One that outlasts the
+    // wait (a long conversation's messages) goes on by itself.
+    const erased = async (): Promise<void> => {
+      await this.deps.readYourWrites.settleReactor(CONVERSATION_ERASURE, result.head);
+      await this.deps.readYourWrites.settleWithin((timeoutMs) => this.deps.messagesPurged(command.conversationId, timeoutMs));
+    };
+    const erasing = await outlastsWait(erased());
     return { conversationId: command.conversationId, deletedMessages, ...(erasing ? { erasing } : {}) };
   }
 
@@ -322,7 +332,7 @@ export class ConversationCommands {
 
   private async ownedMessageDoc(ref: { workspaceId: string; userId: string; messageId: string }): Promise<MessageDoc> {
     const doc = await workspaceCollection<MessageDoc>(this.deps.documents, MESSAGES, ref.workspaceId).get(ref.messageId);
-    if (doc === null || doc.owner_id !== ref.userId) throw notFound('Message');
+    if (doc === null || doc.owner_id !== ref.userId || (await this.purges.pending(doc.conversation_id))) throw notFound('Message');
     return doc;
   }
 

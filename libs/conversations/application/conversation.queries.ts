@@ -1,9 +1,12 @@
 import { notFound, type Clock, type ReplyIn, type ValidRequestIn } from '@lore/platform/kernel';
-import { workspaceCollection, type DocumentStore, type Filter } from '@lore/platform/documents/port';
+import { workspaceCollection, type DocumentStore, type Filter, type WorkspaceCollection } from '@lore/platform/documents/port';
 import type { ConversationMessages } from '@lore/conversations/contracts';
 import { CONVERSATIONS, MESSAGES, type ConversationDoc, type MessageDoc } from './conversations.read-models';
 import { exportMarkdown } from './conversation-export';
 import { PendingMessagePurges } from './message-purges';
+
+/** Reads a message list makes at most to fill a page past messages being purged. */
+const LIVE_PAGE_READS = 10;
 
 export class ConversationQueries {
   private readonly purges: PendingMessagePurges;
@@ -56,11 +59,8 @@ export class ConversationQueries {
   async listMessages(query: ValidRequestIn<ConversationMessages, 'listMessages'>): Promise<ReplyIn<ConversationMessages, 'listMessages'>> {
     // Within one conversation, checked to be the caller's, its id alone selects (and its index serves).
     if (query.conversationId !== undefined) await this.get({ ...query, conversationId: query.conversationId });
-    // Across conversations, a deleted one's messages, being purged, are left out.
-    const purged = query.conversationId === undefined ? await this.purges.ofOwner(query.workspaceId, query.userId) : [];
     const filter: Filter = {
       ...(query.conversationId === undefined ? { owner_id: query.userId } : { conversation_id: query.conversationId }),
-      ...(purged.length === 0 ? {} : { conversation_id: { $nin: purged } }),
       ...(query.senderId === undefined ? {} : { sender_id: query.senderId }),
       ...(query.role === undefined ? {} : { role: query.role }),
       ...(query.messageType === undefined ? {} : { message_type: query.messageType }),
@@ -68,11 +68,34 @@ export class ConversationQueries {
       ...(query.search === undefined ? {} : { $text: query.search }),
     };
     const messages = this.messages(query.workspaceId);
-    const [total, page] = await Promise.all([
+    // Across conversations, a deleted one's messages, being purged, are left out: dropped after
+    // reading (a filter of them would change under a paging cursor) and from the total.
+    const purged = query.conversationId === undefined ? await this.purges.ofOwner(query.workspaceId, query.userId) : [];
+    const [total, hidden, page] = await Promise.all([
       messages.count(filter),
-      messages.find({ filter, sort: [[query.sortBy, query.sortOrder]], limit: query.limit, ...(query.cursor ? { cursor: query.cursor } : { skip: query.skip }) }),
+      purged.length === 0 ? 0 : messages.count({ ...filter, conversation_id: { $in: purged } }),
+      this.livePage(messages, filter, query),
     ]);
-    return { items: page.items, total, nextCursor: page.nextCursor };
+    return { items: page.items, total: total - hidden, nextCursor: page.nextCursor };
+  }
+
+  /** A page without the messages being purged, read on to fill it (at most LIVE_PAGE_READS reads: it may come back short, its cursor still right). */
+  private async livePage(
+    messages: WorkspaceCollection<MessageDoc>,
+    filter: Filter,
+    query: { readonly sortBy: string; readonly sortOrder: 'asc' | 'desc'; readonly limit: number; readonly cursor?: string | undefined; readonly skip: number },
+  ): Promise<{ items: MessageDoc[]; nextCursor: string | null }> {
+    const items: MessageDoc[] = [];
+    let next: string | null = query.cursor ?? null;
+    for (let read = 0; read < LIVE_PAGE_READS; read++) {
+      const position = next === null ? (read === 0 ? { skip: query.skip } : {}) : { cursor: next };
+      const page = await messages.find({ filter, sort: [[query.sortBy, query.sortOrder]], limit: query.limit - items.length, ...position });
+      const purged = await this.purges.among(page.items);
+      items.push(...page.items.filter((message) => !purged.has(message.conversation_id)));
+      next = page.nextCursor;
+      if (next === null || items.length >= query.limit) break;
+    }
+    return { items, nextCursor: next };
   }
 
   /** The active path (root → current message), the path to a given leaf, or every branch. */

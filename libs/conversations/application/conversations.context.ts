@@ -13,13 +13,11 @@ import { CONVERSATION_ERASURE, conversationErasureReactor } from './conversation
 import { CONVERSATIONS, MESSAGES } from './conversations.read-models';
 import { conversationMemoryExtractionReactor } from './memory-extraction.reactor';
 import { ContextCompaction } from './context-compaction';
-import { CONVERSATION_STREAM_PREFIX, conversationStreamId } from '@lore/conversations/domain';
+import { conversationStreamId } from '@lore/conversations/domain';
 import { MESSAGE_PURGES, MessagePurgeWorker } from './message-purges';
 
 /** How long erasure may wait for the read models and the publisher to pass a deletion (they may be catching up at start-up). */
 const ERASURE_WAIT_MS = 10 * 60_000;
-
-const conversationIdOfStream = (streamId: string): string => streamId.slice(CONVERSATION_STREAM_PREFIX.length);
 
 /** The conversations context: conversations, their message trees, and the context for an assistant's next turn. */
 export const conversationsContext = defineContext({
@@ -29,11 +27,12 @@ export const conversationsContext = defineContext({
     const messages = conversationMessages(deps.config);
     const seals = conversationSeals(deps.keyring);
     const knowledge = new KnowledgeCollections(deps.transport, deps.config.knowledge);
-    const commands = new ConversationCommands({ ...deps, seals, knowledge, quota: deps.config.quota });
+    // A deleted conversation's messages, removed after the deletion's batch (message-purges.ts); its DELETE waits for that too.
+    const purges = new MessagePurgeWorker({ ...deps, readModelsPassed: (position) => deps.readYourWrites.settle(position, ERASURE_WAIT_MS) });
+    const commands = new ConversationCommands({ ...deps, seals, knowledge, quota: deps.config.quota, messagesPurged: (conversationId, timeoutMs) => purges.drained([conversationId], timeoutMs) });
     const queries = new ConversationQueries(deps.documents, deps.clock);
     const compaction = new ContextCompaction({ ...deps, commands });
     const context = new ConversationContextQuery({ ...deps, queries, knowledge, compaction });
-    const purges = new MessagePurgeWorker({ ...deps, readModelsPassed: (position) => deps.readYourWrites.settle(position, ERASURE_WAIT_MS) });
     return {
       handlers: [
         handle(messages.create, (c) => commands.create(c)),
@@ -55,14 +54,7 @@ export const conversationsContext = defineContext({
       reactors: [
         conversationEventsPublisher(deps.transport),
         conversationMemoryExtractionReactor({ ...deps, queries }),
-        conversationErasureReactor({
-          ...deps,
-          // Then the purge of the erased conversations' messages, which the read models hold in the clear.
-          processedByOthers: async (position, erased) => {
-            await deps.readYourWrites.settleAllBut(CONVERSATION_ERASURE, position, ERASURE_WAIT_MS, erased);
-            await purges.drained(erased.map(conversationIdOfStream), ERASURE_WAIT_MS);
-          },
-        }),
+        conversationErasureReactor({ ...deps, processedByOthers: (position, erased) => deps.readYourWrites.settleAllBut(CONVERSATION_ERASURE, position, ERASURE_WAIT_MS, erased) }),
       ],
       workers: [purges],
       async prepare() {

@@ -44,8 +44,12 @@ describe('the messages of a deleted conversation', () => {
     for (let i = 0; i < 3; i++) appended.push((await send(running.transport, messages.append, { ...a, conversationId: doomed.id, content: `Quillibrant ferries number ${i}` })).message);
     await send(running.transport, messages.append, { ...a, conversationId: kept.id, content: 'An ordinary note that stays.' });
     const other = await send(running.transport, messages.create, { ...b, title: 'writing' });
-    const listed = async () => (await send(running.transport, messages.listMessages, { ...a, skip: 0, limit: 100, sortBy: 'created_at', sortOrder: 'asc' })).items.map((m) => m.content);
+    const othersMessage = (await send(running.transport, messages.append, { ...b, conversationId: other.id, content: 'To be deleted meanwhile.' })).message;
+    const list = { skip: 0, sortBy: 'created_at', sortOrder: 'asc' } as const;
+    const listed = async () => (await send(running.transport, messages.listMessages, { ...a, ...list, limit: 100 })).items.map((m) => m.content);
     expect(await listed()).toEqual(['Quillibrant ferries number 0', 'Quillibrant ferries number 1', 'Quillibrant ferries number 2', 'An ordinary note that stays.']);
+    // A cursor taken before the deletion still reads the next page, without the deleted conversation's messages.
+    const firstPage = await send(running.transport, messages.listMessages, { ...a, ...list, limit: 1 });
 
     gate.ids = new Set(appended.map((m) => m.id));
     gate.opened = new Promise((resolve) => (gate.release = resolve));
@@ -55,15 +59,21 @@ describe('the messages of a deleted conversation', () => {
     // Gone from every read, though the read models still hold its words.
     expect(filesHolding(running.dataDir, 'Quillibrant').length).toBeGreaterThan(0);
     expect(await listed()).toEqual(['An ordinary note that stays.']);
-    const search = await send(running.transport, messages.listMessages, { ...a, skip: 0, limit: 100, sortBy: 'created_at', sortOrder: 'asc', search: 'Quillibrant' });
+    const next = await send(running.transport, messages.listMessages, { ...a, ...list, limit: 1, cursor: firstPage.nextCursor! });
+    expect({ items: next.items.map((m) => m.content), total: next.total }).toEqual({ items: ['An ordinary note that stays.'], total: 1 });
+    const search = await send(running.transport, messages.listMessages, { ...a, ...list, limit: 100, search: 'Quillibrant' });
     expect({ items: search.items, total: search.total }).toEqual({ items: [], total: 0 });
     expect(await outcome(send(running.transport, messages.getMessage, { ...a, messageId: appended[0]!.id }))).toBe('not_found');
+    expect(await outcome(send(running.transport, messages.updateMessage, { ...a, messageId: appended[0]!.id, tags: [] }))).toBe('not_found');
     expect(await outcome(send(running.transport, messages.conversationMessages, { ...a, conversationId: doomed.id }))).toBe('not_found');
     // Another workspace's append is answered within the read-your-writes wait (1 s here): it waits for no removal.
     expect((await send(running.transport, messages.append, { ...b, conversationId: other.id, content: 'A small note.' })).message.content).toBe('A small note.');
+    // And its own erasures do not queue behind this purge: a message's DELETE (with the reply after it) is answered, erased.
+    expect(await send(running.transport, messages.deleteMessage, { ...b, messageId: othersMessage.id })).toEqual({ messageId: othersMessage.id, deletedMessages: 2 });
 
     gate.release();
     await until(() => outcome(send(running.transport, messages.delete, { ...a, conversationId: doomed.id })), (code) => code === 'not_found');
-    expect(filesHolding(running.dataDir, 'Quillibrant')).toEqual([]);
+    // The purge truncates the WAL after its last page.
+    await until(async () => filesHolding(running.dataDir, 'Quillibrant'), (files) => files.length === 0, 10_000);
   });
 });

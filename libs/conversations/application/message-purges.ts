@@ -9,8 +9,10 @@ import { MESSAGES } from './conversations.read-models';
  * conversation of 20,000 messages held it for seconds, another workspace's append waited 4.4 s
  * and the DELETE answered 503 (a probe). Now the projection records a purge; the conversation
  * is gone at once, so its own reads answer 404, and the message list and message reads leave
- * its messages out (`PendingMessagePurges`) until the worker has removed them. Erasure waits
- * for it: the read models hold the messages in the clear.
+ * its messages out (`PendingMessagePurges`) until the worker has removed them, then has the
+ * engine forget them (WAL truncated). The erasure reactor does not wait for it (one long
+ * conversation would hold every workspace's erasures back); the DELETE does, for both: the read
+ * models hold the messages in the clear.
  */
 export const MESSAGE_PURGES = 'message_purges';
 
@@ -21,7 +23,7 @@ export interface MessagePurgeDoc extends PurgeDoc {
 
 /** Messages removed a transaction (documents with their indexes and full-text terms). */
 const PAGE = 100;
-/** Pending purges a message list leaves out by filter, at most: a workspace deleting more at once sees the rest's messages until they are gone. */
+/** Pending purges a message list's total leaves out, at most: an owner deleting more at once sees a total counting the rest's messages until they are gone. */
 const LISTED_PURGES = 1_000;
 
 export function recordMessagePurge(context: ProjectionContext, d: { readonly conversationId: string; readonly workspaceId: string; readonly userId: string }, position: Position): void {
@@ -32,10 +34,18 @@ export function recordMessagePurge(context: ProjectionContext, d: { readonly con
 export class PendingMessagePurges {
   constructor(private readonly documents: DocumentStore) {}
 
-  /** The conversations of this owner whose messages are being purged (a filter's `$nin`). */
+  /** The conversations of this owner whose messages are being purged (up to LISTED_PURGES). */
   async ofOwner(workspaceId: string, ownerId: string): Promise<string[]> {
     const found = await this.documents.collection<MessagePurgeDoc>(MESSAGE_PURGES).find({ filter: { workspace_id: workspaceId, owner_id: ownerId }, limit: LISTED_PURGES });
     return found.items.map((purge) => purge.id);
+  }
+
+  /** Of the conversations of these messages, those being purged. */
+  async among(messages: readonly { readonly conversation_id: string }[]): Promise<Set<string>> {
+    if (messages.length === 0) return new Set();
+    const ids = [...new Set(messages.map((message) => message.conversation_id))];
+    const found = await this.documents.collection<MessagePurgeDoc>(MESSAGE_PURGES).find({ filter: { id: { $in: ids } } });
+    return new Set(found.items.map((purge) => purge.id));
   }
 
   async pending(conversationId: string): Promise<boolean> {
@@ -54,6 +64,8 @@ export class MessagePurgeWorker extends PurgeWorker<MessagePurgeDoc> {
         if (page.items.length > 0) await deps.documents.write(page.items.map((message) => ({ collection: MESSAGES, op: 'delete' as const, id: message.id })));
         return page.items.length;
       },
+      // The erasure's own purge of the engine's files may have run before this one ended.
+      afterPages: () => deps.documents.purgeDeleted(),
     });
   }
 }

@@ -33,6 +33,8 @@ export interface ReadYourWrites {
    * processors named in `unwaited` are not waited for (the erasure makes them forget itself).
    */
   settleAllBut(name: string, position: Position | null, timeoutMs: number, erasedStreams?: readonly string[], unwaited?: readonly string[]): Promise<void>;
+  /** A wait of the caller's own (a purge's, see PurgeWorker.drained), given what is left of READ_YOUR_WRITES_TIMEOUT_MS within the request's deadline. */
+  settleWithin(wait: (timeoutMs: number) => Promise<void>): Promise<void>;
 }
 
 /** What a context is built from; its host chooses the adapters. */

@@ -68,6 +68,7 @@ export class ContextHost<C = unknown> implements Lifecycle {
       settleReactor: (name, position, timeoutMs, streams = []) =>
         this.running().waitForOne(name, position, waitWithinDeadline(timeoutMs ?? deps.config.readYourWritesTimeoutMs), [...appendedStreams(), ...streams]),
       settleAllBut: (name, position, timeoutMs, erasedStreams, unwaited) => this.running().waitForAllBut(name, position, timeoutMs, erasedStreams, unwaited),
+      settleWithin: (wait) => wait(waitWithinDeadline(deps.config.readYourWritesTimeoutMs)),
     };
     const embeddings = deps.embeddings ?? (this.ownEmbeddings = openEmbeddingModels(deps.env ?? process.env));
     const egress = openEgress({ allow: deps.config.egressAllow, ...(deps.config.egressProxyUrl === undefined ? {} : { proxyUrl: deps.config.egressProxyUrl }) });

@@ -57,8 +57,9 @@ export interface PurgeWorkerDeps<P extends PurgeDoc> {
 /**
  * Removes what purge records name: up to LANES purges at a time, each of a different
  * workspace, the workspace served longest ago first; inside a workspace, oldest deletion first;
- * a purge someone waits for (an erasure, a new attempt) first of all. Their pages take turns
- * one at a time, each followed by a pause as long as it took: nobody waits for a purge but its
+ * a purge someone waits for (an erasure, a new attempt) first of all. Their pages, and every
+ * other purge worker's in the process, take turns one at a time, each followed by a pause as
+ * long as it took: nobody waits for a purge but its
  * own erasure, so purging takes at most half of the event loop every request shares (with a
  * bare turn between pages, a request needing a dozen turns waited behind a dozen pages: a
  * probe's creates in another workspace took up to 0.7 s). A record is deleted only once what it
@@ -78,8 +79,11 @@ export class PurgeWorker<P extends PurgeDoc> {
   private scanning: Promise<void> | null = null;
   private rescan = false;
   private turn = 0;
-  /** The last page asked for: each page waits for it, then for its pause (`inTurn`). */
-  private pages: Promise<void> = Promise.resolve();
+  /**
+   * The last page asked for, of every purge worker of the process (they share its event loop):
+   * each page waits for it, then for its pause (`inTurn`).
+   */
+  private static pages: Promise<void> = Promise.resolve();
   /** What a purge waiting for the read models does when the worker stops (removed once the wait ends). */
   private readonly onStop = new Set<() => void>();
   /** Purges someone waits for, by id: how many waits. */
@@ -263,9 +267,9 @@ export class PurgeWorker<P extends PurgeDoc> {
 
   /** Runs one page once the pages asked for before it have run, and holds the next one back for as long as it took. */
   private async inTurn<T>(page: () => Promise<T>): Promise<T> {
-    const before = this.pages;
+    const before = PurgeWorker.pages;
     let release!: () => void;
-    this.pages = new Promise((resolve) => (release = resolve));
+    PurgeWorker.pages = new Promise((resolve) => (release = resolve));
     await before;
     const started = performance.now();
     // A page that waits on its store (a remote index slow to answer) holds the others back no longer than this.
