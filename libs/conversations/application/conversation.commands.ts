@@ -147,7 +147,15 @@ export class ConversationCommands {
       streamId,
       { kind: 'delete', workspaceId: command.workspaceId, userId: command.userId, at: this.deps.clock.now().toISOString() },
       { retries: CONFLICT_RETRIES, metadata: metadata(command) },
-    );
+    ).catch(async (error: unknown) => {
+      // Its stream erased, its messages still being purged: the erasure is still under way (202, or 200 if it ends within the wait), not gone (404).
+      if (!(error instanceof AppError && error.code === 'not_found') || !(await this.purges.pendingFor(command))) throw error;
+      return null;
+    });
+    if (result === null) {
+      const erasing = await outlastsWait(this.deps.readYourWrites.settleWithin((timeoutMs) => this.deps.messagesPurged(command.conversationId, timeoutMs)));
+      return { conversationId: command.conversationId, deletedMessages: 0, ...(erasing ? { erasing } : {}) };
+    }
     const deletedMessages = result.previous.status === 'active' || result.previous.status === 'archived' ? countLive(result.previous) : 0;
     // Deleted before, erasure still pending (say, after a crash): wait for that deletion's erasure,
     // past the stream's last event as the command found it (no read of the whole conversation),

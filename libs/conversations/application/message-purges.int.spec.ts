@@ -71,6 +71,11 @@ describe('the messages of a deleted conversation', () => {
     // And its own erasures do not queue behind this purge: a message's DELETE (with the reply after it) is answered, erased.
     expect(await send(running.transport, messages.deleteMessage, { ...b, messageId: othersMessage.id })).toEqual({ messageId: othersMessage.id, deletedMessages: 2 });
 
+    // Repeated, it is still under way (its stream may be erased already), for its owner only.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await send(running.transport, messages.delete, { ...a, conversationId: doomed.id })).toEqual({ conversationId: doomed.id, deletedMessages: 0, erasing: true });
+    expect(await outcome(send(running.transport, messages.delete, { ...a, userId: 'mallory', actor: 'user:mallory', conversationId: doomed.id }))).toBe('not_found');
+
     gate.release();
     await until(() => outcome(send(running.transport, messages.delete, { ...a, conversationId: doomed.id })), (code) => code === 'not_found');
     // The purge truncates the WAL after its last page.

@@ -48,6 +48,12 @@ export class PendingMessagePurges {
     return new Set(found.items.map((purge) => purge.id));
   }
 
+  /** Whether this owner's conversation is being purged (another's, or another workspace's, is not: a 404 to them). */
+  async pendingFor(ref: { readonly conversationId: string; readonly workspaceId: string; readonly userId: string }): Promise<boolean> {
+    const purge = await this.documents.collection<MessagePurgeDoc>(MESSAGE_PURGES).get(ref.conversationId);
+    return purge !== null && purge.workspace_id === ref.workspaceId && purge.owner_id === ref.userId;
+  }
+
   async pending(conversationId: string): Promise<boolean> {
     return (await this.documents.collection<MessagePurgeDoc>(MESSAGE_PURGES).get(conversationId)) !== null;
   }
