@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { recordedEvent } from '@lore/platform/testing';
 import { openSqliteDocumentStore } from '@lore/platform/documents/sqlite';
 import { openSqliteVectorStore } from '@lore/platform/vectors/sqlite';
 import type { VectorStore, VectorWrite } from '@lore/platform/vectors/port';
@@ -7,6 +6,7 @@ import type { RecordedEvent } from '@lore/platform/kernel';
 import { Keyring } from '@lore/platform/crypto';
 import { chunkVectorsProjection } from './chunk-vectors.projection';
 import { ContentTexts } from './content-texts';
+import { added, at, completed, failed, reprocessed, started } from './content-events.fixture';
 
 /** Points follow the attempts of their content; a start-over leaves the earlier attempt's points to the purge worker. */
 describe('chunk vectors projection', () => {
@@ -17,28 +17,6 @@ describe('chunk vectors projection', () => {
     vectors = openSqliteVectorStore({ path: ':memory:', graphs: false });
   });
   afterEach(() => vectors.close());
-
-  const at = (second: number): string => `2026-01-01T00:00:${String(second).padStart(2, '0')}.000Z`;
-  const stream = 'knowledge-content-cnt_1';
-  const ids = { contentId: 'cnt_1', collectionId: 'col_1' };
-  const model = { provider: 'local', model: 'm', dimensions: 2, distance: 'cosine' as const, maxInputTokens: 254, index: 'local_m_2' };
-  const started = (attempt: number) =>
-    recordedEvent(stream, 'knowledge.ContentProcessingStarted', { ...ids, attempt, leaseId: `l${attempt}`, leaseUntil: at(59), chunkSize: 254, chunkOverlap: 0, embedding: model, startedAt: at(attempt) }, at(attempt));
-  const added = (attempt: number, words: readonly string[]) =>
-    recordedEvent(stream, 'knowledge.ContentChunksAdded', {
-      ...ids,
-      workspaceId: 'ws',
-      attempt,
-      index: { name: 'local_m_2', dimensions: 2, distance: 'cosine' },
-      contentName: 'doc',
-      source: null,
-      metadata: {},
-      chunks: words.map((text, i) => ({ chunkId: `cnt_1_c${i}`, chunkIndex: i, text, start: 0, end: text.length, tokens: 1, vector: 'AACAPwAAAAA=' })),
-      addedAt: at(attempt + 1),
-    });
-  const failed = (attempt: number, retryAt: string | null) => recordedEvent(stream, 'knowledge.ContentProcessingFailed', { ...ids, attempt, error: 'boom', retryAt, failedAt: at(attempt + 2) });
-  const completed = (attempt: number, chunkCount: number) => recordedEvent(stream, 'knowledge.ContentProcessingCompleted', { ...ids, attempt, chunkCount, completedAt: at(attempt + 2) });
-  const reprocessed = recordedEvent(stream, 'knowledge.ContentReprocessRequested', { ...ids, requestedBy: 'u', requestedAt: at(30) });
 
   /** Applies each event's writes as the projection runner would (one batch an event). */
   async function project(events: readonly RecordedEvent[]): Promise<void> {
