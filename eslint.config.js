@@ -299,6 +299,8 @@ module.exports = defineConfig(
   // (apps/gateway/gateway-bundle.int.spec.ts).
   { files: APP_FILES, rules: { '@nx/enforce-module-boundaries': boundaries({ inTests: false, inApps: true }) } },
   { files: APP_TEST_FILES, rules: { '@nx/enforce-module-boundaries': boundaries({ inTests: true, inApps: true }) } },
+  // A library's fixtures are imported by its specs only: they may use the test kit as the specs do.
+  { files: ['libs/**/*.fixture.ts'], rules: { '@nx/enforce-module-boundaries': boundaries({ inTests: true }) } },
   { files: ['apps/console/browser/**/*.ts'], rules: { '@nx/enforce-module-boundaries': boundaries({ inTests: true, inApps: true, allow: CONSOLE_TEST_IMPORTS }) } },
   // The console runs in browsers: of Lore's code it uses the SDK only (its scope, console, has
   // no scope constraint of its own, so that its browser tests may start Lore).

@@ -152,17 +152,13 @@ export class ConversationCommands {
       if (!(error instanceof AppError && error.code === 'not_found') || !(await this.purges.pendingFor(command))) throw error;
       return null;
     });
-    if (result === null) {
-      const erasing = await outlastsWait(this.deps.readYourWrites.settleWithin((timeoutMs) => this.deps.messagesPurged(command.conversationId, timeoutMs)));
-      return { conversationId: command.conversationId, deletedMessages: 0, ...(erasing ? { erasing } : {}) };
-    }
-    const deletedMessages = result.previous.status === 'active' || result.previous.status === 'archived' ? countLive(result.previous) : 0;
+    const deletedMessages = result !== null && (result.previous.status === 'active' || result.previous.status === 'archived') ? countLive(result.previous) : 0;
     // Deleted before, erasure still pending (say, after a crash): wait for that deletion's erasure,
     // past the stream's last event as the command found it (no read of the whole conversation),
     // and for its messages' purge (the read models hold them in the clear). One that outlasts the
     // wait (a long conversation's messages) goes on by itself.
     const erased = async (): Promise<void> => {
-      await this.deps.readYourWrites.settleReactor(CONVERSATION_ERASURE, result.head);
+      if (result !== null) await this.deps.readYourWrites.settleReactor(CONVERSATION_ERASURE, result.head);
       await this.deps.readYourWrites.settleWithin((timeoutMs) => this.deps.messagesPurged(command.conversationId, timeoutMs));
     };
     const erasing = await outlastsWait(erased());

@@ -1,12 +1,9 @@
 import { notFound, type Clock, type ReplyIn, type ValidRequestIn } from '@lore/platform/kernel';
-import { workspaceCollection, type DocumentStore, type Filter, type WorkspaceCollection } from '@lore/platform/documents/port';
+import { findWithout, workspaceCollection, type DocumentStore, type Filter } from '@lore/platform/documents/port';
 import type { ConversationMessages } from '@lore/conversations/contracts';
 import { CONVERSATIONS, MESSAGES, type ConversationDoc, type MessageDoc } from './conversations.read-models';
 import { exportMarkdown } from './conversation-export';
 import { PendingMessagePurges } from './message-purges';
-
-/** Reads a message list makes at most to fill a page past messages being purged. */
-const LIVE_PAGE_READS = 10;
 
 export class ConversationQueries {
   private readonly purges: PendingMessagePurges;
@@ -74,28 +71,9 @@ export class ConversationQueries {
     const [total, hidden, page] = await Promise.all([
       messages.count(filter),
       purged.length === 0 ? 0 : messages.count({ ...filter, conversation_id: { $in: purged } }),
-      this.livePage(messages, filter, query),
+      findWithout(messages, { filter, sort: [[query.sortBy, query.sortOrder]], limit: query.limit, ...(query.cursor ? { cursor: query.cursor } : { skip: query.skip }) }, (page) => this.purges.among(page)),
     ]);
     return { items: page.items, total: total - hidden, nextCursor: page.nextCursor };
-  }
-
-  /** A page without the messages being purged, read on to fill it (at most LIVE_PAGE_READS reads: it may come back short, its cursor still right). */
-  private async livePage(
-    messages: WorkspaceCollection<MessageDoc>,
-    filter: Filter,
-    query: { readonly sortBy: string; readonly sortOrder: 'asc' | 'desc'; readonly limit: number; readonly cursor?: string | undefined; readonly skip: number },
-  ): Promise<{ items: MessageDoc[]; nextCursor: string | null }> {
-    const items: MessageDoc[] = [];
-    let next: string | null = query.cursor ?? null;
-    for (let read = 0; read < LIVE_PAGE_READS; read++) {
-      const position = next === null ? (read === 0 ? { skip: query.skip } : {}) : { cursor: next };
-      const page = await messages.find({ filter, sort: [[query.sortBy, query.sortOrder]], limit: query.limit - items.length, ...position });
-      const purged = await this.purges.among(page.items);
-      items.push(...page.items.filter((message) => !purged.has(message.conversation_id)));
-      next = page.nextCursor;
-      if (next === null || items.length >= query.limit) break;
-    }
-    return { items, nextCursor: next };
   }
 
   /** The active path (root → current message), the path to a given leaf, or every branch. */

@@ -40,12 +40,13 @@ export class PendingMessagePurges {
     return found.items.map((purge) => purge.id);
   }
 
-  /** Of the conversations of these messages, those being purged. */
-  async among(messages: readonly { readonly conversation_id: string }[]): Promise<Set<string>> {
-    if (messages.length === 0) return new Set();
+  /** Of these messages, which are being purged (their conversation's). */
+  async among(messages: readonly { readonly conversation_id: string }[]): Promise<(message: { readonly conversation_id: string }) => boolean> {
+    if (messages.length === 0) return () => false;
     const ids = [...new Set(messages.map((message) => message.conversation_id))];
     const found = await this.documents.collection<MessagePurgeDoc>(MESSAGE_PURGES).find({ filter: { id: { $in: ids } } });
-    return new Set(found.items.map((purge) => purge.id));
+    const purged = new Set(found.items.map((purge) => purge.id));
+    return (message) => purged.has(message.conversation_id);
   }
 
   /** Whether this owner's conversation is being purged (another's, or another workspace's, is not: a 404 to them). */

@@ -1,9 +1,4 @@
-import type { RecordedEvent } from '@lore/platform/kernel';
-
-/** A stored event as a projection receives it (what `recordedEvent` in platform/testing makes; a fixture may not import that library). */
-function recordedEvent(streamId: string, type: string, data: unknown, recordedAt: string): RecordedEvent {
-  return { id: 'e1', streamId, type, data, metadata: {}, revision: 0, position: { commit: 0n, prepare: 0n }, recordedAt };
-}
+import { recordedEvent } from '@lore/platform/testing';
 
 /** One content's events, as the projection specs feed them: content cnt_1 of collection col_1, a 2-dimension model, second `n` of a fixed minute. */
 export const at = (second: number): string => `2026-01-01T00:00:${String(second).padStart(2, '0')}.000Z`;

@@ -1,5 +1,5 @@
 import { notFound, type ReplyIn, type ValidRequestIn } from '@lore/platform/kernel';
-import { workspaceCollection, type DocumentStore, type Filter, type WorkspaceCollection, type WorkspaceDoc } from '@lore/platform/documents/port';
+import { findWithout, workspaceCollection, type DocumentStore, type Filter, type WorkspaceDoc } from '@lore/platform/documents/port';
 import type { VectorStore } from '@lore/platform/vectors/port';
 import type { KnowledgeMessages, KnowledgeScope } from '@lore/knowledge/contracts';
 import { mayAccess } from '@lore/knowledge/domain';
@@ -8,9 +8,6 @@ import { toCollectionRecord } from './collection-docs';
 import { toChunkRecord, toContentRecord } from './content-records';
 import { accessOf } from './collection.commands';
 import { PendingPurges, attemptPurgeId } from './chunk-purges';
-
-/** Reads a chunk list makes at most to fill a page around chunks being purged. */
-const LIVE_PAGE_READS = 10;
 
 /** The part of a filter that keeps a caller inside its key's collections (the workspace is `workspaceCollection`'s). */
 function scopeFilter(scope: KnowledgeScope, collectionField: 'id' | 'collection_id'): Filter {
@@ -86,27 +83,14 @@ export class KnowledgeQueries {
     if (query.contentId !== undefined) filter['content_id'] = query.contentId;
     // A deleted content's chunks, or its earlier attempts', being purged: none, at once (not a walk through them in empty pages).
     if (query.contentId !== undefined && (await this.purges.pending([query.contentId, attemptPurgeId(query.contentId)]))) return { items: [], nextCursor: null };
-    const page = await this.livePage(this.read<ChunkDoc>(CHUNKS, query), filter as Filter, query.limit, query.cursor);
+    // Those being purged are dropped after reading, and the page read on to fill it.
+    const page = await findWithout(
+      this.read<ChunkDoc>(CHUNKS, query),
+      { filter: filter as Filter, sort: [['content_id', 'asc'], ['chunk_index', 'asc']], limit: query.limit, ...(query.cursor === undefined ? {} : { cursor: query.cursor }) },
+      (chunks) => this.purges.among(chunks),
+    );
     const items = query.includeEmbedding ? await this.withEmbeddings(page.items) : page.items.map((d) => toChunkRecord(d));
     return { items, nextCursor: page.nextCursor };
-  }
-
-  /**
-   * A page of chunks without those being purged: the caller's filter and cursor as they are,
-   * the purged ones dropped from what was read and the rest read on (at most LIVE_PAGE_READS
-   * reads: a page may come back short, its cursor still right).
-   */
-  private async livePage(chunks: WorkspaceCollection<ChunkDoc>, filter: Filter, limit: number, cursor: string | undefined): Promise<{ items: ChunkDoc[]; nextCursor: string | null }> {
-    const items: ChunkDoc[] = [];
-    let next: string | null = cursor ?? null;
-    for (let read = 0; read < LIVE_PAGE_READS; read++) {
-      const page = await chunks.find({ filter, sort: [['content_id', 'asc'], ['chunk_index', 'asc']], limit: limit - items.length, ...(next === null ? {} : { cursor: next }) });
-      const purged = await this.purges.among(page.items);
-      items.push(...page.items.filter((chunk) => !purged(chunk)));
-      next = page.nextCursor;
-      if (next === null || items.length >= limit) break;
-    }
-    return { items, nextCursor: next };
   }
 
   async visibleCollection(scope: KnowledgeScope, collectionId: string): Promise<CollectionDoc> {
