@@ -2,9 +2,10 @@
 // Starts the standalone bundle (dist/standalone.js) with the embedding stand-in. Workspace A
 // uploads a text of PROBE_MB megabytes (default 19: ~26,000 chunks) and waits until it is
 // processed (PROBE_ACTION=delete, the default, or reprocess), or writes a conversation of
-// PROBE_MESSAGES messages (default 20,000; PROBE_ACTION=conversation). Then workspace B, from a
-// worker thread of its own, writes every PROBE_GAP_MS (default 40): a small content, or a message
-// to a conversation of its own. Meanwhile A deletes the content or the conversation (and repeats
+// PROBE_MESSAGES messages (default 20,000; PROBE_ACTION=conversation, or message: the first
+// message, whose replies are all the others). Then workspace B, from a worker thread of its own,
+// writes every PROBE_GAP_MS (default 40): a small content, or a message to a conversation of its
+// own. Meanwhile A deletes the content, the conversation or the message (and repeats
 // the DELETE while it answers 202, as a client following the erasure would), or asks for the
 // content to be processed again and waits until it is completed again (its earlier chunks are
 // dropped first). Prints B's writes before, during (until A's DELETE was answered; until A's
@@ -13,8 +14,9 @@
 // during took longer than PROBE_MAX_MS (default 1000), or a reprocessed content comes back with
 // another chunk count or fewer chunks listed. Before the purges (09646b3) B's creates waited up
 // to 5 s for A's chunks to be deleted, and one answered 503; before attempt purges (3edee98) a
-// reprocess held them up to 3.3 s, and a conversation's deletion held B's appends 4.4 s.
-// Knobs: PROBE_ACTION (delete, reprocess, conversation), PROBE_MB, PROBE_MESSAGES, PROBE_GAP_MS,
+// reprocess held them up to 3.3 s, and a conversation's deletion held B's appends 4.4 s; before
+// subtree purges (3c563dd) a message's deletion with its 19,999 replies held them 3.5 s.
+// Knobs: PROBE_ACTION (delete, reprocess, conversation, message), PROBE_MB, PROBE_MESSAGES, PROBE_GAP_MS,
 // PROBE_IDLE_MS (B alone first, default 3000), PROBE_MAX_MS, PROBE_ENTRY.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -34,7 +36,8 @@ const MAX_MS = Number(process.env.PROBE_MAX_MS ?? 1000);
 const ENTRY = process.env.PROBE_ENTRY ?? 'dist/standalone.js';
 const MESSAGES = Number(process.env.PROBE_MESSAGES ?? 20_000);
 const ACTION = process.env.PROBE_ACTION ?? 'delete';
-if (!['delete', 'reprocess', 'conversation'].includes(ACTION)) throw new Error(`PROBE_ACTION is delete, reprocess or conversation, not ${ACTION}`);
+if (!['delete', 'reprocess', 'conversation', 'message'].includes(ACTION)) throw new Error(`PROBE_ACTION is delete, reprocess, conversation or message, not ${ACTION}`);
+const CONVERSATION = ACTION === 'conversation' || ACTION === 'message';
 const SECRET = 'probe-deletion-secret';
 
 async function call(url, token, method, path, body) {
@@ -77,16 +80,22 @@ if (!isMainThread) {
     let target;
     let large;
     let bWrites;
-    if (ACTION === 'conversation') {
-      target = `/api/v1/conversations/${(await call(lore.url, a, 'POST', '/api/v1/conversations', { title: 'long' })).body.id}`;
+    if (CONVERSATION) {
+      const conversation = `/api/v1/conversations/${(await call(lore.url, a, 'POST', '/api/v1/conversations', { title: 'long' })).body.id}`;
       const started = performance.now();
-      let next = 0;
+      const append = async (n) => {
+        const r = await call(lore.url, a, 'POST', `${conversation}/messages`, { content: `Message ${n} of a long conversation about harbour lanterns and the people who keep them lit.` });
+        if (r.status !== 201) throw new Error(`A's message ${n} answered ${r.status}`);
+        return r.body;
+      };
+      // The first alone: every other one is appended below it (to the active path's end).
+      const first = await append(0);
+      target = ACTION === 'message' ? `/api/v1/messages/${first.id}` : conversation;
+      let next = 1;
       await Promise.all(
         Array.from({ length: 8 }, async () => {
           while (next < MESSAGES) {
-            const n = next++;
-            const r = await call(lore.url, a, 'POST', `${target}/messages`, { content: `Message ${n} of a long conversation about harbour lanterns and the people who keep them lit.` });
-            if (r.status !== 201) throw new Error(`A's message ${n} answered ${r.status}`);
+            await append(next++);
           }
         }),
       );
@@ -160,7 +169,7 @@ if (!isMainThread) {
       return percentile(ms, 95);
     };
     const what = ACTION === 'reprocess' ? 'reprocess' : 'DELETE';
-    const writes = ACTION === 'conversation' ? 'appends' : 'creates';
+    const writes = CONVERSATION ? 'appends' : 'creates';
     process.stdout.write(`A's ${what}: ${answers.join(', ')}\n`);
     const before = phase(`before A's ${what}`, all.filter(([at]) => at < deleteAt));
     const meanwhile = all.filter(([at]) => at >= deleteAt && at < answeredAt);

@@ -4589,6 +4589,20 @@ export interface operations {
                     };
                 };
             };
+            /** @description Deleted with its replies, and gone from reads at once, but its erasure (every one of them made unreadable and gone from the files) did not finish within the request's wait: a message with thousands of replies. It goes on by itself. Repeat the DELETE to follow it: 202 while it runs, 200 when it finishes within that wait, 404 once nothing of it is left. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        message: string;
+                        /** @description The message and its replies */
+                        deleted_messages: number;
+                    };
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {

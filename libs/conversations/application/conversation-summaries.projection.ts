@@ -42,8 +42,7 @@ export async function projectBranchSummaries(event: ConversationEvent, context: 
       return;
     }
     case 'conversations.MessagesDeleted':
-      for (const id of event.data.messageIds) context.delete(CONVERSATION_SUMMARIES, id);
-      return;
+      return; // removed with the messages, by the purge worker (message-purges.ts): a subtree may be tens of thousands
     case 'conversations.ConversationDeleted':
       context.deleteMany(CONVERSATION_SUMMARIES, { conversation_id: event.data.conversationId });
       return;

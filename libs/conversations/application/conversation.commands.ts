@@ -43,8 +43,8 @@ export interface ConversationCommandDeps {
   readonly knowledge: KnowledgeCollections;
   /** Conversations a workspace may hold (QUOTA_CONVERSATIONS). */
   readonly quota: WorkspaceQuota;
-  /** Resolves once a deleted conversation's messages are purged from the read models; rejects (unavailable) after `timeoutMs`. */
-  readonly messagesPurged: (conversationId: string, timeoutMs: number) => Promise<void>;
+  /** Resolves once these message purges (a deleted conversation's, a subtree's) are removed from the read models; rejects (unavailable) after `timeoutMs`. */
+  readonly messagesPurged: (purgeIds: readonly string[], timeoutMs: number) => Promise<void>;
 }
 
 export class ConversationCommands {
@@ -159,7 +159,7 @@ export class ConversationCommands {
     // wait (a long conversation's messages) goes on by itself.
     const erased = async (): Promise<void> => {
       if (result !== null) await this.deps.readYourWrites.settleReactor(CONVERSATION_ERASURE, result.head);
-      await this.deps.readYourWrites.settleWithin((timeoutMs) => this.deps.messagesPurged(command.conversationId, timeoutMs));
+      await this.deps.readYourWrites.settleWithin((timeoutMs) => this.deps.messagesPurged([command.conversationId], timeoutMs));
     };
     const erasing = await outlastsWait(erased());
     return { conversationId: command.conversationId, deletedMessages, ...(erasing ? { erasing } : {}) };
@@ -245,9 +245,14 @@ export class ConversationCommands {
     return { message: await this.messageDoc(command.messageId), created: false };
   }
 
-  /** Permanent, with the replies below the message; answered once erased. */
+  /**
+   * Permanent, with the replies below the message; answered once erased, the messages purged
+   * from the read models included (202 when that outlasts the wait: a subtree of thousands).
+   * Repeated while it runs, it waits again (202, or 200 when it ends within the wait).
+   */
   async deleteMessage(command: ValidRequestIn<ConversationMessages, 'deleteMessage'>): Promise<ReplyIn<ConversationMessages, 'deleteMessage'>> {
-    const doc = await this.ownedMessageDoc(command);
+    const doc = await workspaceCollection<MessageDoc>(this.deps.documents, MESSAGES, command.workspaceId).get(command.messageId);
+    if (doc === null || doc.owner_id !== command.userId) throw notFound('Message');
     const streamId = conversationStreamId(doc.conversation_id);
     const result = await handleCommand(
       this.deps.events,
@@ -258,9 +263,14 @@ export class ConversationCommands {
     );
     const deleted = result.events[0];
     const deletedMessages = deleted?.type === 'conversations.MessagesDeleted' ? deleted.data.messageIds.length : 0;
-    // Deleted before: its erasure, past the stream's last event as the command found it.
-    await this.deps.readYourWrites.settleReactor(CONVERSATION_ERASURE, result.head);
-    return { messageId: command.messageId, deletedMessages };
+    // Deleted before: its erasure, past the stream's last event as the command found it; then the
+    // purge the message is in (recorded by then: the erasure waits for the read models).
+    const erased = async (): Promise<void> => {
+      await this.deps.readYourWrites.settleReactor(CONVERSATION_ERASURE, result.head);
+      await this.deps.readYourWrites.settleWithin(async (timeoutMs) => this.deps.messagesPurged(await this.purges.subtreesOf(doc), timeoutMs));
+    };
+    const erasing = await outlastsWait(erased());
+    return { messageId: command.messageId, deletedMessages, ...(erasing ? { erasing } : {}) };
   }
 
   /**
@@ -336,7 +346,7 @@ export class ConversationCommands {
 
   private async ownedMessageDoc(ref: { workspaceId: string; userId: string; messageId: string }): Promise<MessageDoc> {
     const doc = await workspaceCollection<MessageDoc>(this.deps.documents, MESSAGES, ref.workspaceId).get(ref.messageId);
-    if (doc === null || doc.owner_id !== ref.userId || (await this.purges.pending(doc.conversation_id))) throw notFound('Message');
+    if (doc === null || doc.owner_id !== ref.userId || (await this.purges.hides(doc))) throw notFound('Message');
     return doc;
   }
 

@@ -48,7 +48,7 @@ export class ConversationQueries {
 
   async getMessage(ref: ValidRequestIn<ConversationMessages, 'getMessage'>): Promise<ReplyIn<ConversationMessages, 'getMessage'>> {
     const doc = await this.messages(ref.workspaceId).get(ref.messageId);
-    if (doc === null || doc.owner_id !== ref.userId || (await this.purges.pending(doc.conversation_id))) throw notFound('Message');
+    if (doc === null || doc.owner_id !== ref.userId || (await this.purges.hides(doc))) throw notFound('Message');
     return doc;
   }
 
@@ -65,12 +65,11 @@ export class ConversationQueries {
       ...(query.search === undefined ? {} : { $text: query.search }),
     };
     const messages = this.messages(query.workspaceId);
-    // Across conversations, a deleted one's messages, being purged, are left out: dropped after
-    // reading (a filter of them would change under a paging cursor) and from the total.
-    const purged = query.conversationId === undefined ? await this.purges.ofOwner(query.workspaceId, query.userId) : [];
+    // Deleted messages being purged (a deleted conversation's, a deleted message's subtree) are
+    // left out: dropped after reading (a filter of them would change under a paging cursor) and from the total.
     const [total, hidden, page] = await Promise.all([
       messages.count(filter),
-      purged.length === 0 ? 0 : messages.count({ ...filter, conversation_id: { $in: purged } }),
+      this.purges.counted(messages, filter, { workspaceId: query.workspaceId, ownerId: query.userId, ...(query.conversationId === undefined ? {} : { conversationId: query.conversationId }) }),
       findWithout(messages, { filter, sort: [[query.sortBy, query.sortOrder]], limit: query.limit, ...(query.cursor ? { cursor: query.cursor } : { skip: query.skip }) }, (page) => this.purges.among(page)),
     ]);
     return { items: page.items, total: total - hidden, nextCursor: page.nextCursor };
@@ -104,9 +103,11 @@ export class ConversationQueries {
     };
   }
 
-  /** Oldest first; ids are time-ordered, so they break ties in creation order. */
+  /** Oldest first; ids are time-ordered, so they break ties in creation order. Deleted ones being purged are left out. */
   async allMessages(conversation: Pick<ConversationDoc, 'id' | 'workspace_id'>): Promise<MessageDoc[]> {
-    return (await this.messages(conversation.workspace_id).find({ filter: { conversation_id: conversation.id }, sort: [['created_at', 'asc']] })).items;
+    const all = (await this.messages(conversation.workspace_id).find({ filter: { conversation_id: conversation.id }, sort: [['created_at', 'asc']] })).items;
+    const purged = await this.purges.among(all);
+    return all.filter((message) => !purged(message));
   }
 }
 

@@ -27,9 +27,9 @@ export const conversationsContext = defineContext({
     const messages = conversationMessages(deps.config);
     const seals = conversationSeals(deps.keyring);
     const knowledge = new KnowledgeCollections(deps.transport, deps.config.knowledge);
-    // A deleted conversation's messages, removed after the deletion's batch (message-purges.ts); its DELETE waits for that too.
+    // Deleted messages (a conversation's, a subtree's), removed after the deletion's batch (message-purges.ts); their DELETE waits for that too.
     const purges = new MessagePurgeWorker({ ...deps, readModelsPassed: (position) => deps.readYourWrites.settle(position, ERASURE_WAIT_MS) });
-    const commands = new ConversationCommands({ ...deps, seals, knowledge, quota: deps.config.quota, messagesPurged: (conversationId, timeoutMs) => purges.drained([conversationId], timeoutMs) });
+    const commands = new ConversationCommands({ ...deps, seals, knowledge, quota: deps.config.quota, messagesPurged: (purgeIds, timeoutMs) => purges.drained(purgeIds, timeoutMs) });
     const queries = new ConversationQueries(deps.documents, deps.clock);
     const compaction = new ContextCompaction({ ...deps, commands });
     const context = new ConversationContextQuery({ ...deps, queries, knowledge, compaction });
@@ -66,6 +66,7 @@ export const conversationsContext = defineContext({
         await messagesModel.ensureTextIndex('content');
         await deps.documents.collection(MESSAGE_PURGES).ensureIndex(['workspace_id', 'position']);
         await deps.documents.collection(MESSAGE_PURGES).ensureIndex(['workspace_id', 'owner_id']);
+        await deps.documents.collection(MESSAGE_PURGES).ensureIndex(['conversation_id']);
       },
     };
   },

@@ -3,7 +3,7 @@ import { CONVERSATION_STREAM_PREFIX, upcastConversationEvent } from '@lore/conve
 import { openOrNull, type ConversationSeals } from './conversation-content';
 import { CONVERSATIONS, MESSAGES, type ConversationDoc, type MessageDoc } from './conversations.read-models';
 import { messageRecord } from './message-record';
-import { MESSAGE_PURGES, recordMessagePurge } from './message-purges';
+import { MESSAGE_PURGES, recordMessagePurge, recordSubtreePurge } from './message-purges';
 import { CONVERSATION_SUMMARIES, projectBranchSummaries } from './conversation-summaries.projection';
 
 /** v2: every document records the stream revision it reflects (`evolveDocument`); v1 documents are rebuilt. */
@@ -72,13 +72,15 @@ export function conversationsProjection(seals: ConversationSeals): Projection {
           const owner = await context.get<ConversationDoc>(CONVERSATIONS, d.conversationId);
           if (owner === null) return;
           const content = await openOrNull(seals.messages, d.messageId, d.content);
-          // Erased since (a rebuild): nothing of it to show, but a message was added then, as live.
+          // Erased since (a rebuild): nothing of it to show, but a message was added then, as live,
+          // and counted as live (its deletion, which erased it, takes it off the count again).
           if (content !== null) await message(d.messageId, () => messageRecord(d, content, { workspaceId: owner.workspace_id, userId: owner.user_id }));
           return conversation(
             (current) =>
               current && {
                 ...current,
-                ...(content === null ? {} : { message_count: current.message_count + 1, current_message_id: d.messageId }),
+                message_count: current.message_count + 1,
+                ...(content === null ? {} : { current_message_id: d.messageId }),
                 last_message_at: d.createdAt,
                 updated_at: d.createdAt,
               },
@@ -98,16 +100,12 @@ export function conversationsProjection(seals: ConversationSeals): Projection {
         }
         case 'conversations.MessagesDeleted': {
           const d = event.data;
-          let removed = 0;
-          for (const id of d.messageIds) {
-            await message(id, (current) => {
-              if (current !== null) removed++;
-              return null;
-            });
-          }
           return conversation((current) => {
             if (current === null) return null;
-            const count = Math.max(0, current.message_count - removed);
+            // The messages go afterwards, by the purge worker (message-purges.ts), not in this batch:
+            // the ids are of live messages only (the decider's), each counted when appended.
+            recordSubtreePurge(context, { ...d, workspaceId: current.workspace_id, userId: current.user_id }, recorded.position);
+            const count = Math.max(0, current.message_count - d.messageIds.length);
             return {
               ...current,
               message_count: count,

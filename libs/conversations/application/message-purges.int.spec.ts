@@ -82,3 +82,101 @@ describe('the messages of a deleted conversation', () => {
     await until(async () => filesHolding(running.dataDir, 'Quillibrant'), (files) => files.length === 0, 10_000);
   });
 });
+
+/**
+ * A deleted message's replies (its subtree) go the same way: the projection records their
+ * purge instead of removing them in its batch (a message with 19,999 replies held another
+ * workspace's appends 3.5 s), every read leaves them out at once, and the DELETE waits for
+ * their removal (202 when that outlasts the wait).
+ */
+describe("a deleted message's subtree", () => {
+  let running: RunningContext;
+  beforeAll(async () => {
+    const gated = withContextDeps(conversationsContext, (deps) => {
+      const write = deps.documents.write.bind(deps.documents);
+      const held = (w: DocumentWrite): boolean => w.collection === MESSAGES && w.op === 'delete' && gate.ids.has(w.id);
+      deps.documents.write = async (writes, checkpoint) => {
+        if (writes.some(held)) await gate.opened;
+        return write(writes, checkpoint);
+      };
+      return deps;
+    });
+    running = await startContext(gated, { READ_YOUR_WRITES_TIMEOUT_MS: '1000' });
+  });
+  afterAll(async () => {
+    gate.release();
+    await running.stop();
+  });
+
+  it('leaves every read at once, while another workspace keeps appending; the DELETE follows its removal', async () => {
+    const conversation = await send(running.transport, messages.create, { ...a, title: 'branching' });
+    const append = async (content: string, parentMessageId?: string) =>
+      (await send(running.transport, messages.append, { ...a, conversationId: conversation.id, content, ...(parentMessageId === undefined ? {} : { parentMessageId }) })).message;
+    const root = await append('The root stays.');
+    const doomed = await append('Vorpelline question', root.id);
+    const replies = [await append('Vorpelline answer', doomed.id)];
+    replies.push(await append('Vorpelline follow-up', replies[0]!.id));
+    const kept = await append('A sibling that stays.', root.id);
+    const other = await send(running.transport, messages.create, { ...b, title: 'writing' });
+    const list = { skip: 0, sortBy: 'created_at', sortOrder: 'asc' } as const;
+    const contents = (items: readonly { content: string }[]) => items.map((m) => m.content);
+    const firstPage = await send(running.transport, messages.listMessages, { ...a, ...list, limit: 1 });
+
+    gate.ids = new Set([doomed, ...replies].map((m) => m.id));
+    gate.opened = new Promise((resolve) => (gate.release = resolve));
+    // Its removal is held: the erasure is under way.
+    expect(await send(running.transport, messages.deleteMessage, { ...a, messageId: doomed.id })).toEqual({ messageId: doomed.id, deletedMessages: 3, erasing: true });
+
+    // Gone from every read, though the read models still hold its words.
+    expect(filesHolding(running.dataDir, 'Vorpelline').length).toBeGreaterThan(0);
+    for (const scope of [{}, { conversationId: conversation.id }]) {
+      const page = await send(running.transport, messages.listMessages, { ...a, ...list, ...scope, limit: 100 });
+      expect({ items: contents(page.items), total: page.total }).toEqual({ items: ['The root stays.', 'A sibling that stays.'], total: 2 });
+      const search = await send(running.transport, messages.listMessages, { ...a, ...list, ...scope, limit: 100, search: 'Vorpelline' });
+      expect({ items: search.items, total: search.total }).toEqual({ items: [], total: 0 });
+    }
+    // A cursor taken before the deletion reads on past the subtree.
+    const next = await send(running.transport, messages.listMessages, { ...a, ...list, limit: 1, cursor: firstPage.nextCursor! });
+    expect({ items: contents(next.items), total: next.total }).toEqual({ items: ['A sibling that stays.'], total: 2 });
+    for (const message of [doomed, ...replies]) {
+      expect(await outcome(send(running.transport, messages.getMessage, { ...a, messageId: message.id }))).toBe('not_found');
+      expect(await outcome(send(running.transport, messages.updateMessage, { ...a, messageId: message.id, tags: [] }))).toBe('not_found');
+    }
+    const branches = await send(running.transport, messages.conversationMessages, { ...a, conversationId: conversation.id, includeBranches: true, skip: 0, limit: 100 });
+    expect({ items: contents(branches.items), total: branches.total }).toEqual({ items: ['The root stays.', 'A sibling that stays.'], total: 2 });
+    expect(await outcome(send(running.transport, messages.conversationMessages, { ...a, conversationId: conversation.id, includeBranches: false, leafId: replies[1]!.id, skip: 0, limit: 100 }))).toBe('not_found');
+    const exported = await send(running.transport, messages.export, { ...a, conversationId: conversation.id, format: 'json' });
+    expect(contents(exported.messages)).toEqual(['The root stays.', 'A sibling that stays.']);
+    expect((await send(running.transport, messages.get, { ...a, conversationId: conversation.id })).message_count).toBe(2);
+    // Another workspace's append is answered within the read-your-writes wait (1 s here).
+    expect((await send(running.transport, messages.append, { ...b, conversationId: other.id, content: 'A small note.' })).message.content).toBe('A small note.');
+
+    // Repeated, by any message of it, it is still under way, for its owner only.
+    expect(await send(running.transport, messages.deleteMessage, { ...a, messageId: replies[1]!.id })).toEqual({ messageId: replies[1]!.id, deletedMessages: 0, erasing: true });
+    expect(await outcome(send(running.transport, messages.deleteMessage, { ...a, userId: 'mallory', actor: 'user:mallory', messageId: doomed.id }))).toBe('not_found');
+
+    gate.release();
+    await until(() => outcome(send(running.transport, messages.deleteMessage, { ...a, messageId: doomed.id })), (code) => code === 'not_found');
+    expect(await outcome(send(running.transport, messages.getMessage, { ...a, messageId: kept.id }))).toBe('resolved');
+    // The purge truncates the WAL after its last page.
+    await until(async () => filesHolding(running.dataDir, 'Vorpelline'), (files) => files.length === 0, 10_000);
+  });
+
+  it('removes the deleted message last: its DELETE, repeated, follows the removal of every reply', async () => {
+    const conversation = await send(running.transport, messages.create, { ...a, title: 'long thread' });
+    // More replies than one page of the purge (100), the last of them held.
+    const thread = [];
+    for (let i = 0, parentMessageId: string | undefined; i < 150; i++) {
+      const message = (await send(running.transport, messages.append, { ...a, conversationId: conversation.id, content: `Reply ${i}`, ...(parentMessageId === undefined ? {} : { parentMessageId }) })).message;
+      thread.push(message);
+      parentMessageId = message.id;
+    }
+    gate.ids = new Set([thread.at(-1)!.id]);
+    gate.opened = new Promise((resolve) => (gate.release = resolve));
+    expect(await send(running.transport, messages.deleteMessage, { ...a, messageId: thread[0]!.id })).toEqual({ messageId: thread[0]!.id, deletedMessages: 150, erasing: true });
+    expect(await send(running.transport, messages.deleteMessage, { ...a, messageId: thread[0]!.id })).toEqual({ messageId: thread[0]!.id, deletedMessages: 0, erasing: true });
+    gate.release();
+    await until(() => outcome(send(running.transport, messages.deleteMessage, { ...a, messageId: thread[0]!.id })), (code) => code === 'not_found');
+    expect((await send(running.transport, messages.get, { ...a, conversationId: conversation.id })).message_count).toBe(0);
+  });
+});

@@ -1,16 +1,18 @@
 import type { Position } from '@lore/platform/kernel';
-import type { DocumentStore } from '@lore/platform/documents/port';
+import type { DocumentStore, Filter } from '@lore/platform/documents/port';
 import { PurgeWorker, purgePosition, type ProjectionContext, type PurgeDoc, type PurgeWorkerDeps } from '@lore/platform/projections';
 import { MESSAGES } from './conversations.read-models';
+import { CONVERSATION_SUMMARIES } from './conversation-summaries.projection';
 
 /**
- * A deleted conversation's messages, waiting to be removed from the read models (see
- * `PurgeWorker`). They used to go inside the projection's batch that applied the deletion: a
- * conversation of 20,000 messages held it for seconds, another workspace's append waited 4.4 s
- * and the DELETE answered 503 (a probe). Now the projection records a purge; the conversation
- * is gone at once, so its own reads answer 404, and the message list and message reads leave
- * its messages out (`PendingMessagePurges`) until the worker has removed them, then has the
- * engine forget them (WAL truncated). The erasure reactor does not wait for it (one long
+ * Deleted messages, waiting to be removed from the read models (see `PurgeWorker`): a deleted
+ * conversation's, or a deleted message's with its replies (its subtree). They used to go inside
+ * the projection's batch that applied the deletion: a conversation of 20,000 messages held it
+ * for seconds, another workspace's append waited 4.4 s and the DELETE answered 503; a message
+ * with 19,999 replies, 3.5 s (probes). Now the projection records a purge; a deleted
+ * conversation is gone at once, so its own reads answer 404, and message lists and reads leave
+ * the purged messages out (`PendingMessagePurges`) until the worker has removed them, then has
+ * the engine forget them (WAL truncated). The erasure reactor does not wait for it (one long
  * conversation would hold every workspace's erasures back); the DELETE does, for both: the read
  * models hold the messages in the clear.
  */
@@ -19,54 +21,127 @@ export const MESSAGE_PURGES = 'message_purges';
 export interface MessagePurgeDoc extends PurgeDoc {
   /** The conversation's owner: whose message list leaves its messages out meanwhile. */
   readonly owner_id: string;
+  /** A subtree's conversation; absent for a whole conversation's purge, whose id is the conversation's. */
+  readonly conversation_id?: string;
+  /** A subtree's messages (a MessagesDeleted event's, as many as it names); absent for a whole conversation's. */
+  readonly message_ids?: readonly string[];
 }
 
 /** Messages removed a transaction (documents with their indexes and full-text terms). */
 const PAGE = 100;
 /** Pending purges a message list's total leaves out, at most: an owner deleting more at once sees a total counting the rest's messages until they are gone. */
 const LISTED_PURGES = 1_000;
+/** Ids in one `$in` (SQLite binds each as a parameter). */
+const ID_LIST = 1_000;
 
 export function recordMessagePurge(context: ProjectionContext, d: { readonly conversationId: string; readonly workspaceId: string; readonly userId: string }, position: Position): void {
   context.upsert(MESSAGE_PURGES, { id: d.conversationId, workspace_id: d.workspaceId, owner_id: d.userId, position: purgePosition(position) } satisfies MessagePurgeDoc);
+}
+
+/** A subtree's purge, named by its first message (the one deleted; a message is deleted once). */
+export const subtreePurgeId = (messageId: string): string => `subtree:${messageId}`;
+
+export function recordSubtreePurge(
+  context: ProjectionContext,
+  d: { readonly conversationId: string; readonly messageIds: readonly string[]; readonly workspaceId: string; readonly userId: string },
+  position: Position,
+): void {
+  const [first] = d.messageIds;
+  if (first === undefined) return;
+  context.upsert(MESSAGE_PURGES, {
+    id: subtreePurgeId(first),
+    workspace_id: d.workspaceId,
+    owner_id: d.userId,
+    conversation_id: d.conversationId,
+    message_ids: d.messageIds,
+    position: purgePosition(position),
+  } satisfies MessagePurgeDoc);
 }
 
 /** What message reads leave out while purges are pending. */
 export class PendingMessagePurges {
   constructor(private readonly documents: DocumentStore) {}
 
-  /** The conversations of this owner whose messages are being purged (up to LISTED_PURGES). */
-  async ofOwner(workspaceId: string, ownerId: string): Promise<string[]> {
-    const found = await this.documents.collection<MessagePurgeDoc>(MESSAGE_PURGES).find({ filter: { workspace_id: workspaceId, owner_id: ownerId }, limit: LISTED_PURGES });
-    return found.items.map((purge) => purge.id);
+  private get records() {
+    return this.documents.collection<MessagePurgeDoc>(MESSAGE_PURGES);
   }
 
-  /** Of these messages, which are being purged (their conversation's). */
-  async among(messages: readonly { readonly conversation_id: string }[]): Promise<(message: { readonly conversation_id: string }) => boolean> {
+  /**
+   * How many of the messages a filter selects (of one owner's conversations, or of one
+   * conversation) are being purged: a message list's total leaves them out.
+   */
+  async counted(messages: { count(filter: Filter): Promise<number> }, filter: Filter, scope: { readonly workspaceId: string; readonly ownerId: string; readonly conversationId?: string }): Promise<number> {
+    const found = await this.records.find({
+      filter: scope.conversationId === undefined ? { workspace_id: scope.workspaceId, owner_id: scope.ownerId } : { conversation_id: scope.conversationId },
+      limit: LISTED_PURGES,
+    });
+    const conversations = found.items.filter((purge) => purge.message_ids === undefined).map((purge) => purge.id);
+    const whole = new Set(conversations);
+    // A subtree of a conversation being purged is counted with it.
+    const subtrees = found.items.flatMap((purge) => (purge.message_ids === undefined || whole.has(purge.conversation_id ?? '') ? [] : chunked(purge.message_ids, ID_LIST)));
+    const counts = await Promise.all([
+      conversations.length === 0 ? 0 : messages.count({ ...filter, conversation_id: { $in: conversations } }),
+      ...subtrees.map((ids) => messages.count({ ...filter, id: { $in: ids } })),
+    ]);
+    return counts.reduce((sum, n) => sum + n, 0);
+  }
+
+  /** Of these messages, which are being purged (their conversation's, or their subtree's). */
+  async among(messages: readonly MessageRef[]): Promise<(message: MessageRef) => boolean> {
     if (messages.length === 0) return () => false;
-    const ids = [...new Set(messages.map((message) => message.conversation_id))];
-    const found = await this.documents.collection<MessagePurgeDoc>(MESSAGE_PURGES).find({ filter: { id: { $in: ids } } });
-    const purged = new Set(found.items.map((purge) => purge.id));
-    return (message) => purged.has(message.conversation_id);
+    const conversations = [...new Set(messages.map((message) => message.conversation_id))];
+    const [whole, subtrees] = await Promise.all([this.records.find({ filter: { id: { $in: conversations } } }), this.records.find({ filter: { conversation_id: { $in: conversations } } })]);
+    const purgedConversations = new Set(whole.items.map((purge) => purge.id));
+    const purgedMessages = new Set(subtrees.items.flatMap((purge) => purge.message_ids ?? []));
+    return (message) => purgedConversations.has(message.conversation_id) || purgedMessages.has(message.id);
+  }
+
+  /** Whether this message is being purged. */
+  async hides(message: MessageRef): Promise<boolean> {
+    return (await this.among([message]))(message);
+  }
+
+  /** The pending subtree purges this message is in (none once removed): what its repeated DELETE waits for. */
+  async subtreesOf(message: MessageRef): Promise<string[]> {
+    const found = await this.records.find({ filter: { conversation_id: message.conversation_id } });
+    return found.items.filter((purge) => purge.message_ids?.includes(message.id) === true).map((purge) => purge.id);
   }
 
   /** Whether this owner's conversation is being purged (another's, or another workspace's, is not: a 404 to them). */
   async pendingFor(ref: { readonly conversationId: string; readonly workspaceId: string; readonly userId: string }): Promise<boolean> {
-    const purge = await this.documents.collection<MessagePurgeDoc>(MESSAGE_PURGES).get(ref.conversationId);
-    return purge !== null && purge.workspace_id === ref.workspaceId && purge.owner_id === ref.userId;
+    const purge = await this.records.get(ref.conversationId);
+    return purge !== null && purge.message_ids === undefined && purge.workspace_id === ref.workspaceId && purge.owner_id === ref.userId;
   }
+}
 
-  async pending(conversationId: string): Promise<boolean> {
-    return (await this.documents.collection<MessagePurgeDoc>(MESSAGE_PURGES).get(conversationId)) !== null;
-  }
+type MessageRef = { readonly id: string; readonly conversation_id: string };
+
+function chunked<T>(items: readonly T[], size: number): T[][] {
+  const chunks: T[][] = [];
+  for (let i = 0; i < items.length; i += size) chunks.push(items.slice(i, i + size));
+  return chunks;
 }
 
 export class MessagePurgeWorker extends PurgeWorker<MessagePurgeDoc> {
   constructor(deps: Omit<PurgeWorkerDeps<MessagePurgeDoc>, 'records' | 'kind' | 'removePage' | 'afterPages'>) {
+    // How far each subtree purge being removed has come back through its ids, from the last: the
+    // deleted message (the first) goes last, so a DELETE of it repeated meanwhile still finds it and
+    // follows the erasure. A run passes the same record to every page; a run after a failure or a
+    // restart starts again (removing is idempotent).
+    const reached = new WeakMap<MessagePurgeDoc, number>();
     super({
       ...deps,
       records: MESSAGE_PURGES,
       kind: 'messages',
       removePage: async (purge) => {
+        if (purge.message_ids !== undefined) {
+          const end = reached.get(purge) ?? purge.message_ids.length;
+          const ids = purge.message_ids.slice(Math.max(0, end - PAGE), end);
+          reached.set(purge, end - ids.length);
+          // With their branch summaries (each keyed by the message it runs through).
+          if (ids.length > 0) await deps.documents.write(ids.flatMap((id) => [MESSAGES, CONVERSATION_SUMMARIES].map((collection) => ({ collection, op: 'delete' as const, id }))));
+          return ids.length;
+        }
         const page = await deps.documents.collection(MESSAGES).find({ filter: { conversation_id: purge.id }, sort: [['conversation_id', 'asc'], ['created_at', 'asc']], limit: PAGE });
         if (page.items.length > 0) await deps.documents.write(page.items.map((message) => ({ collection: MESSAGES, op: 'delete' as const, id: message.id })));
         return page.items.length;

@@ -96,7 +96,7 @@ export function conversationMessages({ limits, context }: { readonly limits: Con
       z.object({ message: MessageRecord, created: z.boolean() }),
     ),
     /** Permanent, with the message's replies (its subtree). */
-    deleteMessage: defineMessage('conversations.command.delete-message', messageRef, z.object({ messageId: z.string(), deletedMessages: z.number().int() })),
+    deleteMessage: defineMessage('conversations.command.delete-message', messageRef, z.object({ messageId: z.string(), deletedMessages: z.number().int(), erasing: z.boolean().optional() })),
     getMessage: defineMessage('conversations.query.get-message', messageRef, MessageRecord),
     listMessages: defineMessage(
       'conversations.query.list-messages',

@@ -1,9 +1,12 @@
 import { z } from 'zod';
-import { actingOwner, commaList, cursorOffsetPage, offsetEnvelope, offsetPage, queryBoolean, route, skipLimitQuery, type HttpRoute } from '@lore/platform/http';
+import { AcceptedReply, actingOwner, commaList, cursorOffsetPage, offsetEnvelope, offsetPage, queryBoolean, route, skipLimitQuery, type HttpRoute } from '@lore/platform/http';
 import { ConversationId, MESSAGE_SORT_FIELDS, MessageId, MessageRecord, UserId, conversationFields, type ConversationLimits, type ConversationMessages } from '@lore/conversations/contracts';
 import { ConversationParams, MessageParams, UserIdQuery, WITH_COLLECTIONS } from './route-params';
 
 const DeletedResponse = z.object({ id: z.string(), message: z.string(), deleted_messages: z.number().int().describe('The message and its replies') });
+const ERASURE_UNDER_WAY =
+  'Deleted with its replies, and gone from reads at once, but its erasure (every one of them made unreadable and gone from the files) did not finish within the request\'s wait: a message with thousands of replies. It goes on by itself. ' +
+  'Repeat the DELETE to follow it: 202 while it runs, 200 when it finishes within that wait, 404 once nothing of it is left.';
 
 /** The message fields a client writes (SPEC §2.5), snake_case as the record shows them. */
 function messageBody(limits: ConversationLimits) {
@@ -186,9 +189,11 @@ export function messageRoutes(messages: ConversationMessages, limits: Conversati
       query: UserIdQuery,
       status: 200,
       response: DeletedResponse,
+      accepted: ERASURE_UNDER_WAY,
       errors: [403, 404],
       handle: async ({ params, query, scope, send }) => {
-        const { deletedMessages } = await send(messages.deleteMessage, { ...actingOwner(scope, query.user_id, WITH_COLLECTIONS), messageId: params.message_id });
+        const { deletedMessages, erasing } = await send(messages.deleteMessage, { ...actingOwner(scope, query.user_id, WITH_COLLECTIONS), messageId: params.message_id });
+        if (erasing === true) return new AcceptedReply({ id: params.message_id, message: 'Message deleted; its erasure is under way', deleted_messages: deletedMessages });
         return { id: params.message_id, message: 'Message deleted permanently', deleted_messages: deletedMessages };
       },
     }),
