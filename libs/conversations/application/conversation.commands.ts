@@ -252,22 +252,27 @@ export class ConversationCommands {
    */
   async deleteMessage(command: ValidRequestIn<ConversationMessages, 'deleteMessage'>): Promise<ReplyIn<ConversationMessages, 'deleteMessage'>> {
     const doc = await workspaceCollection<MessageDoc>(this.deps.documents, MESSAGES, command.workspaceId).get(command.messageId);
-    if (doc === null || doc.owner_id !== command.userId) throw notFound('Message');
-    const streamId = conversationStreamId(doc.conversation_id);
-    const result = await handleCommand(
-      this.deps.events,
-      this.aggregate,
-      streamId,
-      { kind: 'delete-message', workspaceId: command.workspaceId, userId: command.userId, messageId: command.messageId, at: this.deps.clock.now().toISOString() },
-      { retries: CONFLICT_RETRIES, metadata: metadata(command) },
-    );
-    const deleted = result.events[0];
+    const owned = doc !== null && doc.owner_id === command.userId ? doc : null;
+    // Its document removed, its purge not yet ended (the WAL still to truncate): under way, not gone.
+    const purging = owned === null ? await this.purges.subtreesOf(command, null) : [];
+    if (owned === null && purging.length === 0) throw notFound('Message');
+    const result =
+      owned === null
+        ? null
+        : await handleCommand(
+            this.deps.events,
+            this.aggregate,
+            conversationStreamId(owned.conversation_id),
+            { kind: 'delete-message', workspaceId: command.workspaceId, userId: command.userId, messageId: command.messageId, at: this.deps.clock.now().toISOString() },
+            { retries: CONFLICT_RETRIES, metadata: metadata(command) },
+          );
+    const deleted = result?.events[0];
     const deletedMessages = deleted?.type === 'conversations.MessagesDeleted' ? deleted.data.messageIds.length : 0;
     // Deleted before: its erasure, past the stream's last event as the command found it; then the
     // purge the message is in (recorded by then: the erasure waits for the read models).
     const erased = async (): Promise<void> => {
-      await this.deps.readYourWrites.settleReactor(CONVERSATION_ERASURE, result.head);
-      await this.deps.readYourWrites.settleWithin(async (timeoutMs) => this.deps.messagesPurged(await this.purges.subtreesOf(doc), timeoutMs));
+      if (result !== null) await this.deps.readYourWrites.settleReactor(CONVERSATION_ERASURE, result.head);
+      await this.deps.readYourWrites.settleWithin(async (timeoutMs) => this.deps.messagesPurged(owned === null ? purging : await this.purges.subtreesOf(command, owned), timeoutMs));
     };
     const erasing = await outlastsWait(erased());
     return { messageId: command.messageId, deletedMessages, ...(erasing ? { erasing } : {}) };

@@ -66,11 +66,14 @@ export class ConversationQueries {
     };
     const messages = this.messages(query.workspaceId);
     // Deleted messages being purged (a deleted conversation's, a deleted message's subtree) are
-    // left out: dropped after reading (a filter of them would change under a paging cursor) and from the total.
+    // left out: dropped after reading (a filter of them would change under a paging cursor) and
+    // from the total. With none pending, the engine's own offset serves.
+    const pending = await this.purges.inScope({ workspaceId: query.workspaceId, ownerId: query.userId, ...(query.conversationId === undefined ? {} : { conversationId: query.conversationId }) });
+    const find = { filter, sort: [[query.sortBy, query.sortOrder]] as const, limit: query.limit, ...(query.cursor ? { cursor: query.cursor } : { skip: query.skip }) };
     const [total, hidden, page] = await Promise.all([
       messages.count(filter),
-      this.purges.counted(messages, filter, { workspaceId: query.workspaceId, ownerId: query.userId, ...(query.conversationId === undefined ? {} : { conversationId: query.conversationId }) }),
-      findWithout(messages, { filter, sort: [[query.sortBy, query.sortOrder]], limit: query.limit, ...(query.cursor ? { cursor: query.cursor } : { skip: query.skip }) }, (page) => this.purges.among(page)),
+      this.purges.counted(messages, filter, pending),
+      pending.length === 0 ? messages.find(find) : findWithout(messages, find, (read) => this.purges.among(read)),
     ]);
     return { items: page.items, total: total - hidden, nextCursor: page.nextCursor };
   }

@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { Keyring } from '@lore/platform/crypto';
 import { openSqliteDocumentStore } from '@lore/platform/documents/sqlite';
 import type { RecordedEvent } from '@lore/platform/kernel';
+import type { Doc } from '@lore/platform/documents/port';
+import type { ProjectionContext } from '@lore/platform/projections';
 import { projectionSpec, recordedEvent } from '@lore/platform/testing';
 import { contentChecksum, conversationSeals, type ConversationSeals, type MessageContent } from './conversation-content';
 import { conversationsProjection } from './conversations.projection';
@@ -67,7 +69,7 @@ describe('conversations projection', () => {
     await spec().given(events).whenRedelivered([start, deletion]).thenUnchanged();
   });
 
-  it('takes deleted messages off the count and records their purge; a rebuild after their keys were shredded recreates nothing of them', async () => {
+  it('takes deleted messages off the count and records their purge; a rebuild after their keys were shredded recreates nothing of them, nor a purge', async () => {
     const events = [await started(), await appended('m1', null, 1), await appended('m2', 'm1', 2), messagesDeleted(['m2'], 'm1', 3)];
     // The messages themselves go afterwards, by the purge worker (message-purges.int.spec.ts), not in the projection's batch.
     const purge = expect.objectContaining({ id: 'subtree:m2', workspace_id: 'ws', owner_id: 'alice', conversation_id: 'conv_1', message_ids: ['m2'] });
@@ -75,6 +77,25 @@ describe('conversations projection', () => {
     const given = spec().given(events);
     await given.thenDocuments({ conversations, conversation_messages: [expect.objectContaining({ id: 'm1' }), expect.objectContaining({ id: 'm2' })], message_purges: [purge] });
     await keyring.shred([keys.get('m2') ?? '']);
-    await given.whenReplayed().thenDocuments({ conversations, conversation_messages: [expect.objectContaining({ id: 'm1' })], message_purges: [purge] });
+    await given.whenReplayed().thenDocuments({ conversations, conversation_messages: [expect.objectContaining({ id: 'm1' })], message_purges: [] });
+  });
+
+  it('records a deletion\'s purge again when only part of its batch was stored (an engine without transactions) and it is delivered again', async () => {
+    const deletion = messagesDeleted(['m2'], 'm1', 3);
+    const events = [await started(), await appended('m1', null, 1), await appended('m2', 'm1', 2), deletion];
+    const docs = new Map<string, Doc>();
+    const context: ProjectionContext = {
+      get: async <T extends Doc>(collection: string, id: string) => (docs.get(`${collection}/${id}`) as T | undefined) ?? null,
+      upsert: (collection, doc) => void docs.set(`${collection}/${doc.id}`, doc),
+      delete: (collection, id) => void docs.delete(`${collection}/${id}`),
+      deleteMany: () => undefined,
+    };
+    const projection = conversationsProjection(seals);
+    for (const event of events) await projection.handle(event, context);
+    // The conversation's new count was stored, its purge record was not.
+    docs.delete('message_purges/subtree:m2');
+    await projection.handle(deletion, context);
+    expect(docs.get('message_purges/subtree:m2')).toEqual(expect.objectContaining({ message_ids: ['m2'], conversation_id: 'conv_1' }));
+    expect(docs.get('conversations/conv_1')).toEqual(expect.objectContaining({ message_count: 1 }));
   });
 });

@@ -72,8 +72,9 @@ export function conversationsProjection(seals: ConversationSeals): Projection {
           const owner = await context.get<ConversationDoc>(CONVERSATIONS, d.conversationId);
           if (owner === null) return;
           const content = await openOrNull(seals.messages, d.messageId, d.content);
-          // Erased since (a rebuild): nothing of it to show, but a message was added then, as live,
-          // and counted as live (its deletion, which erased it, takes it off the count again).
+          // Erased since (a rebuild), or its key shredded after a failed request may have stored it:
+          // nothing of it to show, but the message is in the conversation's tree (the decider's),
+          // so counted, as its deletion, which names it, takes it off again.
           if (content !== null) await message(d.messageId, () => messageRecord(d, content, { workspaceId: owner.workspace_id, userId: owner.user_id }));
           return conversation(
             (current) =>
@@ -100,11 +101,19 @@ export function conversationsProjection(seals: ConversationSeals): Projection {
         }
         case 'conversations.MessagesDeleted': {
           const d = event.data;
+          // The messages go afterwards, by the purge worker (message-purges.ts), not in this batch.
+          // Recorded whatever the conversation's revision says (a batch half applied on an engine
+          // without transactions is delivered again), but not when neither end of the subtree was
+          // stored: a rebuild after their erasure recreated none of them, nothing to remove.
+          const owner = await context.get<ConversationDoc>(CONVERSATIONS, d.conversationId);
+          const [first, last] = [d.messageIds[0], d.messageIds.at(-1)];
+          const stored = async (id: string | undefined) => id !== undefined && (await context.get<MessageDoc>(MESSAGES, id)) !== null;
+          if (owner !== null && ((await stored(first)) || (await stored(last)))) {
+            recordSubtreePurge(context, { ...d, workspaceId: owner.workspace_id, userId: owner.user_id }, recorded.position);
+          }
           return conversation((current) => {
             if (current === null) return null;
-            // The messages go afterwards, by the purge worker (message-purges.ts), not in this batch:
-            // the ids are of live messages only (the decider's), each counted when appended.
-            recordSubtreePurge(context, { ...d, workspaceId: current.workspace_id, userId: current.user_id }, recorded.position);
+            // The ids are of live messages only (the decider's), each counted when appended.
             const count = Math.max(0, current.message_count - d.messageIds.length);
             return {
               ...current,

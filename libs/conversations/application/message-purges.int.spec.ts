@@ -1,6 +1,6 @@
 import { send } from '@lore/platform/transport/port';
 import { filesHolding, outcome, startContext, until, withContextDeps, type RunningContext } from '@lore/platform/testing';
-import type { DocumentWrite } from '@lore/platform/documents/port';
+import type { DocumentStore, DocumentWrite } from '@lore/platform/documents/port';
 import { conversationMessages, conversationsConfig } from '@lore/conversations/contracts';
 import { conversationsContext } from './conversations.context';
 import { MESSAGES } from './conversations.read-models';
@@ -11,6 +11,8 @@ const b = { workspaceId: 'ws_writing', userId: 'bob', actor: 'user:bob', collect
 
 /** Deletions of these messages' documents wait until `release`: the real store behind a gate. */
 const gate = { ids: new Set<string>(), opened: Promise.resolve(), release: (): void => undefined };
+/** The engine's forgetting of deleted documents (WAL truncation) waits until `release`. */
+const truncation = { opened: Promise.resolve(), release: (): void => undefined };
 
 /**
  * A deleted conversation's messages leave every read with the deletion and are removed from the
@@ -91,13 +93,21 @@ describe('the messages of a deleted conversation', () => {
  */
 describe("a deleted message's subtree", () => {
   let running: RunningContext;
+  /** The context's own document store (its read models). */
+  let documents: DocumentStore;
   beforeAll(async () => {
     const gated = withContextDeps(conversationsContext, (deps) => {
+      documents = deps.documents;
       const write = deps.documents.write.bind(deps.documents);
       const held = (w: DocumentWrite): boolean => w.collection === MESSAGES && w.op === 'delete' && gate.ids.has(w.id);
       deps.documents.write = async (writes, checkpoint) => {
         if (writes.some(held)) await gate.opened;
         return write(writes, checkpoint);
+      };
+      const purgeDeleted = deps.documents.purgeDeleted.bind(deps.documents);
+      deps.documents.purgeDeleted = async () => {
+        await truncation.opened;
+        return purgeDeleted();
       };
       return deps;
     });
@@ -105,6 +115,7 @@ describe("a deleted message's subtree", () => {
   });
   afterAll(async () => {
     gate.release();
+    truncation.release();
     await running.stop();
   });
 
@@ -162,10 +173,50 @@ describe("a deleted message's subtree", () => {
     await until(async () => filesHolding(running.dataDir, 'Vorpelline'), (files) => files.length === 0, 10_000);
   });
 
+  it('pages by offset over what is shown: the subtree\'s messages take no place', async () => {
+    const conversation = await send(running.transport, messages.create, { ...a, title: 'offsets' });
+    const append = async (content: string, parentMessageId?: string) =>
+      (await send(running.transport, messages.append, { ...a, conversationId: conversation.id, content, ...(parentMessageId === undefined ? {} : { parentMessageId }) })).message;
+    const root = await append('R');
+    const doomed = [await append('D', root.id)];
+    for (let i = 0; i < 4; i++) doomed.push(await append(`D${i}`, doomed.at(-1)!.id));
+    for (const sibling of ['S1', 'S2', 'S3']) await append(sibling, root.id);
+    gate.ids = new Set(doomed.map((m) => m.id));
+    gate.opened = new Promise((resolve) => (gate.release = resolve));
+    expect(await send(running.transport, messages.deleteMessage, { ...a, messageId: doomed[0]!.id })).toEqual({ messageId: doomed[0]!.id, deletedMessages: 5, erasing: true });
+    const pages = [];
+    for (const skip of [0, 2, 4]) {
+      const page = await send(running.transport, messages.listMessages, { ...a, conversationId: conversation.id, skip, limit: 2, sortBy: 'created_at', sortOrder: 'asc' });
+      pages.push({ items: page.items.map((m) => m.content), total: page.total });
+    }
+    expect(pages).toEqual([
+      { items: ['R', 'S1'], total: 4 },
+      { items: ['S2', 'S3'], total: 4 },
+      { items: [], total: 4 },
+    ]);
+    gate.release();
+  });
+
+  it('answers a repeated DELETE of the deleted message as under way until its purge has ended, not only its documents', async () => {
+    const conversation = await send(running.transport, messages.create, { ...a, title: 'truncation' });
+    const message = (await send(running.transport, messages.append, { ...a, conversationId: conversation.id, content: 'Gone before the WAL is.' })).message;
+    gate.ids = new Set([message.id]);
+    gate.opened = new Promise((resolve) => (gate.release = resolve));
+    expect(await send(running.transport, messages.deleteMessage, { ...a, messageId: message.id })).toEqual({ messageId: message.id, deletedMessages: 1, erasing: true });
+    // Erased; then its document is removed, and the purge's last step (the WAL's truncation) held.
+    truncation.opened = new Promise((resolve) => (truncation.release = resolve));
+    gate.release();
+    await until(() => documents.collection(MESSAGES).get(message.id), (doc) => doc === null);
+    expect(await send(running.transport, messages.deleteMessage, { ...a, messageId: message.id })).toEqual({ messageId: message.id, deletedMessages: 0, erasing: true });
+    expect(await outcome(send(running.transport, messages.deleteMessage, { ...b, messageId: message.id }))).toBe('not_found');
+    truncation.release();
+    await until(() => outcome(send(running.transport, messages.deleteMessage, { ...a, messageId: message.id })), (code) => code === 'not_found');
+  });
+
   it('removes the deleted message last: its DELETE, repeated, follows the removal of every reply', async () => {
     const conversation = await send(running.transport, messages.create, { ...a, title: 'long thread' });
     // More replies than one page of the purge (100), the last of them held.
-    const thread = [];
+    const thread: { readonly id: string }[] = [];
     for (let i = 0, parentMessageId: string | undefined; i < 150; i++) {
       const message = (await send(running.transport, messages.append, { ...a, conversationId: conversation.id, content: `Reply ${i}`, ...(parentMessageId === undefined ? {} : { parentMessageId }) })).message;
       thread.push(message);

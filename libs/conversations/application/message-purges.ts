@@ -66,19 +66,18 @@ export class PendingMessagePurges {
     return this.documents.collection<MessagePurgeDoc>(MESSAGE_PURGES);
   }
 
-  /**
-   * How many of the messages a filter selects (of one owner's conversations, or of one
-   * conversation) are being purged: a message list's total leaves them out.
-   */
-  async counted(messages: { count(filter: Filter): Promise<number> }, filter: Filter, scope: { readonly workspaceId: string; readonly ownerId: string; readonly conversationId?: string }): Promise<number> {
-    const found = await this.records.find({
-      filter: scope.conversationId === undefined ? { workspace_id: scope.workspaceId, owner_id: scope.ownerId } : { conversation_id: scope.conversationId },
-      limit: LISTED_PURGES,
-    });
-    const conversations = found.items.filter((purge) => purge.message_ids === undefined).map((purge) => purge.id);
+  /** The purges pending among one owner's messages (up to LISTED_PURGES), or among one conversation's. */
+  async inScope(scope: { readonly workspaceId: string; readonly ownerId: string; readonly conversationId?: string }): Promise<MessagePurgeDoc[]> {
+    const filter: Filter = scope.conversationId === undefined ? { workspace_id: scope.workspaceId, owner_id: scope.ownerId } : { conversation_id: scope.conversationId };
+    return (await this.records.find({ filter, limit: LISTED_PURGES })).items;
+  }
+
+  /** How many of the messages a filter selects these purges (`inScope`) hold: a message list's total leaves them out. */
+  async counted(messages: { count(filter: Filter): Promise<number> }, filter: Filter, purges: readonly MessagePurgeDoc[]): Promise<number> {
+    const conversations = purges.filter((purge) => purge.message_ids === undefined).map((purge) => purge.id);
     const whole = new Set(conversations);
     // A subtree of a conversation being purged is counted with it.
-    const subtrees = found.items.flatMap((purge) => (purge.message_ids === undefined || whole.has(purge.conversation_id ?? '') ? [] : chunked(purge.message_ids, ID_LIST)));
+    const subtrees = purges.flatMap((purge) => (purge.message_ids === undefined || whole.has(purge.conversation_id ?? '') ? [] : chunked(purge.message_ids, ID_LIST)));
     const counts = await Promise.all([
       conversations.length === 0 ? 0 : messages.count({ ...filter, conversation_id: { $in: conversations } }),
       ...subtrees.map((ids) => messages.count({ ...filter, id: { $in: ids } })),
@@ -101,10 +100,18 @@ export class PendingMessagePurges {
     return (await this.among([message]))(message);
   }
 
-  /** The pending subtree purges this message is in (none once removed): what its repeated DELETE waits for. */
-  async subtreesOf(message: MessageRef): Promise<string[]> {
-    const found = await this.records.find({ filter: { conversation_id: message.conversation_id } });
-    return found.items.filter((purge) => purge.message_ids?.includes(message.id) === true).map((purge) => purge.id);
+  /**
+   * The pending subtree purges this message is in, none once removed: what its repeated DELETE
+   * waits for. The deleted message itself (`doc` null: its document went last, but the purge's
+   * end, its WAL truncation, is still to come) by its purge's id, for its owner only.
+   */
+  async subtreesOf(ref: { readonly messageId: string; readonly workspaceId: string; readonly userId: string }, doc: MessageRef | null): Promise<string[]> {
+    if (doc === null) {
+      const own = await this.records.get(subtreePurgeId(ref.messageId));
+      return own !== null && own.workspace_id === ref.workspaceId && own.owner_id === ref.userId ? [own.id] : [];
+    }
+    const found = await this.records.find({ filter: { conversation_id: doc.conversation_id } });
+    return found.items.filter((purge) => purge.message_ids?.includes(doc.id) === true).map((purge) => purge.id);
   }
 
   /** Whether this owner's conversation is being purged (another's, or another workspace's, is not: a 404 to them). */
@@ -137,9 +144,9 @@ export class MessagePurgeWorker extends PurgeWorker<MessagePurgeDoc> {
         if (purge.message_ids !== undefined) {
           const end = reached.get(purge) ?? purge.message_ids.length;
           const ids = purge.message_ids.slice(Math.max(0, end - PAGE), end);
-          reached.set(purge, end - ids.length);
           // With their branch summaries (each keyed by the message it runs through).
           if (ids.length > 0) await deps.documents.write(ids.flatMap((id) => [MESSAGES, CONVERSATION_SUMMARIES].map((collection) => ({ collection, op: 'delete' as const, id }))));
+          reached.set(purge, end - ids.length);
           return ids.length;
         }
         const page = await deps.documents.collection(MESSAGES).find({ filter: { conversation_id: purge.id }, sort: [['conversation_id', 'asc'], ['created_at', 'asc']], limit: PAGE });
