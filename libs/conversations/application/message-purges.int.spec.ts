@@ -213,9 +213,9 @@ describe("a deleted message's subtree", () => {
     await until(() => outcome(send(running.transport, messages.deleteMessage, { ...a, messageId: message.id })), (code) => code === 'not_found');
   });
 
-  it('removes the deleted message last: its DELETE, repeated, follows the removal of every reply', async () => {
+  it('removes a subtree in pages: a repeated DELETE of the deleted message follows them to the last', async () => {
     const conversation = await send(running.transport, messages.create, { ...a, title: 'long thread' });
-    // More replies than one page of the purge (100), the last of them held.
+    // More replies than one page of the purge (100), the last of them held (oldest go first).
     const thread: { readonly id: string }[] = [];
     for (let i = 0, parentMessageId: string | undefined; i < 150; i++) {
       const message = (await send(running.transport, messages.append, { ...a, conversationId: conversation.id, content: `Reply ${i}`, ...(parentMessageId === undefined ? {} : { parentMessageId }) })).message;
