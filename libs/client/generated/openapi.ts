@@ -3042,6 +3042,18 @@ export interface operations {
                     };
                 };
             };
+            /** @description Deleted, and gone from every read at once, but its delivery log (the events as they were sent) was not yet removed from the files within the request's wait: a log of tens of thousands. It goes on by itself. Repeat the DELETE to follow it: 202 while it runs, 200 when it finishes within that wait, 404 once nothing of it is left. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        webhook_id: string;
+                        message: string;
+                    };
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {

@@ -54,7 +54,7 @@ export const webhookMessages = {
     ref.extend({ url: webhookFields.url.optional(), eventTypes: webhookFields.eventTypes.optional(), description: webhookFields.description.optional(), status: z.enum(WEBHOOK_STATUSES).optional() }),
     WebhookRecord,
   ),
-  delete: defineMessage('webhooks.command.delete', ref, z.object({ webhookId: z.string() })),
+  delete: defineMessage('webhooks.command.delete', ref, z.object({ webhookId: z.string(), erasing: z.boolean().optional() })),
   get: defineMessage('webhooks.query.get', ref, WebhookRecord),
   list: defineMessage('webhooks.query.list', Scope.extend({ skip: z.number().int().min(0).default(0), limit: z.number().int().min(1).max(100).default(50) }), z.object({ items: z.array(WebhookRecord), total: z.number().int() })),
   deliveries: defineMessage(

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { actingOwner, offsetEnvelope, offsetPage, route, skipLimitQuery, type HttpRoute } from '@lore/platform/http';
+import { AcceptedReply, actingOwner, offsetEnvelope, offsetPage, route, skipLimitQuery, type HttpRoute } from '@lore/platform/http';
 import { CreatedWebhook, DELIVERY_STATUSES, WEBHOOK_STATUSES, WebhookDeliveryRecord, WebhookRecord, webhookFields, webhookMessages } from '@lore/connections/contracts';
 
 const WebhookParams = z.object({ webhook_id: z.string().min(1).max(100) });
@@ -94,9 +94,13 @@ export function webhookRoutes(): HttpRoute[] {
       params: WebhookParams,
       status: 200,
       response: z.object({ webhook_id: z.string(), message: z.string() }),
+      accepted:
+        "Deleted, and gone from every read at once, but its delivery log (the events as they were sent) was not yet removed from the files within the request's wait: a log of tens of thousands. It goes on by itself. " +
+        'Repeat the DELETE to follow it: 202 while it runs, 200 when it finishes within that wait, 404 once nothing of it is left.',
       errors: [403, 404],
       handle: async ({ params, scope, send }) => {
-        await send(webhookMessages.delete, { ...actingOwner(scope), webhookId: params.webhook_id });
+        const { erasing } = await send(webhookMessages.delete, { ...actingOwner(scope), webhookId: params.webhook_id });
+        if (erasing === true) return new AcceptedReply({ webhook_id: params.webhook_id, message: 'Webhook deleted; its delivery log is being removed' });
         return { webhook_id: params.webhook_id, message: 'Webhook deleted' };
       },
     }),

@@ -3,12 +3,14 @@ import { AppError, conflict, notFound, type Clock, type EventMetadata, type Repl
 import type { EventStore } from '@lore/platform/event-store/port';
 import type { DocumentStore } from '@lore/platform/documents/port';
 import { handleCommand, type ReadYourWrites } from '@lore/platform/cqrs';
+import { outlastsWait } from '@lore/platform/projections';
 import { SealedFields, type Keyring } from '@lore/platform/crypto';
 import type { WebhookMessages, WebhookSettings } from '@lore/connections/contracts';
 import { upcastWebhookEvent, webhookDecider, webhookStreamId, type WebhookCommand } from '@lore/connections/domain';
 
 import { newWebhookSecret } from './webhook-signature';
 import { WEBHOOKS, WEBHOOK_DELIVERIES, deliveryRecord, webhookRecord, workspaceWebhookDoc, type DeliveryDoc, type WebhookDoc } from './webhook.read-models';
+import { deliveriesPurging } from './delivery-purges';
 
 const webhookAggregate = { name: 'webhook', decider: webhookDecider, upcast: upcastWebhookEvent };
 export const WEBHOOK_ERASURE = 'connections.webhook-erasure.v1';
@@ -25,6 +27,8 @@ export interface WebhookCommandDeps {
   readonly wakeSender: (workspaceId?: string) => void;
   /** Deliveries being attempted in this process: a redelivery waits for none of them. */
   readonly inFlight: ReadonlySet<string>;
+  /** Resolves once a deleted webhook's delivery log is purged (delivery-purges.ts); rejects (unavailable) after `timeoutMs`. */
+  readonly deliveriesPurged: (webhookId: string, timeoutMs: number) => Promise<void>;
 }
 
 /** Creating, changing, disabling and deleting webhook endpoints; redelivering from their log. */
@@ -68,12 +72,26 @@ export class WebhookCommands {
     return webhookRecord(await this.read(c.workspaceId, c.webhookId));
   }
 
-  /** Answered once the signing secret's key is shredded and the stream deleted (the erasure reactor). */
+  /**
+   * Answered once the signing secret's key is shredded and the stream deleted (the erasure
+   * reactor) and the delivery log purged: 202 (`erasing`) when that outlasts the wait (a log of
+   * tens of thousands). Repeated, 202 while the purge runs, 200 when it ends within the wait, then 404.
+   */
   async delete(c: ValidRequestIn<WebhookMessages, 'delete'>): Promise<ReplyIn<WebhookMessages, 'delete'>> {
-    const result = await handleCommand(this.deps.events, webhookAggregate, webhookStreamId(c.webhookId), { kind: 'delete', workspaceId: c.workspaceId, at: this.now() }, { metadata: metadataOf(c), retries: 3 });
-    await this.deps.readYourWrites.settle(result.position);
-    await this.deps.readYourWrites.settleReactor(WEBHOOK_ERASURE, result.position);
-    return { webhookId: c.webhookId };
+    const result = await handleCommand(this.deps.events, webhookAggregate, webhookStreamId(c.webhookId), { kind: 'delete', workspaceId: c.workspaceId, at: this.now() }, { metadata: metadataOf(c), retries: 3 }).catch(
+      async (error: unknown) => {
+        // Deleted before, its log still being purged: under way, not gone.
+        if (!(error instanceof AppError && error.code === 'not_found') || !(await deliveriesPurging(this.deps.documents, c))) throw error;
+        return null;
+      },
+    );
+    if (result !== null) await this.deps.readYourWrites.settle(result.position);
+    const erased = async (): Promise<void> => {
+      if (result !== null) await this.deps.readYourWrites.settleReactor(WEBHOOK_ERASURE, result.position);
+      await this.deps.readYourWrites.settleWithin((timeoutMs) => this.deps.deliveriesPurged(c.webhookId, timeoutMs));
+    };
+    const erasing = await outlastsWait(erased());
+    return { webhookId: c.webhookId, ...(erasing ? { erasing } : {}) };
   }
 
   /** The sender's decision after sustained failure, recorded with its reason; a no-op if it is disabled already. */

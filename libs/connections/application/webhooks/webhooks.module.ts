@@ -9,8 +9,9 @@ import { webhookDispatcher } from './webhook-dispatcher.worker';
 import { WebhookSender } from './webhook-sender.worker';
 import { WEBHOOKS, WEBHOOK_DELIVERIES } from './webhook.read-models';
 import { WebhookWorkspaces } from './webhook-workspaces';
+import { DELIVERY_PURGES, DeliveryPurgeWorker } from './delivery-purges';
 
-/** How long erasure may wait for the other processors to pass a webhook's deletion. */
+/** How long erasure (and the delivery log's purge) may wait for the other processors to pass a webhook's deletion. */
 const ERASURE_WAIT_MS = 10 * 60_000;
 
 /** Webhooks as a part of the connections context: endpoints, their delivery log, dispatcher and sender (the read model is in the connections projection). */
@@ -19,7 +20,9 @@ export function webhooksModule(deps: ContextDeps<ConnectionsConfig>) {
   const inFlight = new Set<string>();
   // The commands wake the sender, and the sender disables through the commands: tied by a late-bound wake.
   const wakeSender = (workspaceId?: string): void => sender.wake(workspaceId);
-  const commands = new WebhookCommands({ ...deps, settings, wakeSender, inFlight });
+  // A deleted webhook's delivery log, removed after the deletion's batch (delivery-purges.ts); its DELETE waits for that too.
+  const purges = new DeliveryPurgeWorker({ ...deps, readModelsPassed: (position) => deps.readYourWrites.settle(position, ERASURE_WAIT_MS) });
+  const commands = new WebhookCommands({ ...deps, settings, wakeSender, inFlight, deliveriesPurged: (webhookId, timeoutMs) => purges.drained([webhookId], timeoutMs) });
   const sender: WebhookSender = new WebhookSender({ ...deps, settings, secrets: commands.secrets, inFlight, disable: (webhook, reason) => commands.disableAutomatically(webhook, reason) });
   const queries = new WebhookQueries(deps.documents);
   const workspaces = new WebhookWorkspaces();
@@ -37,7 +40,7 @@ export function webhooksModule(deps: ContextDeps<ConnectionsConfig>) {
     /** The connections projection (which holds the webhooks' read model), telling the dispatcher which workspaces have webhooks. */
     watching: (projection: Projection) => workspaces.watching(projection),
     reactors: [webhookErasureReactor({ ...deps, processedByOthers: (position, erased) => deps.readYourWrites.settleAllBut(WEBHOOK_ERASURE, position, ERASURE_WAIT_MS, erased) })],
-    workers: [sender, webhookDispatcher({ ...deps, wakeSender, workspaces })],
+    workers: [sender, webhookDispatcher({ ...deps, wakeSender, workspaces }), purges],
     async prepare() {
       await deps.documents.collection(WEBHOOKS).ensureIndex(['workspace_id', 'status']);
       const deliveries = deps.documents.collection(WEBHOOK_DELIVERIES);
@@ -46,6 +49,7 @@ export function webhooksModule(deps: ContextDeps<ConnectionsConfig>) {
       await deliveries.ensureIndex(['workspace_id', 'status', 'next_attempt_at']);
       await deliveries.ensureIndex(['webhook_id', 'created_at']);
       await deliveries.ensureIndex(['webhook_id', 'status', 'created_at']);
+      await deps.documents.collection(DELIVERY_PURGES).ensureIndex(['workspace_id', 'position']);
     },
   };
 }

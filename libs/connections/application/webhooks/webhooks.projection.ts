@@ -1,16 +1,21 @@
 import type { RecordedEvent } from '@lore/platform/kernel';
 import { evolveDocument, type ProjectionContext } from '@lore/platform/projections';
 import { upcastWebhookEvent } from '@lore/connections/domain';
-import { WEBHOOKS, WEBHOOK_DELIVERIES, WEBHOOK_HEALTH, type WebhookDoc } from './webhook.read-models';
+import { WEBHOOKS, WEBHOOK_HEALTH, type WebhookDoc } from './webhook.read-models';
+import { recordDeliveryPurge } from './delivery-purges';
 
 /**
- * Webhook endpoints for get, list and the sender; a deleted one takes its delivery log along.
+ * Webhook endpoints for get, list and the sender; a deleted one's delivery log is purged after (delivery-purges.ts).
  * Part of the connections projection, so that one read model covers the context's streams and
  * read-your-writes waits for it alone.
  */
 export async function projectWebhookEvent(recorded: RecordedEvent, context: ProjectionContext): Promise<void> {
   const event = upcastWebhookEvent(recorded);
   const id = event.data.webhookId;
+  // Its delivery log goes afterwards, by the purge worker (delivery-purges.ts), not in this batch.
+  // Recorded whatever the webhook's revision says: a batch half stored on an engine without
+  // transactions is delivered again (and a purge recorded again removes nothing).
+  if (event.type === 'connections.WebhookDeleted') recordDeliveryPurge(context, event.data, recorded.position);
   await evolveDocument<WebhookDoc>(context, recorded, WEBHOOKS, id, (current) => {
     switch (event.type) {
       case 'connections.WebhookCreated': {
@@ -52,7 +57,6 @@ export async function projectWebhookEvent(recorded: RecordedEvent, context: Proj
         return { ...current, status: 'active', disabled_reason: null, disabled_at: null, updated_at: event.data.at, active_since: event.data.at };
       case 'connections.WebhookDeleted':
         context.delete(WEBHOOK_HEALTH, id);
-        context.deleteMany(WEBHOOK_DELIVERIES, { webhook_id: id });
         return null;
     }
   });
