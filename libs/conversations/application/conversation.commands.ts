@@ -253,7 +253,7 @@ export class ConversationCommands {
   async deleteMessage(command: ValidRequestIn<ConversationMessages, 'deleteMessage'>): Promise<ReplyIn<ConversationMessages, 'deleteMessage'>> {
     const doc = await workspaceCollection<MessageDoc>(this.deps.documents, MESSAGES, command.workspaceId).get(command.messageId);
     const owned = doc !== null && doc.owner_id === command.userId ? doc : null;
-    // Its document removed, its purge not yet ended (the WAL still to truncate): under way, not gone.
+    // Its document removed, its purge not yet ended (its erasure or the WAL's truncation still to come): under way, not gone.
     const purging = owned === null ? await this.purges.subtreesOf(command, null) : [];
     if (owned === null && purging.length === 0) throw notFound('Message');
     const result =
@@ -269,7 +269,8 @@ export class ConversationCommands {
     const deleted = result?.events[0];
     const deletedMessages = deleted?.type === 'conversations.MessagesDeleted' ? deleted.data.messageIds.length : 0;
     // Deleted before: its erasure, past the stream's last event as the command found it; then the
-    // purge the message is in (recorded by then: the erasure waits for the read models).
+    // purge the message is in (recorded by then: the erasure waits for the read models; and it
+    // ends after the erasure, so that with the document gone the purge alone is waited for).
     const erased = async (): Promise<void> => {
       if (result !== null) await this.deps.readYourWrites.settleReactor(CONVERSATION_ERASURE, result.head);
       await this.deps.readYourWrites.settleWithin(async (timeoutMs) => this.deps.messagesPurged(owned === null ? purging : await this.purges.subtreesOf(command, owned), timeoutMs));

@@ -28,7 +28,15 @@ export const conversationsContext = defineContext({
     const seals = conversationSeals(deps.keyring);
     const knowledge = new KnowledgeCollections(deps.transport, deps.config.knowledge);
     // Deleted messages (a conversation's, a subtree's), removed after the deletion's batch (message-purges.ts); their DELETE waits for that too.
-    const purges = new MessagePurgeWorker({ ...deps, readModelsPassed: (position) => deps.readYourWrites.settle(position, ERASURE_WAIT_MS) });
+    // A purge ends after the deletion's erasure (which never waits for it): a DELETE repeated once
+    // the messages' documents are gone waits for the purge's end alone, and finds it all done.
+    const purges = new MessagePurgeWorker({
+      ...deps,
+      readModelsPassed: async (position, deletion) => {
+        await deps.readYourWrites.settle(position, ERASURE_WAIT_MS);
+        await deps.readYourWrites.settleReactor(CONVERSATION_ERASURE, deletion, ERASURE_WAIT_MS);
+      },
+    });
     const commands = new ConversationCommands({ ...deps, seals, knowledge, quota: deps.config.quota, messagesPurged: (purgeIds, timeoutMs) => purges.drained(purgeIds, timeoutMs) });
     const queries = new ConversationQueries(deps.documents, deps.clock);
     const compaction = new ContextCompaction({ ...deps, commands });

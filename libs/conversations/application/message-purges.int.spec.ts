@@ -1,9 +1,10 @@
 import { send } from '@lore/platform/transport/port';
-import { filesHolding, outcome, startContext, until, withContextDeps, type RunningContext } from '@lore/platform/testing';
+import { filesHolding, holdingReactor, outcome, startContext, until, withContextDeps, type RunningContext } from '@lore/platform/testing';
 import type { DocumentStore, DocumentWrite } from '@lore/platform/documents/port';
 import { conversationMessages, conversationsConfig } from '@lore/conversations/contracts';
 import { conversationsContext } from './conversations.context';
 import { MESSAGES } from './conversations.read-models';
+import { CONVERSATION_ERASURE } from './conversation-erasure.reactor';
 
 const messages = conversationMessages(conversationsConfig.parse({}));
 const a = { workspaceId: 'ws_deleting', userId: 'alice', actor: 'user:alice', collections: null };
@@ -226,8 +227,49 @@ describe("a deleted message's subtree", () => {
     gate.opened = new Promise((resolve) => (gate.release = resolve));
     expect(await send(running.transport, messages.deleteMessage, { ...a, messageId: thread[0]!.id })).toEqual({ messageId: thread[0]!.id, deletedMessages: 150, erasing: true });
     expect(await send(running.transport, messages.deleteMessage, { ...a, messageId: thread[0]!.id })).toEqual({ messageId: thread[0]!.id, deletedMessages: 0, erasing: true });
+    // A reply the first page removed: still under way too, for its owner.
+    await until(() => documents.collection(MESSAGES).get(thread[1]!.id), (doc) => doc === null);
+    expect(await send(running.transport, messages.deleteMessage, { ...a, messageId: thread[1]!.id })).toEqual({ messageId: thread[1]!.id, deletedMessages: 0, erasing: true });
+    expect(await outcome(send(running.transport, messages.deleteMessage, { ...a, userId: 'mallory', actor: 'user:mallory', messageId: thread[1]!.id }))).toBe('not_found');
     gate.release();
     await until(() => outcome(send(running.transport, messages.deleteMessage, { ...a, messageId: thread[0]!.id })), (code) => code === 'not_found');
     expect((await send(running.transport, messages.get, { ...a, conversationId: conversation.id })).message_count).toBe(0);
+  });
+});
+
+/**
+ * A purge ends after the deletion's erasure (which does not wait for it): with the messages'
+ * documents gone, a DELETE repeated then waits for the purge alone and finds the erasure done.
+ */
+describe('a message purge and the erasure', () => {
+  let running: RunningContext;
+  let documents: DocumentStore;
+  let erasure: { release(): void };
+  beforeAll(async () => {
+    const held = holdingReactor(
+      withContextDeps(conversationsContext, (deps) => {
+        documents = deps.documents;
+        return deps;
+      }),
+      CONVERSATION_ERASURE,
+    );
+    erasure = held;
+    running = await startContext(held.definition, { READ_YOUR_WRITES_TIMEOUT_MS: '1000' });
+  });
+  afterAll(async () => {
+    erasure.release();
+    await running.stop();
+  });
+
+  it('removes nothing until the erasure has passed the deletion', async () => {
+    const conversation = await send(running.transport, messages.create, { ...a, title: 'erased first' });
+    const message = (await send(running.transport, messages.append, { ...a, conversationId: conversation.id, content: 'Kept until erased.' })).message;
+    expect(await send(running.transport, messages.deleteMessage, { ...a, messageId: message.id })).toEqual({ messageId: message.id, deletedMessages: 1, erasing: true });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await documents.collection(MESSAGES).get(message.id)).not.toBeNull();
+    expect(await send(running.transport, messages.deleteMessage, { ...a, messageId: message.id })).toEqual({ messageId: message.id, deletedMessages: 0, erasing: true });
+    erasure.release();
+    await until(() => outcome(send(running.transport, messages.deleteMessage, { ...a, messageId: message.id })), (code) => code === 'not_found');
+    expect(await documents.collection(MESSAGES).get(message.id)).toBeNull();
   });
 });

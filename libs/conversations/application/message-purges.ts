@@ -39,7 +39,7 @@ export function recordMessagePurge(context: ProjectionContext, d: { readonly con
 }
 
 /** A subtree's purge, named by its first message (the one deleted; a message is deleted once). */
-export const subtreePurgeId = (messageId: string): string => `subtree:${messageId}`;
+const subtreePurgeId = (messageId: string): string => `subtree:${messageId}`;
 
 export function recordSubtreePurge(
   context: ProjectionContext,
@@ -68,7 +68,9 @@ export class PendingMessagePurges {
 
   /** The purges pending among one owner's messages (up to LISTED_PURGES), or among one conversation's. */
   async inScope(scope: { readonly workspaceId: string; readonly ownerId: string; readonly conversationId?: string }): Promise<MessagePurgeDoc[]> {
-    const filter: Filter = scope.conversationId === undefined ? { workspace_id: scope.workspaceId, owner_id: scope.ownerId } : { conversation_id: scope.conversationId };
+    // One conversation's: its subtrees', and its own whole purge (deleted since the caller found it).
+    const filter: Filter =
+      scope.conversationId === undefined ? { workspace_id: scope.workspaceId, owner_id: scope.ownerId } : { $or: [{ conversation_id: scope.conversationId }, { id: scope.conversationId }] };
     return (await this.records.find({ filter, limit: LISTED_PURGES })).items;
   }
 
@@ -102,16 +104,12 @@ export class PendingMessagePurges {
 
   /**
    * The pending subtree purges this message is in, none once removed: what its repeated DELETE
-   * waits for. The deleted message itself (`doc` null: its document went last, but the purge's
-   * end, its WAL truncation, is still to come) by its purge's id, for its owner only.
+   * waits for. Once its document is gone (a page removed it; the purge's end is still to come),
+   * among its owner's purges (another owner learns nothing of them).
    */
   async subtreesOf(ref: { readonly messageId: string; readonly workspaceId: string; readonly userId: string }, doc: MessageRef | null): Promise<string[]> {
-    if (doc === null) {
-      const own = await this.records.get(subtreePurgeId(ref.messageId));
-      return own !== null && own.workspace_id === ref.workspaceId && own.owner_id === ref.userId ? [own.id] : [];
-    }
-    const found = await this.records.find({ filter: { conversation_id: doc.conversation_id } });
-    return found.items.filter((purge) => purge.message_ids?.includes(doc.id) === true).map((purge) => purge.id);
+    const found = doc === null ? await this.inScope({ workspaceId: ref.workspaceId, ownerId: ref.userId }) : (await this.records.find({ filter: { conversation_id: doc.conversation_id } })).items;
+    return found.filter((purge) => purge.message_ids?.includes(ref.messageId) === true).map((purge) => purge.id);
   }
 
   /** Whether this owner's conversation is being purged (another's, or another workspace's, is not: a 404 to them). */

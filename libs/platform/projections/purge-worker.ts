@@ -41,8 +41,13 @@ export function purgePosition(position: Position): string {
 export interface PurgeWorkerDeps<P extends PurgeDoc> {
   readonly documents: DocumentStore;
   readonly events: Pick<EventStore, 'headPosition'>;
-  /** Resolves once every read model has passed the position (what a purge removes is all written by then). */
-  readonly readModelsPassed: (position: Position) => Promise<void>;
+  /**
+   * Resolves once every read model has passed `position`, the log's head or the purge's if later
+   * (what a purge removes is all written by then), and whatever else the purge's end must follow
+   * has passed the deletion, `recorded` (an erasure that does not itself wait for the purge: a
+   * purge's end then means its DELETE is done).
+   */
+  readonly readModelsPassed: (position: Position, recorded: Position) => Promise<void>;
   readonly log: { error(fields: Record<string, unknown>, message: string): void };
   /** The collection of the purge records (indexed on workspace_id, position). */
   readonly records: string;
@@ -248,7 +253,7 @@ export class PurgeWorker<P extends PurgeDoc> {
     return new Promise<boolean>((resolve, reject) => {
       const abandon = (): void => resolve(false);
       this.onStop.add(abandon);
-      this.deps.readModelsPassed(position).then(
+      this.deps.readModelsPassed(position, recorded).then(
         () => resolve(true),
         (error: unknown) => reject(error),
       ).finally(() => this.onStop.delete(abandon));

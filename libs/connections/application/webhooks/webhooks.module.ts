@@ -21,7 +21,14 @@ export function webhooksModule(deps: ContextDeps<ConnectionsConfig>) {
   // The commands wake the sender, and the sender disables through the commands: tied by a late-bound wake.
   const wakeSender = (workspaceId?: string): void => sender.wake(workspaceId);
   // A deleted webhook's delivery log, removed after the deletion's batch (delivery-purges.ts); its DELETE waits for that too.
-  const purges = new DeliveryPurgeWorker({ ...deps, readModelsPassed: (position) => deps.readYourWrites.settle(position, ERASURE_WAIT_MS) });
+  // It ends after the webhook's erasure (which never waits for it): a DELETE repeated meanwhile waits for the purge alone.
+  const purges = new DeliveryPurgeWorker({
+    ...deps,
+    readModelsPassed: async (position, deletion) => {
+      await deps.readYourWrites.settle(position, ERASURE_WAIT_MS);
+      await deps.readYourWrites.settleReactor(WEBHOOK_ERASURE, deletion, ERASURE_WAIT_MS);
+    },
+  });
   const commands = new WebhookCommands({ ...deps, settings, wakeSender, inFlight, deliveriesPurged: (webhookId, timeoutMs) => purges.drained([webhookId], timeoutMs) });
   const sender: WebhookSender = new WebhookSender({ ...deps, settings, secrets: commands.secrets, inFlight, disable: (webhook, reason) => commands.disableAutomatically(webhook, reason) });
   const queries = new WebhookQueries(deps.documents);
