@@ -143,8 +143,8 @@ for (let round = 1; round <= ROUNDS; round++) {
   await Promise.allSettled(burst);
   await exited(lore.child);
   const ackedAppends = appends.filter((a) => a.status === 201);
-  // A conversation's DELETE answers 202 when its erasure (its messages' purge) outlasts the request's wait: stored, and gone from reads.
-  const acked = (d) => d.status === 200 || (d.kind === 'conversation' && d.status === 202);
+  // A DELETE (of a conversation, of a message) answers 202 when its erasure (its messages' purge) outlasts the request's wait: stored, and gone from reads.
+  const acked = (d) => d.status === 200 || d.status === 202;
   for (const a of appends) if (a.status !== null && a.status !== 201 && !(a.status === 404 && a.conversation.deleteConversation)) report('other', round, `append ${a.clientId} to ${a.conversation.id} answered ${a.status} before the kill`);
   for (const d of deletions) if (d.status !== null && !acked(d)) report('other', round, `DELETE ${d.path} answered ${d.status} before the kill`);
 
@@ -244,7 +244,7 @@ for (let round = 1; round <= ROUNDS; round++) {
     else report('other', round, `DELETE ${d.path} again after the restart answered ${status}`);
   }
   // An erasure under way (a 202, before the kill or now) is followed until it ends, as a client would.
-  for (const d of deletions.filter((x) => x.kind === 'conversation')) {
+  for (const d of deletions) {
     for (let status = 202, tries = 0; status === 202 && tries < 300; tries++) {
       ({ status } = await call(base(), 'DELETE', d.path));
       if (status === 202) await new Promise((r) => setTimeout(r, 100));

@@ -7319,6 +7319,19 @@ export interface operations {
                     };
                 };
             };
+            /** @description Deleted, and gone from every read at once, but its erasure (every version made unreadable and gone from the files) did not finish within the request's wait: a memory of thousands of versions. It goes on by itself. Repeat the DELETE to follow it: 202 while it runs, 200 when it finishes within that wait, 404 once nothing of it is left (for every memory of a user: 202 with a count of 0 while theirs run, then 200). */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user_id: string;
+                        deleted_count: number;
+                        message: string;
+                    };
+                };
+            };
             /** @description Unauthorized */
             401: {
                 headers: {
@@ -7721,6 +7734,18 @@ export interface operations {
         responses: {
             /** @description Successful Response */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        memory_id: string;
+                        message: string;
+                    };
+                };
+            };
+            /** @description Deleted, and gone from every read at once, but its erasure (every version made unreadable and gone from the files) did not finish within the request's wait: a memory of thousands of versions. It goes on by itself. Repeat the DELETE to follow it: 202 while it runs, 200 when it finishes within that wait, 404 once nothing of it is left (for every memory of a user: 202 with a count of 0 while theirs run, then 200). */
+            202: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,6 +1,6 @@
 import type { Position } from '@lore/platform/kernel';
 import type { DocumentStore, Filter } from '@lore/platform/documents/port';
-import { PurgeWorker, purgePosition, type ProjectionContext, type PurgeDoc, type PurgeWorkerDeps } from '@lore/platform/projections';
+import { PurgeWorker, purgePosition, removeKeyedPage, type KeyedPurge, type ProjectionContext, type PurgeDoc, type PurgeWorkerDeps } from '@lore/platform/projections';
 import { MESSAGES } from './conversations.read-models';
 import { CONVERSATION_SUMMARIES } from './conversation-summaries.projection';
 
@@ -29,6 +29,8 @@ export interface MessagePurgeDoc extends PurgeDoc {
 
 /** Messages removed a transaction (documents with their indexes and full-text terms). */
 const PAGE = 100;
+/** A whole conversation's purge: its messages, by the conversation's id. */
+const CONVERSATION_PURGE: KeyedPurge = { records: MESSAGE_PURGES, collection: MESSAGES, key: 'conversation_id', order: 'created_at', page: PAGE };
 /** Pending purges a message list's total leaves out, at most: an owner deleting more at once sees a total counting the rest's messages until they are gone. */
 const LISTED_PURGES = 1_000;
 /** Ids in one `$in` (SQLite binds each as a parameter). */
@@ -149,9 +151,7 @@ export class MessagePurgeWorker extends PurgeWorker<MessagePurgeDoc> {
           run.gone += ids.length;
           return ids.length;
         }
-        const page = await deps.documents.collection(MESSAGES).find({ filter: { conversation_id: purge.id }, sort: [['conversation_id', 'asc'], ['created_at', 'asc']], limit: PAGE });
-        if (page.items.length > 0) await deps.documents.write(page.items.map((message) => ({ collection: MESSAGES, op: 'delete' as const, id: message.id })));
-        return page.items.length;
+        return removeKeyedPage(deps.documents, CONVERSATION_PURGE, purge.id);
       },
       // The erasure's own purge of the engine's files may have run before this one ended.
       afterPages: () => deps.documents.purgeDeleted(),

@@ -1,6 +1,7 @@
-import type { Projection, ProjectionContext } from '@lore/platform/projections';
+import { recordKeyedPurge, type Projection, type ProjectionContext } from '@lore/platform/projections';
 import { MEMORY_STREAM_PREFIX, upcastMemoryEvent, type Provenance } from '@lore/memory/domain';
 import { MEMORY_VERSIONS, type MemoryVersionDoc } from './memory.read-models';
+import { VERSION_PURGE } from './version-purges';
 
 /**
  * Every version of every memory, for history and export, each with why it changed when a model
@@ -45,7 +46,8 @@ export const memoryVersionsProjection: Projection = {
       case 'memory.MemoryMatched':
         return;
       case 'memory.MemoryDeleted':
-        context.deleteMany(MEMORY_VERSIONS, { memory_id: event.data.memoryId });
+        // Its versions go afterwards, by the purge worker (version-purges.ts), not in this batch.
+        recordKeyedPurge(context, VERSION_PURGE, { id: event.data.memoryId, workspaceId: event.data.workspaceId, ownerId: event.data.userId }, recorded.position);
         return;
     }
   },

@@ -1,4 +1,5 @@
-import { invalid, newId, type Clock, type ReplyIn, type ValidRequestIn, type WorkspaceQuota } from '@lore/platform/kernel';
+import { AppError, invalid, newId, type Clock, type Position, type ReplyIn, type ValidRequestIn, type WorkspaceQuota } from '@lore/platform/kernel';
+import { keyedPurgePending, keyedPurgesOf, outlastsWait } from '@lore/platform/projections';
 import type { EventStore } from '@lore/platform/event-store/port';
 import type { DocumentStore } from '@lore/platform/documents/port';
 import { handleCommand, type ReadYourWrites } from '@lore/platform/cqrs';
@@ -8,6 +9,7 @@ import { memoryDecider, memoryStreamId, ownedMemory, upcastMemoryEvent, type Act
 import { toMemoryDecision, toMemoryRecord, type DecisionNote, type MemoryContent } from './memory-content';
 import { MEMORIES, type MemoryDoc } from './memory.read-models';
 import { MEMORY_ERASURE } from './memory-erasure.reactor';
+import { VERSION_PURGE } from './version-purges';
 
 const memoryAggregate = { name: 'memory', decider: memoryDecider, upcast: upcastMemoryEvent };
 
@@ -31,6 +33,8 @@ export interface MemoryCommandDeps {
   readonly clock: Clock;
   /** Memories a workspace may hold (QUOTA_MEMORIES). */
   readonly quota: WorkspaceQuota;
+  /** Resolves once these deleted memories' versions are purged (version-purges.ts); rejects (unavailable) after `timeoutMs`. */
+  readonly versionsPurged: (memoryIds: readonly string[], timeoutMs: number) => Promise<void>;
 }
 
 export class MemoryCommands {
@@ -171,22 +175,32 @@ export class MemoryCommands {
   }
 
   /** Answered once the memory is erased; the erasure itself is the reactor's, so it survives a crash. */
+  /**
+   * Answered once erased, its versions purged from the read models included: 202 (`erasing`)
+   * when that outlasts the wait (a memory of thousands of versions). Repeated, 202 while the
+   * purge runs, 200 when it ends within the wait, then 404.
+   */
   async delete(command: ValidRequestIn<MemoryMessages, 'delete'>): Promise<ReplyIn<MemoryMessages, 'delete'>> {
     const streamId = memoryStreamId(command.memoryId);
     const result = await handleCommand(this.deps.events, memoryAggregate, streamId, this.deleteCommand(command), {
       retries: CONFLICT_RETRIES,
       metadata: { actor: command.actor, workspaceId: command.workspaceId },
+    }).catch(async (error: unknown) => {
+      // Its stream erased, its versions still being purged: under way, not gone.
+      const purging = { id: command.memoryId, workspaceId: command.workspaceId, ownerId: command.userId };
+      if (!(error instanceof AppError && error.code === 'not_found') || !(await keyedPurgePending(this.deps.documents, VERSION_PURGE, purging))) throw error;
+      return null;
     });
     // Deleted before, erasure still pending (say, after a crash): wait for that deletion's erasure,
     // past the stream's last event as the command read it (no second read of the stream).
     // Erasure runs after every other processor, read models included: once it has passed, all has.
-    await this.deps.readYourWrites.settleReactor(MEMORY_ERASURE, result.head);
-    return { memoryId: command.memoryId };
+    const erasing = await this.erasedWithin(result?.head ?? null, [command.memoryId]);
+    return { memoryId: command.memoryId, ...(erasing ? { erasing } : {}) };
   }
 
   async deleteAllOfUser(scope: ValidRequestIn<MemoryMessages, 'deleteAllOfUser'>): Promise<ReplyIn<MemoryMessages, 'deleteAllOfUser'>> {
     const owned = await this.deps.documents.collection<MemoryDoc>(MEMORIES).find({ filter: { workspace_id: scope.workspaceId, user_id: scope.userId } });
-    let deletedCount = 0;
+    const deleted: string[] = [];
     let last = null;
     for (const doc of owned.items) {
       try {
@@ -195,7 +209,7 @@ export class MemoryCommands {
           metadata: { actor: scope.actor, workspaceId: scope.workspaceId },
         });
         if (result.position !== null) {
-          deletedCount++;
+          deleted.push(doc.id);
           last = result.position;
         }
       } catch (error) {
@@ -203,8 +217,20 @@ export class MemoryCommands {
         if (!(error instanceof Error && 'code' in error && error.code === 'not_found')) throw error;
       }
     }
-    await this.deps.readYourWrites.settleReactor(MEMORY_ERASURE, last);
-    return { deletedCount };
+    // With the purges of an earlier deletion of theirs still under way (this one repeated).
+    const purging = await keyedPurgesOf(this.deps.documents, VERSION_PURGE, { workspaceId: scope.workspaceId, ownerId: scope.userId });
+    const erasing = await this.erasedWithin(last, [...new Set([...deleted, ...purging])]);
+    return { deletedCount: deleted.length, ...(erasing ? { erasing } : {}) };
+  }
+
+  /** Whether the erasure past `position` and these memories' version purges outlast the request's wait (they go on by themselves). */
+  private async erasedWithin(position: Position | null, memoryIds: readonly string[]): Promise<boolean> {
+    return outlastsWait(
+      (async () => {
+        await this.deps.readYourWrites.settleReactor(MEMORY_ERASURE, position);
+        await this.deps.readYourWrites.settleWithin((timeoutMs) => this.deps.versionsPurged(memoryIds, timeoutMs));
+      })(),
+    );
   }
 
   /**

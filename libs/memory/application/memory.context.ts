@@ -18,6 +18,8 @@ import { MemoryIndexWrites } from './memory-index-writes';
 import { MemorySearch } from './memory-search.query';
 import { memorySearchPositionsProjection } from './memory-search-positions.projection';
 import { memoryStreamId } from '@lore/memory/domain';
+import { keyedPurgeWork, PurgeWorker } from '@lore/platform/projections';
+import { VERSION_PURGE } from './version-purges';
 
 /**
  * How long erasure may wait for the read models and the publisher to pass a deletion (at
@@ -33,7 +35,25 @@ export const memoryContext = defineContext({
     const messages = memoryMessages(deps.config.limits);
     const sealed = new SealedFields<MemoryContent>(deps.keyring, 'Memory');
     const notes = new SealedFields<DecisionNote>(deps.keyring, 'Memory');
-    const commands = new MemoryCommands({ ...deps, sealed, notes, quota: deps.config.quota, ttlSecondsByType: deps.config.ttlSecondsByType });
+    // A deleted memory's versions, removed after the deletion's batch (version-purges.ts), once its
+    // erasure (which never waits for them) has passed the deletion; its DELETE waits for that too.
+    const purges = new PurgeWorker({
+      ...deps,
+      ...keyedPurgeWork(deps.documents, VERSION_PURGE),
+      kind: 'versions',
+      readModelsPassed: async (position, deletion) => {
+        await deps.readYourWrites.settle(position, ERASURE_WAIT_MS);
+        await deps.readYourWrites.settleReactor(MEMORY_ERASURE, deletion, ERASURE_WAIT_MS);
+      },
+    });
+    const commands = new MemoryCommands({
+      ...deps,
+      sealed,
+      notes,
+      quota: deps.config.quota,
+      ttlSecondsByType: deps.config.ttlSecondsByType,
+      versionsPurged: (memoryIds, timeoutMs) => purges.drained(memoryIds, timeoutMs),
+    });
     const queries = new MemoryQueries(deps.documents, sealed, notes, deps.clock);
     // The search index's writers (its reactor, a search's catch-up) take turns.
     const indexWrites = new MemoryIndexWrites();
@@ -63,6 +83,7 @@ export const memoryContext = defineContext({
       ],
       workers: [
         periodicTask({ name: 'memory expiry sweep', firstAfterMs: 1_000, everyMs: deps.config.expirySweepMs, log: deps.log, routine: true, run: () => commands.expireDue() }),
+        purges,
       ],
       auditedAggregates: [{ collection: MEMORIES, streamId: memoryStreamId }],
       projections: [memoriesProjection, memoryVersionsProjection, memorySearchPositionsProjection],
@@ -82,6 +103,8 @@ export const memoryContext = defineContext({
         await deps.documents.collection(MEMORY_VERSIONS).ensureIndex(['memory_id', 'version']);
         await deps.documents.collection(MEMORY_VERSIONS).ensureIndex(['workspace_id', 'user_id']);
         await memories.ensureIndex(['expires_at']);
+        await deps.documents.collection(VERSION_PURGE.records).ensureIndex(['workspace_id', 'position']);
+        await deps.documents.collection(VERSION_PURGE.records).ensureIndex(['workspace_id', 'owner_id']);
       },
     };
   },

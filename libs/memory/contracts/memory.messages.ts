@@ -55,8 +55,8 @@ export function memoryMessages(limits: MemoryLimits) {
       z.object({ oldMemory: MemoryRecord, newMemory: MemoryRecord }),
     ),
     /** Permanent: answered once the memory is erased. Repeating it while erasure is pending completes it. */
-    delete: defineMessage('memory.command.delete', ref, z.object({ memoryId: z.string() })),
-    deleteAllOfUser: defineMessage('memory.command.delete-all-of-user', Scope, z.object({ deletedCount: z.number().int() })),
+    delete: defineMessage('memory.command.delete', ref, z.object({ memoryId: z.string(), erasing: z.boolean().optional() })),
+    deleteAllOfUser: defineMessage('memory.command.delete-all-of-user', Scope, z.object({ deletedCount: z.number().int(), erasing: z.boolean().optional() })),
     get: defineMessage('memory.query.get', ref, MemoryRecord),
     list: defineMessage(
       'memory.query.list',

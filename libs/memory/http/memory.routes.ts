@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { RerankOptionsInput, RerankOutcome } from '@lore/platform/kernel';
-import { actingOwner, commaList, cursorOffsetPage, offsetEnvelope, offsetPage, route, skipLimitQuery, type HttpRoute } from '@lore/platform/http';
+import { AcceptedReply, actingOwner, commaList, cursorOffsetPage, offsetEnvelope, offsetPage, route, skipLimitQuery, type HttpRoute } from '@lore/platform/http';
 import { MEMORY_TYPES, MemoryRecord, MemorySearchHit, MemoryVersion, MemoryWithHistory, memoryFields, memoryMessages, type MemoryExtractionSettings, type MemoryLimits } from '@lore/memory/contracts';
 import { extractionRoutes } from './memory-extraction.routes';
 
@@ -28,6 +28,9 @@ const CreateMemoryResponse = z.object({ memory_id: z.string(), message: z.string
 const ReplaceMemoryResponse = z.object({ memory_id: z.string(), message: z.string(), old_memory: MemoryRecord, new_memory: MemoryRecord });
 const DeleteMemoryResponse = z.object({ memory_id: z.string(), message: z.string() });
 const DeleteUserMemoriesResponse = z.object({ user_id: z.string(), deleted_count: z.number().int(), message: z.string() });
+const ERASURE_UNDER_WAY =
+  "Deleted, and gone from every read at once, but its erasure (every version made unreadable and gone from the files) did not finish within the request's wait: a memory of thousands of versions. It goes on by itself. " +
+  'Repeat the DELETE to follow it: 202 while it runs, 200 when it finishes within that wait, 404 once nothing of it is left (for every memory of a user: 202 with a count of 0 while theirs run, then 200).';
 const MemoryHistoryResponse = z.object({ memory_id: z.string(), versions: z.array(MemoryVersion) });
 const MemorySearchResult = MemoryRecord.extend({
   score: z.number().describe("Fused hybrid score (weighted_score: 0.7 · cosine + 0.3 · normalised BM25); the reranker's when re-ranked"),
@@ -128,11 +131,13 @@ export function memoryRoutes(limits: MemoryLimits, extraction: MemoryExtractionS
       query: UserIdQuery,
       status: 200,
       response: DeleteUserMemoriesResponse,
+      accepted: ERASURE_UNDER_WAY,
       errors: [403],
       handle: async ({ query, scope, send }) => {
         const owner = actingOwner(scope, query.user_id, { keyMustName: true });
-        const { deletedCount } = await send(messages.deleteAllOfUser, owner);
-        return { user_id: owner.userId, deleted_count: deletedCount, message: `Deleted ${deletedCount} memories` };
+        const { deletedCount, erasing } = await send(messages.deleteAllOfUser, owner);
+        const reply = { user_id: owner.userId, deleted_count: deletedCount, message: `Deleted ${deletedCount} memories` };
+        return erasing === true ? new AcceptedReply({ ...reply, message: `Deleted ${deletedCount} memories; their erasure is under way` }) : reply;
       },
     }),
     route({
@@ -248,9 +253,11 @@ export function memoryRoutes(limits: MemoryLimits, extraction: MemoryExtractionS
       query: UserIdQuery,
       status: 200,
       response: DeleteMemoryResponse,
+      accepted: ERASURE_UNDER_WAY,
       errors: [403, 404],
       handle: async ({ params, query, scope, send }) => {
-        const { memoryId } = await send(messages.delete, { ...actingOwner(scope, query.user_id, { keyMustName: true }), memoryId: params.memory_id });
+        const { memoryId, erasing } = await send(messages.delete, { ...actingOwner(scope, query.user_id, { keyMustName: true }), memoryId: params.memory_id });
+        if (erasing === true) return new AcceptedReply({ memory_id: memoryId, message: 'Memory deleted; its erasure is under way' });
         return { memory_id: memoryId, message: 'Memory deleted successfully' };
       },
     }),

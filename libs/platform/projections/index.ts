@@ -8,3 +8,4 @@ export * from './parked-streams';
 export * from './integration-events.publisher';
 export * from './document-evolution';
 export * from './purge-worker';
+export * from './keyed-purges';

@@ -152,7 +152,7 @@ export const webhookSendersBusy = new Gauge({
 
 export const purges = new Counter({
   name: 'lore_purges_total',
-  help: "Removals of what a deletion made unreachable (kind: chunks, a deleted content's or collection's chunk records and vector points, or a content's earlier attempts'; messages, a deleted conversation's or a deleted message's replies; deliveries, a deleted webhook's log), done after the deletion's batch by a purge worker, by outcome: done, or failed (logged, tried again).",
+  help: "Removals of what a deletion made unreachable (kind: chunks, a deleted content's or collection's chunk records and vector points, or a content's earlier attempts'; messages, a deleted conversation's or a deleted message's replies; deliveries, a deleted webhook's log; versions, a deleted memory's), done after the deletion's batch by a purge worker, by outcome: done, or failed (logged, tried again).",
   labelNames: ['kind', 'outcome'] as const,
   registers: [metricsRegistry],
 });

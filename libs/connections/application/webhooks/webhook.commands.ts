@@ -3,14 +3,14 @@ import { AppError, conflict, notFound, type Clock, type EventMetadata, type Repl
 import type { EventStore } from '@lore/platform/event-store/port';
 import type { DocumentStore } from '@lore/platform/documents/port';
 import { handleCommand, type ReadYourWrites } from '@lore/platform/cqrs';
-import { outlastsWait } from '@lore/platform/projections';
+import { keyedPurgePending, outlastsWait } from '@lore/platform/projections';
 import { SealedFields, type Keyring } from '@lore/platform/crypto';
 import type { WebhookMessages, WebhookSettings } from '@lore/connections/contracts';
 import { upcastWebhookEvent, webhookDecider, webhookStreamId, type WebhookCommand } from '@lore/connections/domain';
 
 import { newWebhookSecret } from './webhook-signature';
 import { WEBHOOKS, WEBHOOK_DELIVERIES, deliveryRecord, webhookRecord, workspaceWebhookDoc, type DeliveryDoc, type WebhookDoc } from './webhook.read-models';
-import { deliveriesPurging } from './delivery-purges';
+import { DELIVERY_PURGE } from './delivery-purges';
 
 const webhookAggregate = { name: 'webhook', decider: webhookDecider, upcast: upcastWebhookEvent };
 export const WEBHOOK_ERASURE = 'connections.webhook-erasure.v1';
@@ -81,7 +81,7 @@ export class WebhookCommands {
     const result = await handleCommand(this.deps.events, webhookAggregate, webhookStreamId(c.webhookId), { kind: 'delete', workspaceId: c.workspaceId, at: this.now() }, { metadata: metadataOf(c), retries: 3 }).catch(
       async (error: unknown) => {
         // Deleted before, its log still being purged: under way, not gone.
-        if (!(error instanceof AppError && error.code === 'not_found') || !(await deliveriesPurging(this.deps.documents, c))) throw error;
+        if (!(error instanceof AppError && error.code === 'not_found') || !(await keyedPurgePending(this.deps.documents, DELIVERY_PURGE, { id: c.webhookId, workspaceId: c.workspaceId }))) throw error;
         return null;
       },
     );

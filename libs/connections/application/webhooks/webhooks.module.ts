@@ -1,5 +1,5 @@
 import type { ContextDeps } from '@lore/platform/cqrs';
-import type { Projection } from '@lore/platform/projections';
+import { keyedPurgeWork, PurgeWorker, type Projection } from '@lore/platform/projections';
 import { handle, type MessageHandler } from '@lore/platform/transport/port';
 import { webhookMessages, type ConnectionsConfig } from '@lore/connections/contracts';
 import { WEBHOOK_ERASURE, WebhookCommands } from './webhook.commands';
@@ -9,7 +9,7 @@ import { webhookDispatcher } from './webhook-dispatcher.worker';
 import { WebhookSender } from './webhook-sender.worker';
 import { WEBHOOKS, WEBHOOK_DELIVERIES } from './webhook.read-models';
 import { WebhookWorkspaces } from './webhook-workspaces';
-import { DELIVERY_PURGES, DeliveryPurgeWorker } from './delivery-purges';
+import { DELIVERY_PURGE } from './delivery-purges';
 
 /** How long erasure (and the delivery log's purge) may wait for the other processors to pass a webhook's deletion. */
 const ERASURE_WAIT_MS = 10 * 60_000;
@@ -22,8 +22,10 @@ export function webhooksModule(deps: ContextDeps<ConnectionsConfig>) {
   const wakeSender = (workspaceId?: string): void => sender.wake(workspaceId);
   // A deleted webhook's delivery log, removed after the deletion's batch (delivery-purges.ts); its DELETE waits for that too.
   // It ends after the webhook's erasure (which never waits for it): a DELETE repeated meanwhile waits for the purge alone.
-  const purges = new DeliveryPurgeWorker({
+  const purges = new PurgeWorker({
     ...deps,
+    ...keyedPurgeWork(deps.documents, DELIVERY_PURGE),
+    kind: 'deliveries',
     readModelsPassed: async (position, deletion) => {
       await deps.readYourWrites.settle(position, ERASURE_WAIT_MS);
       await deps.readYourWrites.settleReactor(WEBHOOK_ERASURE, deletion, ERASURE_WAIT_MS);
@@ -56,7 +58,7 @@ export function webhooksModule(deps: ContextDeps<ConnectionsConfig>) {
       await deliveries.ensureIndex(['workspace_id', 'status', 'next_attempt_at']);
       await deliveries.ensureIndex(['webhook_id', 'created_at']);
       await deliveries.ensureIndex(['webhook_id', 'status', 'created_at']);
-      await deps.documents.collection(DELIVERY_PURGES).ensureIndex(['workspace_id', 'position']);
+      await deps.documents.collection(DELIVERY_PURGE.records).ensureIndex(['workspace_id', 'position']);
     },
   };
 }

@@ -1,8 +1,8 @@
 import type { RecordedEvent } from '@lore/platform/kernel';
-import { evolveDocument, type ProjectionContext } from '@lore/platform/projections';
+import { evolveDocument, recordKeyedPurge, type ProjectionContext } from '@lore/platform/projections';
 import { upcastWebhookEvent } from '@lore/connections/domain';
 import { WEBHOOKS, WEBHOOK_HEALTH, type WebhookDoc } from './webhook.read-models';
-import { recordDeliveryPurge } from './delivery-purges';
+import { DELIVERY_PURGE } from './delivery-purges';
 
 /**
  * Webhook endpoints for get, list and the sender; a deleted one's delivery log is purged after (delivery-purges.ts).
@@ -15,7 +15,7 @@ export async function projectWebhookEvent(recorded: RecordedEvent, context: Proj
   // Its delivery log goes afterwards, by the purge worker (delivery-purges.ts), not in this batch.
   // Recorded whatever the webhook's revision says: a batch half stored on an engine without
   // transactions is delivered again (and a purge recorded again removes nothing).
-  if (event.type === 'connections.WebhookDeleted') recordDeliveryPurge(context, event.data, recorded.position);
+  if (event.type === 'connections.WebhookDeleted') recordKeyedPurge(context, DELIVERY_PURGE, { id, workspaceId: event.data.workspaceId }, recorded.position);
   await evolveDocument<WebhookDoc>(context, recorded, WEBHOOKS, id, (current) => {
     switch (event.type) {
       case 'connections.WebhookCreated': {

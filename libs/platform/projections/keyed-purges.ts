@@ -1,0 +1,64 @@
+import type { Position } from '@lore/platform/kernel';
+import type { DocumentStore } from '@lore/platform/documents/port';
+import type { ProjectionContext } from './projection';
+import { purgePosition, type PurgeDoc, type PurgeWorkerDeps } from './purge-worker';
+
+/**
+ * Purges named by what they remove: the documents of one collection whose key field holds the
+ * purge's id (a deleted webhook's deliveries, a deleted memory's versions, a deleted
+ * conversation's messages). What each needs besides, the projection's record and the worker's
+ * pages, is the same.
+ */
+export interface KeyedPurge {
+  /** The purge records' collection. */
+  readonly records: string;
+  /** What is removed: the documents of `collection` whose `key` is the purge's id, oldest by `order` first, `page` a transaction. */
+  readonly collection: string;
+  readonly key: string;
+  readonly order: string;
+  readonly page: number;
+}
+
+/** Whose purge it is: the workspace, and the user for what one user owns (a memory). */
+interface PurgeOwner {
+  readonly id: string;
+  readonly workspaceId: string;
+  readonly ownerId?: string;
+}
+
+interface KeyedPurgeDoc extends PurgeDoc {
+  readonly owner_id?: string;
+}
+
+/** Records the purge in the deletion's batch (constant work). Recorded again, it is run again: removing is idempotent. */
+export function recordKeyedPurge(context: ProjectionContext, purge: KeyedPurge, d: PurgeOwner, position: Position): void {
+  context.upsert(purge.records, { id: d.id, workspace_id: d.workspaceId, ...(d.ownerId === undefined ? {} : { owner_id: d.ownerId }), position: purgePosition(position) } satisfies KeyedPurgeDoc);
+}
+
+/** Whether this owner's purge is pending (another workspace's or user's is not: a 404 to them). */
+export async function keyedPurgePending(documents: DocumentStore, purge: KeyedPurge, ref: PurgeOwner): Promise<boolean> {
+  const found = await documents.collection<KeyedPurgeDoc>(purge.records).get(ref.id);
+  return found !== null && found.workspace_id === ref.workspaceId && found.owner_id === ref.ownerId;
+}
+
+/** This owner's pending purges (up to `limit`): what a deletion of all of them, repeated, waits for. */
+export async function keyedPurgesOf(documents: DocumentStore, purge: KeyedPurge, owner: Omit<PurgeOwner, 'id'>, limit = 1_000): Promise<string[]> {
+  const found = await documents.collection<KeyedPurgeDoc>(purge.records).find({ filter: { workspace_id: owner.workspaceId, ...(owner.ownerId === undefined ? {} : { owner_id: owner.ownerId }) }, limit });
+  return found.items.map((record) => record.id);
+}
+
+/** A page of the purge's documents removed (how many; 0 once none is left). */
+export async function removeKeyedPage(documents: DocumentStore, purge: KeyedPurge, id: string): Promise<number> {
+  const page = await documents.collection(purge.collection).find({ filter: { [purge.key]: id }, sort: [[purge.key, 'asc'], [purge.order, 'asc']], limit: purge.page });
+  if (page.items.length > 0) await documents.write(page.items.map((doc) => ({ collection: purge.collection, op: 'delete' as const, id: doc.id })));
+  return page.items.length;
+}
+
+/** A purge worker's own part for a keyed purge: its pages, then the engine made to forget them (the documents held what was deleted). */
+export function keyedPurgeWork(documents: DocumentStore, purge: KeyedPurge): Pick<PurgeWorkerDeps<PurgeDoc>, 'records' | 'removePage' | 'afterPages'> {
+  return {
+    records: purge.records,
+    removePage: (record) => removeKeyedPage(documents, purge, record.id),
+    afterPages: () => documents.purgeDeleted(),
+  };
+}
