@@ -4,8 +4,9 @@
 // milliseconds into it, so some deletions are cut between the deletion event and the
 // erasure. Lore is then started again on the same files and stopped cleanly. Every memory
 // must then be either readable (its deletion never got recorded; a new DELETE erases it)
-// or gone: no event of its stream is left, and its data key and its ciphertext appear in no
-// file under DATA_DIR (read before the kill from the event log, through a read-only
+// or gone: once its DELETE, repeated as a client following a 202 would, answers 404 (its
+// versions' purge resumes after the restart), no event of its stream is left, and its data key
+// and its ciphertext appear in no file under DATA_DIR (read before the kill from the event log, through a read-only
 // connection; only the stream's tombstone keeps its id). Knobs: PROBE_ROUNDS (default 10),
 // PROBE_MEMORIES (default 40), PROBE_ENTRY (the standalone bundle, default dist/standalone.js).
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -49,7 +50,8 @@ for (let round = 1; round <= ROUNDS; round++) {
   }));
   log.close();
   const acknowledged = new Set();
-  const burst = ids.map((id) => fetch(`${lore.url}/api/v1/memories/${id}`, { method: 'DELETE', headers }).then((r) => r.status === 200 && acknowledged.add(id), () => false));
+  // 202: deleted and gone from reads, its versions' purge outlasting the request's wait.
+  const burst = ids.map((id) => fetch(`${lore.url}/api/v1/memories/${id}`, { method: 'DELETE', headers }).then((r) => (r.status === 200 || r.status === 202) && acknowledged.add(id), () => false));
   await new Promise((r) => setTimeout(r, 5 + Math.random() * 60));
   lore.child.kill('SIGKILL');
   await Promise.allSettled(burst);
@@ -59,6 +61,15 @@ for (let round = 1; round <= ROUNDS; round++) {
 
   lore = await start(dataDir);
   const statuses = await Promise.all(ids.map(async (id) => (await fetch(`${lore.url}/api/v1/memories/${id}`, { headers })).status));
+  // A gone memory's versions (ciphertext under its shredded key) are purged after the restart:
+  // its DELETE, repeated as a client following a 202 would, answers 404 once that is done.
+  for (const [i, id] of ids.entries()) {
+    if (statuses[i] !== 404) continue;
+    for (let status = 202, tries = 0; status !== 404 && tries < 300; tries++) {
+      status = (await fetch(`${lore.url}/api/v1/memories/${id}`, { method: 'DELETE', headers })).status;
+      if (status === 202) await new Promise((r) => setTimeout(r, 100));
+    }
+  }
   lore.child.kill('SIGTERM');
   await exited(lore.child);
   let erased = 0;

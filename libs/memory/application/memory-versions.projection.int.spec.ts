@@ -37,17 +37,21 @@ describe('memory versions projection', () => {
       .thenDocuments({ memory_versions: [version('mem_1', 1), version('mem_1', 2), version('mem_1', 3)] });
   });
 
-  it('drops every version of a deleted memory, and only of that one', async () => {
+  // A deleted memory's versions go afterwards, by the purge worker (version-purges.int.spec.ts), not in the deletion's batch.
+  const purge = expect.objectContaining({ id: 'mem_1', workspace_id: owner.workspaceId, owner_id: owner.userId });
+  const both = [version('mem_1', 1), version('mem_1', 2), version('mem_2', 1), version('mem_2', 2)];
+
+  it('records the purge of a deleted memory\'s versions, and of no other memory', async () => {
     await versions
       .given([created('mem_1'), replaced('mem_1', 2), created('mem_2'), replaced('mem_2', 2)])
       .when([deleted('mem_1')])
-      .thenDocuments({ memory_versions: [version('mem_2', 1), version('mem_2', 2)] });
+      .thenDocuments({ memory_versions: both, memory_version_purges: [purge] });
   });
 
   it('builds the same documents when the events arrive in one batch, a deletion included', async () => {
     await versions
       .given([created('mem_1'), replaced('mem_1', 2), created('mem_2'), deleted('mem_1'), replaced('mem_2', 2)], { oneBatch: true })
-      .thenDocuments({ memory_versions: [version('mem_2', 1), version('mem_2', 2)] });
+      .thenDocuments({ memory_versions: both, memory_version_purges: [purge] });
   });
 
   describe('delivered at least once', () => {
@@ -70,8 +74,8 @@ describe('memory versions projection', () => {
       await versions.given(history).whenReplayed({ oneBatch: true }).thenUnchanged();
     });
 
-    it('stays empty for a deleted memory replayed from before its deletion', async () => {
-      await versions.given([...history, deleted('mem_1')]).whenReplayed().thenDocuments({ memory_versions: [] });
+    it('records the same purge for a deleted memory replayed from before its deletion', async () => {
+      await versions.given([...history, deleted('mem_1')]).whenReplayed().thenUnchanged();
       await versions.given([...history, deleted('mem_1')]).whenRedelivered([deleted('mem_1')]).thenUnchanged();
     });
   });

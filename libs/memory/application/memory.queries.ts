@@ -92,7 +92,10 @@ export class MemoryQueries {
       this.versions(scope.workspaceId).find({ filter, sort: [['memory_id', 'asc'], ['version', 'asc']] }),
     ]);
     const byMemory = new Map<string, MemoryVersion[]>();
+    // Not those of a memory deleted (its versions still being purged, under a shredded key) or expired.
+    const exported = new Set(docs.items.map((doc) => doc.id));
     for (const v of versions.items) {
+      if (!exported.has(v.memory_id)) continue;
       const content = await this.openContent(v.memory_id, v.content);
       if (content === null) continue;
       const list = byMemory.get(v.memory_id) ?? [];

@@ -1,4 +1,4 @@
-import { comparePositions, positionFromString, type Position } from '@lore/platform/kernel';
+import { comparePositions, positionFromString, reactingTo, type Position } from '@lore/platform/kernel';
 import type { Doc, DocumentStore, Filter } from '@lore/platform/documents/port';
 import type { EventStore } from '@lore/platform/event-store/port';
 import { purges as purgeCount, purgesRunning } from '@lore/platform/telemetry';
@@ -14,6 +14,8 @@ const MAX_RETRY_MS = 5 * 60_000;
 const SCAN_WORKSPACES = 10_000;
 /** Longest a page holds the turn of the others (see `inTurn`), ms. */
 const PAGE_TURN_MAX_MS = 1_000;
+/** Ids in one `$in` (SQLite binds each as a parameter; a user's 100,000 deleted memories are waited for at once). */
+const ID_LIST = 1_000;
 
 /**
  * A record of documents (and whatever else) to remove after the projections' batch that made
@@ -118,13 +120,17 @@ export class PurgeWorker<P extends PurgeDoc> {
       this.rescan = true;
       return;
     }
-    this.scanning = this.scan().finally(() => {
-      this.scanning = null;
-      if (this.rescan) {
-        this.rescan = false;
-        this.wake();
-      }
-    });
+    // In a context of its own, not the caller's: a scan a DELETE woke, and every purge it starts,
+    // would inherit that request's deadline (their waits cut to what is left of it, then to none).
+    this.scanning = reactingTo(null, `${this.deps.kind}-purge`, () => this.scan())
+      .catch((error: unknown) => this.deps.log.error({ err: error instanceof Error ? error.message : String(error) }, `looking for ${this.deps.kind} purges failed; it looks again`))
+      .finally(() => {
+        this.scanning = null;
+        if (this.rescan) {
+          this.rescan = false;
+          this.wake();
+        }
+      });
   }
 
   /** Resolves once none of these purges is pending; rejects (unavailable) after `timeoutMs`. */
@@ -142,9 +148,8 @@ export class PurgeWorker<P extends PurgeDoc> {
   }
 
   private async untilGone(ids: readonly string[], deadline: number, timeoutMs: number): Promise<void> {
-    const records = this.deps.documents.collection<P>(this.deps.records);
     for (;;) {
-      const left = await records.find({ filter: { id: { $in: [...ids] } }, limit: 1 });
+      const left = await this.pending(ids, 1);
       if (left.items.length === 0) return;
       // Late, not failed: what waits on it is tried again (after a restart, when stopping).
       if (this.stopped) throw new ReadModelLateError('the purge worker is stopping');
@@ -168,7 +173,7 @@ export class PurgeWorker<P extends PurgeDoc> {
     // the pages of every running purge take turns, so more of them load the event loop no more.
     const waited = [...this.waited.keys()].filter((id) => !this.running.has(id));
     if (waited.length > 0 && this.running.size < 2 * LANES) {
-      const found = await this.deps.documents.collection<P>(this.deps.records).find({ filter: { id: { $in: waited } }, limit: 2 * LANES });
+      const found = await this.pending(waited, 2 * LANES);
       for (const purge of found.items) if (this.running.size < 2 * LANES && this.due(purge)) this.begin(purge);
     }
     if (this.running.size >= LANES) return;
@@ -182,6 +187,16 @@ export class PurgeWorker<P extends PurgeDoc> {
       if (this.running.size >= LANES) break;
       if (this.due(purge)) this.begin(purge);
     }
+  }
+
+  /** Up to `limit` of the purges these ids name that are still recorded. */
+  private async pending(ids: readonly string[], limit: number): Promise<{ readonly items: P[] }> {
+    const records = this.deps.documents.collection<P>(this.deps.records);
+    const items: P[] = [];
+    for (let i = 0; i < ids.length && items.length < limit; i += ID_LIST) {
+      items.push(...(await records.find({ filter: { id: { $in: ids.slice(i, i + ID_LIST) } }, limit: limit - items.length })).items);
+    }
+    return { items };
   }
 
   /** Not running already (a purge waited for runs outside its workspace's turn), nor waiting out a failure. */
