@@ -1,6 +1,6 @@
 import { send } from '@lore/platform/transport/port';
-import { filesHolding, holdingReactor, outcome, startContext, until, withContextDeps, type RunningContext } from '@lore/platform/testing';
-import type { DocumentStore, DocumentWrite } from '@lore/platform/documents/port';
+import { DeletionGate, filesHolding, holdingReactor, outcome, startContext, until, withContextDeps, type RunningContext } from '@lore/platform/testing';
+import type { DocumentStore } from '@lore/platform/documents/port';
 import { conversationMessages, conversationsConfig } from '@lore/conversations/contracts';
 import { conversationsContext } from './conversations.context';
 import { MESSAGES } from './conversations.read-models';
@@ -10,8 +10,8 @@ const messages = conversationMessages(conversationsConfig.parse({}));
 const a = { workspaceId: 'ws_deleting', userId: 'alice', actor: 'user:alice', collections: null };
 const b = { workspaceId: 'ws_writing', userId: 'bob', actor: 'user:bob', collections: null };
 
-/** Deletions of these messages' documents wait until `release`: the real store behind a gate. */
-const gate = { ids: new Set<string>(), opened: Promise.resolve(), release: (): void => undefined };
+/** Deletions of messages' documents wait here when held. */
+const gate = new DeletionGate(MESSAGES);
 /** The engine's forgetting of deleted documents (WAL truncation) waits until `release`. */
 const truncation = { opened: Promise.resolve(), release: (): void => undefined };
 
@@ -24,16 +24,7 @@ const truncation = { opened: Promise.resolve(), release: (): void => undefined }
 describe('the messages of a deleted conversation', () => {
   let running: RunningContext;
   beforeAll(async () => {
-    const gated = withContextDeps(conversationsContext, (deps) => {
-      const write = deps.documents.write.bind(deps.documents);
-      const held = (w: DocumentWrite): boolean => w.collection === MESSAGES && w.op === 'delete' && gate.ids.has(w.id);
-      deps.documents.write = async (writes, checkpoint) => {
-        if (writes.some(held)) await gate.opened;
-        return write(writes, checkpoint);
-      };
-      return deps;
-    });
-    running = await startContext(gated, { READ_YOUR_WRITES_TIMEOUT_MS: '1000' });
+    running = await startContext(gate.around(conversationsContext), { READ_YOUR_WRITES_TIMEOUT_MS: '1000' });
   });
   afterAll(async () => {
     gate.release();
@@ -54,8 +45,7 @@ describe('the messages of a deleted conversation', () => {
     // A cursor taken before the deletion still reads the next page, without the deleted conversation's messages.
     const firstPage = await send(running.transport, messages.listMessages, { ...a, ...list, limit: 1 });
 
-    gate.ids = new Set(appended.map((m) => m.id));
-    gate.opened = new Promise((resolve) => (gate.release = resolve));
+    gate.hold(appended.map((m) => m.id));
     // The erasure waits for the held removal: under way.
     expect(await send(running.transport, messages.delete, { ...a, conversationId: doomed.id })).toEqual({ conversationId: doomed.id, deletedMessages: 3, erasing: true });
 
@@ -94,17 +84,8 @@ describe('the messages of a deleted conversation', () => {
  */
 describe("a deleted message's subtree", () => {
   let running: RunningContext;
-  /** The context's own document store (its read models). */
-  let documents: DocumentStore;
   beforeAll(async () => {
-    const gated = withContextDeps(conversationsContext, (deps) => {
-      documents = deps.documents;
-      const write = deps.documents.write.bind(deps.documents);
-      const held = (w: DocumentWrite): boolean => w.collection === MESSAGES && w.op === 'delete' && gate.ids.has(w.id);
-      deps.documents.write = async (writes, checkpoint) => {
-        if (writes.some(held)) await gate.opened;
-        return write(writes, checkpoint);
-      };
+    const gated = withContextDeps(gate.around(conversationsContext), (deps) => {
       const purgeDeleted = deps.documents.purgeDeleted.bind(deps.documents);
       deps.documents.purgeDeleted = async () => {
         await truncation.opened;
@@ -134,8 +115,7 @@ describe("a deleted message's subtree", () => {
     const contents = (items: readonly { content: string }[]) => items.map((m) => m.content);
     const firstPage = await send(running.transport, messages.listMessages, { ...a, ...list, limit: 1 });
 
-    gate.ids = new Set([doomed, ...replies].map((m) => m.id));
-    gate.opened = new Promise((resolve) => (gate.release = resolve));
+    gate.hold([doomed, ...replies].map((m) => m.id));
     // Its removal is held: the erasure is under way.
     expect(await send(running.transport, messages.deleteMessage, { ...a, messageId: doomed.id })).toEqual({ messageId: doomed.id, deletedMessages: 3, erasing: true });
 
@@ -182,8 +162,7 @@ describe("a deleted message's subtree", () => {
     const doomed = [await append('D', root.id)];
     for (let i = 0; i < 4; i++) doomed.push(await append(`D${i}`, doomed.at(-1)!.id));
     for (const sibling of ['S1', 'S2', 'S3']) await append(sibling, root.id);
-    gate.ids = new Set(doomed.map((m) => m.id));
-    gate.opened = new Promise((resolve) => (gate.release = resolve));
+    gate.hold(doomed.map((m) => m.id));
     expect(await send(running.transport, messages.deleteMessage, { ...a, messageId: doomed[0]!.id })).toEqual({ messageId: doomed[0]!.id, deletedMessages: 5, erasing: true });
     const pages = [];
     for (const skip of [0, 2, 4]) {
@@ -201,13 +180,12 @@ describe("a deleted message's subtree", () => {
   it('answers a repeated DELETE of the deleted message as under way until its purge has ended, not only its documents', async () => {
     const conversation = await send(running.transport, messages.create, { ...a, title: 'truncation' });
     const message = (await send(running.transport, messages.append, { ...a, conversationId: conversation.id, content: 'Gone before the WAL is.' })).message;
-    gate.ids = new Set([message.id]);
-    gate.opened = new Promise((resolve) => (gate.release = resolve));
+    gate.hold([message.id]);
     expect(await send(running.transport, messages.deleteMessage, { ...a, messageId: message.id })).toEqual({ messageId: message.id, deletedMessages: 1, erasing: true });
     // Erased; then its document is removed, and the purge's last step (the WAL's truncation) held.
     truncation.opened = new Promise((resolve) => (truncation.release = resolve));
     gate.release();
-    await until(() => documents.collection(MESSAGES).get(message.id), (doc) => doc === null);
+    await until(() => gate.documents.collection(MESSAGES).get(message.id), (doc) => doc === null);
     expect(await send(running.transport, messages.deleteMessage, { ...a, messageId: message.id })).toEqual({ messageId: message.id, deletedMessages: 0, erasing: true });
     expect(await outcome(send(running.transport, messages.deleteMessage, { ...b, messageId: message.id }))).toBe('not_found');
     truncation.release();
@@ -223,12 +201,11 @@ describe("a deleted message's subtree", () => {
       thread.push(message);
       parentMessageId = message.id;
     }
-    gate.ids = new Set([thread.at(-1)!.id]);
-    gate.opened = new Promise((resolve) => (gate.release = resolve));
+    gate.hold([thread.at(-1)!.id]);
     expect(await send(running.transport, messages.deleteMessage, { ...a, messageId: thread[0]!.id })).toEqual({ messageId: thread[0]!.id, deletedMessages: 150, erasing: true });
     expect(await send(running.transport, messages.deleteMessage, { ...a, messageId: thread[0]!.id })).toEqual({ messageId: thread[0]!.id, deletedMessages: 0, erasing: true });
     // A reply the first page removed: still under way too, for its owner.
-    await until(() => documents.collection(MESSAGES).get(thread[1]!.id), (doc) => doc === null);
+    await until(() => gate.documents.collection(MESSAGES).get(thread[1]!.id), (doc) => doc === null);
     expect(await send(running.transport, messages.deleteMessage, { ...a, messageId: thread[1]!.id })).toEqual({ messageId: thread[1]!.id, deletedMessages: 0, erasing: true });
     expect(await outcome(send(running.transport, messages.deleteMessage, { ...a, userId: 'mallory', actor: 'user:mallory', messageId: thread[1]!.id }))).toBe('not_found');
     gate.release();

@@ -1,6 +1,5 @@
 import { send } from '@lore/platform/transport/port';
-import { filesHolding, outcome, startContext, until, withContextDeps, type RunningContext } from '@lore/platform/testing';
-import type { DocumentStore, DocumentWrite } from '@lore/platform/documents/port';
+import { DeletionGate, filesHolding, outcome, startContext, until, type RunningContext } from '@lore/platform/testing';
 import { memoryMessages } from '@lore/memory/contracts';
 import { memoryContext } from './memory.context';
 import { MEMORY_VERSIONS, type MemoryVersionDoc } from './memory.read-models';
@@ -9,8 +8,8 @@ const messages = memoryMessages({ maxMemoryChars: 1000, maxTopics: 5, maxTopicCh
 const a = { workspaceId: 'ws_deleting', userId: 'alice', actor: 'user:alice' };
 const b = { workspaceId: 'ws_writing', userId: 'bob', actor: 'user:bob' };
 
-/** Deletions of these versions wait until `release`: the real store behind a gate. */
-const gate = { ids: new Set<string>(), opened: Promise.resolve(), release: (): void => undefined };
+/** Deletions of versions wait here when held. */
+const gate = new DeletionGate(MEMORY_VERSIONS);
 
 /**
  * A deleted memory's versions go after the versions projection's batch that deleted the memory,
@@ -19,19 +18,8 @@ const gate = { ids: new Set<string>(), opened: Promise.resolve(), release: (): v
  */
 describe("a deleted memory's versions", () => {
   let running: RunningContext;
-  let documents: DocumentStore;
   beforeAll(async () => {
-    const gated = withContextDeps(memoryContext, (deps) => {
-      documents = deps.documents;
-      const write = deps.documents.write.bind(deps.documents);
-      const held = (w: DocumentWrite): boolean => w.collection === MEMORY_VERSIONS && w.op === 'delete' && gate.ids.has(w.id);
-      deps.documents.write = async (writes, checkpoint) => {
-        if (writes.some(held)) await gate.opened;
-        return write(writes, checkpoint);
-      };
-      return deps;
-    });
-    running = await startContext(gated, { READ_YOUR_WRITES_TIMEOUT_MS: '1000' });
+    running = await startContext(gate.around(memoryContext), { READ_YOUR_WRITES_TIMEOUT_MS: '1000' });
   });
   afterAll(async () => {
     gate.release();
@@ -41,13 +29,12 @@ describe("a deleted memory's versions", () => {
   it('leave with the memory, while another workspace keeps writing; the DELETE follows their removal', async () => {
     const memory = await send(running.transport, messages.create, { ...a, memory: 'Prefers the window seat', memoryType: 'user' });
     // A long history, as years of changes would leave it (the stored versions hold their text sealed).
-    const [first] = (await documents.collection<MemoryVersionDoc>(MEMORY_VERSIONS).find({ filter: { memory_id: memory.memory_id } })).items;
+    const [first] = (await gate.documents.collection<MemoryVersionDoc>(MEMORY_VERSIONS).find({ filter: { memory_id: memory.memory_id } })).items;
     const older = Array.from({ length: 450 }, (_, i) => ({ ...first!, id: `${memory.memory_id}:${i + 2}`, version: i + 2, event: 'replaced' as const, recorded_at: `Quarnwick ${i}` }));
-    await documents.write(older.map((doc) => ({ collection: MEMORY_VERSIONS, op: 'upsert' as const, doc })));
+    await gate.documents.write(older.map((doc) => ({ collection: MEMORY_VERSIONS, op: 'upsert' as const, doc })));
     expect((await send(running.transport, messages.history, { ...a, memoryId: memory.memory_id })).versions).toHaveLength(451);
 
-    gate.ids = new Set([older.at(-1)!.id]);
-    gate.opened = new Promise((resolve) => (gate.release = resolve));
+    gate.hold([older.at(-1)!.id]);
     expect(await send(running.transport, messages.delete, { ...a, memoryId: memory.memory_id })).toEqual({ memoryId: memory.memory_id, erasing: true });
     // Gone from every read, though the store still holds its versions.
     expect(await outcome(send(running.transport, messages.get, { ...a, memoryId: memory.memory_id }))).toBe('not_found');
@@ -64,7 +51,7 @@ describe("a deleted memory's versions", () => {
 
     gate.release();
     await until(() => outcome(send(running.transport, messages.delete, { ...a, memoryId: memory.memory_id })), (code) => code === 'not_found');
-    expect(await documents.collection(MEMORY_VERSIONS).count({ memory_id: memory.memory_id })).toBe(0);
+    expect(await gate.documents.collection(MEMORY_VERSIONS).count({ memory_id: memory.memory_id })).toBe(0);
     expect(await send(running.transport, messages.deleteAllOfUser, a)).toEqual({ deletedCount: 0 });
     // The purge truncates the WAL after its last page.
     await until(async () => filesHolding(running.dataDir, 'Quarnwick'), (files) => files.length === 0, 10_000);

@@ -12,3 +12,4 @@ export * from './recording-stores';
 export * from './files-holding';
 export * from './event-loop-turns';
 export * from './outcome';
+export * from './deletion-gate';

@@ -1,6 +1,5 @@
 import { send } from '@lore/platform/transport/port';
-import { filesHolding, outcome, startContext, until, withContextDeps, type RunningContext } from '@lore/platform/testing';
-import type { DocumentStore, DocumentWrite } from '@lore/platform/documents/port';
+import { DeletionGate, filesHolding, outcome, startContext, until, type RunningContext } from '@lore/platform/testing';
 import { webhookMessages } from '@lore/connections/contracts';
 import { connectionsContext } from '../connections.context';
 import { WEBHOOK_DELIVERIES, type DeliveryDoc } from './webhook.read-models';
@@ -8,8 +7,8 @@ import { WEBHOOK_DELIVERIES, type DeliveryDoc } from './webhook.read-models';
 const a = { workspaceId: 'ws_deleting', userId: 'alice', actor: 'user:alice' };
 const b = { workspaceId: 'ws_writing', userId: 'bob', actor: 'user:bob' };
 
-/** Deletions of these deliveries wait until `release`: the real store behind a gate. */
-const gate = { ids: new Set<string>(), opened: Promise.resolve(), release: (): void => undefined };
+/** Deletions of deliveries wait here when held. */
+const gate = new DeletionGate(WEBHOOK_DELIVERIES);
 
 /**
  * A deleted webhook's delivery log goes after the connections projection's batch that deleted
@@ -18,19 +17,8 @@ const gate = { ids: new Set<string>(), opened: Promise.resolve(), release: (): v
  */
 describe("a deleted webhook's delivery log", () => {
   let running: RunningContext;
-  let documents: DocumentStore;
   beforeAll(async () => {
-    const gated = withContextDeps(connectionsContext, (deps) => {
-      documents = deps.documents;
-      const write = deps.documents.write.bind(deps.documents);
-      const held = (w: DocumentWrite): boolean => w.collection === WEBHOOK_DELIVERIES && w.op === 'delete' && gate.ids.has(w.id);
-      deps.documents.write = async (writes, checkpoint) => {
-        if (writes.some(held)) await gate.opened;
-        return write(writes, checkpoint);
-      };
-      return deps;
-    });
-    running = await startContext(gated, { READ_YOUR_WRITES_TIMEOUT_MS: '1000' });
+    running = await startContext(gate.around(connectionsContext), { READ_YOUR_WRITES_TIMEOUT_MS: '1000' });
   });
   afterAll(async () => {
     gate.release();
@@ -55,11 +43,10 @@ describe("a deleted webhook's delivery log", () => {
       updated_at: at,
       event: { type: 'memory.created', occurred_at: at, content: `Zorbulent tide table ${i}` },
     }));
-    await documents.write(log.map((doc) => ({ collection: WEBHOOK_DELIVERIES, op: 'upsert' as const, doc })));
+    await gate.documents.write(log.map((doc) => ({ collection: WEBHOOK_DELIVERIES, op: 'upsert' as const, doc })));
     expect((await send(running.transport, webhookMessages.deliveries, { ...a, webhookId: webhook.id, limit: 100 })).items).toHaveLength(100);
 
-    gate.ids = new Set([log.at(-1)!.id]);
-    gate.opened = new Promise((resolve) => (gate.release = resolve));
+    gate.hold([log.at(-1)!.id]);
     expect(await send(running.transport, webhookMessages.delete, { ...a, webhookId: webhook.id })).toEqual({ webhookId: webhook.id, erasing: true });
     // Gone from every read, though the store still holds its log.
     expect(await outcome(send(running.transport, webhookMessages.get, { ...a, webhookId: webhook.id }))).toBe('not_found');
@@ -76,7 +63,7 @@ describe("a deleted webhook's delivery log", () => {
 
     gate.release();
     await until(() => outcome(send(running.transport, webhookMessages.delete, { ...a, webhookId: webhook.id })), (code) => code === 'not_found');
-    expect(await documents.collection(WEBHOOK_DELIVERIES).count({ webhook_id: webhook.id })).toBe(0);
+    expect(await gate.documents.collection(WEBHOOK_DELIVERIES).count({ webhook_id: webhook.id })).toBe(0);
     // The purge truncates the WAL after its last page.
     await until(async () => filesHolding(running.dataDir, 'Zorbulent'), (files) => files.length === 0, 10_000);
   });
