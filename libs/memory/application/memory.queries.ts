@@ -1,9 +1,13 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { AppError, notFound, type Clock, type ReplyIn, type ValidRequestIn } from '@lore/platform/kernel';
-import { decodeCursor, encodeCursor, workspaceCollection, type DocumentStore, type Filter } from '@lore/platform/documents/port';
+import { decodeCursor, encodeCursor, workspaceCollection, type DocumentStore, type Filter, type Page, type Sort } from '@lore/platform/documents/port';
 import type { SealedFields } from '@lore/platform/crypto';
 import type { MemoryMessages, MemoryRecord, MemoryVersion } from '@lore/memory/contracts';
 import { isLive, toMemoryRecord, toMemoryVersion, type DecisionNote, type MemoryContent } from './memory-content';
 import { liveMemoryFilter, MEMORIES, MEMORY_VERSIONS, type MemoryDoc, type MemoryVersionDoc } from './memory.read-models';
+
+/** Versions a read takes before the next turn (see `versionPages`). */
+const VERSIONS_PAGE = 500;
 
 export class MemoryQueries {
   constructor(
@@ -31,8 +35,10 @@ export class MemoryQueries {
 
   async history(ref: ValidRequestIn<MemoryMessages, 'history'>): Promise<ReplyIn<MemoryMessages, 'history'>> {
     await this.get(ref);
-    const page = await this.versions(ref.workspaceId).find({ filter: { memory_id: ref.memoryId }, sort: [['version', 'asc']] });
-    const versions = await Promise.all(page.items.map(async (v) => toMemoryVersion(v, await this.sealed.open(v.memory_id, v.content), await this.openNote(v))));
+    const versions: MemoryVersion[] = [];
+    for await (const page of this.versionPages(ref.workspaceId, { memory_id: ref.memoryId }, [['version', 'asc']])) {
+      for (const v of page) versions.push(toMemoryVersion(v, await this.sealed.open(v.memory_id, v.content), await this.openNote(v)));
+    }
     return { versions };
   }
 
@@ -87,24 +93,38 @@ export class MemoryQueries {
     const filter = { user_id: scope.userId };
     // Superseded memories are exported too (with their status): they are the user's data. Expired ones are not.
     const unexpired = { $or: [{ expires_at: { $exists: false } }, { expires_at: { $gt: this.clock.now().toISOString() } }] };
-    const [docs, versions] = await Promise.all([
-      this.memories(scope.workspaceId).find({ filter: { ...filter, ...unexpired }, sort: [['created_at', 'asc']] }),
-      this.versions(scope.workspaceId).find({ filter, sort: [['memory_id', 'asc'], ['version', 'asc']] }),
-    ]);
+    const docs = await this.memories(scope.workspaceId).find({ filter: { ...filter, ...unexpired }, sort: [['created_at', 'asc']] });
     const byMemory = new Map<string, MemoryVersion[]>();
     // Not those of a memory deleted (its versions still being purged, under a shredded key) or expired.
     const exported = new Set(docs.items.map((doc) => doc.id));
-    for (const v of versions.items) {
-      if (!exported.has(v.memory_id)) continue;
-      const content = await this.openContent(v.memory_id, v.content);
-      if (content === null) continue;
-      const list = byMemory.get(v.memory_id) ?? [];
-      list.push(toMemoryVersion(v, content, await this.openNote(v)));
-      byMemory.set(v.memory_id, list);
+    for await (const page of this.versionPages(scope.workspaceId, filter, [['memory_id', 'asc'], ['version', 'asc']])) {
+      for (const v of page) {
+        if (!exported.has(v.memory_id)) continue;
+        const content = await this.openContent(v.memory_id, v.content);
+        if (content === null) continue;
+        const list = byMemory.get(v.memory_id) ?? [];
+        list.push(toMemoryVersion(v, content, await this.openNote(v)));
+        byMemory.set(v.memory_id, list);
+      }
     }
     const opened = await Promise.all(docs.items.map(async (doc) => this.openRecord(doc)));
     const memories = opened.filter((r) => r !== null).map((record) => ({ ...record, history: byMemory.get(record.memory_id) ?? [] }));
     return { exportedAt: this.clock.now().toISOString(), memories };
+  }
+
+  /**
+   * The versions a filter selects, VERSIONS_PAGE a read with a turn between: a memory has as
+   * many as it had changes, and 50,000 read in one query and opened at once held every request
+   * of the process for about a second.
+   */
+  private async *versionPages(workspaceId: string, filter: Filter, sort: Sort): AsyncGenerator<MemoryVersionDoc[]> {
+    for (let cursor: string | null = null; ; ) {
+      const page: Page<MemoryVersionDoc> = await this.versions(workspaceId).find({ filter, sort, limit: VERSIONS_PAGE, ...(cursor === null ? {} : { cursor }) });
+      yield page.items;
+      cursor = page.nextCursor;
+      if (cursor === null) return;
+      await nextTurn();
+    }
   }
 
   private async openRecord(doc: MemoryDoc): Promise<MemoryRecord | null> {
