@@ -1,4 +1,5 @@
 import { defineContext } from '@lore/platform/cqrs';
+import { afterErasure } from '@lore/platform/projections';
 import { handle } from '@lore/platform/transport/port';
 import { conversationMessages } from '@lore/conversations/contracts';
 import { conversationsServiceConfig } from './conversations-service.config';
@@ -28,15 +29,7 @@ export const conversationsContext = defineContext({
     const seals = conversationSeals(deps.keyring);
     const knowledge = new KnowledgeCollections(deps.transport, deps.config.knowledge);
     // Deleted messages (a conversation's, a subtree's), removed after the deletion's batch (message-purges.ts); their DELETE waits for that too.
-    // A purge ends after the deletion's erasure (which never waits for it): a DELETE repeated once
-    // the messages' documents are gone waits for the purge's end alone, and finds it all done.
-    const purges = new MessagePurgeWorker({
-      ...deps,
-      readModelsPassed: async (position, deletion) => {
-        await deps.readYourWrites.settle(position, ERASURE_WAIT_MS);
-        await deps.readYourWrites.settleReactor(CONVERSATION_ERASURE, deletion, ERASURE_WAIT_MS);
-      },
-    });
+    const purges = new MessagePurgeWorker({ ...deps, readModelsPassed: afterErasure(deps.readYourWrites, CONVERSATION_ERASURE, ERASURE_WAIT_MS) });
     const commands = new ConversationCommands({ ...deps, seals, knowledge, quota: deps.config.quota, messagesPurged: (purgeIds, timeoutMs) => purges.drained(purgeIds, timeoutMs) });
     const queries = new ConversationQueries(deps.documents, deps.clock);
     const compaction = new ContextCompaction({ ...deps, commands });

@@ -1,6 +1,7 @@
 import type { Position } from '@lore/platform/kernel';
 import type { DocumentStore, Filter } from '@lore/platform/documents/port';
-import { PurgeWorker, purgePosition, removeKeyedPage, type KeyedPurge, type ProjectionContext, type PurgeDoc, type PurgeWorkerDeps } from '@lore/platform/projections';
+import { batches } from '@lore/platform/embeddings/port';
+import { keyedPurgePending, keyedPurgeWork, PurgeWorker, purgePosition, recordKeyedPurge, type KeyedPurge, type ProjectionContext, type PurgeDoc, type PurgeWorkerDeps } from '@lore/platform/projections';
 import { MESSAGES } from './conversations.read-models';
 import { CONVERSATION_SUMMARIES } from './conversation-summaries.projection';
 
@@ -37,7 +38,7 @@ const LISTED_PURGES = 1_000;
 const ID_LIST = 1_000;
 
 export function recordMessagePurge(context: ProjectionContext, d: { readonly conversationId: string; readonly workspaceId: string; readonly userId: string }, position: Position): void {
-  context.upsert(MESSAGE_PURGES, { id: d.conversationId, workspace_id: d.workspaceId, owner_id: d.userId, position: purgePosition(position) } satisfies MessagePurgeDoc);
+  recordKeyedPurge(context, CONVERSATION_PURGE, { id: d.conversationId, workspaceId: d.workspaceId, ownerId: d.userId }, position);
 }
 
 /** A subtree's purge, named by its first message (the one deleted; a message is deleted once). */
@@ -81,7 +82,7 @@ export class PendingMessagePurges {
     const conversations = purges.filter((purge) => purge.message_ids === undefined).map((purge) => purge.id);
     const whole = new Set(conversations);
     // A subtree of a conversation being purged is counted with it.
-    const subtrees = purges.flatMap((purge) => (purge.message_ids === undefined || whole.has(purge.conversation_id ?? '') ? [] : chunked(purge.message_ids, ID_LIST)));
+    const subtrees = purges.flatMap((purge) => (purge.message_ids === undefined || whole.has(purge.conversation_id ?? '') ? [] : batches(purge.message_ids, ID_LIST)));
     const counts = await Promise.all([
       conversations.length === 0 ? 0 : messages.count({ ...filter, conversation_id: { $in: conversations } }),
       ...subtrees.map((ids) => messages.count({ ...filter, id: { $in: ids } })),
@@ -116,18 +117,12 @@ export class PendingMessagePurges {
 
   /** Whether this owner's conversation is being purged (another's, or another workspace's, is not: a 404 to them). */
   async pendingFor(ref: { readonly conversationId: string; readonly workspaceId: string; readonly userId: string }): Promise<boolean> {
-    const purge = await this.records.get(ref.conversationId);
-    return purge !== null && purge.message_ids === undefined && purge.workspace_id === ref.workspaceId && purge.owner_id === ref.userId;
+    // A subtree's purge has an id of its own (`subtree:`), never a conversation's.
+    return keyedPurgePending(this.documents, CONVERSATION_PURGE, { id: ref.conversationId, workspaceId: ref.workspaceId, ownerId: ref.userId });
   }
 }
 
 type MessageRef = { readonly id: string; readonly conversation_id: string };
-
-function chunked<T>(items: readonly T[], size: number): T[][] {
-  const chunks: T[][] = [];
-  for (let i = 0; i < items.length; i += size) chunks.push(items.slice(i, i + size));
-  return chunks;
-}
 
 export class MessagePurgeWorker extends PurgeWorker<MessagePurgeDoc> {
   constructor(deps: Omit<PurgeWorkerDeps<MessagePurgeDoc>, 'records' | 'kind' | 'removePage' | 'afterPages'>) {
@@ -137,9 +132,11 @@ export class MessagePurgeWorker extends PurgeWorker<MessagePurgeDoc> {
     // oldest first (a throwaway measurement, 20,000 messages). A run passes the same record to
     // every page; a run after a failure or a restart starts again (removing is idempotent).
     const runs = new WeakMap<MessagePurgeDoc, { readonly order: readonly string[]; gone: number }>();
+    // A whole conversation's: its messages by the conversation's id (and the engine made to forget them after).
+    const whole = keyedPurgeWork(deps.documents, CONVERSATION_PURGE);
     super({
       ...deps,
-      records: MESSAGE_PURGES,
+      ...whole,
       kind: 'messages',
       removePage: async (purge) => {
         if (purge.message_ids !== undefined) {
@@ -151,10 +148,8 @@ export class MessagePurgeWorker extends PurgeWorker<MessagePurgeDoc> {
           run.gone += ids.length;
           return ids.length;
         }
-        return removeKeyedPage(deps.documents, CONVERSATION_PURGE, purge.id);
+        return whole.removePage(purge);
       },
-      // The erasure's own purge of the engine's files may have run before this one ended.
-      afterPages: () => deps.documents.purgeDeleted(),
     });
   }
 }

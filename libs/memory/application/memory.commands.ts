@@ -174,9 +174,8 @@ export class MemoryCommands {
     return { oldMemory: toMemoryRecord(headOf(replaced.before), replaced.old), newMemory: toMemoryRecord(headOf(after), replaced.next) };
   }
 
-  /** Answered once the memory is erased; the erasure itself is the reactor's, so it survives a crash. */
   /**
-   * Answered once erased, its versions purged from the read models included: 202 (`erasing`)
+   * Answered once erased (the reactor's work, so it survives a crash), its versions purged from the read models included: 202 (`erasing`)
    * when that outlasts the wait (a memory of thousands of versions). Repeated, 202 while the
    * purge runs, 200 when it ends within the wait, then 404.
    */

@@ -18,7 +18,7 @@ import { MemoryIndexWrites } from './memory-index-writes';
 import { MemorySearch } from './memory-search.query';
 import { memorySearchPositionsProjection } from './memory-search-positions.projection';
 import { memoryStreamId } from '@lore/memory/domain';
-import { keyedPurgeWork, PurgeWorker } from '@lore/platform/projections';
+import { afterErasure, keyedPurgeWork, PurgeWorker } from '@lore/platform/projections';
 import { VERSION_PURGE } from './version-purges';
 
 /**
@@ -37,15 +37,7 @@ export const memoryContext = defineContext({
     const notes = new SealedFields<DecisionNote>(deps.keyring, 'Memory');
     // A deleted memory's versions, removed after the deletion's batch (version-purges.ts), once its
     // erasure (which never waits for them) has passed the deletion; its DELETE waits for that too.
-    const purges = new PurgeWorker({
-      ...deps,
-      ...keyedPurgeWork(deps.documents, VERSION_PURGE),
-      kind: 'versions',
-      readModelsPassed: async (position, deletion) => {
-        await deps.readYourWrites.settle(position, ERASURE_WAIT_MS);
-        await deps.readYourWrites.settleReactor(MEMORY_ERASURE, deletion, ERASURE_WAIT_MS);
-      },
-    });
+    const purges = new PurgeWorker({ ...deps, ...keyedPurgeWork(deps.documents, VERSION_PURGE), kind: 'versions', readModelsPassed: afterErasure(deps.readYourWrites, MEMORY_ERASURE, ERASURE_WAIT_MS) });
     const commands = new MemoryCommands({
       ...deps,
       sealed,

@@ -48,10 +48,28 @@ export async function keyedPurgesOf(documents: DocumentStore, purge: KeyedPurge,
 }
 
 /** A page of the purge's documents removed (how many; 0 once none is left). */
-export async function removeKeyedPage(documents: DocumentStore, purge: KeyedPurge, id: string): Promise<number> {
+async function removeKeyedPage(documents: DocumentStore, purge: KeyedPurge, id: string): Promise<number> {
   const page = await documents.collection(purge.collection).find({ filter: { [purge.key]: id }, sort: [[purge.key, 'asc'], [purge.order, 'asc']], limit: purge.page });
   if (page.items.length > 0) await documents.write(page.items.map((doc) => ({ collection: purge.collection, op: 'delete' as const, id: doc.id })));
   return page.items.length;
+}
+
+/** What a purge waits for before it removes anything (see `PurgeWorkerDeps.readModelsPassed`). */
+interface PurgeWaits {
+  settle(position: Position, timeoutMs: number): Promise<void>;
+  settleReactor(name: string, position: Position, timeoutMs: number): Promise<void>;
+}
+
+/**
+ * A purge's `readModelsPassed`: the read models, then the deletion's erasure, which never waits
+ * for the purge. Its end then means the DELETE is done: one repeated once the documents are gone
+ * waits for the purge alone.
+ */
+export function afterErasure(waits: PurgeWaits, erasure: string, timeoutMs: number): PurgeWorkerDeps<PurgeDoc>['readModelsPassed'] {
+  return async (position, deletion) => {
+    await waits.settle(position, timeoutMs);
+    await waits.settleReactor(erasure, deletion, timeoutMs);
+  };
 }
 
 /** A purge worker's own part for a keyed purge: its pages, then the engine made to forget them (the documents held what was deleted). */

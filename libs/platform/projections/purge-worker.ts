@@ -149,11 +149,11 @@ export class PurgeWorker<P extends PurgeDoc> {
 
   private async untilGone(ids: readonly string[], deadline: number, timeoutMs: number): Promise<void> {
     for (;;) {
-      const left = await this.pending(ids, 1);
-      if (left.items.length === 0) return;
+      const [left] = await this.pending(ids, 1);
+      if (left === undefined) return;
       // Late, not failed: what waits on it is tried again (after a restart, when stopping).
       if (this.stopped) throw new ReadModelLateError('the purge worker is stopping');
-      if (Date.now() >= deadline) throw new ReadModelLateError(`the ${this.deps.kind} of ${left.items[0]!.id} were not removed within ${timeoutMs} ms`);
+      if (Date.now() >= deadline) throw new ReadModelLateError(`the ${this.deps.kind} of ${left.id} were not removed within ${timeoutMs} ms`);
       this.wake();
       await new Promise<void>((resolve) => {
         const finish = (): void => {
@@ -173,8 +173,7 @@ export class PurgeWorker<P extends PurgeDoc> {
     // the pages of every running purge take turns, so more of them load the event loop no more.
     const waited = [...this.waited.keys()].filter((id) => !this.running.has(id));
     if (waited.length > 0 && this.running.size < 2 * LANES) {
-      const found = await this.pending(waited, 2 * LANES);
-      for (const purge of found.items) if (this.running.size < 2 * LANES && this.due(purge)) this.begin(purge);
+      for (const purge of await this.pending(waited, 2 * LANES)) if (this.running.size < 2 * LANES && this.due(purge)) this.begin(purge);
     }
     if (this.running.size >= LANES) return;
     const busy = new Set([...this.running.values()].map((r) => r.workspaceId));
@@ -190,13 +189,13 @@ export class PurgeWorker<P extends PurgeDoc> {
   }
 
   /** Up to `limit` of the purges these ids name that are still recorded. */
-  private async pending(ids: readonly string[], limit: number): Promise<{ readonly items: P[] }> {
+  private async pending(ids: readonly string[], limit: number): Promise<P[]> {
     const records = this.deps.documents.collection<P>(this.deps.records);
     const items: P[] = [];
     for (let i = 0; i < ids.length && items.length < limit; i += ID_LIST) {
       items.push(...(await records.find({ filter: { id: { $in: ids.slice(i, i + ID_LIST) } }, limit: limit - items.length })).items);
     }
-    return { items };
+    return items;
   }
 
   /** Not running already (a purge waited for runs outside its workspace's turn), nor waiting out a failure. */

@@ -1,5 +1,5 @@
 import type { ContextDeps } from '@lore/platform/cqrs';
-import { keyedPurgeWork, PurgeWorker, type Projection } from '@lore/platform/projections';
+import { afterErasure, keyedPurgeWork, PurgeWorker, type Projection } from '@lore/platform/projections';
 import { handle, type MessageHandler } from '@lore/platform/transport/port';
 import { webhookMessages, type ConnectionsConfig } from '@lore/connections/contracts';
 import { WEBHOOK_ERASURE, WebhookCommands } from './webhook.commands';
@@ -21,16 +21,7 @@ export function webhooksModule(deps: ContextDeps<ConnectionsConfig>) {
   // The commands wake the sender, and the sender disables through the commands: tied by a late-bound wake.
   const wakeSender = (workspaceId?: string): void => sender.wake(workspaceId);
   // A deleted webhook's delivery log, removed after the deletion's batch (delivery-purges.ts); its DELETE waits for that too.
-  // It ends after the webhook's erasure (which never waits for it): a DELETE repeated meanwhile waits for the purge alone.
-  const purges = new PurgeWorker({
-    ...deps,
-    ...keyedPurgeWork(deps.documents, DELIVERY_PURGE),
-    kind: 'deliveries',
-    readModelsPassed: async (position, deletion) => {
-      await deps.readYourWrites.settle(position, ERASURE_WAIT_MS);
-      await deps.readYourWrites.settleReactor(WEBHOOK_ERASURE, deletion, ERASURE_WAIT_MS);
-    },
-  });
+  const purges = new PurgeWorker({ ...deps, ...keyedPurgeWork(deps.documents, DELIVERY_PURGE), kind: 'deliveries', readModelsPassed: afterErasure(deps.readYourWrites, WEBHOOK_ERASURE, ERASURE_WAIT_MS) });
   const commands = new WebhookCommands({ ...deps, settings, wakeSender, inFlight, deliveriesPurged: (webhookId, timeoutMs) => purges.drained([webhookId], timeoutMs) });
   const sender: WebhookSender = new WebhookSender({ ...deps, settings, secrets: commands.secrets, inFlight, disable: (webhook, reason) => commands.disableAutomatically(webhook, reason) });
   const queries = new WebhookQueries(deps.documents);
