@@ -21,6 +21,8 @@ export interface DeletedStream {
   readonly streamId: string;
   /** null: deleted before deletion times were recorded. */
   readonly deletedAt: string | null;
+  /** Set while the deletion is under way: the events it has yet to remove (an erasure run again finishes it). */
+  readonly eventsLeft?: number;
 }
 
 /** An event store as the audit reads it: read-only, in global order, stream by stream. */

@@ -50,7 +50,10 @@ export function describeVerdict(v: ContextVerdict): string {
     `  unchained (written before the hash chain): ${v.unchained} event${v.unchained === 1 ? '' : 's'} in ${v.unchainedStreams} stream${v.unchainedStreams === 1 ? '' : 's'}`,
     v.deleted === undefined ? '  deleted streams: not listable in this store' : `  deleted streams: ${v.deleted.length}`,
   ];
-  for (const d of v.deleted ?? []) lines.push(`    ${d.streamId} deleted at ${d.deletedAt ?? 'an unrecorded time (before deletion times were kept)'}`);
+  for (const d of v.deleted ?? []) {
+    const at = `    ${d.streamId} deleted at ${d.deletedAt ?? 'an unrecorded time (before deletion times were kept)'}`;
+    lines.push(d.eventsLeft === undefined ? at : `${at}; being deleted, ${d.eventsLeft} event${d.eventsLeft === 1 ? '' : 's'} left`);
+  }
   for (const b of v.broken) lines.push(`  broken: ${b.streamId} at revision ${b.firstBadRevision}: ${b.reason}`);
   return lines.join('\n');
 }

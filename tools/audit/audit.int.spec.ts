@@ -155,6 +155,18 @@ describe('npm run audit', () => {
     expect((await run(actor, ['verify'])).out).toContain('broken: memory-mem_1 at revision 0');
   });
 
+  it('verify lists a deletion under way with the events it has left; events left by a finished deletion stay a finding', async () => {
+    // A stream's deletion removes its events a page at a time after its tombstone (deleted = 2).
+    const underWay = tampered(dataDir, (db) => db.prepare(`UPDATE streams SET deleted = 2, deleted_at = '2025-02-01T00:00:00.000Z' WHERE stream_id = 'memory-mem_1'`).run());
+    const listed = await run(underWay, ['verify', '--context', 'memory']);
+    expect(listed.code).toBe(0);
+    expect(listed.out).toContain('deleted streams: 2\n    memory-mem_1 deleted at 2025-02-01T00:00:00.000Z; being deleted, 4 events left\n    memory-mem_2 deleted at');
+    const finished = tampered(dataDir, (db) => db.prepare(`UPDATE streams SET deleted = 1 WHERE stream_id = 'memory-mem_1'`).run());
+    const found = await run(finished, ['verify', '--context', 'memory']);
+    expect(found.code).toBe(1);
+    expect(found.out).toContain('broken: memory-mem_1 at revision 0: events of a stream recorded as deleted');
+  });
+
   it('reads while Lore holds the store open and keeps writing', async () => {
     const store = openSqliteEventStore({ path: join(dataDir, 'keys', 'events.db') });
     try {

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import type { RecordedEvent } from '@lore/platform/kernel';
-import { EVENT_COLUMNS, toRecordedEvent, type EventRow } from '@lore/platform/event-store/sqlite';
+import { EVENT_COLUMNS, STREAM_BEING_DELETED, toRecordedEvent, type EventRow } from '@lore/platform/event-store/sqlite';
 import type { AuditSource, AuditStream, DeletedStream } from './audit-source';
 
 type Row = EventRow;
@@ -65,19 +65,26 @@ export class SqliteAuditSource implements AuditSource {
       if (last === undefined || page.length < PAGE) break;
       after = last.stream_id;
     }
-    // Rows whose stream the store has no live record of: inserted behind its back, or left by a delete.
+    // Rows whose stream the store has no live record of: inserted behind its back, or left by a
+    // finished delete. A stream being deleted (its pages still going) is listed among the deleted.
     const strays = this.db
-      .prepare<[], { stream_id: string }>('SELECT DISTINCT stream_id FROM events WHERE stream_id NOT IN (SELECT stream_id FROM streams WHERE deleted = 0)')
+      .prepare<[], { stream_id: string }>(
+        `SELECT DISTINCT stream_id FROM events WHERE stream_id NOT IN (SELECT stream_id FROM streams WHERE deleted IN (0, ${STREAM_BEING_DELETED}))`,
+      )
       .all();
     for (const { stream_id } of strays) yield readStream(stream_id);
   }
 
   async deletedStreams(): Promise<DeletedStream[]> {
     const at = this.hasChainColumns ? 'deleted_at' : 'NULL AS deleted_at';
+    const left = this.db.prepare<[string], { n: bigint }>('SELECT count(*) AS n FROM events WHERE stream_id = ?');
     return this.db
-      .prepare<[], { stream_id: string; deleted_at: string | null }>(`SELECT stream_id, ${at} FROM streams WHERE deleted = 1 ORDER BY stream_id`)
+      .prepare<[], { stream_id: string; deleted_at: string | null; deleted: bigint }>(`SELECT stream_id, ${at}, deleted FROM streams WHERE deleted != 0 ORDER BY stream_id`)
       .all()
-      .map((row) => ({ streamId: row.stream_id, deletedAt: row.deleted_at }));
+      .map((row) => {
+        const stream = { streamId: row.stream_id, deletedAt: row.deleted_at };
+        return row.deleted === BigInt(STREAM_BEING_DELETED) ? { ...stream, eventsLeft: Number(left.get(row.stream_id)?.n ?? 0n) } : stream;
+      });
   }
 
   async close(): Promise<void> {

@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { AppError, workerScript } from '@lore/platform/kernel';
 import type { AppendOutcome, AppendRequest } from './sqlite-append-writer';
-import { fromWireError, fromWireOutcome, type WireOutcome, type WriterReply, type WriterRequest } from './append-writer.protocol';
+import { fromWireError, fromWireOutcome, type DeletionStep, type WireOutcome, type WriterReply, type WriterRequest } from './append-writer.protocol';
 
 interface Waiting {
   readonly resolve: (value: unknown) => void;
@@ -32,9 +32,10 @@ export class ThreadedAppendWriter {
     return this.current().then(({ thread, handle }) => thread.append(handle, batch, recordedAt));
   }
 
-  async deleteStream(streamId: string, deletedAt: string): Promise<void> {
+  /** One step of a stream's deletion (see sqlite-stream-deletion.ts) on the writer thread, after what was queued before it. */
+  async deletionStep(step: DeletionStep): Promise<unknown> {
     const { thread, handle } = await this.current();
-    await thread.deleteStream(handle, streamId, deletedAt);
+    return thread.deletionStep(handle, step);
   }
 
   async close(): Promise<void> {
@@ -114,8 +115,8 @@ export class AppendWriterThread {
     return this.call({ op: 'append', handle, batch: requests, recordedAt }).then((outcomes) => (outcomes as WireOutcome[]).map(fromWireOutcome));
   }
 
-  async deleteStream(handle: number, streamId: string, deletedAt: string): Promise<void> {
-    await this.call({ op: 'delete', handle, streamId, deletedAt });
+  deletionStep(handle: number, step: DeletionStep): Promise<unknown> {
+    return this.call({ ...step, handle });
   }
 
   /** Closes the store's connection; the thread ends with the last one. */

@@ -2,11 +2,17 @@ import { AppError, type ErrorCode } from '@lore/platform/kernel';
 import { StreamDeletedError, WrongExpectedRevisionError, type AppendResult, type ExpectedRevision } from '@lore/platform/event-store/port';
 import type { AppendOutcome, AppendRequest } from './sqlite-append-writer';
 
+/** A stream deletion's steps (sqlite-stream-deletion.ts), each a request of its own so that appends get in between. */
+export type DeletionStep =
+  | { readonly op: 'tombstone'; readonly streamId: string; readonly deletedAt: string }
+  | { readonly op: 'delete-page'; readonly streamId: string }
+  | { readonly op: 'truncate-wal' };
+
 /** What the event store's writer thread is asked (append-writer.worker.ts), each with a reply; `handle` names one store's connection. */
 export type WriterRequest =
   | { readonly op: 'open'; readonly handle: number; readonly path: string }
   | { readonly op: 'append'; readonly handle: number; readonly batch: readonly AppendRequest[]; readonly recordedAt: string }
-  | { readonly op: 'delete'; readonly handle: number; readonly streamId: string; readonly deletedAt: string }
+  | (DeletionStep & { readonly handle: number })
   | { readonly op: 'close'; readonly handle: number };
 
 export type WriterReply = { readonly id: number; readonly ok: true; readonly value: unknown } | { readonly id: number; readonly ok: false; readonly error: WireError };

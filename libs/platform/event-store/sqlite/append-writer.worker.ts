@@ -3,7 +3,7 @@ import type Database from 'better-sqlite3';
 import { openPrivateDatabase } from '@lore/platform/sqlite';
 import { SqliteAppendWriter } from './sqlite-append-writer';
 import { configureConnection } from './sqlite-schema';
-import { WAL_PURGE_ATTEMPTS, WAL_PURGE_RETRY_MS, deleteStreamRows, truncateWal, walNotPurged } from './sqlite-stream-deletion';
+import { deleteStreamPage, tombstoneStream, truncateWal } from './sqlite-stream-deletion';
 import { toWireError, toWireOutcome, type WriterReply, type WriterRequest } from './append-writer.protocol';
 
 /**
@@ -20,7 +20,6 @@ interface Writer {
 
 /** One connection per store (by handle): two stores of one file in a process each have their own, as on the main thread. */
 const writers = new Map<number, Writer>();
-const sleeper = new Int32Array(new SharedArrayBuffer(4));
 
 function writer(handle: number): Writer {
   const found = writers.get(handle);
@@ -38,24 +37,20 @@ function serve(request: WriterRequest): unknown {
     }
     case 'append':
       return writer(request.handle).appends.write(request.batch, request.recordedAt).map(toWireOutcome);
-    case 'delete':
-      deleteStream(writer(request.handle).db, request.streamId, request.deletedAt);
+    // A deletion comes as steps (sqlite-stream-deletion.ts), each a request of its own, so the
+    // appends queued meanwhile are served between them; the caller retries a busy WAL purge.
+    case 'tombstone':
+      tombstoneStream(writer(request.handle).db, request.streamId, request.deletedAt);
       return null;
+    case 'delete-page':
+      return deleteStreamPage(writer(request.handle).db, request.streamId);
+    case 'truncate-wal':
+      return truncateWal(writer(request.handle).db);
     case 'close':
       writers.get(request.handle)?.db.close();
       writers.delete(request.handle);
       return null;
   }
-}
-
-/** Deletes a stream, then purges the WAL, retrying while a reader holds old frames: waiting on this thread only. */
-function deleteStream(db: Database.Database, streamId: string, deletedAt: string): void {
-  deleteStreamRows(db, streamId, deletedAt);
-  for (let attempt = 0; attempt < WAL_PURGE_ATTEMPTS; attempt++) {
-    if (truncateWal(db)) return;
-    Atomics.wait(sleeper, 0, 0, WAL_PURGE_RETRY_MS);
-  }
-  throw walNotPurged();
 }
 
 parentPort?.on('message', ({ id, request }: { id: number; request: WriterRequest }) => {

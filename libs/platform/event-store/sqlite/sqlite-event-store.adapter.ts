@@ -17,7 +17,8 @@ import type {
 import { SqliteAppendWriter } from './sqlite-append-writer';
 import type { AppendOutcome, AppendRequest } from './sqlite-append-writer';
 import { ThreadedAppendWriter } from './append-writer-thread';
-import { WAL_PURGE_ATTEMPTS, WAL_PURGE_RETRY_MS, deleteStreamRows, truncateWal, walNotPurged } from './sqlite-stream-deletion';
+import { WAL_PURGE_ATTEMPTS, WAL_PURGE_RETRY_MS, deleteStreamPage, tombstoneStream, truncateWal, walNotPurged } from './sqlite-stream-deletion';
+import type { DeletionStep } from './append-writer.protocol';
 import { EVENT_COLUMNS, configureConnection, createSchema, prefixCondition, prefixParams, toRecordedEvent } from './sqlite-schema';
 import type { EventRow } from './sqlite-schema';
 import { SqliteSubscription } from './sqlite-subscription';
@@ -83,6 +84,8 @@ export class SqliteEventStore implements EventStore {
   /** Commits by other processes, looked for while any subscription is open: they wake every subscription. */
   private readonly otherCommits: OtherCommitsWatch;
   private pending: PendingAppend[] = [];
+  /** Streams this store is deleting (by deletions under way): read as deleted while their pages go. */
+  private readonly beingDeleted = new Map<string, number>();
   private flushScheduled = false;
   private closing = false;
   /**
@@ -124,6 +127,7 @@ export class SqliteEventStore implements EventStore {
 
   readStream(streamId: string, options: { fromRevision?: number; maxCount?: number } = {}): Promise<RecordedEvent[]> {
     return this.guard(() => {
+      if (this.beingDeleted.size > 0 && this.beingDeleted.has(streamId)) return [];
       return this.upTo(STREAM_SELECT, [streamId, options.fromRevision ?? 0], options.maxCount).map(toRecordedEvent);
     });
   }
@@ -171,20 +175,29 @@ export class SqliteEventStore implements EventStore {
     return subscription;
   }
 
+  /**
+   * A tombstone, then the events a page at a time, then the WAL purge (sqlite-stream-deletion.ts):
+   * each step is a transaction of its own, and other streams' appends commit between them.
+   */
   async deleteStream(streamId: string): Promise<void> {
     if (this.closing) throw closedError();
     // Appends queued before the delete must land first, so they are deleted with the stream.
     await this.drain();
-    if (this.writer instanceof SqliteAppendWriter) {
-      deleteStreamRows(this.db, streamId, this.clock.now().toISOString());
+    this.beingDeleted.set(streamId, (this.beingDeleted.get(streamId) ?? 0) + 1);
+    try {
+      await this.deletionStep({ op: 'tombstone', streamId, deletedAt: this.clock.now().toISOString() });
+      while (!(await this.deletionStep({ op: 'delete-page', streamId }))) {
+        // On this thread, a turn of the event loop between pages (appends flush on setImmediate).
+        if (this.writer instanceof SqliteAppendWriter) await new Promise((resolve) => setImmediate(resolve));
+      }
       await this.purgeWal();
-    } else {
-      // The same transaction and purge, on the writer thread (append-writer.worker.ts).
-      await this.writer.deleteStream(streamId, this.clock.now().toISOString());
-      this.countCommit();
+    } finally {
+      const left = (this.beingDeleted.get(streamId) ?? 1) - 1;
+      if (left === 0) this.beingDeleted.delete(streamId);
+      else this.beingDeleted.set(streamId, left);
+      // Dropped after the delete: a page read while it ran may hold the deleted events.
+      this.lastPage = null;
     }
-    // Dropped after the delete: a page read while it waited may hold the deleted events.
-    this.lastPage = null;
   }
 
   headPosition(): Promise<Position> {
@@ -265,13 +278,30 @@ export class SqliteEventStore implements EventStore {
     if (written.length > 0) for (const s of this.subscriptions) s.wake(written);
   }
 
-  /** Purges the WAL after a delete (see truncateWal), retrying while a reader holds old frames. */
+  /** Purges the WAL after a delete (see truncateWal), retrying while a reader holds old frames: the writer waits for nobody meanwhile. */
   private async purgeWal(): Promise<void> {
     for (let attempt = 0; attempt < WAL_PURGE_ATTEMPTS; attempt++) {
-      if (truncateWal(this.db)) return;
+      if ((await this.deletionStep({ op: 'truncate-wal' })) === true) return;
       await new Promise((resolve) => setTimeout(resolve, WAL_PURGE_RETRY_MS));
     }
     throw walNotPurged();
+  }
+
+  /** One step of a deletion on the writing connection: this one, or the writer thread's after what was queued there. */
+  private async deletionStep(step: DeletionStep): Promise<unknown> {
+    if (this.writer instanceof ThreadedAppendWriter) {
+      const done = await this.writer.deletionStep(step);
+      if (step.op !== 'truncate-wal') this.countCommit();
+      return done;
+    }
+    switch (step.op) {
+      case 'tombstone':
+        return tombstoneStream(this.db, step.streamId, step.deletedAt);
+      case 'delete-page':
+        return deleteStreamPage(this.db, step.streamId);
+      case 'truncate-wal':
+        return truncateWal(this.db);
+    }
   }
 
   /** One page for a subscription, bounded by the head read in the same snapshot. */

@@ -93,6 +93,58 @@ describe.each([
     expect(await store.readStream('other-2')).toHaveLength(20);
   });
 
+  it('deletes a long stream a page at a time: another stream\'s append issued meanwhile commits before the deletion ends', async () => {
+    const store = open();
+    const marker = `MARKER-${randomUUID()}`;
+    for (let i = 0; i < 3; i++) {
+      const events = Array.from({ length: 500 }, () => ({ id: randomUUID(), type: 'test.Secret', data: { text: marker } }));
+      await store.append('doomed', events, i === 0 ? 'no_stream' : i * 500 - 1);
+    }
+    const order: string[] = [];
+    let readWhileDeleting: RecordedEvent[] | undefined;
+    const deletion = store.deleteStream('doomed').then(() => order.push('deleted'));
+    // Once the deletion has begun (appends queued before it are deleted with it).
+    while ((await store.readStream('doomed')).length > 0) await new Promise((resolve) => setImmediate(resolve));
+    const other = store.append('other', eventsOf(1), 'no_stream').then(async () => {
+      order.push('appended');
+      readWhileDeleting = await store.readStream('doomed');
+    });
+    await Promise.all([deletion, other]);
+
+    // One transaction for the whole stream made the append wait for all 1,500 events.
+    expect(order).toEqual(['appended', 'deleted']);
+    // Read meanwhile, a stream being deleted reads as deleted, not as what is left of it.
+    expect(readWhileDeleting).toEqual([]);
+    await expect(store.append('doomed', eventsOf(1), 'any')).rejects.toBeInstanceOf(StreamDeletedError);
+    for (const suffix of ['', '-wal']) {
+      if (existsSync(path + suffix)) expect({ suffix, found: readFileSync(path + suffix).includes(Buffer.from(marker)) }).toEqual({ suffix, found: false });
+    }
+    const raw = new Database(path, { readonly: true });
+    expect(raw.prepare('SELECT deleted FROM streams WHERE stream_id = ?').get('doomed')).toEqual({ deleted: 1 });
+    raw.close();
+  });
+
+  it('finishes a deletion cut short when it runs again, and refuses appends meanwhile', async () => {
+    const first = open();
+    await first.append('doomed', eventsOf(1200), 'no_stream');
+    await first.close();
+    // What a kill after the tombstone and the first page leaves behind.
+    const raw = new Database(path);
+    raw.prepare(`UPDATE streams SET deleted = 2, deleted_at = '2026-01-01T00:00:00.000Z' WHERE stream_id = 'doomed'`).run();
+    raw.prepare(`DELETE FROM events WHERE stream_id = 'doomed' AND revision >= 700`).run();
+    raw.close();
+
+    const second = open();
+    await expect(second.append('doomed', eventsOf(1), 'any')).rejects.toBeInstanceOf(StreamDeletedError);
+    await second.deleteStream('doomed');
+    expect(await second.readStream('doomed')).toEqual([]);
+    const after = new Database(path, { readonly: true });
+    expect(after.prepare(`SELECT count(*) AS n FROM events WHERE stream_id = 'doomed'`).get()).toEqual({ n: 0 });
+    // The first deletion's time stays the stream's deletion time.
+    expect(after.prepare('SELECT deleted, deleted_at FROM streams WHERE stream_id = ?').get('doomed')).toEqual({ deleted: 1, deleted_at: '2026-01-01T00:00:00.000Z' });
+    after.close();
+  });
+
   it('commits appends issued in one turn together, each checked on its own', async () => {
     const store = open();
     const appends = Array.from({ length: 200 }, (_, i) => store.append(`stream-${i % 20}`, eventsOf(1), 'any'));

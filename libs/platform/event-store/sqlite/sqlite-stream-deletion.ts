@@ -1,30 +1,56 @@
 import type Database from 'better-sqlite3';
 import { AppError } from '@lore/platform/kernel';
-import { withTempFilesOnDisk } from '@lore/platform/sqlite';
 
 /** How often, and how far apart, a WAL purge is tried while a reader holds old frames. */
 export const WAL_PURGE_ATTEMPTS = 40;
 export const WAL_PURGE_RETRY_MS = 50;
 
 /**
- * Deletes a stream's events and records its tombstone, in one transaction on the writing
- * connection (the caller's, or the writer thread's).
+ * Events removed per transaction. A deletion is a tombstone and then pages of this size, each
+ * committed on its own, so every other stream's appends get in between: one transaction for a
+ * stream of 20,000 events held the write lock (and the writer thread) ~350 ms for every tenant.
  */
-export function deleteStreamRows(db: Database.Database, streamId: string, deletedAt: string): void {
-  // A stream of any length goes in one statement (see withTempFilesOnDisk).
-  withTempFilesOnDisk(db, () =>
-    db
-      .transaction(() => {
-        // secure_delete=ON zeroes the cells these rows occupied, in the table and its indexes.
-        db.prepare('DELETE FROM events WHERE stream_id = ?').run(streamId);
-        // The tombstone keeps when the stream was deleted (the first time), so an audit can tell a
-        // recorded permanent deletion from events that went missing.
-        db.prepare(
-          'INSERT INTO streams (stream_id, revision, deleted, deleted_at) VALUES (?, -1, 1, ?) ON CONFLICT (stream_id) DO UPDATE SET deleted = 1, deleted_at = coalesce(streams.deleted_at, excluded.deleted_at)',
-        ).run(streamId, deletedAt);
-      })
-      .immediate(),
-  );
+export const DELETE_PAGE_EVENTS = 500;
+
+/**
+ * `streams.deleted`: 0 live, 1 deleted (no event left), 2 being deleted (tombstoned, its
+ * events still being removed a page at a time; the deletion, run again, finishes it). Both
+ * non-zero values refuse appends.
+ */
+export const STREAM_DELETED = 1;
+export const STREAM_BEING_DELETED = 2;
+
+/**
+ * The first step of a deletion, in a transaction of its own: from here on appends to the
+ * stream fail. The tombstone keeps when the stream was deleted (the first time), so an audit
+ * can tell a recorded permanent deletion from events that went missing.
+ */
+export function tombstoneStream(db: Database.Database, streamId: string, deletedAt: string): void {
+  db.prepare(
+    `INSERT INTO streams (stream_id, revision, deleted, deleted_at) VALUES (?, -1, ${STREAM_BEING_DELETED}, ?)
+     ON CONFLICT (stream_id) DO UPDATE SET deleted = ${STREAM_BEING_DELETED}, deleted_at = coalesce(streams.deleted_at, excluded.deleted_at)`,
+  ).run(streamId, deletedAt);
+}
+
+/**
+ * Removes the stream's newest DELETE_PAGE_EVENTS events in one transaction (newest first: what
+ * is left until the end is the stream's start, a state it once had). When none are left the
+ * same transaction marks the stream deleted; returns whether it is.
+ */
+export function deleteStreamPage(db: Database.Database, streamId: string): boolean {
+  return db
+    .transaction(() => {
+      // secure_delete=ON zeroes the cells these rows occupied, in the table and its indexes.
+      const removed = db
+        .prepare(
+          `DELETE FROM events WHERE position IN (SELECT position FROM events WHERE stream_id = ? ORDER BY revision DESC LIMIT ${DELETE_PAGE_EVENTS})`,
+        )
+        .run(streamId).changes;
+      if (removed === DELETE_PAGE_EVENTS) return false;
+      db.prepare(`UPDATE streams SET deleted = ${STREAM_DELETED} WHERE stream_id = ?`).run(streamId);
+      return true;
+    })
+    .immediate();
 }
 
 /**
