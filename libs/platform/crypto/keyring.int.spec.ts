@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { DocumentStore } from '@lore/platform/documents/port';
 import { openSqliteDocumentStore } from '@lore/platform/documents/sqlite';
 import { seal, unseal } from './aead';
-import { KEY_CHECK_ID, Keyring, sealKeyCheck, sealVerifierKeys, verifierKeys, wrapDataKey, type KeyringCheckDoc } from './keyring';
+import { KEY_CHECK_ID, Keyring, SHRED_PAGE, sealKeyCheck, sealVerifierKeys, verifierKeys, wrapDataKey, type KeyringCheckDoc } from './keyring';
 
 const keyDocs = (store: DocumentStore) => store.collection<KeyringCheckDoc>('data_keys');
 const keyCheck = (store: DocumentStore) => keyDocs(store).get(KEY_CHECK_ID);
@@ -217,6 +217,31 @@ describe('Keyring (SQLite document store)', () => {
     await keyring.shred([a.keyId, b.keyId, 'dk_never_existed']);
     expect(await keyring.get(a.keyId)).toBeNull();
     expect(await keyring.get(b.keyId)).toBeNull();
+  });
+
+  it('shreds many keys a page per transaction, with other work let in between', async () => {
+    const store = openStore();
+    const keyring = await Keyring.open(store, master);
+    const keys = await Promise.all(Array.from({ length: SHRED_PAGE * 2 + 1 }, () => keyring.create()));
+    const write = store.write.bind(store);
+    const deletesPerWrite: number[] = [];
+    jest.spyOn(store, 'write').mockImplementation((writes, checkpoint) => {
+      deletesPerWrite.push(writes.filter((w) => w.op === 'delete').length);
+      return write(writes, checkpoint);
+    });
+    let between = 0;
+    let done = false;
+    const shredding = keyring.shred(keys.map((k) => k.keyId)).finally(() => (done = true));
+    const tick = (): void => {
+      if (done) return;
+      between++;
+      setImmediate(tick);
+    };
+    setImmediate(tick);
+    await shredding;
+    expect(deletesPerWrite).toEqual([SHRED_PAGE, SHRED_PAGE, 1]);
+    expect(between).toBeGreaterThanOrEqual(2);
+    for (const i of [0, SHRED_PAGE, SHRED_PAGE * 2]) expect(await store.collection('data_keys').get(keys[i]?.keyId ?? fail('no key'))).toBeNull();
   });
 
   it('refuses to open with another master key, saying so', async () => {
