@@ -15,7 +15,7 @@ import { CONVERSATIONS, MESSAGES } from './conversations.read-models';
 import { conversationMemoryExtractionReactor } from './memory-extraction.reactor';
 import { ContextCompaction } from './context-compaction';
 import { conversationStreamId } from '@lore/conversations/domain';
-import { MESSAGE_PURGES, MessagePurgeWorker } from './message-purges';
+import { MESSAGE_PURGES, MessagePurgeWorker, purgedConversationStream } from './message-purges';
 
 /** How long erasure may wait for the read models and the publisher to pass a deletion (they may be catching up at start-up). */
 const ERASURE_WAIT_MS = 10 * 60_000;
@@ -29,7 +29,7 @@ export const conversationsContext = defineContext({
     const seals = conversationSeals(deps.keyring);
     const knowledge = new KnowledgeCollections(deps.transport, deps.config.knowledge);
     // Deleted messages (a conversation's, a subtree's), removed after the deletion's batch (message-purges.ts); their DELETE waits for that too.
-    const purges = new MessagePurgeWorker({ ...deps, readModelsPassed: afterErasure(deps.readYourWrites, CONVERSATION_ERASURE, ERASURE_WAIT_MS) });
+    const purges = new MessagePurgeWorker({ ...deps, readModelsPassed: afterErasure(deps.readYourWrites, CONVERSATION_ERASURE, ERASURE_WAIT_MS, purgedConversationStream) });
     const commands = new ConversationCommands({ ...deps, seals, knowledge, quota: deps.config.quota, messagesPurged: (purgeIds, timeoutMs) => purges.drained(purgeIds, timeoutMs) });
     const queries = new ConversationQueries(deps.documents, deps.clock);
     const compaction = new ContextCompaction({ ...deps, commands });

@@ -4,6 +4,7 @@ import { batches } from '@lore/platform/embeddings/port';
 import { keyedPurgePending, keyedPurgeWork, PurgeWorker, purgePosition, recordKeyedPurge, type KeyedPurge, type ProjectionContext, type PurgeDoc, type PurgeWorkerDeps } from '@lore/platform/projections';
 import { MESSAGES } from './conversations.read-models';
 import { CONVERSATION_SUMMARIES } from './conversation-summaries.projection';
+import { conversationStreamId } from '@lore/conversations/domain';
 
 /**
  * Deleted messages, waiting to be removed from the read models (see `PurgeWorker`): a deleted
@@ -28,10 +29,8 @@ export interface MessagePurgeDoc extends PurgeDoc {
   readonly message_ids?: readonly string[];
 }
 
-/** Messages removed a transaction (documents with their indexes and full-text terms). */
-const PAGE = 100;
 /** A whole conversation's purge: its messages, by the conversation's id. */
-const CONVERSATION_PURGE: KeyedPurge = { records: MESSAGE_PURGES, collection: MESSAGES, key: 'conversation_id', order: 'created_at', page: PAGE };
+const CONVERSATION_PURGE: KeyedPurge = { records: MESSAGE_PURGES, collection: MESSAGES, key: 'conversation_id', order: 'created_at' };
 /** Pending purges a message list's total leaves out, at most: an owner deleting more at once sees a total counting the rest's messages until they are gone. */
 const LISTED_PURGES = 1_000;
 /** Ids in one `$in` (SQLite binds each as a parameter). */
@@ -124,6 +123,11 @@ export class PendingMessagePurges {
 
 type MessageRef = { readonly id: string; readonly conversation_id: string };
 
+/** The stream whose erasure a message purge follows: the conversation's, for a subtree too (its erasure shreds part of that stream). */
+export function purgedConversationStream(purge: MessagePurgeDoc): string {
+  return conversationStreamId(purge.conversation_id ?? purge.id);
+}
+
 export class MessagePurgeWorker extends PurgeWorker<MessagePurgeDoc> {
   constructor(deps: Omit<PurgeWorkerDeps<MessagePurgeDoc>, 'records' | 'kind' | 'removePage' | 'afterPages'>) {
     // Each subtree purge being removed: its ids in the order they go, and how many went. Oldest
@@ -138,17 +142,17 @@ export class MessagePurgeWorker extends PurgeWorker<MessagePurgeDoc> {
       ...deps,
       ...whole,
       kind: 'messages',
-      removePage: async (purge) => {
+      removePage: async (purge, limit) => {
         if (purge.message_ids !== undefined) {
           const run = runs.get(purge) ?? { order: [...purge.message_ids].sort(), gone: 0 };
           runs.set(purge, run);
-          const ids = run.order.slice(run.gone, run.gone + PAGE);
+          const ids = run.order.slice(run.gone, run.gone + limit);
           // With their branch summaries (each keyed by the message it runs through).
           if (ids.length > 0) await deps.documents.write(ids.flatMap((id) => [MESSAGES, CONVERSATION_SUMMARIES].map((collection) => ({ collection, op: 'delete' as const, id }))));
           run.gone += ids.length;
           return ids.length;
         }
-        return whole.removePage(purge);
+        return whole.removePage(purge, limit);
       },
     });
   }

@@ -4,9 +4,6 @@ import { PurgeWorker, type PurgeWorkerDeps } from '@lore/platform/projections';
 import { CHUNKS, type ChunkDoc } from './knowledge.read-models';
 import { CHUNK_PURGES, purgedChunks, type ChunkPurgeDoc } from './chunk-purges';
 
-/** Chunks removed a transaction (records, then points): ~10–30 ms of the event loop on a 2-core machine. */
-const PAGE = 100;
-
 export type ChunkPurgeWorkerDeps = Omit<PurgeWorkerDeps<ChunkPurgeDoc>, 'records' | 'kind' | 'removePage' | 'afterPages'> & { readonly vectors: VectorStore };
 
 /**
@@ -16,13 +13,13 @@ export type ChunkPurgeWorkerDeps = Omit<PurgeWorkerDeps<ChunkPurgeDoc>, 'records
  */
 export class ChunkPurgeWorker extends PurgeWorker<ChunkPurgeDoc> {
   constructor(deps: ChunkPurgeWorkerDeps) {
-    super({ ...deps, records: CHUNK_PURGES, kind: 'chunks', removePage: (purge) => removePage(deps, purge), afterPages: (purge) => sweepPoints(deps.vectors, purge) });
+    super({ ...deps, records: CHUNK_PURGES, kind: 'chunks', removePage: (purge, limit) => removePage(deps, purge, limit), afterPages: (purge) => sweepPoints(deps.vectors, purge) });
   }
 }
 
-async function removePage(deps: { readonly documents: DocumentStore; readonly vectors: VectorStore }, purge: ChunkPurgeDoc): Promise<number> {
+async function removePage(deps: { readonly documents: DocumentStore; readonly vectors: VectorStore }, purge: ChunkPurgeDoc, limit: number): Promise<number> {
   const { filter, sort } = purgedChunks(purge);
-  const ids = (await deps.documents.collection<ChunkDoc>(CHUNKS).find({ filter, sort, limit: PAGE })).items.map((chunk) => chunk.id);
+  const ids = (await deps.documents.collection<ChunkDoc>(CHUNKS).find({ filter, sort, limit })).items.map((chunk) => chunk.id);
   if (ids.length === 0) return 0;
   // Every index: a collection being re-indexed has points in two (a point id is its chunk's id).
   for (const { name } of await deps.vectors.listIndexes()) await deps.vectors.write([{ op: 'delete', index: name, ids }]);

@@ -12,4 +12,4 @@ import { MEMORY_VERSIONS } from './memory.read-models';
  * not the projection's own collection: a rebuild must not drop a pending purge (the deleted
  * memory's stream is erased, so a rebuild recreates none of its versions either).
  */
-export const VERSION_PURGE: KeyedPurge = { records: 'memory_version_purges', collection: MEMORY_VERSIONS, key: 'memory_id', order: 'version', page: 200 };
+export const VERSION_PURGE: KeyedPurge = { records: 'memory_version_purges', collection: MEMORY_VERSIONS, key: 'memory_id', order: 'version' };

@@ -12,11 +12,10 @@ import { purgePosition, type PurgeDoc, type PurgeWorkerDeps } from './purge-work
 export interface KeyedPurge {
   /** The purge records' collection. */
   readonly records: string;
-  /** What is removed: the documents of `collection` whose `key` is the purge's id, oldest by `order` first, `page` a transaction. */
+  /** What is removed: the documents of `collection` whose `key` is the purge's id, oldest by `order` first, a page a transaction. */
   readonly collection: string;
   readonly key: string;
   readonly order: string;
-  readonly page: number;
 }
 
 /** Whose purge it is: the workspace, and the user for what one user owns (a memory). */
@@ -47,9 +46,9 @@ export async function keyedPurgesOf(documents: DocumentStore, purge: KeyedPurge,
   return found.items.map((record) => record.id);
 }
 
-/** A page of the purge's documents removed (how many; 0 once none is left). */
-async function removeKeyedPage(documents: DocumentStore, purge: KeyedPurge, id: string): Promise<number> {
-  const page = await documents.collection(purge.collection).find({ filter: { [purge.key]: id }, sort: [[purge.key, 'asc'], [purge.order, 'asc']], limit: purge.page });
+/** A page of the purge's documents, `limit` at most, removed (how many; 0 once none is left). */
+async function removeKeyedPage(documents: DocumentStore, purge: KeyedPurge, id: string, limit: number): Promise<number> {
+  const page = await documents.collection(purge.collection).find({ filter: { [purge.key]: id }, sort: [[purge.key, 'asc'], [purge.order, 'asc']], limit });
   if (page.items.length > 0) await documents.write(page.items.map((doc) => ({ collection: purge.collection, op: 'delete' as const, id: doc.id })));
   return page.items.length;
 }
@@ -57,18 +56,20 @@ async function removeKeyedPage(documents: DocumentStore, purge: KeyedPurge, id: 
 /** What a purge waits for before it removes anything (see `PurgeWorkerDeps.readModelsPassed`). */
 interface PurgeWaits {
   settle(position: Position, timeoutMs: number): Promise<void>;
-  settleReactor(name: string, position: Position, timeoutMs: number): Promise<void>;
+  settleReactor(name: string, position: Position, timeoutMs: number, streams: readonly string[]): Promise<void>;
 }
 
 /**
  * A purge's `readModelsPassed`: the read models, then the deletion's erasure, which never waits
  * for the purge. Its end then means the DELETE is done: one repeated once the documents are gone
- * waits for the purge alone.
+ * waits for the purge alone. An erasure that parked the deletion (`streamOf`: the erased stream)
+ * fails the wait, so the purge stays pending and is tried again, and the DELETE keeps answering
+ * 202 until the erasure is retried: the erasure's position alone passes a parked event.
  */
-export function afterErasure(waits: PurgeWaits, erasure: string, timeoutMs: number): PurgeWorkerDeps<PurgeDoc>['readModelsPassed'] {
-  return async (position, deletion) => {
+export function afterErasure<P extends PurgeDoc>(waits: PurgeWaits, erasure: string, timeoutMs: number, streamOf: (purge: P) => string): PurgeWorkerDeps<P>['readModelsPassed'] {
+  return async (position, deletion, purge) => {
     await waits.settle(position, timeoutMs);
-    await waits.settleReactor(erasure, deletion, timeoutMs);
+    await waits.settleReactor(erasure, deletion, timeoutMs, [streamOf(purge)]);
   };
 }
 
@@ -76,7 +77,7 @@ export function afterErasure(waits: PurgeWaits, erasure: string, timeoutMs: numb
 export function keyedPurgeWork(documents: DocumentStore, purge: KeyedPurge): Pick<PurgeWorkerDeps<PurgeDoc>, 'records' | 'removePage' | 'afterPages'> {
   return {
     records: purge.records,
-    removePage: (record) => removeKeyedPage(documents, purge, record.id),
+    removePage: (record, limit) => removeKeyedPage(documents, purge, record.id, limit),
     afterPages: () => documents.purgeDeleted(),
   };
 }

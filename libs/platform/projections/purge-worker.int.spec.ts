@@ -1,10 +1,15 @@
 import { openSqliteDocumentStore } from '@lore/platform/documents/sqlite';
 import type { DocumentStore } from '@lore/platform/documents/port';
 import { START, waitWithinDeadline, withRequestContext } from '@lore/platform/kernel';
-import { keyedPurgeWork, type KeyedPurge } from './keyed-purges';
-import { PurgeWorker } from './purge-worker';
+import { randomUUID } from 'node:crypto';
+import { openSqliteEventStore } from '@lore/platform/event-store/sqlite';
+import { eventually } from '@lore/platform/event-store/contract';
+import { afterErasure, keyedPurgeWork, type KeyedPurge } from './keyed-purges';
+import { FIRST_PAGE, PAGE_TARGET_MS, PurgeWorker, nextPageSize, purgePosition } from './purge-worker';
+import { EventProcessors } from './event-processors';
+import type { Reactor } from './projection';
 
-const PURGE: KeyedPurge = { records: 'purges', collection: 'docs', key: 'owner', order: 'n', page: 50 };
+const PURGE: KeyedPurge = { records: 'purges', collection: 'docs', key: 'owner', order: 'n' };
 const record = (id: string, workspaceId: string, n: number) => ({ id, workspace_id: workspaceId, position: `${String(n).padStart(20, '0')}:${String(n).padStart(20, '0')}` });
 const NO_DEADLINE = 600_000;
 
@@ -53,5 +58,112 @@ describe('a purge woken by a request', () => {
     await expect(worker.drained(ids, 5_000)).resolves.toBeUndefined();
     expect(await documents.collection(PURGE.records).count()).toBe(0);
     await worker.stop();
+  });
+});
+
+/**
+ * A page's size follows the time pages take: a conversation's 100 messages took ~65 ms a page
+ * under FTS5's secure-delete, every such page holding every other workspace's requests back.
+ */
+describe('purge page sizes', () => {
+  it('shrink when pages run long, towards PAGE_TARGET_MS, and never below ten items', () => {
+    expect(nextPageSize(FIRST_PAGE, FIRST_PAGE, 65)).toBe(Math.floor((FIRST_PAGE * PAGE_TARGET_MS) / 65));
+    expect(nextPageSize(20, 20, 1_000)).toBe(10);
+  });
+
+  it('grow while full pages run short, up to a thousand items, and stay put near the target', () => {
+    expect(nextPageSize(FIRST_PAGE, FIRST_PAGE, 1)).toBe(FIRST_PAGE * 2);
+    expect(nextPageSize(800, 800, 1)).toBe(1_000);
+    expect(nextPageSize(FIRST_PAGE, FIRST_PAGE, PAGE_TARGET_MS)).toBe(FIRST_PAGE);
+    // The last page was short of its size: nothing more to gain.
+    expect(nextPageSize(FIRST_PAGE, 3, 1)).toBe(FIRST_PAGE);
+  });
+
+  it('a purge whose pages are slow asks for smaller ones', async () => {
+    const documents = openSqliteDocumentStore({ path: ':memory:' });
+    await documents.collection(PURGE.records).ensureIndex(['workspace_id', 'position']);
+    let left = 1_000;
+    const limits: number[] = [];
+    const worker = new PurgeWorker({
+      documents,
+      events: { headPosition: async () => START },
+      log: { error: () => undefined },
+      kind: 'test',
+      records: PURGE.records,
+      readModelsPassed: async () => undefined,
+      // Half a millisecond an item, on the event loop, as a secure-delete full-text index takes.
+      removePage: async (_purge, limit) => {
+        limits.push(limit);
+        const removed = Math.min(left, limit);
+        const until = performance.now() + removed / 2;
+        while (performance.now() < until);
+        left -= removed;
+        return removed;
+      },
+    });
+    await documents.write([{ collection: PURGE.records, op: 'upsert', doc: record('a', 'ws_a', 1) }]);
+    await worker.drained(['a'], 30_000);
+    await worker.stop();
+    await documents.close();
+    expect(left).toBe(0);
+    expect(limits[0]).toBe(FIRST_PAGE);
+    expect(Math.max(...limits.slice(1))).toBeLessThanOrEqual(PAGE_TARGET_MS * 2);
+  });
+});
+
+/**
+ * A keyed purge ends after its deletion's erasure (`afterErasure`). An erasure that fails and
+ * parks the deletion passes its position all the same; the purge must not take that for done
+ * (its end tells a repeated DELETE the data is gone): it stays pending until the erasure is retried.
+ */
+describe('a keyed purge after a parked erasure', () => {
+  it('stays pending while the erasure is parked, and ends once it is retried', async () => {
+    const events = openSqliteEventStore({ path: ':memory:' });
+    const documents = openSqliteDocumentStore({ path: ':memory:' });
+    await documents.collection(PURGE.records).ensureIndex(['workspace_id', 'position']);
+    let erasureFails = true;
+    const erasure: Reactor = {
+      name: 'test.erasure',
+      streamPrefixes: ['thing-'],
+      async react() {
+        if (erasureFails) throw new Error('the keyring is unreachable');
+      },
+    };
+    const processors = new EventProcessors({ projections: [], reactors: [erasure] }, events, documents, () => undefined, undefined, { parking: { attempts: 2 } });
+    await processors.start();
+    const worker = new PurgeWorker({
+      documents,
+      events,
+      log: { error: () => undefined },
+      kind: 'test',
+      ...keyedPurgeWork(documents, PURGE),
+      readModelsPassed: afterErasure(
+        { settle: (position, timeoutMs) => processors.waitFor(position, timeoutMs), settleReactor: (name, position, timeoutMs, streams) => processors.waitForOne(name, position, timeoutMs, streams) },
+        'test.erasure',
+        10_000,
+        (purge) => `thing-${purge.id}`,
+      ),
+    });
+    try {
+      const deleted = await events.append('thing-a', [{ id: randomUUID(), type: 'test.ThingDeleted', data: {} }], 'no_stream');
+      await documents.write([
+        { collection: PURGE.collection, op: 'upsert', doc: { id: 'doc-1', owner: 'a', n: 1 } },
+        { collection: PURGE.records, op: 'upsert', doc: { id: 'a', workspace_id: 'ws_a', position: purgePosition(deleted.position) } },
+      ]);
+      await eventually(() => processors.parkedCounts()['test.erasure'] === 1, 10_000);
+
+      await expect(worker.drained(['a'], 1_500)).rejects.toThrow(/not removed within/);
+      expect(await documents.collection(PURGE.collection).get('doc-1')).not.toBeNull();
+
+      erasureFails = false;
+      expect(await processors.retryParked({ processor: 'test.erasure' })).toMatchObject({ applied: 1, failed: [] });
+      await worker.drained(['a'], 10_000);
+      expect(await documents.collection(PURGE.collection).get('doc-1')).toBeNull();
+    } finally {
+      await worker.stop();
+      await processors.stop();
+      await events.close();
+      await documents.close();
+    }
   });
 });

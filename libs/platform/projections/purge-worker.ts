@@ -16,6 +16,24 @@ const SCAN_WORKSPACES = 10_000;
 const PAGE_TURN_MAX_MS = 1_000;
 /** Ids in one `$in` (SQLite binds each as a parameter; a user's 100,000 deleted memories are waited for at once). */
 const ID_LIST = 1_000;
+/**
+ * What a page aims to take, ms: each purge's page size follows the time its pages take
+ * (`nextPageSize`). One fixed size does not fit every engine and every document: a conversation's
+ * 100 messages took ~65 ms a page under FTS5's secure-delete (a probe; their words are in every
+ * message), a memory's 100 versions a few.
+ */
+export const PAGE_TARGET_MS = 15;
+export const FIRST_PAGE = 100;
+const MIN_PAGE = 10;
+const MAX_PAGE = 1_000;
+
+/** The next page's size after one of `size` removed `removed` in `tookMs`: towards PAGE_TARGET_MS, within MIN_PAGE..MAX_PAGE. */
+export function nextPageSize(size: number, removed: number, tookMs: number): number {
+  if (tookMs > PAGE_TARGET_MS * 1.5) return Math.max(MIN_PAGE, Math.floor((size * PAGE_TARGET_MS) / tookMs));
+  // A short page that was full: larger ones cost fewer transactions (a page short of its size was the last).
+  if (tookMs < PAGE_TARGET_MS / 2 && removed >= size) return Math.min(MAX_PAGE, size * 2);
+  return size;
+}
 
 /**
  * A record of documents (and whatever else) to remove after the projections' batch that made
@@ -49,14 +67,14 @@ export interface PurgeWorkerDeps<P extends PurgeDoc> {
    * has passed the deletion, `recorded` (an erasure that does not itself wait for the purge: a
    * purge's end then means its DELETE is done).
    */
-  readonly readModelsPassed: (position: Position, recorded: Position) => Promise<void>;
+  readonly readModelsPassed: (position: Position, recorded: Position, purge: P) => Promise<void>;
   readonly log: { error(fields: Record<string, unknown>, message: string): void };
   /** The collection of the purge records (indexed on workspace_id, position). */
   readonly records: string;
   /** What the purges remove, as `lore_purges_total` and `lore_purges_running` label it: chunks, messages. */
   readonly kind: string;
-  /** Removes one page of what the purge names (a transaction or two, ~10–30 ms); how much it removed, 0 once none is left. */
-  readonly removePage: (purge: P) => Promise<number>;
+  /** Removes one page of what the purge names, at most `limit` of its items (a transaction or two); how much it removed, 0 once none is left. */
+  readonly removePage: (purge: P, limit: number) => Promise<number>;
   /** After the last page: what the pages cannot find (a content's points whose records were gone already). */
   readonly afterPages?: (purge: P) => Promise<void>;
 }
@@ -267,7 +285,7 @@ export class PurgeWorker<P extends PurgeDoc> {
     return new Promise<boolean>((resolve, reject) => {
       const abandon = (): void => resolve(false);
       this.onStop.add(abandon);
-      this.deps.readModelsPassed(position, recorded).then(
+      this.deps.readModelsPassed(position, recorded, purge).then(
         () => resolve(true),
         (error: unknown) => reject(error),
       ).finally(() => this.onStop.delete(abandon));
@@ -276,16 +294,19 @@ export class PurgeWorker<P extends PurgeDoc> {
 
   /** False when the worker stopped first (the purge is left for the next start). */
   private async remove(purge: P): Promise<boolean> {
-    for (;;) {
+    for (let size = FIRST_PAGE; ; ) {
       if (this.stopped) return false;
-      if ((await this.inTurn(() => this.deps.removePage(purge))) === 0) break;
+      const limit = size;
+      const { value: removed, tookMs } = await this.inTurn(() => this.deps.removePage(purge, limit));
+      if (removed === 0) break;
+      size = nextPageSize(limit, removed, tookMs);
     }
     await this.deps.afterPages?.(purge);
     return true;
   }
 
   /** Runs one page once the pages asked for before it have run, and holds the next one back for as long as it took. */
-  private async inTurn<T>(page: () => Promise<T>): Promise<T> {
+  private async inTurn<T>(page: () => Promise<T>): Promise<{ readonly value: T; readonly tookMs: number }> {
     const before = PurgeWorker.pages;
     let release!: () => void;
     PurgeWorker.pages = new Promise((resolve) => (release = resolve));
@@ -293,11 +314,14 @@ export class PurgeWorker<P extends PurgeDoc> {
     const started = performance.now();
     // A page that waits on its store (a remote index slow to answer) holds the others back no longer than this.
     const overdue = setTimeout(release, PAGE_TURN_MAX_MS);
+    let tookMs = 0;
     try {
-      return await page();
+      const value = await page();
+      tookMs = performance.now() - started;
+      return { value, tookMs };
     } finally {
       clearTimeout(overdue);
-      setTimeout(release, Math.max(1, performance.now() - started));
+      setTimeout(release, Math.max(1, tookMs || performance.now() - started));
     }
   }
 }

@@ -12,4 +12,4 @@ import { WEBHOOK_DELIVERIES } from './webhook.read-models';
  * The records are not the projection's own collection: a rebuild must not drop a pending purge
  * of a log it does not rebuild.
  */
-export const DELIVERY_PURGE: KeyedPurge = { records: 'webhook_delivery_purges', collection: WEBHOOK_DELIVERIES, key: 'webhook_id', order: 'created_at', page: 200 };
+export const DELIVERY_PURGE: KeyedPurge = { records: 'webhook_delivery_purges', collection: WEBHOOK_DELIVERIES, key: 'webhook_id', order: 'created_at' };
