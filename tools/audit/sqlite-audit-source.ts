@@ -50,8 +50,10 @@ export class SqliteAuditSource implements AuditSource {
     const eventsOf = this.db.prepare<[string], Row>(`SELECT ${COLUMNS} FROM events WHERE stream_id = ? ORDER BY revision`);
     // Each stream's head and events are read in one short transaction, so they agree even
     // while Lore appends to it.
-    const readStream = this.db.transaction((streamId: string): AuditStream => {
+    const readStream = this.db.transaction((streamId: string): AuditStream | null => {
       const row = headOf.get(streamId);
+      // Its deletion began since the stream was listed: it is among the deleted streams (with what it has left).
+      if (row?.deleted === BigInt(STREAM_BEING_DELETED)) return null;
       const events = eventsOf.all(streamId).map(toRecordedEvent);
       if (row === undefined) return { streamId, events, unrecorded: 'the stream has no entry in the streams table' };
       if (row.deleted !== 0n) return { streamId, events, unrecorded: 'events of a stream recorded as deleted' };
@@ -60,7 +62,10 @@ export class SqliteAuditSource implements AuditSource {
     let after = '';
     for (;;) {
       const page = live.all(after, PAGE);
-      for (const { stream_id } of page) yield readStream(stream_id);
+      for (const { stream_id } of page) {
+        const stream = readStream(stream_id);
+        if (stream !== null) yield stream;
+      }
       const last = page[page.length - 1];
       if (last === undefined || page.length < PAGE) break;
       after = last.stream_id;
@@ -72,7 +77,10 @@ export class SqliteAuditSource implements AuditSource {
         `SELECT DISTINCT stream_id FROM events WHERE stream_id NOT IN (SELECT stream_id FROM streams WHERE deleted IN (0, ${STREAM_BEING_DELETED}))`,
       )
       .all();
-    for (const { stream_id } of strays) yield readStream(stream_id);
+    for (const { stream_id } of strays) {
+      const stream = readStream(stream_id);
+      if (stream !== null) yield stream;
+    }
   }
 
   async deletedStreams(): Promise<DeletedStream[]> {

@@ -80,11 +80,13 @@ export class SqliteAppendWriter {
   }
 
   private apply({ streamId, events, expected }: AppendRequest, recordedAt: string): Applied {
+    // The tombstone first: a retry of an append to a stream being deleted finds some of its
+    // events gone and some not, which would read as ids reused (a conflict), not a deletion.
+    const stream = this.getStream.get(streamId);
+    if (stream !== undefined && stream.deleted !== 0n) throw new StreamDeletedError(streamId);
     const retried = this.alreadyStored(streamId, events);
     if (retried) return { result: retried, appended: 0 };
 
-    const stream = this.getStream.get(streamId);
-    if (stream !== undefined && stream.deleted !== 0n) throw new StreamDeletedError(streamId);
     const actual: number | 'no_stream' = stream === undefined ? 'no_stream' : Number(stream.revision);
     if (!matches(expected, actual)) throw new WrongExpectedRevisionError(streamId, expected, actual);
 

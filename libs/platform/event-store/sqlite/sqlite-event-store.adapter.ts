@@ -17,7 +17,7 @@ import type {
 import { SqliteAppendWriter } from './sqlite-append-writer';
 import type { AppendOutcome, AppendRequest } from './sqlite-append-writer';
 import { ThreadedAppendWriter } from './append-writer-thread';
-import { WAL_PURGE_ATTEMPTS, WAL_PURGE_RETRY_MS, deleteStreamPage, tombstoneStream, truncateWal, walNotPurged } from './sqlite-stream-deletion';
+import { WAL_PURGE_ATTEMPTS, WAL_PURGE_RETRY_MS, deleteStreamPage, streamsBeingDeleted, tombstoneStream, truncateWal, walNotPurged } from './sqlite-stream-deletion';
 import type { DeletionStep } from './append-writer.protocol';
 import { EVENT_COLUMNS, configureConnection, createSchema, prefixCondition, prefixParams, toRecordedEvent } from './sqlite-schema';
 import type { EventRow } from './sqlite-schema';
@@ -84,8 +84,12 @@ export class SqliteEventStore implements EventStore {
   /** Commits by other processes, looked for while any subscription is open: they wake every subscription. */
   private readonly otherCommits: OtherCommitsWatch;
   private pending: PendingAppend[] = [];
-  /** Streams this store is deleting (by deletions under way): read as deleted while their pages go. */
+  /**
+   * Streams being deleted, read as deleted while their pages go: by this store (the deletions
+   * under way), or found tombstoned at open (a deletion cut short, which its erasure runs again).
+   */
   private readonly beingDeleted = new Map<string, number>();
+  private readonly cutShort: Set<string>;
   private flushScheduled = false;
   private closing = false;
   /**
@@ -101,6 +105,7 @@ export class SqliteEventStore implements EventStore {
     this.db = openPrivateDatabase(options.path, 'event-store');
     configureConnection(this.db);
     createSchema(this.db);
+    this.cutShort = new Set(streamsBeingDeleted(this.db));
     if (options.writerThread === true) {
       if (options.path === ':memory:' || options.path === '') throw new Error('a writer thread needs an event store file, not an in-memory database');
       this.writer = new ThreadedAppendWriter(options.path);
@@ -127,7 +132,7 @@ export class SqliteEventStore implements EventStore {
 
   readStream(streamId: string, options: { fromRevision?: number; maxCount?: number } = {}): Promise<RecordedEvent[]> {
     return this.guard(() => {
-      if (this.beingDeleted.size > 0 && this.beingDeleted.has(streamId)) return [];
+      if ((this.beingDeleted.size > 0 && this.beingDeleted.has(streamId)) || (this.cutShort.size > 0 && this.cutShort.has(streamId))) return [];
       return this.upTo(STREAM_SELECT, [streamId, options.fromRevision ?? 0], options.maxCount).map(toRecordedEvent);
     });
   }
@@ -187,9 +192,12 @@ export class SqliteEventStore implements EventStore {
     try {
       await this.deletionStep({ op: 'tombstone', streamId, deletedAt: this.clock.now().toISOString() });
       while (!(await this.deletionStep({ op: 'delete-page', streamId }))) {
+        // Cut short by a close: the erasure runs it again at the next start (the stream reads as deleted meanwhile).
+        if (this.closing) throw closedError();
         // On this thread, a turn of the event loop between pages (appends flush on setImmediate).
         if (this.writer instanceof SqliteAppendWriter) await new Promise((resolve) => setImmediate(resolve));
       }
+      this.cutShort.delete(streamId);
       await this.purgeWal();
     } finally {
       const left = (this.beingDeleted.get(streamId) ?? 1) - 1;

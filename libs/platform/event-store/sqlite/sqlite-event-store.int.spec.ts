@@ -124,20 +124,22 @@ describe.each([
     raw.close();
   });
 
-  it('finishes a deletion cut short when it runs again, and refuses appends meanwhile', async () => {
+  it('leaves a deletion cut short with the stream\'s last event in the log, reads it as deleted, and finishes it when run again', async () => {
     const first = open();
     await first.append('doomed', eventsOf(1200), 'no_stream');
-    await first.close();
-    // What a kill after the tombstone and the first page leaves behind.
+    // What a kill after the tombstone and the first page leaves behind (oldest first, see the next test).
     const raw = new Database(path);
     raw.prepare(`UPDATE streams SET deleted = 2, deleted_at = '2026-01-01T00:00:00.000Z' WHERE stream_id = 'doomed'`).run();
-    raw.prepare(`DELETE FROM events WHERE stream_id = 'doomed' AND revision >= 700`).run();
+    raw.prepare(`DELETE FROM events WHERE stream_id = 'doomed' AND revision < 500`).run();
     raw.close();
+    await first.close();
 
     const second = open();
+    // The erasure finds the deletion (the stream's last event) again after its checkpoint.
+    expect((await second.readAll({ streamPrefixes: ['doomed'] })).at(-1)?.revision).toBe(1199);
+    expect(await second.readStream('doomed')).toEqual([]);
     await expect(second.append('doomed', eventsOf(1), 'any')).rejects.toBeInstanceOf(StreamDeletedError);
     await second.deleteStream('doomed');
-    expect(await second.readStream('doomed')).toEqual([]);
     const after = new Database(path, { readonly: true });
     expect(after.prepare(`SELECT count(*) AS n FROM events WHERE stream_id = 'doomed'`).get()).toEqual({ n: 0 });
     // The first deletion's time stays the stream's deletion time.
@@ -266,6 +268,26 @@ describe.each([
     await store.close();
     await expect(store.append('order-1', eventsOf(1), 'any')).rejects.toMatchObject({ code: 'unavailable' });
     await expect(store.readAll()).rejects.toMatchObject({ code: 'unavailable' });
+  });
+});
+
+describe('SqliteEventStore deleting a long stream when it is closed', () => {
+  it('stops between pages, oldest first: the stream\'s last event, its deletion, stays in the log for the erasure to run again', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lore-sqlite-es-'));
+    const path = join(dir, 'events.db');
+    try {
+      const store = openSqliteEventStore({ path });
+      await store.append('doomed', eventsOf(1200), 'no_stream');
+      const deletion = store.deleteStream('doomed');
+      await store.close();
+      await expect(deletion).rejects.toThrow(/closed/);
+      const raw = new Database(path, { readonly: true });
+      const left = raw.prepare(`SELECT min(revision) AS first, max(revision) AS last, count(*) AS n FROM events WHERE stream_id = 'doomed'`).get();
+      expect({ left, state: raw.prepare(`SELECT deleted FROM streams WHERE stream_id = 'doomed'`).get() }).toEqual({ left: { first: 500, last: 1199, n: 700 }, state: { deleted: 2 } });
+      raw.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

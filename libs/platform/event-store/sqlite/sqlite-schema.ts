@@ -42,6 +42,8 @@ export function createSchema(db: Database.Database): void {
     ) WITHOUT ROWID;
   `);
   addMissingStreamColumns(db);
+  // Deletions under way (streams.deleted = 2, see sqlite-stream-deletion.ts), found at open without reading every stream.
+  db.exec('CREATE INDEX IF NOT EXISTS streams_being_deleted ON streams (stream_id) WHERE deleted = 2');
 }
 
 /**

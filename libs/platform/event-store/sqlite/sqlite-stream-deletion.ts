@@ -15,7 +15,7 @@ export const DELETE_PAGE_EVENTS = 500;
 /**
  * `streams.deleted`: 0 live, 1 deleted (no event left), 2 being deleted (tombstoned, its
  * events still being removed a page at a time; the deletion, run again, finishes it). Both
- * non-zero values refuse appends.
+ * non-zero values refuse appends; a store reads a stream being deleted as empty (`SqliteEventStore`).
  */
 export const STREAM_DELETED = 1;
 export const STREAM_BEING_DELETED = 2;
@@ -26,16 +26,31 @@ export const STREAM_BEING_DELETED = 2;
  * can tell a recorded permanent deletion from events that went missing.
  */
 export function tombstoneStream(db: Database.Database, streamId: string, deletedAt: string): void {
-  db.prepare(
-    `INSERT INTO streams (stream_id, revision, deleted, deleted_at) VALUES (?, -1, ${STREAM_BEING_DELETED}, ?)
-     ON CONFLICT (stream_id) DO UPDATE SET deleted = ${STREAM_BEING_DELETED}, deleted_at = coalesce(streams.deleted_at, excluded.deleted_at)`,
-  ).run(streamId, deletedAt);
+  // A transaction as every other step (one commit counted); a stream deleted before stays
+  // deleted (1) while this deletion finds nothing left to remove.
+  db.transaction(() =>
+    db
+      .prepare(
+        `INSERT INTO streams (stream_id, revision, deleted, deleted_at) VALUES (?, -1, ${STREAM_BEING_DELETED}, ?)
+         ON CONFLICT (stream_id) DO UPDATE SET deleted = CASE WHEN streams.deleted = ${STREAM_DELETED} THEN ${STREAM_DELETED} ELSE ${STREAM_BEING_DELETED} END,
+           deleted_at = coalesce(streams.deleted_at, excluded.deleted_at)`,
+      )
+      .run(streamId, deletedAt),
+  ).immediate();
+}
+
+/** The streams a deletion was cut short in (by a crash): a store opening the file reads them as deleted until it is run again. */
+export function streamsBeingDeleted(db: Database.Database): string[] {
+  return db.prepare(`SELECT stream_id FROM streams WHERE deleted = ${STREAM_BEING_DELETED}`).pluck(true).all() as string[];
 }
 
 /**
- * Removes the stream's newest DELETE_PAGE_EVENTS events in one transaction (newest first: what
- * is left until the end is the stream's start, a state it once had). When none are left the
- * same transaction marks the stream deleted; returns whether it is.
+ * Removes the stream's oldest DELETE_PAGE_EVENTS events in one transaction. Oldest first: the
+ * stream's last event, the deletion that drives its erasure, goes with the last page, so an
+ * erasure cut short (a crash, a restart of its reactor, a parked retry) finds that event in the
+ * log again and runs the deletion again (newest first, it went with the first page, and the
+ * rest of the stream stayed for good). When none are left the same transaction marks the
+ * stream deleted; returns whether it is.
  */
 export function deleteStreamPage(db: Database.Database, streamId: string): boolean {
   return db
@@ -43,7 +58,7 @@ export function deleteStreamPage(db: Database.Database, streamId: string): boole
       // secure_delete=ON zeroes the cells these rows occupied, in the table and its indexes.
       const removed = db
         .prepare(
-          `DELETE FROM events WHERE position IN (SELECT position FROM events WHERE stream_id = ? ORDER BY revision DESC LIMIT ${DELETE_PAGE_EVENTS})`,
+          `DELETE FROM events WHERE position IN (SELECT position FROM events WHERE stream_id = ? ORDER BY revision LIMIT ${DELETE_PAGE_EVENTS})`,
         )
         .run(streamId).changes;
       if (removed === DELETE_PAGE_EVENTS) return false;
