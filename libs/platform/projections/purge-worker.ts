@@ -14,11 +14,13 @@ const MAX_RETRY_MS = 5 * 60_000;
 const SCAN_WORKSPACES = 10_000;
 /** Longest a page holds the turn of the others (see `inTurn`), ms. */
 const PAGE_TURN_MAX_MS = 1_000;
+/** Failing purges a workspace's scan looks past for one that is due (see `firstDueOf`). */
+const FAILED_PASSED = 64;
 /** Ids in one `$in` (SQLite binds each as a parameter; a user's 100,000 deleted memories are waited for at once). */
 const ID_LIST = 1_000;
 /**
- * What a page aims to take, ms: each purge's page size follows the time its pages take
- * (`nextPageSize`). One fixed size does not fit every engine and every document: a conversation's
+ * What a page aims to take of the event loop, ms: each purge's page size follows the time its
+ * pages take there (`nextPageSize`). One fixed size does not fit every engine and every document: a conversation's
  * 100 messages took ~65 ms a page under FTS5's secure-delete (a probe; their words are in every
  * message), a memory's 100 versions a few.
  */
@@ -246,11 +248,21 @@ export class PurgeWorker<P extends PurgeDoc> {
       const filter: Filter = after === null ? {} : { workspace_id: { $gt: after } };
       const [purge] = (await records.find({ filter, sort: [['workspace_id', 'asc'], ['position', 'asc']], limit: 1 })).items;
       if (purge === undefined) break;
-      // A purge that failed holds back its own workspace's until its retry is due (`due`), no other's.
-      if (!busy.has(purge.workspace_id)) first.set(purge.workspace_id, purge);
+      if (!busy.has(purge.workspace_id)) first.set(purge.workspace_id, this.due(purge) ? purge : await this.firstDueOf(purge.workspace_id, purge));
       after = purge.workspace_id;
     }
     return first;
+  }
+
+  /**
+   * The workspace's oldest purge not waiting out a failure, past the ones that are (up to
+   * FAILED_PASSED of them): a purge that keeps failing (its erasure parked, an operator's
+   * matter) must not hold back the workspace's later deletions. `oldest` when none is due.
+   */
+  private async firstDueOf(workspaceId: string, oldest: P): Promise<P> {
+    const records = this.deps.documents.collection<P>(this.deps.records);
+    const { items } = await records.find({ filter: { workspace_id: workspaceId }, sort: [['position', 'asc']], limit: FAILED_PASSED + 1 });
+    return items.find((purge) => this.due(purge)) ?? oldest;
   }
 
   private async run(purge: P): Promise<void> {
@@ -305,23 +317,26 @@ export class PurgeWorker<P extends PurgeDoc> {
     return true;
   }
 
-  /** Runs one page once the pages asked for before it have run, and holds the next one back for as long as it took. */
+  /** Runs one page once the pages asked for before it have run, and holds the next one back for as long as it took of the event loop. */
   private async inTurn<T>(page: () => Promise<T>): Promise<{ readonly value: T; readonly tookMs: number }> {
-    const before = PurgeWorker.pages;
+    const earlier = PurgeWorker.pages;
     let release!: () => void;
     PurgeWorker.pages = new Promise((resolve) => (release = resolve));
-    await before;
-    const started = performance.now();
+    await earlier;
+    // What the page took of the event loop, not of the clock: a page of a remote store (Mongo,
+    // Qdrant) mostly waits for its answers, which holds nobody back, and sized or paused by the
+    // clock it would shrink to the smallest and crawl.
+    const before = performance.eventLoopUtilization();
     // A page that waits on its store (a remote index slow to answer) holds the others back no longer than this.
     const overdue = setTimeout(release, PAGE_TURN_MAX_MS);
     let tookMs = 0;
     try {
       const value = await page();
-      tookMs = performance.now() - started;
+      tookMs = performance.eventLoopUtilization(before).active;
       return { value, tookMs };
     } finally {
       clearTimeout(overdue);
-      setTimeout(release, Math.max(1, tookMs || performance.now() - started));
+      setTimeout(release, Math.max(1, tookMs || performance.eventLoopUtilization(before).active));
     }
   }
 }
