@@ -47,3 +47,34 @@ describe('a long history', () => {
     expect(exported.memories.find((m) => m.memory_id === memory.memory_id)?.history).toHaveLength(VERSIONS + 1);
   });
 });
+
+/**
+ * A user may hold up to a workspace's QUOTA_MEMORIES memories. A list filtered by topics or text
+ * (both sealed, so filtered after opening) and the export read and open them a page at a time
+ * with a turn between, not all in one query and one burst of openings.
+ */
+describe('many memories of one user', () => {
+  let running: RunningContext;
+  beforeAll(async () => {
+    running = await startContext(memoryContext);
+  });
+  afterAll(() => running.stop());
+
+  it('are searched and exported whole, in pages that let other work in between', async () => {
+    const many = { ...owner, userId: 'bob', actor: 'user:bob' };
+    const count = 1_200;
+    for (let i = 0; i < count; i += 100) {
+      await Promise.all(Array.from({ length: 100 }, (_, j) => send(running.transport, messages.create, { ...many, memory: `Note ${i + j} about gardening`, memoryType: 'user', topics: ['garden'] })));
+    }
+
+    let turns = countTurns();
+    const listed = await send(running.transport, messages.list, { ...many, search: 'gardening', topics: ['garden'], limit: 10, skip: 0, sortBy: 'created_at', sortOrder: 'asc' });
+    expect({ total: listed.total, shown: listed.items.length }).toEqual({ total: count, shown: 10 });
+    expect(turns()).toBeGreaterThanOrEqual(Math.floor(count / 500));
+
+    turns = countTurns();
+    const exported = await send(running.transport, messages.export, many);
+    expect(exported.memories).toHaveLength(count);
+    expect(turns()).toBeGreaterThanOrEqual(Math.floor(count / 500));
+  });
+});

@@ -1,13 +1,13 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { AppError, notFound, type Clock, type ReplyIn, type ValidRequestIn } from '@lore/platform/kernel';
-import { decodeCursor, encodeCursor, workspaceCollection, type DocumentStore, type Filter, type Page, type Sort } from '@lore/platform/documents/port';
+import { decodeCursor, encodeCursor, workspaceCollection, type DocumentStore, type WorkspaceCollection, type Filter, type Page, type Sort } from '@lore/platform/documents/port';
 import type { SealedFields } from '@lore/platform/crypto';
 import type { MemoryMessages, MemoryRecord, MemoryVersion } from '@lore/memory/contracts';
 import { isLive, toMemoryRecord, toMemoryVersion, type DecisionNote, type MemoryContent } from './memory-content';
 import { liveMemoryFilter, MEMORIES, MEMORY_VERSIONS, type MemoryDoc, type MemoryVersionDoc } from './memory.read-models';
 
-/** Versions a read takes before the next turn (see `versionPages`). */
-const VERSIONS_PAGE = 500;
+/** Documents a read takes before the next turn (see `pages`). */
+const READ_PAGE = 500;
 
 export class MemoryQueries {
   constructor(
@@ -36,7 +36,7 @@ export class MemoryQueries {
   async history(ref: ValidRequestIn<MemoryMessages, 'history'>): Promise<ReplyIn<MemoryMessages, 'history'>> {
     await this.get(ref);
     const versions: MemoryVersion[] = [];
-    for await (const page of this.versionPages(ref.workspaceId, { memory_id: ref.memoryId }, [['version', 'asc']])) {
+    for await (const page of this.pages(this.versions(ref.workspaceId), { memory_id: ref.memoryId }, [['version', 'asc']])) {
       for (const v of page) versions.push(toMemoryVersion(v, await this.sealed.open(v.memory_id, v.content), await this.openNote(v)));
     }
     return { versions };
@@ -69,14 +69,15 @@ export class MemoryQueries {
       const opened = await Promise.all(page.items.filter((doc) => isLive(doc, now)).map(async (doc) => this.openRecord(doc)));
       return { items: opened.filter((r) => r !== null), total, nextCursor: page.nextCursor };
     }
-    const all = (await memories.find({ filter: { ...filter, ...liveMemoryFilter(now) }, sort })).items;
     const matching: Array<{ doc: MemoryDoc; content: MemoryContent }> = [];
-    for (const doc of all) {
-      const content = await this.openContent(doc.id, doc.content);
-      if (content === null) continue;
-      if (!topics.every((t) => content.topics.includes(t))) continue;
-      if (search && !content.memory.toLowerCase().includes(search)) continue;
-      matching.push({ doc, content });
+    for await (const page of this.pages(memories, { ...filter, ...liveMemoryFilter(now) }, sort)) {
+      for (const doc of page) {
+        const content = await this.openContent(doc.id, doc.content);
+        if (content === null) continue;
+        if (!topics.every((t) => content.topics.includes(t))) continue;
+        if (search && !content.memory.toLowerCase().includes(search)) continue;
+        matching.push({ doc, content });
+      }
     }
     const start = query.cursor ? startAfterCursor(matching.map((m) => m.doc), query.cursor, query.sortBy, query.sortOrder) : query.skip;
     const slice = matching.slice(start, start + query.limit);
@@ -93,11 +94,17 @@ export class MemoryQueries {
     const filter = { user_id: scope.userId };
     // Superseded memories are exported too (with their status): they are the user's data. Expired ones are not.
     const unexpired = { $or: [{ expires_at: { $exists: false } }, { expires_at: { $gt: this.clock.now().toISOString() } }] };
-    const docs = await this.memories(scope.workspaceId).find({ filter: { ...filter, ...unexpired }, sort: [['created_at', 'asc']] });
+    const records: MemoryRecord[] = [];
+    for await (const page of this.pages(this.memories(scope.workspaceId), { ...filter, ...unexpired }, [['created_at', 'asc']])) {
+      for (const doc of page) {
+        const record = await this.openRecord(doc);
+        if (record !== null) records.push(record);
+      }
+    }
     const byMemory = new Map<string, MemoryVersion[]>();
     // Not those of a memory deleted (its versions still being purged, under a shredded key) or expired.
-    const exported = new Set(docs.items.map((doc) => doc.id));
-    for await (const page of this.versionPages(scope.workspaceId, filter, [['memory_id', 'asc'], ['version', 'asc']])) {
+    const exported = new Set(records.map((record) => record.memory_id));
+    for await (const page of this.pages(this.versions(scope.workspaceId), filter, [['memory_id', 'asc'], ['version', 'asc']])) {
       for (const v of page) {
         if (!exported.has(v.memory_id)) continue;
         const content = await this.openContent(v.memory_id, v.content);
@@ -107,19 +114,19 @@ export class MemoryQueries {
         byMemory.set(v.memory_id, list);
       }
     }
-    const opened = await Promise.all(docs.items.map(async (doc) => this.openRecord(doc)));
-    const memories = opened.filter((r) => r !== null).map((record) => ({ ...record, history: byMemory.get(record.memory_id) ?? [] }));
+    const memories = records.map((record) => ({ ...record, history: byMemory.get(record.memory_id) ?? [] }));
     return { exportedAt: this.clock.now().toISOString(), memories };
   }
 
   /**
-   * The versions a filter selects, VERSIONS_PAGE a read with a turn between: a memory has as
-   * many as it had changes, and 50,000 read in one query and opened at once held every request
-   * of the process for about a second.
+   * What a filter selects, READ_PAGE documents a read with a turn between: a memory has as many
+   * versions as it had changes, and a user up to a workspace's QUOTA_MEMORIES memories; 50,000
+   * versions read in one query and opened at once held every request of the process for about
+   * a second.
    */
-  private async *versionPages(workspaceId: string, filter: Filter, sort: Sort): AsyncGenerator<MemoryVersionDoc[]> {
+  private async *pages<T extends MemoryDoc | MemoryVersionDoc>(collection: WorkspaceCollection<T>, filter: Filter, sort: Sort): AsyncGenerator<T[]> {
     for (let cursor: string | null = null; ; ) {
-      const page: Page<MemoryVersionDoc> = await this.versions(workspaceId).find({ filter, sort, limit: VERSIONS_PAGE, ...(cursor === null ? {} : { cursor }) });
+      const page: Page<T> = await collection.find({ filter, sort, limit: READ_PAGE, ...(cursor === null ? {} : { cursor }) });
       yield page.items;
       cursor = page.nextCursor;
       if (cursor === null) return;
