@@ -55,6 +55,8 @@ export class SqliteAuditSource implements AuditSource {
       // Its deletion began since the stream was listed: it is among the deleted streams (with what it has left).
       if (row?.deleted === BigInt(STREAM_BEING_DELETED)) return null;
       const events = eventsOf.all(streamId).map(toRecordedEvent);
+      // ... or began and ended: every deletion passes through 2, and left nothing.
+      if (row !== undefined && row.deleted !== 0n && events.length === 0) return null;
       if (row === undefined) return { streamId, events, unrecorded: 'the stream has no entry in the streams table' };
       if (row.deleted !== 0n) return { streamId, events, unrecorded: 'events of a stream recorded as deleted' };
       return { streamId, events, head: { revision: Number(row.revision), hash: row.last_hash } };

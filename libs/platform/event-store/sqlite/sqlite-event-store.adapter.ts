@@ -189,17 +189,24 @@ export class SqliteEventStore implements EventStore {
     // Appends queued before the delete must land first, so they are deleted with the stream.
     await this.drain();
     this.beingDeleted.set(streamId, (this.beingDeleted.get(streamId) ?? 0) + 1);
+    let tombstoned = false;
+    let removed = false;
     try {
       await this.deletionStep({ op: 'tombstone', streamId, deletedAt: this.clock.now().toISOString() });
+      tombstoned = true;
       while (!(await this.deletionStep({ op: 'delete-page', streamId }))) {
-        // Cut short by a close: the erasure runs it again at the next start (the stream reads as deleted meanwhile).
-        if (this.closing) throw closedError();
         // On this thread, a turn of the event loop between pages (appends flush on setImmediate).
         if (this.writer instanceof SqliteAppendWriter) await new Promise((resolve) => setImmediate(resolve));
+        // Cut short by a close: the erasure runs it again at the next start (the stream reads as deleted meanwhile).
+        if (this.closing) throw closedError();
       }
+      removed = true;
       this.cutShort.delete(streamId);
       await this.purgeWal();
     } finally {
+      // A step failed (the write lock held past the busy timeout, the writer thread gone): what is
+      // left of the stream, its start gone, reads as deleted until the deletion is run again.
+      if (tombstoned && !removed) this.cutShort.add(streamId);
       const left = (this.beingDeleted.get(streamId) ?? 1) - 1;
       if (left === 0) this.beingDeleted.delete(streamId);
       else this.beingDeleted.set(streamId, left);

@@ -291,6 +291,36 @@ describe('SqliteEventStore deleting a long stream when it is closed', () => {
   });
 });
 
+describe('SqliteEventStore deleting a long stream when a page fails', () => {
+  it('reads what is left of it as deleted until the deletion is run again', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lore-sqlite-es-'));
+    const path = join(dir, 'events.db');
+    const store = openSqliteEventStore({ path });
+    const other = new Database(path);
+    try {
+      await store.append('doomed', eventsOf(1200), 'no_stream');
+      const deletion = store.deleteStream('doomed');
+      // After the tombstone and the first page (run before this turn), another connection holds
+      // the write lock past the busy timeout: the next page fails.
+      await new Promise<void>((resolve) =>
+        setImmediate(() => {
+          other.exec('BEGIN IMMEDIATE');
+          resolve();
+        }),
+      );
+      await expect(deletion).rejects.toThrow(/locked|busy/i);
+      other.exec('COMMIT');
+      expect(await store.readStream('doomed')).toEqual([]);
+      await store.deleteStream('doomed');
+      expect(other.prepare(`SELECT count(*) AS n FROM events WHERE stream_id = 'doomed'`).get()).toEqual({ n: 0 });
+    } finally {
+      other.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 20_000);
+});
+
 describe('SqliteEventStore with a writer thread', () => {
   it('waits for the write lock on its own thread: the caller\'s event loop keeps running', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'lore-sqlite-es-'));
