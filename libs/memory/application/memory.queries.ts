@@ -70,7 +70,9 @@ export class MemoryQueries {
       return { items: opened.filter((r) => r !== null), total, nextCursor: page.nextCursor };
     }
     const matching: Array<{ doc: MemoryDoc; content: MemoryContent }> = [];
-    for await (const page of this.pages(memories, { ...filter, ...liveMemoryFilter(now) }, sort)) {
+    // Read in pages by creation (which never changes), then ordered here: pages by `updated_at`
+    // would meet a memory updated between two of them twice, or not at all.
+    for await (const page of this.pages(memories, { ...filter, ...liveMemoryFilter(now) }, [['created_at', 'asc']])) {
       for (const doc of page) {
         const content = await this.openContent(doc.id, doc.content);
         if (content === null) continue;
@@ -79,6 +81,7 @@ export class MemoryQueries {
         matching.push({ doc, content });
       }
     }
+    matching.sort((a, b) => compareInOrder(a.doc, b.doc, query.sortBy, query.sortOrder));
     const start = query.cursor ? startAfterCursor(matching.map((m) => m.doc), query.cursor, query.sortBy, query.sortOrder) : query.skip;
     const slice = matching.slice(start, start + query.limit);
     const last = slice[slice.length - 1];
@@ -96,10 +99,7 @@ export class MemoryQueries {
     const unexpired = { $or: [{ expires_at: { $exists: false } }, { expires_at: { $gt: this.clock.now().toISOString() } }] };
     const records: MemoryRecord[] = [];
     for await (const page of this.pages(this.memories(scope.workspaceId), { ...filter, ...unexpired }, [['created_at', 'asc']])) {
-      for (const doc of page) {
-        const record = await this.openRecord(doc);
-        if (record !== null) records.push(record);
-      }
+      for (const record of await Promise.all(page.map(async (doc) => this.openRecord(doc)))) if (record !== null) records.push(record);
     }
     const byMemory = new Map<string, MemoryVersion[]>();
     // Not those of a memory deleted (its versions still being purged, under a shredded key) or expired.
@@ -160,17 +160,25 @@ export class MemoryQueries {
   }
 }
 
+type SortKey = 'created_at' | 'updated_at';
+
+/** (sort value, id) against another's, in `order`: the order of a filtered list and of its cursors. */
+function compareAt(value: string, id: string, other: { readonly value: string; readonly id: string }, order: 'asc' | 'desc'): number {
+  const byValue = value === other.value ? 0 : value > other.value ? 1 : -1;
+  const cmp = byValue !== 0 ? byValue : id === other.id ? 0 : id > other.id ? 1 : -1;
+  return order === 'asc' ? cmp : -cmp;
+}
+
+function compareInOrder(a: MemoryDoc, b: MemoryDoc, sortBy: SortKey, order: 'asc' | 'desc'): number {
+  return compareAt(a[sortBy], a.id, { value: b[sortBy], id: b.id }, order);
+}
+
 /** Index of the first item strictly after the cursor's (sort value, id) in the given order. */
-function startAfterCursor(docs: readonly MemoryDoc[], cursor: string, sortBy: 'created_at' | 'updated_at', order: 'asc' | 'desc'): number {
+function startAfterCursor(docs: readonly MemoryDoc[], cursor: string, sortBy: SortKey, order: 'asc' | 'desc'): number {
   const position = decodeCursor(cursor);
   const value = position?.values[0];
   if (position === null || typeof value !== 'string') throw new AppError('validation', 'Invalid cursor', [{ loc: ['message', 'cursor'], msg: 'Invalid cursor', type: 'value_error' }]);
-  const sign = order === 'asc' ? 1 : -1;
-  const index = docs.findIndex((doc) => {
-    const byValue = doc[sortBy] === value ? 0 : doc[sortBy] > value ? 1 : -1;
-    const cmp = byValue !== 0 ? byValue : doc.id === position.id ? 0 : doc.id > position.id ? 1 : -1;
-    return cmp * sign > 0;
-  });
+  const index = docs.findIndex((doc) => compareAt(doc[sortBy], doc.id, { value, id: position.id }, order) > 0);
   return index === -1 ? docs.length : index;
 }
 
