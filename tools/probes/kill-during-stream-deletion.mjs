@@ -27,7 +27,13 @@ const SECRET = 'probe-stream-deletion';
 async function call(url, token, method, path, body) {
   const res = await fetch(url + path, { method, headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await res.text();
-  return { status: res.status, body: text === '' ? null : JSON.parse(text) };
+  let answer = null;
+  try {
+    answer = text === '' ? null : JSON.parse(text);
+  } catch {
+    answer = text;
+  }
+  return { status: res.status, body: answer };
 }
 
 function filesContaining(dir, needle) {
@@ -66,8 +72,13 @@ async function round(n, token) {
     lore.child.kill('SIGKILL');
     await exited(lore.child);
     await deletion;
+    // What the kill left, not what the watch saw before it: the deletion may have ended between the two.
+    const cut = state();
     watch.close();
-    if (killedAt === null) return { round: n, violations: [`the deletion was never seen under way (${total} events)`] };
+    if (killedAt === null || cut.deleted !== 2 || cut.left === 0) {
+      return { round: n, violations: [`the kill did not cut the deletion short (${total} events; deleted = ${cut.deleted}, ${cut.left} left): raise PROBE_MESSAGES`] };
+    }
+    killedAt = cut.left;
 
     lore = await startStandalone({ entry: ENTRY, dataDir, secret: SECRET });
     let status = null;
