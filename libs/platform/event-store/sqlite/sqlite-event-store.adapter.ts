@@ -50,6 +50,9 @@ interface PageSelection {
   readonly statements: Map<number, Database.Statement<unknown[], EventRow>>;
 }
 
+/** Longest pause between two pages of a stream's deletion, ms (see deleteStream). */
+const DELETE_PAGE_PAUSE_MAX_MS = 100;
+
 const STREAM_SELECT = `SELECT ${EVENT_COLUMNS} FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision`;
 const PAGE_SELECT = `SELECT ${EVENT_COLUMNS} FROM events WHERE position > ? AND position <= ?`;
 
@@ -194,9 +197,12 @@ export class SqliteEventStore implements EventStore {
     try {
       await this.deletionStep({ op: 'tombstone', streamId, deletedAt: this.clock.now().toISOString() });
       tombstoned = true;
-      while (!(await this.deletionStep({ op: 'delete-page', streamId }))) {
-        // On this thread, a turn of the event loop between pages (appends flush on setImmediate).
-        if (this.writer instanceof SqliteAppendWriter) await new Promise((resolve) => setImmediate(resolve));
+      for (;;) {
+        const started = performance.now();
+        if (await this.deletionStep({ op: 'delete-page', streamId })) break;
+        // A pause as long as the page took (the writer's or this thread's time): every other
+        // stream's appends have the writer at least half the time while a long stream goes.
+        await new Promise((resolve) => setTimeout(resolve, Math.min(DELETE_PAGE_PAUSE_MAX_MS, performance.now() - started)));
         // Cut short by a close: the erasure runs it again at the next start (the stream reads as deleted meanwhile).
         if (this.closing) throw closedError();
       }

@@ -9,6 +9,7 @@ import { eventsOf, eventually } from '@lore/platform/event-store/contract';
 import { openSqliteEventStore } from './sqlite-event-store.adapter';
 import type { SqliteEventStore } from './sqlite-event-store.adapter';
 import { AppendWriterThread } from './append-writer-thread';
+import { DELETE_PAGE_BYTES } from './sqlite-stream-deletion';
 
 /** Promises only the SQLite store makes: durability of the file, physical erasure, group commit. */
 describe.each([
@@ -296,29 +297,55 @@ describe('SqliteEventStore deleting a long stream when a page fails', () => {
     const dir = mkdtempSync(join(tmpdir(), 'lore-sqlite-es-'));
     const path = join(dir, 'events.db');
     const store = openSqliteEventStore({ path });
-    const other = new Database(path);
     try {
       await store.append('doomed', eventsOf(1200), 'no_stream');
-      const deletion = store.deleteStream('doomed');
-      // After the tombstone and the first page (run before this turn), another connection holds
-      // the write lock past the busy timeout: the next page fails.
-      await new Promise<void>((resolve) =>
-        setImmediate(() => {
-          other.exec('BEGIN IMMEDIATE');
-          resolve();
-        }),
-      );
-      await expect(deletion).rejects.toThrow(/locked|busy/i);
-      other.exec('COMMIT');
+      // The second page fails, as one does when another connection holds the write lock past the
+      // busy timeout or the writer thread is gone.
+      const steps = store as unknown as { deletionStep: (step: { op: string }) => Promise<unknown> };
+      const step = steps.deletionStep.bind(store);
+      let pages = 0;
+      const spy = jest.spyOn(steps, 'deletionStep').mockImplementation(async (s) => {
+        if (s.op === 'delete-page' && ++pages === 2) throw new Error('database is locked');
+        return step(s);
+      });
+      await expect(store.deleteStream('doomed')).rejects.toThrow('database is locked');
+      spy.mockRestore();
+      // What is left (revisions 500 to 1199) is no stream's start: it reads as deleted.
       expect(await store.readStream('doomed')).toEqual([]);
       await store.deleteStream('doomed');
-      expect(other.prepare(`SELECT count(*) AS n FROM events WHERE stream_id = 'doomed'`).get()).toEqual({ n: 0 });
+      const raw = new Database(path, { readonly: true });
+      expect(raw.prepare(`SELECT count(*) AS n FROM events WHERE stream_id = 'doomed'`).get()).toEqual({ n: 0 });
+      raw.close();
     } finally {
-      other.close();
       await store.close();
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 20_000);
+  });
+});
+
+describe('SqliteEventStore deleting a stream of large events', () => {
+  it('takes a page of at most DELETE_PAGE_BYTES of them (past the first), not 500 whatever their size', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lore-sqlite-es-'));
+    const store = openSqliteEventStore({ path: join(dir, 'events.db') });
+    try {
+      // A content's chunk events carry their vectors: 40 events of ~100 KB, 4 MB in all.
+      const big = Array.from({ length: 40 }, () => ({ id: randomUUID(), type: 'test.Chunk', data: { vector: 'x'.repeat(100_000) } }));
+      await store.append('doomed', big, 'no_stream');
+      const steps = store as unknown as { deletionStep: (step: { op: string }) => Promise<unknown> };
+      const step = steps.deletionStep.bind(store);
+      let pages = 0;
+      jest.spyOn(steps, 'deletionStep').mockImplementation(async (s) => {
+        if (s.op === 'delete-page') pages++;
+        return step(s);
+      });
+      await store.deleteStream('doomed');
+      expect(pages).toBeGreaterThanOrEqual(Math.ceil((40 * 100_000) / DELETE_PAGE_BYTES));
+      expect(await store.readStream('doomed')).toEqual([]);
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('SqliteEventStore with a writer thread', () => {

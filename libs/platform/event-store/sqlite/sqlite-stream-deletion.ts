@@ -11,6 +11,11 @@ export const WAL_PURGE_RETRY_MS = 50;
  * stream of 20,000 events held the write lock (and the writer thread) ~350 ms for every tenant.
  */
 export const DELETE_PAGE_EVENTS = 500;
+/**
+ * ... and bytes of event data: a content's chunk events carry their vectors, and a page of 500
+ * of them is megabytes to zero and write while every append waits behind it.
+ */
+export const DELETE_PAGE_BYTES = 1024 * 1024;
 
 /**
  * `streams.deleted`: 0 live, 1 deleted (no event left), 2 being deleted (tombstoned, its
@@ -55,13 +60,17 @@ export function streamsBeingDeleted(db: Database.Database): string[] {
 export function deleteStreamPage(db: Database.Database, streamId: string): boolean {
   return db
     .transaction(() => {
+      // Up to DELETE_PAGE_EVENTS, and no more than DELETE_PAGE_BYTES of them past the first.
+      const rows = db
+        .prepare(`SELECT revision, length(data) + length(metadata) AS bytes FROM events WHERE stream_id = ? ORDER BY revision LIMIT ${DELETE_PAGE_EVENTS}`)
+        .raw(true)
+        .all(streamId) as Array<[number, number]>;
+      let taken = 0;
+      for (let bytes = 0; taken < rows.length && (taken === 0 || bytes + (rows[taken]?.[1] ?? 0) <= DELETE_PAGE_BYTES); taken++) bytes += rows[taken]?.[1] ?? 0;
+      const last = rows[taken - 1];
       // secure_delete=ON zeroes the cells these rows occupied, in the table and its indexes.
-      const removed = db
-        .prepare(
-          `DELETE FROM events WHERE position IN (SELECT position FROM events WHERE stream_id = ? ORDER BY revision LIMIT ${DELETE_PAGE_EVENTS})`,
-        )
-        .run(streamId).changes;
-      if (removed === DELETE_PAGE_EVENTS) return false;
+      if (last !== undefined) db.prepare(`DELETE FROM events WHERE stream_id = ? AND revision <= ?`).run(streamId, last[0]);
+      if (taken < rows.length || rows.length === DELETE_PAGE_EVENTS) return false;
       db.prepare(`UPDATE streams SET deleted = ${STREAM_DELETED} WHERE stream_id = ?`).run(streamId);
       return true;
     })

@@ -15,6 +15,12 @@ import { BLOCK, Postings } from './keyword-postings';
 /** Blocks a list of `size` entries spans. */
 const blocksOf = (size: number): number => Math.ceil(size / BLOCK);
 
+/** A pass of `CollectionKeywords.pruneStep` over the lists as they were when it started. */
+export interface PrunePass {
+  readonly lists: ReadonlyMap<number, Postings>;
+  readonly entries: Iterator<[number, Postings]>;
+}
+
 export class CollectionKeywords {
   /** Ordinal → point rowid, -1 once deleted. */
   rowids: number[] = [];
@@ -72,9 +78,42 @@ export class CollectionKeywords {
     return this.rowids.length >= 4 * BLOCK && this.live * 4 < this.rowids.length * 3;
   }
 
-  /** Whether three quarters are: searches scan four entries for each live one, compaction cannot wait. */
+  /** Whether three quarters are: searches scan four entries for each live one, their lists cannot wait to be pruned. */
   compactionOverdue(): boolean {
     return this.rowids.length >= 4 * BLOCK && this.live * 4 < this.rowids.length;
+  }
+
+  /**
+   * A pass that drops the dead entries from the postings lists, ordinals kept (`pruneStep`), so
+   * that it can go a slice at a time while the collection changes: lists added meanwhile are
+   * met or not, lists replaced by a compaction end the pass.
+   */
+  startPruning(): PrunePass {
+    return { lists: this.postings, entries: this.postings.entries() };
+  }
+
+  /** Prunes lists until about `budget` entries were read; false once the pass is done. */
+  pruneStep(pass: PrunePass, budget: number): boolean {
+    if (pass.lists !== this.postings) return false;
+    for (let read = 0; read < budget; ) {
+      const next = pass.entries.next();
+      if (next.done === true) return false;
+      const [id, list] = next.value;
+      read += list.size;
+      let live = 0;
+      for (let i = 0; i < list.size; i++) if ((this.rowids[list.docs[i] ?? 0] ?? -1) >= 0) live++;
+      if (live === list.size || live === 0) continue;
+      const docs = new Int32Array(live);
+      const tfs = new Uint16Array(live);
+      for (let i = 0, at = 0; i < list.size; i++) {
+        const ordinal = list.docs[i] ?? 0;
+        if ((this.rowids[ordinal] ?? -1) < 0) continue;
+        docs[at] = ordinal;
+        tfs[at++] = list.tfs[i] ?? 0;
+      }
+      this.postings.set(id, Postings.of(docs, tfs, this.lengths, new Uint16Array(blocksOf(live)), new Uint32Array(blocksOf(live))));
+    }
+    return true;
   }
 
   /** Renumbers the live documents densely and rewrites every postings list without the dead. */
