@@ -76,5 +76,23 @@ describe('many memories of one user', () => {
     const exported = await send(running.transport, messages.export, many);
     expect(exported.memories).toHaveLength(count);
     expect(turns()).toBeGreaterThanOrEqual(Math.floor(count / 500));
+
+    // Read by creation, ordered by the asked key: a few replaced (the oldest, across the read's
+    // pages) come first by updated_at, and cursor pages meet every memory once.
+    // The export is in creation order.
+    const byCreation = exported.memories.map((m) => m.memory_id);
+    const replaced = [byCreation[0], byCreation[600], byCreation[1100]].filter((id): id is string => id !== undefined);
+    for (const memoryId of replaced) await send(running.transport, messages.replace, { ...many, memoryId, memory: 'Replaced: still about gardening' });
+    const seen: string[] = [];
+    // At most as many pages as there are: a cursor out of step with the order would page on for ever.
+    for (let cursor: string | undefined, pages = 0; pages < count / 250 + 1; pages++) {
+      const page = await send(running.transport, messages.list, { ...many, search: 'gardening', limit: 250, skip: 0, sortBy: 'updated_at', sortOrder: 'desc', ...(cursor === undefined ? {} : { cursor }) });
+      seen.push(...page.items.map((m) => m.memory_id));
+      if (page.nextCursor === null) break;
+      cursor = page.nextCursor;
+    }
+    expect(new Set(seen).size).toBe(count);
+    expect(seen).toHaveLength(count);
+    expect(new Set(seen.slice(0, replaced.length))).toEqual(new Set(replaced));
   });
 });
