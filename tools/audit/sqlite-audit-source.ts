@@ -61,13 +61,16 @@ export class SqliteAuditSource implements AuditSource {
       if (row.deleted !== 0n) return { streamId, events, unrecorded: 'events of a stream recorded as deleted' };
       return { streamId, events, head: { revision: Number(row.revision), hash: row.last_hash } };
     });
-    let after = '';
-    for (;;) {
-      const page = live.all(after, PAGE);
-      for (const { stream_id } of page) {
+    const present = function* (ids: ReadonlyArray<{ readonly stream_id: string }>): Generator<AuditStream> {
+      for (const { stream_id } of ids) {
         const stream = readStream(stream_id);
         if (stream !== null) yield stream;
       }
+    };
+    let after = '';
+    for (;;) {
+      const page = live.all(after, PAGE);
+      yield* present(page);
       const last = page[page.length - 1];
       if (last === undefined || page.length < PAGE) break;
       after = last.stream_id;
@@ -79,10 +82,7 @@ export class SqliteAuditSource implements AuditSource {
         `SELECT DISTINCT stream_id FROM events WHERE stream_id NOT IN (SELECT stream_id FROM streams WHERE deleted IN (0, ${STREAM_BEING_DELETED}))`,
       )
       .all();
-    for (const { stream_id } of strays) {
-      const stream = readStream(stream_id);
-      if (stream !== null) yield stream;
-    }
+    yield* present(strays);
   }
 
   async deletedStreams(): Promise<DeletedStream[]> {

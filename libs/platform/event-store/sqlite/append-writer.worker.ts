@@ -3,7 +3,7 @@ import type Database from 'better-sqlite3';
 import { openPrivateDatabase } from '@lore/platform/sqlite';
 import { SqliteAppendWriter } from './sqlite-append-writer';
 import { configureConnection } from './sqlite-schema';
-import { deleteStreamPage, tombstoneStream, truncateWal } from './sqlite-stream-deletion';
+import { runDeletionStep } from './sqlite-stream-deletion';
 import { toWireError, toWireOutcome, type WriterReply, type WriterRequest } from './append-writer.protocol';
 
 /**
@@ -40,12 +40,9 @@ function serve(request: WriterRequest): unknown {
     // A deletion comes as steps (sqlite-stream-deletion.ts), each a request of its own, so the
     // appends queued meanwhile are served between them; the caller retries a busy WAL purge.
     case 'tombstone':
-      tombstoneStream(writer(request.handle).db, request.streamId, request.deletedAt);
-      return null;
     case 'delete-page':
-      return deleteStreamPage(writer(request.handle).db, request.streamId);
     case 'truncate-wal':
-      return truncateWal(writer(request.handle).db);
+      return runDeletionStep(writer(request.handle).db, request);
     case 'close':
       writers.get(request.handle)?.db.close();
       writers.delete(request.handle);

@@ -17,7 +17,7 @@ import type {
 import { SqliteAppendWriter } from './sqlite-append-writer';
 import type { AppendOutcome, AppendRequest } from './sqlite-append-writer';
 import { ThreadedAppendWriter } from './append-writer-thread';
-import { WAL_PURGE_ATTEMPTS, WAL_PURGE_RETRY_MS, deleteStreamPage, streamsBeingDeleted, tombstoneStream, truncateWal, walNotPurged } from './sqlite-stream-deletion';
+import { WAL_PURGE_ATTEMPTS, WAL_PURGE_RETRY_MS, deletionUnderWay, runDeletionStep, streamsBeingDeleted, walNotPurged } from './sqlite-stream-deletion';
 import type { DeletionStep } from './append-writer.protocol';
 import { EVENT_COLUMNS, configureConnection, createSchema, prefixCondition, prefixParams, toRecordedEvent } from './sqlite-schema';
 import type { EventRow } from './sqlite-schema';
@@ -88,11 +88,10 @@ export class SqliteEventStore implements EventStore {
   private readonly otherCommits: OtherCommitsWatch;
   private pending: PendingAppend[] = [];
   /**
-   * Streams being deleted, read as deleted while their pages go: by this store (the deletions
-   * under way), or found tombstoned at open (a deletion cut short, which its erasure runs again).
+   * Streams read as deleted while their pages go: being deleted by this store, or tombstoned
+   * with events left (a deletion cut short, which its erasure runs again).
    */
-  private readonly beingDeleted = new Map<string, number>();
-  private readonly cutShort: Set<string>;
+  private readonly readAsDeleted: Set<string>;
   private flushScheduled = false;
   private closing = false;
   /**
@@ -108,7 +107,7 @@ export class SqliteEventStore implements EventStore {
     this.db = openPrivateDatabase(options.path, 'event-store');
     configureConnection(this.db);
     createSchema(this.db);
-    this.cutShort = new Set(streamsBeingDeleted(this.db));
+    this.readAsDeleted = new Set(streamsBeingDeleted(this.db));
     if (options.writerThread === true) {
       if (options.path === ':memory:' || options.path === '') throw new Error('a writer thread needs an event store file, not an in-memory database');
       this.writer = new ThreadedAppendWriter(options.path);
@@ -135,7 +134,7 @@ export class SqliteEventStore implements EventStore {
 
   readStream(streamId: string, options: { fromRevision?: number; maxCount?: number } = {}): Promise<RecordedEvent[]> {
     return this.guard(() => {
-      if ((this.beingDeleted.size > 0 && this.beingDeleted.has(streamId)) || (this.cutShort.size > 0 && this.cutShort.has(streamId))) return [];
+      if (this.readAsDeleted.size > 0 && this.readAsDeleted.has(streamId)) return [];
       return this.upTo(STREAM_SELECT, [streamId, options.fromRevision ?? 0], options.maxCount).map(toRecordedEvent);
     });
   }
@@ -191,12 +190,9 @@ export class SqliteEventStore implements EventStore {
     if (this.closing) throw closedError();
     // Appends queued before the delete must land first, so they are deleted with the stream.
     await this.drain();
-    this.beingDeleted.set(streamId, (this.beingDeleted.get(streamId) ?? 0) + 1);
-    let tombstoned = false;
-    let removed = false;
+    this.readAsDeleted.add(streamId);
     try {
       await this.deletionStep({ op: 'tombstone', streamId, deletedAt: this.clock.now().toISOString() });
-      tombstoned = true;
       for (;;) {
         const started = performance.now();
         if (await this.deletionStep({ op: 'delete-page', streamId })) break;
@@ -206,19 +202,19 @@ export class SqliteEventStore implements EventStore {
         // Cut short by a close: the erasure runs it again at the next start (the stream reads as deleted meanwhile).
         if (this.closing) throw closedError();
       }
-      removed = true;
-      this.cutShort.delete(streamId);
-      await this.purgeWal();
-    } finally {
+    } catch (error) {
       // A step failed (the write lock held past the busy timeout, the writer thread gone): what is
-      // left of the stream, its start gone, reads as deleted until the deletion is run again.
-      if (tombstoned && !removed) this.cutShort.add(streamId);
-      const left = (this.beingDeleted.get(streamId) ?? 1) - 1;
-      if (left === 0) this.beingDeleted.delete(streamId);
-      else this.beingDeleted.set(streamId, left);
+      // left of a tombstoned stream, its start gone, reads as deleted until the deletion runs again.
+      // (A closing store's connection may be gone already: nothing reads through it any more.)
+      if (!this.closing && !deletionUnderWay(this.db, streamId)) this.readAsDeleted.delete(streamId);
+      throw error;
+    } finally {
       // Dropped after the delete: a page read while it ran may hold the deleted events.
       this.lastPage = null;
     }
+    // No event is left (by this deletion or one beside it): it reads empty as it is.
+    this.readAsDeleted.delete(streamId);
+    await this.purgeWal();
   }
 
   headPosition(): Promise<Position> {
@@ -310,19 +306,10 @@ export class SqliteEventStore implements EventStore {
 
   /** One step of a deletion on the writing connection: this one, or the writer thread's after what was queued there. */
   private async deletionStep(step: DeletionStep): Promise<unknown> {
-    if (this.writer instanceof ThreadedAppendWriter) {
-      const done = await this.writer.deletionStep(step);
-      if (step.op !== 'truncate-wal') this.countCommit();
-      return done;
-    }
-    switch (step.op) {
-      case 'tombstone':
-        return tombstoneStream(this.db, step.streamId, step.deletedAt);
-      case 'delete-page':
-        return deleteStreamPage(this.db, step.streamId);
-      case 'truncate-wal':
-        return truncateWal(this.db);
-    }
+    if (this.writer instanceof SqliteAppendWriter) return runDeletionStep(this.db, step);
+    const done = await this.writer.deletionStep(step);
+    if (step.op !== 'truncate-wal') this.countCommit();
+    return done;
   }
 
   /** One page for a subscription, bounded by the head read in the same snapshot. */

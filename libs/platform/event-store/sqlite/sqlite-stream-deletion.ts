@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { AppError } from '@lore/platform/kernel';
+import type { DeletionStep } from './append-writer.protocol';
 
 /** How often, and how far apart, a WAL purge is tried while a reader holds old frames. */
 export const WAL_PURGE_ATTEMPTS = 40;
@@ -42,6 +43,11 @@ export function tombstoneStream(db: Database.Database, streamId: string, deleted
       )
       .run(streamId, deletedAt),
   ).immediate();
+}
+
+/** Whether a deletion of the stream is under way in the file (its tombstone down, events maybe left). */
+export function deletionUnderWay(db: Database.Database, streamId: string): boolean {
+  return db.prepare('SELECT deleted FROM streams WHERE stream_id = ?').pluck(true).get(streamId) === STREAM_BEING_DELETED;
 }
 
 /** The streams a deletion was cut short in (by a crash): a store opening the file reads them as deleted until it is run again. */
@@ -87,6 +93,19 @@ export function deleteStreamPage(db: Database.Database, streamId: string): boole
 export function truncateWal(db: Database.Database): boolean {
   const rows = db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
   return rows[0]?.busy !== 1;
+}
+
+/** One step of a deletion on the writing connection, whichever thread holds it: `delete-page` answers whether the stream is gone, `truncate-wal` whether the WAL is. */
+export function runDeletionStep(db: Database.Database, step: DeletionStep): boolean | null {
+  switch (step.op) {
+    case 'tombstone':
+      tombstoneStream(db, step.streamId, step.deletedAt);
+      return null;
+    case 'delete-page':
+      return deleteStreamPage(db, step.streamId);
+    case 'truncate-wal':
+      return truncateWal(db);
+  }
 }
 
 export function walNotPurged(): AppError {
