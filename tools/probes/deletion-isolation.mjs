@@ -9,7 +9,9 @@
 // the DELETE while it answers 202, as a client following the erasure would), or asks for the
 // content to be processed again and waits until it is completed again (its earlier chunks are
 // dropped first). Prints B's writes before, during (until A's DELETE was answered; until A's
-// content was completed again) and after (count, p50, p95, max, statuses), A's answers, p95
+// content was completed again) and after (count, p50, p95, max, statuses), A's answers, the answers
+// to a DELETE of B's own (a small content, or conversation) sent a second into A's and repeated
+// while it answers 202 (what another workspace's erasure makes it wait), p95
 // during ÷ before and the load average; exits 1 when any of B's writes is not a 201, or one made
 // during took longer than PROBE_MAX_MS (default 1000), or a reprocessed content comes back with
 // another chunk count or fewer chunks listed. Before the purges (09646b3) B's creates waited up
@@ -121,6 +123,27 @@ if (!isMainThread) {
       process.stdout.write(`A's ${MB} MB text: ${large.status}, ${large.chunk_count} chunks, ${((performance.now() - uploadStarted) / 1000).toFixed(1)} s from upload\n`);
     }
 
+    // A DELETE repeated while it answers 202, as a client following the erasure would: its answers, timed from `since`.
+    const following = async (token, path, since) => {
+      const answers = [];
+      for (let status = 202; status === 202; ) {
+        const r = await call(lore.url, token, 'DELETE', path);
+        status = r.status;
+        answers.push(`${status} at +${((Date.now() - since) / 1000).toFixed(1)} s`);
+      }
+      return answers;
+    };
+    let ownTarget = null;
+    let ownAnswers = null;
+    if (ACTION === 'delete') {
+      const own = (await call(lore.url, b, 'POST', '/api/v1/contents', { collection_id: bWrites.collectionId, name: 'own.txt', text: 'A note that B deletes while A deletes.' })).body;
+      ownTarget = `/api/v1/contents/${own.id}`;
+      await until(() => call(lore.url, b, 'GET', ownTarget).then((r) => r.body), (c) => c.status === 'completed' || c.status === 'failed');
+    } else if (ACTION === 'conversation') {
+      const own = (await call(lore.url, b, 'POST', '/api/v1/conversations', { title: 'own' })).body;
+      ownTarget = `/api/v1/conversations/${own.id}`;
+      await call(lore.url, b, 'POST', `${ownTarget}/messages`, { content: 'A message that B deletes while A deletes.' });
+    }
     const writer = new Worker(new URL(import.meta.url), { workerData: { url: lore.url, token: b, ...bWrites } });
     const samples = new Promise((resolve, reject) => {
       writer.once('message', resolve);
@@ -131,14 +154,13 @@ if (!isMainThread) {
     const answers = [];
     let answeredAt;
     if (ACTION !== 'reprocess') {
+      // B deletes something small of its own a second into A's deletion: how long another workspace's erasure makes it wait.
+      const ownDeletion = ownTarget === null ? null : new Promise((resolve) => setTimeout(resolve, 1000)).then(() => following(b, ownTarget, Date.now()));
       const first = await call(lore.url, a, 'DELETE', target);
       answeredAt = Date.now();
       answers.push(`${first.status} after ${first.ms.toFixed(0)} ms`);
-      for (let status = first.status; status === 202; ) {
-        const again = await call(lore.url, a, 'DELETE', target);
-        status = again.status;
-        answers.push(`${status} at +${((Date.now() - deleteAt) / 1000).toFixed(1)} s`);
-      }
+      if (first.status === 202) answers.push(...(await following(a, target, deleteAt)));
+      if (ownDeletion !== null) ownAnswers = await ownDeletion;
     } else {
       const first = await call(lore.url, a, 'POST', `${target}/reprocess`);
       answers.push(`${first.status} after ${first.ms.toFixed(0)} ms`);
@@ -171,6 +193,7 @@ if (!isMainThread) {
     const what = ACTION === 'reprocess' ? 'reprocess' : 'DELETE';
     const writes = CONVERSATION ? 'appends' : 'creates';
     process.stdout.write(`A's ${what}: ${answers.join(', ')}\n`);
+    if (ownAnswers !== null) process.stdout.write(`B's own DELETE, 1 s into A's: ${ownAnswers.join(', ')}\n`);
     const before = phase(`before A's ${what}`, all.filter(([at]) => at < deleteAt));
     const meanwhile = all.filter(([at]) => at >= deleteAt && at < answeredAt);
     const during = phase(`${ACTION === 'reprocess' ? 'until it was completed again' : 'while it was answered'} (${((answeredAt - deleteAt) / 1000).toFixed(1)} s)`, meanwhile);

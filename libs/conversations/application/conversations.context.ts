@@ -29,7 +29,7 @@ export const conversationsContext = defineContext({
     const seals = conversationSeals(deps.keyring);
     const knowledge = new KnowledgeCollections(deps.transport, deps.config.knowledge);
     // Deleted messages (a conversation's, a subtree's), removed after the deletion's batch (message-purges.ts); their DELETE waits for that too.
-    const purges = new MessagePurgeWorker({ ...deps, readModelsPassed: afterErasure(deps.readYourWrites, CONVERSATION_ERASURE, ERASURE_WAIT_MS, purgedConversationStream) });
+    const purges = new MessagePurgeWorker({ ...deps, readModelsPassed: afterErasure(deps.readYourWrites, ERASURE_WAIT_MS, (purge) => ({ reactor: CONVERSATION_ERASURE, stream: purgedConversationStream(purge) })) });
     const commands = new ConversationCommands({ ...deps, seals, knowledge, quota: deps.config.quota, messagesPurged: (purgeIds, timeoutMs) => purges.drained(purgeIds, timeoutMs) });
     const queries = new ConversationQueries(deps.documents, deps.clock);
     const compaction = new ContextCompaction({ ...deps, commands });

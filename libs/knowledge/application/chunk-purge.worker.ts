@@ -2,7 +2,7 @@ import type { DocumentStore } from '@lore/platform/documents/port';
 import type { VectorStore } from '@lore/platform/vectors/port';
 import { PurgeWorker, type PurgeWorkerDeps } from '@lore/platform/projections';
 import { CHUNKS, type ChunkDoc } from './knowledge.read-models';
-import { CHUNK_PURGES, purgedChunks, type ChunkPurgeDoc } from './chunk-purges';
+import { CHUNK_PURGES, chunkPurgeErasure, purgedChunks, type ChunkPurgeDoc } from './chunk-purges';
 
 export type ChunkPurgeWorkerDeps = Omit<PurgeWorkerDeps<ChunkPurgeDoc>, 'records' | 'kind' | 'removePage' | 'afterPages'> & { readonly vectors: VectorStore };
 
@@ -13,8 +13,20 @@ export type ChunkPurgeWorkerDeps = Omit<PurgeWorkerDeps<ChunkPurgeDoc>, 'records
  */
 export class ChunkPurgeWorker extends PurgeWorker<ChunkPurgeDoc> {
   constructor(deps: ChunkPurgeWorkerDeps) {
-    super({ ...deps, records: CHUNK_PURGES, kind: 'chunks', removePage: (purge, limit) => removePage(deps, purge, limit), afterPages: (purge) => sweepPoints(deps.vectors, purge) });
+    super({ ...deps, records: CHUNK_PURGES, kind: 'chunks', removePage: (purge, limit) => removePage(deps, purge, limit), afterPages: (purge) => afterPages(deps, purge) });
   }
+}
+
+/**
+ * The points the pages could not find, then, for a deletion, the engines made to forget what
+ * the pages removed (its words, opened, were in the chunk records and points): a deletion's
+ * purge ends its erasure (chunk-purges.ts), so its end is the DELETE's 200.
+ */
+async function afterPages(deps: { readonly documents: DocumentStore; readonly vectors: VectorStore }, purge: ChunkPurgeDoc): Promise<void> {
+  await sweepPoints(deps.vectors, purge);
+  if (chunkPurgeErasure(purge) === null) return;
+  await deps.vectors.purgeDeleted();
+  await deps.documents.purgeDeleted();
 }
 
 async function removePage(deps: { readonly documents: DocumentStore; readonly vectors: VectorStore }, purge: ChunkPurgeDoc, limit: number): Promise<number> {

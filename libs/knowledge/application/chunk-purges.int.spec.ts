@@ -35,7 +35,7 @@ const b = { workspaceId: 'ws_writing', actor: 'user:bob', collections: null };
  * A deleted content's chunks leave every read with the deletion, and are removed from the chunk
  * records and the vector index afterwards by the purge worker: another workspace's writes
  * never wait for that removal (they used to wait for the projections' batch that removed them,
- * seconds for a large content), and the content's erasure does.
+ * seconds for a large content), nor does another workspace's erasure; the content's DELETE does.
  */
 describeWithModels('the chunks of a deleted content', (modelsDir) => {
   let running: RunningContext;
@@ -74,6 +74,14 @@ describeWithModels('the chunks of a deleted content', (modelsDir) => {
     // Another workspace's write is answered within the read-your-writes wait (1 s here): it waits for no removal.
     const written = await send(running.transport, messages.createContent, { ...b, collectionId: otherCollection.id, name: 'small.txt', text: 'A small note.', mimeType: 'text/plain' });
     expect((await send(running.transport, messages.getContent, { ...b, contentId: written.id })).name).toBe('small.txt');
+    // And its deletion is erased within that wait: the erasure reactor, which serves every workspace
+    // in log order, does not wait for A's purge (it used to, and B's DELETE answered 202 behind it).
+    expect(await send(running.transport, messages.deleteContent, { ...b, contentId: written.id })).toEqual({ contentId: written.id, erasing: false });
+
+    // A's stream is erased by now (B's erasure came after it), its chunks still held: a repeated
+    // DELETE follows the purge (202), for A only; to B the content does not exist.
+    expect(await send(running.transport, messages.deleteContent, { ...a, contentId: content.id })).toEqual({ contentId: content.id, erasing: true });
+    expect(await outcome(send(running.transport, messages.deleteContent, { ...b, contentId: content.id }))).toBe('not_found');
 
     mockGate.release();
     await until(() => outcome(send(running.transport, messages.deleteContent, { ...a, contentId: content.id })), (code) => code === 'not_found');
@@ -95,7 +103,10 @@ describeWithModels('the chunks of a deleted content', (modelsDir) => {
     mockGate.chunkIds = new Set(goingChunks.map((c) => c.id));
     mockGate.contentId = goingChunks[0]!.content_id;
     mockGate.opened = new Promise((resolve) => (mockGate.release = resolve));
-    await send(running.transport, messages.deleteCollection, { ...a, collectionId: deleted.id });
+    // Its chunks are purged after its erasure, the DELETE waits for that too: under way, and again when repeated.
+    expect(await send(running.transport, messages.deleteCollection, { ...a, collectionId: deleted.id })).toEqual({ collectionId: deleted.id, erasing: true });
+    expect(await send(running.transport, messages.deleteCollection, { ...a, collectionId: deleted.id })).toEqual({ collectionId: deleted.id, erasing: true });
+    expect(await outcome(send(running.transport, messages.deleteCollection, { ...b, collectionId: deleted.id }))).toBe('not_found');
 
     expect(filesHolding(running.dataDir, 'Sprindlewick').length).toBeGreaterThan(0);
     const listed = async () => (await send(running.transport, messages.listChunks, { ...a, limit: 500 })).items.map((c) => c.id);

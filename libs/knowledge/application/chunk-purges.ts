@@ -1,6 +1,8 @@
 import type { Position } from '@lore/platform/kernel';
 import type { DocumentStore, Filter } from '@lore/platform/documents/port';
-import { purgePosition, type ProjectionContext, type PurgeDoc } from '@lore/platform/projections';
+import { purgePosition, type FollowedErasure, type ProjectionContext, type PurgeDoc } from '@lore/platform/projections';
+import { collectionStreamId, contentStreamId, mayAccess, type Access } from '@lore/knowledge/domain';
+import { COLLECTION_ERASURE, KNOWLEDGE_ERASURE } from './knowledge-erasure.reactor';
 
 /**
  * Chunks of a deleted content (or collection) waiting to be removed from the chunk records and
@@ -10,8 +12,12 @@ import { purgePosition, type ProjectionContext, type PurgeDoc } from '@lore/plat
  * projection now records the purge in the deletion's own batch, constant work; reads leave out
  * what it names from that moment (`PendingPurges`, after reading: a filter of pending purges
  * would change under a paging cursor, and grow with them); the purge worker removes the chunks
- * afterwards, taking turns by workspace, and deletes the record. Erasure waits for it before
- * shredding the content's key.
+ * afterwards, taking turns by workspace, and deletes the record. A deletion's purge runs once
+ * its erasure (the key shredded, the stream deleted) has passed the deletion, never the other
+ * way round (`chunkPurgeErasure`): the erasure reactor serves every workspace in log order, and
+ * while it waited for one large content's purge every other workspace's erasures waited too.
+ * With the stream gone first, nothing can bring back the chunks the purge removed (a read
+ * model rebuilt replays no deleted stream). The DELETE waits for both.
  *
  * A content that starts over (reprocessed, a failed attempt, a new attempt after a lapsed lease)
  * drops its earlier attempts' chunks the same way: an attempt purge (`attemptPurgeId`). Chunk ids
@@ -50,6 +56,16 @@ export function recordAttemptPurge(context: ProjectionContext, d: { readonly wor
   context.upsert(CHUNK_PURGES, purgeDoc(position, { id: attemptPurgeId(d.contentId), workspace_id: d.workspaceId, collection_id: d.collectionId, content_id: d.contentId }));
 }
 
+/**
+ * The erasure a chunk purge follows (`afterErasure`): a deleted content's or collection's. A
+ * content's earlier attempts are no erasure's: their purge follows the read models alone.
+ */
+export function chunkPurgeErasure(purge: ChunkPurgeDoc): FollowedErasure | null {
+  if (purge.content_id === null) return { reactor: COLLECTION_ERASURE, stream: collectionStreamId(purge.collection_id) };
+  if (purge.id === attemptPurgeId(purge.content_id)) return null;
+  return { reactor: KNOWLEDGE_ERASURE, stream: contentStreamId(purge.content_id) };
+}
+
 /** The chunk records a purge removes, in the order of the index that finds them (a page of them is then read off the index, not sorted out of them all). */
 export function purgedChunks(purge: ChunkPurgeDoc): { readonly filter: Filter; readonly sort: Array<[string, 'asc']> } {
   return purge.content_id === null
@@ -75,6 +91,12 @@ export class PendingPurges {
   /** Whether this chunk is being purged. */
   async covers(chunk: { readonly content_id: string; readonly collection_id: string }): Promise<boolean> {
     return (await this.among([chunk]))(chunk);
+  }
+
+  /** Whether this deletion's purge (a content's id, `collectionPurgeId`) is pending and the caller's to see (another's is a 404 to them). */
+  async pendingFor(purgeId: string, access: Access): Promise<boolean> {
+    const purge = await this.documents.collection<ChunkPurgeDoc>(CHUNK_PURGES).get(purgeId);
+    return purge !== null && mayAccess(access, { workspaceId: purge.workspace_id, collectionId: purge.collection_id });
   }
 
   /** Whether any of these purges (a content's id, `attemptPurgeId`, `collectionPurgeId`) is pending. */

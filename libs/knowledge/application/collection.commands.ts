@@ -1,4 +1,4 @@
-import { definedFields, forbidden, invalid, newId, notFound, type Clock, type ReplyIn, type ValidRequestIn } from '@lore/platform/kernel';
+import { AppError, definedFields, forbidden, invalid, newId, notFound, type Clock, type ReplyIn, type ValidRequestIn } from '@lore/platform/kernel';
 import type { EventStore } from '@lore/platform/event-store/port';
 import type { DocumentStore } from '@lore/platform/documents/port';
 import type { EmbeddingModels } from '@lore/platform/embeddings/port';
@@ -13,6 +13,7 @@ import { toCollectionRecord } from './collection-docs';
 import { chooseModel, chunkingSettings } from './embedding-choice';
 import { deleteCollectionContents } from './collection-cascade.reactor';
 import { COLLECTION_ERASURE, KNOWLEDGE_ERASURE } from './knowledge-erasure.reactor';
+import { PendingPurges, collectionPurgeId } from './chunk-purges';
 
 const collectionAggregate = { name: 'collection', decider: collectionDecider, upcast: upcastCollectionEvent };
 /** Updates are "make it so": safe to decide again on top of a concurrent write. */
@@ -26,12 +27,18 @@ export interface KnowledgeCommandDeps {
   readonly rerankers: Rerankers;
   readonly readYourWrites: ReadYourWrites;
   readonly clock: Clock;
+  /** Resolves once the purge worker has removed what these purges name (a content's id, `collectionPurgeId`), see chunk-purges.ts. */
+  readonly chunksPurged: (purgeIds: readonly string[], timeoutMs: number) => Promise<void>;
 }
 
 export const accessOf = (scope: KnowledgeScope): Access => ({ workspaceId: scope.workspaceId, collections: scope.collections });
 
 export class CollectionCommands {
-  constructor(private readonly deps: KnowledgeCommandDeps) {}
+  private readonly purges: PendingPurges;
+
+  constructor(private readonly deps: KnowledgeCommandDeps) {
+    this.purges = new PendingPurges(deps.documents);
+  }
 
   async create(command: ValidRequestIn<KnowledgeMessages, 'createCollection'>): Promise<ReplyIn<KnowledgeMessages, 'createCollection'>> {
     // A key limited to named collections could never see a collection it created (its list is
@@ -111,23 +118,34 @@ export class CollectionCommands {
   }
 
   async delete(command: ValidRequestIn<KnowledgeMessages, 'deleteCollection'>): Promise<ReplyIn<KnowledgeMessages, 'deleteCollection'>> {
+    const { collectionId } = command;
+    const access = { workspaceId: command.workspaceId, collections: command.collections };
+    const purgeId = collectionPurgeId(collectionId);
     const result = await handleCommand(
       this.deps.events,
       collectionAggregate,
-      collectionStreamId(command.collectionId),
-      { kind: 'delete', access: { workspaceId: command.workspaceId, collections: command.collections }, at: this.deps.clock.now().toISOString() },
+      collectionStreamId(collectionId),
+      { kind: 'delete', access, at: this.deps.clock.now().toISOString() },
       { retries: RETRIES, metadata: { actor: command.actor, workspaceId: command.workspaceId } },
-    );
+    ).catch(async (error: unknown) => {
+      // Its stream erased, its chunks still being purged: the erasure is still under way (202, or 200 if it ends within the wait), not gone (404).
+      if (!(error instanceof AppError && error.code === 'not_found') || !(await this.purges.pendingFor(purgeId, access))) throw error;
+      return null;
+    });
+    // The purge of its chunks follows the collection's erasure, the last step (chunk-purges.ts).
+    const chunksPurged = (): Promise<boolean> => outlastsWait(this.deps.readYourWrites.settleWithin((timeoutMs) => this.deps.chunksPurged([purgeId], timeoutMs)));
+    if (result === null) return { collectionId, erasing: await chunksPurged() };
     // The read models drop the collection, its contents, chunks and points in this position's batch.
     const position = result.position ?? result.head;
-    if (await outlastsWait(this.deps.readYourWrites.settle(position))) return { collectionId: command.collectionId, erasing: true };
-    // Answered once erased: each content's key shredded and stream deleted, then the collection's own stream.
+    if (await outlastsWait(this.deps.readYourWrites.settle(position))) return { collectionId, erasing: true };
+    // Answered once erased: each content's key shredded and stream deleted, then the collection's own stream, then its chunks.
     // A repeated DELETE (nothing appended) runs the idempotent cascade again and follows the same erasure.
     const lastContent = await deleteCollectionContents(this.deps, command, command.actor);
     const erasing =
       (await outlastsWait(this.deps.readYourWrites.settleReactor(KNOWLEDGE_ERASURE, lastContent))) ||
-      (await outlastsWait(this.deps.readYourWrites.settleReactor(COLLECTION_ERASURE, position, undefined, [collectionStreamId(command.collectionId)])));
-    return { collectionId: command.collectionId, erasing };
+      (await outlastsWait(this.deps.readYourWrites.settleReactor(COLLECTION_ERASURE, position, undefined, [collectionStreamId(collectionId)]))) ||
+      (await chunksPurged());
+    return { collectionId, erasing };
   }
 
   private async visible(collectionId: string, access: Access): Promise<CollectionDoc> {

@@ -137,18 +137,28 @@ export class ContentCommands {
   }
 
   async delete(command: ValidRequestIn<KnowledgeMessages, 'deleteContent'>): Promise<ReplyIn<KnowledgeMessages, 'deleteContent'>> {
+    const { contentId } = command;
+    const access = accessOf(command);
     const result = await handleCommand(
       this.deps.events,
       contentAggregate,
-      contentStreamId(command.contentId),
-      { kind: 'delete', access: accessOf(command), cause: 'request', at: this.deps.clock.now().toISOString() },
+      contentStreamId(contentId),
+      { kind: 'delete', access, cause: 'request', at: this.deps.clock.now().toISOString() },
       { retries: RETRIES, metadata: { actor: command.actor, workspaceId: command.workspaceId } },
-    );
-    // Answered once erased: its key shredded, its stream and every copy of its words gone. A repeated
-    // DELETE (nothing appended) follows the erasure the first one set off, up to the stream's head.
-    // Its stream named: a parked erasure is a 503 (an operator's matter), never a 200 for an erasure that did not happen.
-    const erasing = await outlastsWait(this.deps.readYourWrites.settleReactor(KNOWLEDGE_ERASURE, result.position ?? result.head, undefined, [contentStreamId(command.contentId)]));
-    return { contentId: command.contentId, erasing };
+    ).catch(async (error: unknown) => {
+      // Its stream erased, its chunks still being purged: the erasure is still under way (202, or 200 if it ends within the wait), not gone (404).
+      if (!(error instanceof AppError && error.code === 'not_found') || !(await this.purges.pendingFor(contentId, access))) throw error;
+      return null;
+    });
+    // Answered once erased: its key shredded and its stream deleted (the erasure reactor), then
+    // its chunk records and points gone (the purge, which follows the erasure). A repeated DELETE
+    // (nothing appended) follows the erasure the first one set off, up to the stream's head. Its
+    // stream named: a parked erasure is a 503 (an operator's matter), never a 200 for an erasure that did not happen.
+    const erased = async (): Promise<void> => {
+      if (result !== null) await this.deps.readYourWrites.settleReactor(KNOWLEDGE_ERASURE, result.position ?? result.head, undefined, [contentStreamId(contentId)]);
+      await this.deps.readYourWrites.settleWithin((timeoutMs) => this.deps.chunksPurged([contentId], timeoutMs));
+    };
+    return { contentId, erasing: await outlastsWait(erased()) };
   }
 
   /**

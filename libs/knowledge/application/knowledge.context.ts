@@ -1,5 +1,6 @@
 import type { Position } from '@lore/platform/kernel';
 import { defineContext } from '@lore/platform/cqrs';
+import { afterErasure } from '@lore/platform/projections';
 import { handle } from '@lore/platform/transport/port';
 import { knowledgeConfig, knowledgeMessages } from '@lore/knowledge/contracts';
 import { CollectionCommands } from './collection.commands';
@@ -18,13 +19,13 @@ import { ExtractionPool } from '@lore/knowledge/extraction';
 import { ContentTexts } from './content-texts';
 import { ContentOriginals } from './content-originals';
 import { originalsRetention } from './originals-retention.worker';
-import { collectionErasureReactor, contentErasureReactor } from './knowledge-erasure.reactor';
+import { COLLECTION_ERASURE, KNOWLEDGE_ERASURE, collectionErasureReactor, contentErasureReactor } from './knowledge-erasure.reactor';
 import { knowledgeEventsPublisher } from './knowledge-events.publisher';
 import { CHUNKS, COLLECTIONS, CONTENTS } from './knowledge.read-models';
 import { COLLECTION_MEMBERS } from './collection-members.projection';
 import { collectionStreamId, contentStreamId } from '@lore/knowledge/domain';
 import { ChunkPurgeWorker } from './chunk-purge.worker';
-import { CHUNK_PURGES, attemptPurgeId } from './chunk-purges';
+import { CHUNK_PURGES, attemptPurgeId, chunkPurgeErasure } from './chunk-purges';
 
 /** How long a reactor may wait for the read models to pass its events (they may be catching up at start-up). */
 const READ_MODELS_WAIT_MS = 10 * 60_000;
@@ -40,14 +41,16 @@ export const knowledgeContext = defineContext({
     const messages = knowledgeMessages(deps.config);
     const texts = new ContentTexts(deps.keyring);
     const originals = new ContentOriginals({ ...deps, texts });
-    const collections = new CollectionCommands(deps);
+    // A deletion's chunks go after its erasure (chunk-purges.ts); its DELETE waits for both.
+    const purges = new ChunkPurgeWorker({ ...deps, readModelsPassed: afterErasure(deps.readYourWrites, ERASURE_WAIT_MS, chunkPurgeErasure) });
+    const commandDeps = { ...deps, chunksPurged: (purgeIds: readonly string[], timeoutMs: number) => purges.drained(purgeIds, timeoutMs) };
+    const collections = new CollectionCommands(commandDeps);
     // Re-extraction of kept originals, in this process's reader processes (shared with the gateway's uploads when both run here).
     const extraction = ExtractionPool.shared(deps.config.extraction, deps.log);
-    const contents = new ContentCommands(deps, texts, originals, (file, workspaceId) => extraction.extract(file.bytes, { fileName: file.filename, mimeType: file.mimeType, workspaceId }), deps.config.maxUploadBytes, deps.config.quotas);
+    const contents = new ContentCommands(commandDeps, texts, originals, (file, workspaceId) => extraction.extract(file.bytes, { fileName: file.filename, mimeType: file.mimeType, workspaceId }), deps.config.maxUploadBytes, deps.config.quotas);
     const queries = new KnowledgeQueries(deps.documents, deps.vectors);
     const search = new KnowledgeSearch({ ...deps, queries });
     const erasureWaits = (name: string, position: Position, erased: readonly string[]) => deps.readYourWrites.settleAllBut(name, position, ERASURE_WAIT_MS, erased);
-    const purges = new ChunkPurgeWorker({ ...deps, readModelsPassed: (position) => deps.readYourWrites.settle(position, READ_MODELS_WAIT_MS) });
     const workers = new IngestionWorkers({
       ...deps,
       texts,
@@ -58,7 +61,6 @@ export const knowledgeContext = defineContext({
         await purges.drained([attemptPurgeId(contentId)], timeoutMs);
       },
     });
-    const chunksPurged = (purgeIds: readonly string[]) => purges.drained(purgeIds, ERASURE_WAIT_MS);
     return {
       handlers: [
         handle(messages.createCollection, (c) => collections.create(c)),
@@ -91,8 +93,8 @@ export const knowledgeContext = defineContext({
         ingestionReactor(workers, (position) => deps.readYourWrites.settle(position, READ_MODELS_WAIT_MS)),
         collectionCascadeReactor({ ...deps, membersSettled: (position) => deps.readYourWrites.settle(position, READ_MODELS_WAIT_MS) }),
         reindexReactor({ ...deps, texts }),
-        contentErasureReactor({ ...deps, originals, processedByOthers: erasureWaits, chunksPurged }),
-        collectionErasureReactor({ ...deps, processedByOthers: erasureWaits, chunksPurged }),
+        contentErasureReactor({ ...deps, originals, processedByOthers: (position, erased) => erasureWaits(KNOWLEDGE_ERASURE, position, erased) }),
+        collectionErasureReactor({ ...deps, processedByOthers: (position, erased) => erasureWaits(COLLECTION_ERASURE, position, erased) }),
       ],
       workers: [workers, purges, originalsRetention({ ...deps, originals, retentionDays: deps.config.originals.retentionDays })],
       async prepare() {

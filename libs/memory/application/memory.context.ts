@@ -37,7 +37,7 @@ export const memoryContext = defineContext({
     const notes = new SealedFields<DecisionNote>(deps.keyring, 'Memory');
     // A deleted memory's versions, removed after the deletion's batch (version-purges.ts), once its
     // erasure (which never waits for them) has passed the deletion; its DELETE waits for that too.
-    const purges = new PurgeWorker({ ...deps, ...keyedPurgeWork(deps.documents, VERSION_PURGE), kind: 'versions', readModelsPassed: afterErasure(deps.readYourWrites, MEMORY_ERASURE, ERASURE_WAIT_MS, (purge) => memoryStreamId(purge.id)) });
+    const purges = new PurgeWorker({ ...deps, ...keyedPurgeWork(deps.documents, VERSION_PURGE), kind: 'versions', readModelsPassed: afterErasure(deps.readYourWrites, ERASURE_WAIT_MS, (purge) => ({ reactor: MEMORY_ERASURE, stream: memoryStreamId(purge.id) })) });
     const commands = new MemoryCommands({
       ...deps,
       sealed,

@@ -16,7 +16,9 @@ export interface StreamErasure {
   /**
    * What else the erased streams' events point to, deleted before their keys and streams go
    * (while the events still say where it is: a content's original file in the blob store).
-   * Idempotent, like every step: a crash before the streams are deleted runs it again.
+   * Called a page of the stream at a time (a content's chunk events carry their vectors: the
+   * whole stream is never held at once). Idempotent, like every step: a crash before the
+   * streams are deleted runs it again.
    */
   readonly alsoErase?: (events: readonly RecordedEvent[]) => Promise<void>;
   /**
@@ -70,20 +72,16 @@ export function streamErasureReactor(deps: StreamErasureDeps, erasure: StreamEra
       if (last === undefined) return;
       const streamIds = [...new Set(erasures.filter((e) => e.wholeStream).map((e) => e.streamId))];
       await deps.processedByOthers(last.event.position, streamIds);
-      const keyIds: string[] = [];
-      const erased: RecordedEvent[] = [];
+      const keyIds = new Set<string>();
       for (const { streamId, erases } of erasures) {
         // A stream already deleted (a crash after its deletion) reads empty: its keys went first.
         for await (const page of streamPages(deps.events, streamId)) {
-          for (const event of page) {
-            if (!erases(event)) continue;
-            keyIds.push(...erasure.keyIdsOf(event));
-            erased.push(event);
-          }
+          const erased = page.filter(erases);
+          for (const event of erased) for (const keyId of erasure.keyIdsOf(event)) keyIds.add(keyId);
+          if (erased.length > 0) await erasure.alsoErase?.(erased);
         }
       }
-      await erasure.alsoErase?.(erased);
-      await eraseAggregates(deps, { keyIds, streamIds });
+      await eraseAggregates(deps, { keyIds: [...keyIds], streamIds });
       await erasure.afterwards?.();
     },
   };

@@ -59,17 +59,26 @@ interface PurgeWaits {
   settleReactor(name: string, position: Position, timeoutMs: number, streams: readonly string[]): Promise<void>;
 }
 
+/** The erasure a purge follows: its reactor and the stream it erases. */
+export interface FollowedErasure {
+  readonly reactor: string;
+  readonly stream: string;
+}
+
 /**
  * A purge's `readModelsPassed`: the read models, then the deletion's erasure, which never waits
  * for the purge. Its end then means the DELETE is done: one repeated once the documents are gone
- * waits for the purge alone. An erasure that parked the deletion (`streamOf`: the erased stream)
- * fails the wait, so the purge stays pending and is tried again, and the DELETE keeps answering
- * 202 until the erasure is retried: the erasure's position alone passes a parked event.
+ * waits for the purge alone. An erasure that parked the deletion (`erasureOf`: its reactor and
+ * the erased stream) fails the wait, so the purge stays pending and is tried again, and the
+ * DELETE keeps answering 202 until the erasure is retried: the erasure's position alone passes a
+ * parked event. A purge no erasure goes with (`erasureOf` null: a content's earlier attempts)
+ * follows the read models alone.
  */
-export function afterErasure<P extends PurgeDoc>(waits: PurgeWaits, erasure: string, timeoutMs: number, streamOf: (purge: P) => string): PurgeWorkerDeps<P>['readModelsPassed'] {
+export function afterErasure<P extends PurgeDoc>(waits: PurgeWaits, timeoutMs: number, erasureOf: (purge: P) => FollowedErasure | null): PurgeWorkerDeps<P>['readModelsPassed'] {
   return async (position, deletion, purge) => {
     await waits.settle(position, timeoutMs);
-    await waits.settleReactor(erasure, deletion, timeoutMs, [streamOf(purge)]);
+    const erasure = erasureOf(purge);
+    if (erasure !== null) await waits.settleReactor(erasure.reactor, deletion, timeoutMs, [erasure.stream]);
   };
 }
 

@@ -139,9 +139,8 @@ describe('a keyed purge after a parked erasure', () => {
       ...keyedPurgeWork(documents, PURGE),
       readModelsPassed: afterErasure(
         { settle: (position, timeoutMs) => processors.waitFor(position, timeoutMs), settleReactor: (name, position, timeoutMs, streams) => processors.waitForOne(name, position, timeoutMs, streams) },
-        'test.erasure',
         10_000,
-        (purge) => `thing-${purge.id}`,
+        (purge) => ({ reactor: 'test.erasure', stream: `thing-${purge.id}` }),
       ),
     });
     await worker.start();

@@ -22,7 +22,7 @@ export function webhooksModule(deps: ContextDeps<ConnectionsConfig>) {
   // The commands wake the sender, and the sender disables through the commands: tied by a late-bound wake.
   const wakeSender = (workspaceId?: string): void => sender.wake(workspaceId);
   // A deleted webhook's delivery log, removed after the deletion's batch (delivery-purges.ts); its DELETE waits for that too.
-  const purges = new PurgeWorker({ ...deps, ...keyedPurgeWork(deps.documents, DELIVERY_PURGE), kind: 'deliveries', readModelsPassed: afterErasure(deps.readYourWrites, WEBHOOK_ERASURE, ERASURE_WAIT_MS, (purge) => webhookStreamId(purge.id)) });
+  const purges = new PurgeWorker({ ...deps, ...keyedPurgeWork(deps.documents, DELIVERY_PURGE), kind: 'deliveries', readModelsPassed: afterErasure(deps.readYourWrites, ERASURE_WAIT_MS, (purge) => ({ reactor: WEBHOOK_ERASURE, stream: webhookStreamId(purge.id) })) });
   const commands = new WebhookCommands({ ...deps, settings, wakeSender, inFlight, deliveriesPurged: (webhookId, timeoutMs) => purges.drained([webhookId], timeoutMs) });
   const sender: WebhookSender = new WebhookSender({ ...deps, settings, secrets: commands.secrets, inFlight, disable: (webhook, reason) => commands.disableAutomatically(webhook, reason) });
   const queries = new WebhookQueries(deps.documents);
