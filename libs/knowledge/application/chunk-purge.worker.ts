@@ -1,10 +1,22 @@
 import type { DocumentStore } from '@lore/platform/documents/port';
 import type { VectorStore } from '@lore/platform/vectors/port';
-import { PurgeWorker, type PurgeWorkerDeps } from '@lore/platform/projections';
+import { PurgeWorker, type FollowedErasure, type PurgeWorkerDeps } from '@lore/platform/projections';
 import { CHUNKS, type ChunkDoc } from './knowledge.read-models';
-import { CHUNK_PURGES, chunkPurgeErasure, purgedChunks, type ChunkPurgeDoc } from './chunk-purges';
+import { CHUNK_PURGES, attemptPurgeId, purgedChunks, type ChunkPurgeDoc } from './chunk-purges';
+import { COLLECTION_ERASURE, KNOWLEDGE_ERASURE } from './knowledge-erasure.reactor';
+import { collectionStreamId, contentStreamId } from '@lore/knowledge/domain';
 
 export type ChunkPurgeWorkerDeps = Omit<PurgeWorkerDeps<ChunkPurgeDoc>, 'records' | 'kind' | 'removePage' | 'afterPages'> & { readonly vectors: VectorStore };
+
+/**
+ * The erasure a chunk purge follows (`afterErasure`): a deleted content's or collection's. A
+ * content's earlier attempts are no erasure's: their purge follows the read models alone.
+ */
+export function chunkPurgeErasure(purge: ChunkPurgeDoc): FollowedErasure | null {
+  if (purge.content_id === null) return { reactor: COLLECTION_ERASURE, stream: collectionStreamId(purge.collection_id) };
+  if (purge.id === attemptPurgeId(purge.content_id)) return null;
+  return { reactor: KNOWLEDGE_ERASURE, stream: contentStreamId(purge.content_id) };
+}
 
 /**
  * Removes the chunk records and vector points of deleted contents and collections, and of

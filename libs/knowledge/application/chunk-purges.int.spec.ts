@@ -120,6 +120,21 @@ describeWithModels('the chunks of a deleted content', (modelsDir) => {
     expect((await send(running.transport, messages.listChunks, { ...a, collectionId: kept.id })).items.map((c) => c.id)).toEqual(keptChunks.map((c) => c.id));
   });
 
+  it('of a deleted collection\'s contents are waited for by its DELETE, not only the collection\'s own purge', async () => {
+    const collection = await send(running.transport, messages.createCollection, { ...a, name: 'cascading' });
+    const content = await send(running.transport, messages.createContent, { ...a, collectionId: collection.id, name: 'k.txt', text: 'Quindlebrook weavers dye wool at the fair.', mimeType: 'text/plain' });
+    await until(() => send(running.transport, messages.getContent, { ...a, contentId: content.id }), (c) => c.status === 'completed');
+    // Only the content's own purge is held (its sweep by content): the collection's purge ends.
+    mockGate.chunkIds = new Set();
+    mockGate.contentId = content.id;
+    mockGate.opened = new Promise((resolve) => (mockGate.release = resolve));
+    expect(await send(running.transport, messages.deleteCollection, { ...a, collectionId: collection.id })).toEqual({ collectionId: collection.id, erasing: true });
+    expect(await send(running.transport, messages.deleteCollection, { ...a, collectionId: collection.id })).toEqual({ collectionId: collection.id, erasing: true });
+    mockGate.release();
+    await until(() => outcome(send(running.transport, messages.deleteCollection, { ...a, collectionId: collection.id })), (code) => code === 'not_found');
+    expect(filesHolding(running.dataDir, 'Quindlebrook')).toEqual([]);
+  });
+
   it('page on through a deletion: a cursor taken before it still reads the next page, without the deleted content', async () => {
     const collection = await send(running.transport, messages.createCollection, { ...a, name: 'paged' });
     const chunksOf = async (text: string) => {

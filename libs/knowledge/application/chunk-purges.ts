@@ -1,8 +1,7 @@
 import type { Position } from '@lore/platform/kernel';
 import type { DocumentStore, Filter } from '@lore/platform/documents/port';
-import { purgePosition, type FollowedErasure, type ProjectionContext, type PurgeDoc } from '@lore/platform/projections';
-import { collectionStreamId, contentStreamId, mayAccess, type Access } from '@lore/knowledge/domain';
-import { COLLECTION_ERASURE, KNOWLEDGE_ERASURE } from './knowledge-erasure.reactor';
+import { purgePosition, type ProjectionContext, type PurgeDoc } from '@lore/platform/projections';
+import { mayAccess, type Access } from '@lore/knowledge/domain';
 
 /**
  * Chunks of a deleted content (or collection) waiting to be removed from the chunk records and
@@ -14,7 +13,7 @@ import { COLLECTION_ERASURE, KNOWLEDGE_ERASURE } from './knowledge-erasure.react
  * would change under a paging cursor, and grow with them); the purge worker removes the chunks
  * afterwards, taking turns by workspace, and deletes the record. A deletion's purge runs once
  * its erasure (the key shredded, the stream deleted) has passed the deletion, never the other
- * way round (`chunkPurgeErasure`): the erasure reactor serves every workspace in log order, and
+ * way round (`chunkPurgeErasure`, chunk-purge.worker.ts): the erasure reactor serves every workspace in log order, and
  * while it waited for one large content's purge every other workspace's erasures waited too.
  * With the stream gone first, nothing can bring back the chunks the purge removed (a read
  * model rebuilt replays no deleted stream). The DELETE waits for both.
@@ -41,11 +40,11 @@ function purgeDoc(position: Position, fields: Pick<ChunkPurgeDoc, 'id' | 'worksp
 }
 
 export function recordContentPurge(context: ProjectionContext, d: { readonly workspaceId: string; readonly collectionId: string; readonly contentId: string }, position: Position): void {
-  context.upsert(CHUNK_PURGES, purgeDoc(position, { id: d.contentId, workspace_id: d.workspaceId, collection_id: d.collectionId, content_id: d.contentId }));
+  context.upsert(CHUNK_PURGES, contentPurgeDoc(d, position));
 }
 
 export function recordCollectionPurge(context: ProjectionContext, d: { readonly workspaceId: string; readonly collectionId: string }, position: Position): void {
-  context.upsert(CHUNK_PURGES, purgeDoc(position, { id: collectionPurgeId(d.collectionId), workspace_id: d.workspaceId, collection_id: d.collectionId, content_id: null }));
+  context.upsert(CHUNK_PURGES, collectionPurgeDoc(d, position));
 }
 
 /**
@@ -57,13 +56,23 @@ export function recordAttemptPurge(context: ProjectionContext, d: { readonly wor
 }
 
 /**
- * The erasure a chunk purge follows (`afterErasure`): a deleted content's or collection's. A
- * content's earlier attempts are no erasure's: their purge follows the read models alone.
+ * The deletion's purge, recorded by the erasure where the chunk projection did not (it parked the
+ * deletion and could not apply it when the erasure came): the erasure deletes the stream, so
+ * without it the chunks, opened, and their points would stay for good. Recorded again where it
+ * is pending (the same position): removing is idempotent.
  */
-export function chunkPurgeErasure(purge: ChunkPurgeDoc): FollowedErasure | null {
-  if (purge.content_id === null) return { reactor: COLLECTION_ERASURE, stream: collectionStreamId(purge.collection_id) };
-  if (purge.id === attemptPurgeId(purge.content_id)) return null;
-  return { reactor: KNOWLEDGE_ERASURE, stream: contentStreamId(purge.content_id) };
+export async function ensureDeletionPurge(documents: DocumentStore, purge: ChunkPurgeDoc): Promise<void> {
+  if ((await documents.collection<ChunkPurgeDoc>(CHUNK_PURGES).get(purge.id)) === null) await documents.write([{ collection: CHUNK_PURGES, op: 'upsert', doc: purge }]);
+}
+
+/** The purge record of a content's deletion (`recordContentPurge`). */
+export function contentPurgeDoc(d: { readonly workspaceId: string; readonly collectionId: string; readonly contentId: string }, position: Position): ChunkPurgeDoc {
+  return purgeDoc(position, { id: d.contentId, workspace_id: d.workspaceId, collection_id: d.collectionId, content_id: d.contentId });
+}
+
+/** The purge record of a collection's deletion (`recordCollectionPurge`). */
+export function collectionPurgeDoc(d: { readonly workspaceId: string; readonly collectionId: string }, position: Position): ChunkPurgeDoc {
+  return purgeDoc(position, { id: collectionPurgeId(d.collectionId), workspace_id: d.workspaceId, collection_id: d.collectionId, content_id: null });
 }
 
 /** The chunk records a purge removes, in the order of the index that finds them (a page of them is then read off the index, not sorted out of them all). */
@@ -93,10 +102,16 @@ export class PendingPurges {
     return (await this.among([chunk]))(chunk);
   }
 
-  /** Whether this deletion's purge (a content's id, `collectionPurgeId`) is pending and the caller's to see (another's is a 404 to them). */
-  async pendingFor(purgeId: string, access: Access): Promise<boolean> {
-    const purge = await this.documents.collection<ChunkPurgeDoc>(CHUNK_PURGES).get(purgeId);
+  /** Whether this content's deletion purge is pending and the caller's to see (another's is a 404 to them). */
+  async pendingFor(contentId: string, access: Access): Promise<boolean> {
+    const purge = await this.documents.collection<ChunkPurgeDoc>(CHUNK_PURGES).get(contentId);
     return purge !== null && mayAccess(access, { workspaceId: purge.workspace_id, collectionId: purge.collection_id });
+  }
+
+  /** Whether any purge of this collection (its own, its contents') is pending and the caller's to see. */
+  async pendingInCollection(collectionId: string, access: Access): Promise<boolean> {
+    const [purge] = (await this.documents.collection<ChunkPurgeDoc>(CHUNK_PURGES).find({ filter: { collection_id: collectionId }, limit: 1 })).items;
+    return purge !== undefined && mayAccess(access, { workspaceId: purge.workspace_id, collectionId: purge.collection_id });
   }
 
   /** Whether any of these purges (a content's id, `attemptPurgeId`, `collectionPurgeId`) is pending. */

@@ -15,7 +15,12 @@ import { CHUNK_PURGES, attemptPurgeId, recordAttemptPurge, recordCollectionPurge
 export const chunksProjection = (texts: ContentTexts): Projection => ({
   name: 'knowledge.chunks.v1',
   streamPrefixes: [COLLECTION_STREAM_PREFIX, CONTENT_STREAM_PREFIX],
-  collections: [CHUNKS, CHUNK_PURGES],
+  collections: [CHUNKS],
+  // A deletion's purge runs after its erasure deleted the stream, so a replay could not record it
+  // again, and the vector index (not rebuilt with this projection) would keep the content's
+  // points, words and all. An attempt's kept record is taken back by the replay, at that
+  // attempt's first chunks, as live.
+  keptOnRebuild: [CHUNK_PURGES],
   async handle(recorded, context) {
     if (recorded.streamId.startsWith(COLLECTION_STREAM_PREFIX)) {
       const event = upcastCollectionEvent(recorded);

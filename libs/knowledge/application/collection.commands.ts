@@ -13,7 +13,7 @@ import { toCollectionRecord } from './collection-docs';
 import { chooseModel, chunkingSettings } from './embedding-choice';
 import { deleteCollectionContents } from './collection-cascade.reactor';
 import { COLLECTION_ERASURE, KNOWLEDGE_ERASURE } from './knowledge-erasure.reactor';
-import { PendingPurges, collectionPurgeId } from './chunk-purges';
+import { PendingPurges } from './chunk-purges';
 
 const collectionAggregate = { name: 'collection', decider: collectionDecider, upcast: upcastCollectionEvent };
 /** Updates are "make it so": safe to decide again on top of a concurrent write. */
@@ -27,8 +27,10 @@ export interface KnowledgeCommandDeps {
   readonly rerankers: Rerankers;
   readonly readYourWrites: ReadYourWrites;
   readonly clock: Clock;
-  /** Resolves once the purge worker has removed what these purges name (a content's id, `collectionPurgeId`), see chunk-purges.ts. */
+  /** Resolves once the purge worker has removed what these purges name (contents' ids), see chunk-purges.ts. */
   readonly chunksPurged: (purgeIds: readonly string[], timeoutMs: number) => Promise<void>;
+  /** Resolves once no purge of the collection is left: its own and its contents'. */
+  readonly collectionPurged: (collectionId: string, timeoutMs: number) => Promise<void>;
 }
 
 export const accessOf = (scope: KnowledgeScope): Access => ({ workspaceId: scope.workspaceId, collections: scope.collections });
@@ -120,7 +122,6 @@ export class CollectionCommands {
   async delete(command: ValidRequestIn<KnowledgeMessages, 'deleteCollection'>): Promise<ReplyIn<KnowledgeMessages, 'deleteCollection'>> {
     const { collectionId } = command;
     const access = { workspaceId: command.workspaceId, collections: command.collections };
-    const purgeId = collectionPurgeId(collectionId);
     const result = await handleCommand(
       this.deps.events,
       collectionAggregate,
@@ -129,11 +130,11 @@ export class CollectionCommands {
       { retries: RETRIES, metadata: { actor: command.actor, workspaceId: command.workspaceId } },
     ).catch(async (error: unknown) => {
       // Its stream erased, its chunks still being purged: the erasure is still under way (202, or 200 if it ends within the wait), not gone (404).
-      if (!(error instanceof AppError && error.code === 'not_found') || !(await this.purges.pendingFor(purgeId, access))) throw error;
+      if (!(error instanceof AppError && error.code === 'not_found') || !(await this.purges.pendingInCollection(collectionId, access))) throw error;
       return null;
     });
-    // The purge of its chunks follows the collection's erasure, the last step (chunk-purges.ts).
-    const chunksPurged = (): Promise<boolean> => outlastsWait(this.deps.readYourWrites.settleWithin((timeoutMs) => this.deps.chunksPurged([purgeId], timeoutMs)));
+    // The purges of its chunks follow the erasures (the collection's, each content's): the last step (chunk-purges.ts).
+    const chunksPurged = (): Promise<boolean> => outlastsWait(this.deps.readYourWrites.settleWithin((timeoutMs) => this.deps.collectionPurged(collectionId, timeoutMs)));
     if (result === null) return { collectionId, erasing: await chunksPurged() };
     // The read models drop the collection, its contents, chunks and points in this position's batch.
     const position = result.position ?? result.head;

@@ -6,6 +6,7 @@ import { streamErasureReactor, type Keyring } from '@lore/platform/crypto';
 import { COLLECTION_STREAM_PREFIX, CONTENT_STREAM_PREFIX, collectionStreamId, contentStreamId, upcastCollectionEvent, upcastContentEvent, type ContentText } from '@lore/knowledge/domain';
 import { keyIdOfText } from './content-texts';
 import type { ContentOriginals } from './content-originals';
+import { collectionPurgeDoc, contentPurgeDoc, ensureDeletionPurge } from './chunk-purges';
 
 export const KNOWLEDGE_ERASURE = 'knowledge.erasure.v1';
 export const COLLECTION_ERASURE = 'knowledge.collection-erasure.v1';
@@ -34,12 +35,13 @@ export function contentErasureReactor(deps: ErasureDeps & { readonly originals: 
     streamPrefix: CONTENT_STREAM_PREFIX,
     erasedStream: (event) => (event.type === 'knowledge.ContentDeleted' ? contentStreamId(upcastContentEvent(event).data.contentId) : null),
     keyIdsOf: contentKeyIds,
-    // The original file's parts, sealed under the key about to be shredded.
+    // The original file's parts, sealed under the key about to be shredded; and the chunks'
+    // purge, where the chunk projection could not record it (ensureDeletionPurge).
     alsoErase: async (events) => {
       for (const event of events) {
-        if (event.type !== 'knowledge.ContentAdded') continue;
-        const added = upcastContentEvent(event);
-        if (added.type === 'knowledge.ContentAdded' && added.data.original !== undefined) await deps.originals.delete(added.data.contentId, added.data.original);
+        const e = upcastContentEvent(event);
+        if (e.type === 'knowledge.ContentAdded' && e.data.original !== undefined) await deps.originals.delete(e.data.contentId, e.data.original);
+        if (e.type === 'knowledge.ContentDeleted') await ensureDeletionPurge(deps.documents, contentPurgeDoc(e.data, event.position));
       }
     },
   });
@@ -57,6 +59,12 @@ export function collectionErasureReactor(deps: ErasureDeps): Reactor {
     streamPrefix: COLLECTION_STREAM_PREFIX,
     erasedStream: (event) => (event.type === 'knowledge.CollectionDeleted' ? collectionStreamId(upcastCollectionEvent(event).data.collectionId) : null),
     keyIdsOf: () => [],
+    alsoErase: async (events) => {
+      for (const event of events) {
+        const e = upcastCollectionEvent(event);
+        if (e.type === 'knowledge.CollectionDeleted') await ensureDeletionPurge(deps.documents, collectionPurgeDoc(e.data, event.position));
+      }
+    },
   });
 }
 

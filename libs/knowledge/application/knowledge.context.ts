@@ -24,8 +24,8 @@ import { knowledgeEventsPublisher } from './knowledge-events.publisher';
 import { CHUNKS, COLLECTIONS, CONTENTS } from './knowledge.read-models';
 import { COLLECTION_MEMBERS } from './collection-members.projection';
 import { collectionStreamId, contentStreamId } from '@lore/knowledge/domain';
-import { ChunkPurgeWorker } from './chunk-purge.worker';
-import { CHUNK_PURGES, attemptPurgeId, chunkPurgeErasure } from './chunk-purges';
+import { ChunkPurgeWorker, chunkPurgeErasure } from './chunk-purge.worker';
+import { CHUNK_PURGES, attemptPurgeId, collectionPurgeId } from './chunk-purges';
 
 /** How long a reactor may wait for the read models to pass its events (they may be catching up at start-up). */
 const READ_MODELS_WAIT_MS = 10 * 60_000;
@@ -43,7 +43,12 @@ export const knowledgeContext = defineContext({
     const originals = new ContentOriginals({ ...deps, texts });
     // A deletion's chunks go after its erasure (chunk-purges.ts); its DELETE waits for both.
     const purges = new ChunkPurgeWorker({ ...deps, readModelsPassed: afterErasure(deps.readYourWrites, ERASURE_WAIT_MS, chunkPurgeErasure) });
-    const commandDeps = { ...deps, chunksPurged: (purgeIds: readonly string[], timeoutMs: number) => purges.drained(purgeIds, timeoutMs) };
+    const commandDeps = {
+      ...deps,
+      chunksPurged: (purgeIds: readonly string[], timeoutMs: number) => purges.drained(purgeIds, timeoutMs),
+      // Its own purge hurried, its contents' in their turn (each ends after its content's erasure).
+      collectionPurged: (collectionId: string, timeoutMs: number) => purges.drainedWhere({ collection_id: collectionId }, [collectionPurgeId(collectionId)], timeoutMs),
+    };
     const collections = new CollectionCommands(commandDeps);
     // Re-extraction of kept originals, in this process's reader processes (shared with the gateway's uploads when both run here).
     const extraction = ExtractionPool.shared(deps.config.extraction, deps.log);

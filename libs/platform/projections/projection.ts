@@ -24,6 +24,11 @@ export interface Projection {
   readonly streamPrefixes: readonly string[];
   /** Collections this projection owns; emptied on rebuild. */
   readonly collections: readonly string[];
+  /**
+   * Collections it writes to that a rebuild keeps: records of work still to do that a replay
+   * could not write again (a deletion's purge, once the deleted stream is gone).
+   */
+  readonly keptOnRebuild?: readonly string[];
   handle(event: RecordedEvent, context: ProjectionContext): Promise<void>;
 }
 

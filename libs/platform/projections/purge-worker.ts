@@ -6,8 +6,15 @@ import { ReadModelLateError } from './projection-runner';
 
 /** How often the worker looks for purges nobody waits for (those recorded before a restart, say). */
 const POLL_MS = 1_000;
-/** Purges removed side by side, each of another workspace, their pages taking turns: a small one never waits for a large one to end. */
+/**
+ * Purges removed side by side, each of another workspace, their pages taking turns: a small one
+ * never waits for a large one to end. A purge still waiting for the read models or its
+ * deletion's erasure holds no lane: the erasure reactor serves every workspace in log order, and
+ * purges waiting there held the lanes of others that needed no erasure (a content's earlier attempts).
+ */
 const LANES = 4;
+/** Purges begun and not ended at most, those waiting for their erasure or a lane included (one a workspace, and those someone waits for). */
+const RUNNING_MAX = 64;
 /** Longest wait before a failed purge is tried again (the wait doubles from POLL_MS). */
 const MAX_RETRY_MS = 5 * 60_000;
 /** Workspaces a scan looks at, at most (each one indexed lookup). */
@@ -96,6 +103,8 @@ export interface PurgeWorkerDeps<P extends PurgeDoc> {
 export class PurgeWorker<P extends PurgeDoc> {
   /** Purges being removed, by id: their workspace and their run. */
   private readonly running = new Map<string, { readonly workspaceId: string; readonly run: Promise<void> }>();
+  /** Of those, the ones past their waits, removing (what the lanes count). */
+  private readonly removing = new Set<string>();
   /** Workspaces by when one of their purges last started. */
   private readonly servedAt = new Map<string, number>();
   private readonly done = new Set<() => void>();
@@ -155,9 +164,25 @@ export class PurgeWorker<P extends PurgeDoc> {
 
   /** Resolves once none of these purges is pending; rejects (unavailable) after `timeoutMs`. */
   async drained(ids: readonly string[], timeoutMs: number): Promise<void> {
+    await this.hurried(ids, () => this.untilGone(async () => (await this.pending(ids, 1))[0], Date.now() + timeoutMs, timeoutMs));
+  }
+
+  /**
+   * Resolves once no purge record matches `filter` (a collection's purges, its contents'
+   * included); rejects (unavailable) after `timeoutMs`. The purges `hurried` run ahead of their
+   * workspace's queue, in lanes of their own, the rest in their workspace's turn: a collection of
+   * 10,000 contents does not take every lane.
+   */
+  async drainedWhere(filter: Filter, hurried: readonly string[], timeoutMs: number): Promise<void> {
+    const records = this.deps.documents.collection<P>(this.deps.records);
+    await this.hurried(hurried, () => this.untilGone(async () => (await records.find({ filter, limit: 1 })).items[0], Date.now() + timeoutMs, timeoutMs));
+  }
+
+  /** Runs `wait` with these purges ahead of their workspaces' queues (see `scan`). */
+  private async hurried(ids: readonly string[], wait: () => Promise<void>): Promise<void> {
     for (const id of ids) this.waited.set(id, (this.waited.get(id) ?? 0) + 1);
     try {
-      await this.untilGone(ids, Date.now() + timeoutMs, timeoutMs);
+      await wait();
     } finally {
       for (const id of ids) {
         const left = (this.waited.get(id) ?? 1) - 1;
@@ -167,9 +192,10 @@ export class PurgeWorker<P extends PurgeDoc> {
     }
   }
 
-  private async untilGone(ids: readonly string[], deadline: number, timeoutMs: number): Promise<void> {
+  /** Until `pending` finds none left; late (ReadModelLateError) past the deadline. */
+  private async untilGone(pending: () => Promise<P | undefined>, deadline: number, timeoutMs: number): Promise<void> {
     for (;;) {
-      const [left] = await this.pending(ids, 1);
+      const left = await pending();
       if (left === undefined) return;
       // Late, not failed: what waits on it is tried again (after a restart, when stopping).
       if (this.stopped) throw new ReadModelLateError('the purge worker is stopping');
@@ -192,10 +218,10 @@ export class PurgeWorker<P extends PurgeDoc> {
     // behind its workspace's 50,000 deleted contents would time out), in lanes of their own:
     // the pages of every running purge take turns, so more of them load the event loop no more.
     const waited = [...this.waited.keys()].filter((id) => !this.running.has(id));
-    if (waited.length > 0 && this.running.size < 2 * LANES) {
-      for (const purge of await this.pending(waited, 2 * LANES)) if (this.running.size < 2 * LANES && this.due(purge)) this.begin(purge);
+    if (waited.length > 0 && this.running.size < RUNNING_MAX) {
+      for (const purge of await this.pending(waited, 2 * LANES)) if (this.running.size < RUNNING_MAX && this.due(purge)) this.begin(purge);
     }
-    if (this.running.size >= LANES) return;
+    if (this.running.size >= RUNNING_MAX) return;
     const busy = new Set([...this.running.values()].map((r) => r.workspaceId));
     const next = await this.firstOfEachWorkspace(busy);
     // A workspace with nothing left to purge is forgotten: it banks no credit for later.
@@ -203,7 +229,7 @@ export class PurgeWorker<P extends PurgeDoc> {
     // The workspace served longest ago goes first (one never served before any other).
     const order = [...next.values()].sort((a, b) => (this.servedAt.get(a.workspace_id) ?? -1) - (this.servedAt.get(b.workspace_id) ?? -1));
     for (const purge of order) {
-      if (this.running.size >= LANES) break;
+      if (this.running.size >= RUNNING_MAX) break;
       if (this.due(purge)) this.begin(purge);
     }
   }
@@ -226,13 +252,15 @@ export class PurgeWorker<P extends PurgeDoc> {
   private begin(purge: P): void {
     this.servedAt.set(purge.workspace_id, ++this.turn);
     const run: Promise<void> = this.run(purge).finally(() => {
-      if (this.running.get(purge.id)?.run === run) this.running.delete(purge.id);
-      purgesRunning.set({ kind: this.deps.kind }, this.running.size);
+      if (this.running.get(purge.id)?.run === run) {
+        this.running.delete(purge.id);
+        this.removing.delete(purge.id);
+      }
+      purgesRunning.set({ kind: this.deps.kind }, this.removing.size);
       for (const finish of [...this.done]) finish();
       this.wake();
     });
     this.running.set(purge.id, { workspaceId: purge.workspace_id, run });
-    purgesRunning.set({ kind: this.deps.kind }, this.running.size);
   }
 
   /**
@@ -267,7 +295,7 @@ export class PurgeWorker<P extends PurgeDoc> {
 
   private async run(purge: P): Promise<void> {
     try {
-      if (!(await this.readModelsPassed(purge))) return;
+      if (!(await this.readModelsPassed(purge)) || !(await this.lane(purge))) return;
       // Taken back meanwhile (a replay's record, see readModelsPassed) or recorded again (its next run).
       const current = await this.deps.documents.collection<P>(this.deps.records).get(purge.id);
       if (current?.position !== purge.position || !(await this.remove(purge))) return;
@@ -302,6 +330,30 @@ export class PurgeWorker<P extends PurgeDoc> {
         (error: unknown) => reject(error),
       ).finally(() => this.onStop.delete(abandon));
     });
+  }
+
+  /**
+   * Until a lane is free for the purge (LANES, twice that for one someone waits for), which it
+   * then holds; false when the worker stopped first.
+   */
+  private async lane(purge: P): Promise<boolean> {
+    for (;;) {
+      if (this.stopped) return false;
+      if (this.removing.size < (this.waited.has(purge.id) ? 2 * LANES : LANES)) {
+        this.removing.add(purge.id);
+        purgesRunning.set({ kind: this.deps.kind }, this.removing.size);
+        return true;
+      }
+      await new Promise<void>((resolve) => {
+        const finish = (): void => {
+          clearTimeout(timer);
+          this.done.delete(finish);
+          resolve();
+        };
+        const timer = setTimeout(finish, POLL_MS);
+        this.done.add(finish);
+      });
+    }
   }
 
   /** False when the worker stopped first (the purge is left for the next start). */

@@ -89,7 +89,7 @@ async function run(
 ): Promise<Documents> {
   const documents = openSqliteDocumentStore({ path: ':memory:' });
   try {
-    const touched = new Set(projection.collections);
+    const touched = new Set([...projection.collections, ...(projection.keptOnRebuild ?? [])]);
     await deliver(projection, documents, given, touched);
     const before = await snapshot(documents, touched);
     if (when !== null) await deliver(projection, documents, when, touched);
