@@ -39,6 +39,8 @@ export function contentErasureReactor(deps: ErasureDeps & { readonly originals: 
     // purge, where the chunk projection could not record it (ensureDeletionPurge).
     alsoErase: async (events) => {
       for (const event of events) {
+        // Only these two are read: a chunk event carries its vectors, not worth parsing again.
+        if (event.type !== 'knowledge.ContentAdded' && event.type !== 'knowledge.ContentDeleted') continue;
         const e = upcastContentEvent(event);
         if (e.type === 'knowledge.ContentAdded' && e.data.original !== undefined) await deps.originals.delete(e.data.contentId, e.data.original);
         if (e.type === 'knowledge.ContentDeleted') await ensureDeletionPurge(deps.documents, contentPurgeDoc(e.data, event.position));
@@ -61,6 +63,7 @@ export function collectionErasureReactor(deps: ErasureDeps): Reactor {
     keyIdsOf: () => [],
     alsoErase: async (events) => {
       for (const event of events) {
+        if (event.type !== 'knowledge.CollectionDeleted') continue;
         const e = upcastCollectionEvent(event);
         if (e.type === 'knowledge.CollectionDeleted') await ensureDeletionPurge(deps.documents, collectionPurgeDoc(e.data, event.position));
       }

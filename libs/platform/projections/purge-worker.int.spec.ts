@@ -52,7 +52,7 @@ describe('a purge woken by a request', () => {
   });
 
   it('starts other workspaces\' purges while purges wait for their erasure: a wait holds no lane', async () => {
-    // Eight workspaces' deletions wait for an erasure that has not come (the erasure reactor is busy with a ninth's).
+    // A hundred workspaces' deletions wait for an erasure that has not come (the erasure reactor is busy with another's).
     const erasureDone = { release: (): void => undefined };
     const erased = new Promise<void>((resolve) => (erasureDone.release = resolve));
     const worker = new PurgeWorker({
@@ -65,19 +65,19 @@ describe('a purge woken by a request', () => {
         if (purge.id !== 'attempt') await erased;
       },
     });
-    await documents.write(Array.from({ length: 8 }, (_, i) => ({ collection: PURGE.records, op: 'upsert' as const, doc: record(`deleted-${i}`, `ws_${i}`, i + 1) })));
+    await documents.write(Array.from({ length: 100 }, (_, i) => ({ collection: PURGE.records, op: 'upsert' as const, doc: record(`deleted-${i}`, `ws_${i}`, i + 1) })));
     await documents.write([{ collection: PURGE.collection, op: 'upsert', doc: { id: 'doc-attempt', owner: 'attempt', n: 1 } }]);
     await worker.start();
     // Four of them waited for by their DELETEs (ahead of their workspaces' queues), the others in their turn.
     const deletes = worker.drained(['deleted-4', 'deleted-5', 'deleted-6', 'deleted-7'], 10_000);
     await new Promise((resolve) => setTimeout(resolve, 200));
     // A purge that follows no erasure (a content's earlier attempt), waited for and not: both run now.
-    await documents.write([{ collection: PURGE.records, op: 'upsert', doc: record('attempt', 'ws_z', 100) }]);
+    await documents.write([{ collection: PURGE.records, op: 'upsert', doc: record('attempt', 'ws_z', 1_000) }]);
     await expect(worker.drained(['attempt'], 2_000)).resolves.toBeUndefined();
     expect(await documents.collection(PURGE.collection).get('doc-attempt')).toBeNull();
     erasureDone.release();
     await expect(deletes).resolves.toBeUndefined();
-    await expect(worker.drained(Array.from({ length: 8 }, (_, i) => `deleted-${i}`), 5_000)).resolves.toBeUndefined();
+    await expect(worker.drained(Array.from({ length: 100 }, (_, i) => `deleted-${i}`), 10_000)).resolves.toBeUndefined();
     await worker.stop();
   });
 

@@ -13,8 +13,13 @@ const POLL_MS = 1_000;
  * purges waiting there held the lanes of others that needed no erasure (a content's earlier attempts).
  */
 const LANES = 4;
-/** Purges begun and not ended at most, those waiting for their erasure or a lane included (one a workspace, and those someone waits for). */
+/**
+ * Purges begun and not ended at most, those waiting for their erasure or a lane included: one a
+ * workspace in their turn, up to RUNNING_MAX - HURRIED_SLOTS of those, so that one someone waits
+ * for (a DELETE, a content's next attempt) always finds a place.
+ */
 const RUNNING_MAX = 64;
+const HURRIED_SLOTS = 2 * LANES;
 /** Longest wait before a failed purge is tried again (the wait doubles from POLL_MS). */
 const MAX_RETRY_MS = 5 * 60_000;
 /** Workspaces a scan looks at, at most (each one indexed lookup). */
@@ -221,7 +226,7 @@ export class PurgeWorker<P extends PurgeDoc> {
     if (waited.length > 0 && this.running.size < RUNNING_MAX) {
       for (const purge of await this.pending(waited, 2 * LANES)) if (this.running.size < RUNNING_MAX && this.due(purge)) this.begin(purge);
     }
-    if (this.running.size >= RUNNING_MAX) return;
+    if (this.running.size >= RUNNING_MAX - HURRIED_SLOTS) return;
     const busy = new Set([...this.running.values()].map((r) => r.workspaceId));
     const next = await this.firstOfEachWorkspace(busy);
     // A workspace with nothing left to purge is forgotten: it banks no credit for later.
@@ -229,7 +234,7 @@ export class PurgeWorker<P extends PurgeDoc> {
     // The workspace served longest ago goes first (one never served before any other).
     const order = [...next.values()].sort((a, b) => (this.servedAt.get(a.workspace_id) ?? -1) - (this.servedAt.get(b.workspace_id) ?? -1));
     for (const purge of order) {
-      if (this.running.size >= RUNNING_MAX) break;
+      if (this.running.size >= RUNNING_MAX - HURRIED_SLOTS) break;
       if (this.due(purge)) this.begin(purge);
     }
   }
@@ -365,7 +370,10 @@ export class PurgeWorker<P extends PurgeDoc> {
       if (removed === 0) break;
       size = nextPageSize(limit, removed, tookMs);
     }
-    await this.deps.afterPages?.(purge);
+    // In turn like a page: the stores' forgetting (a WAL checkpoint, synchronous) after each of a
+    // collection's 10,000 content purges would otherwise hold the event loop unpaced.
+    const afterPages = this.deps.afterPages;
+    if (afterPages !== undefined) await this.inTurn(() => afterPages(purge));
     return true;
   }
 
