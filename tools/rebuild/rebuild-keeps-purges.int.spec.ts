@@ -2,14 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import type { VectorStore, VectorWrite } from '@lore/platform/vectors/port';
-import type * as VectorsSqlite from '@lore/platform/vectors/sqlite';
+import type { VectorWrite } from '@lore/platform/vectors/port';
 import { send } from '@lore/platform/transport/port';
 import { createInProcessTransport } from '@lore/platform/transport/in-process';
 import { journaledTransport, openEmbeddedEventFeed } from '@lore/platform/transport/sqlite-feed';
 import { loadConfig } from '@lore/platform/runtime';
 import { ContextHost, openContextStores } from '@lore/platform/host';
-import { filesHolding, outcome, until } from '@lore/platform/testing';
+import { filesHolding, outcome, until, withVectorWriteGate } from '@lore/platform/testing';
 import { describeWithModels } from '@lore/platform/embeddings/contract';
 import { knowledgeConfig, knowledgeMessages } from '@lore/knowledge/contracts';
 import { contentStreamId } from '@lore/knowledge/domain';
@@ -17,22 +16,10 @@ import { knowledgeContext } from '@lore/knowledge/application';
 import { rebuildProjections } from './rebuild-projections';
 
 /** While `failing`, the vector index refuses to delete the content's points: its purge fails and stays pending. */
-const mockGate = { contentId: '', failing: false };
-jest.mock('@lore/platform/vectors/sqlite', () => {
-  const actual = jest.requireActual<typeof VectorsSqlite>('@lore/platform/vectors/sqlite');
-  return {
-    ...actual,
-    openSqliteVectorStore: (...args: Parameters<typeof actual.openSqliteVectorStore>): VectorStore => {
-      const store = actual.openSqliteVectorStore(...args);
-      const write = store.write.bind(store);
-      const refused = (w: VectorWrite): boolean => mockGate.failing && (w.op === 'delete' || (w.op === 'deleteWhere' && w.filter?.['content_id'] === mockGate.contentId));
-      store.write = async (writes, checkpoint) => {
-        if (writes.some(refused)) throw new Error('the vector index refuses (test)');
-        return write(writes, checkpoint);
-      };
-      return store;
-    },
-  };
+const gate = { contentId: '', failing: false };
+const refused = (w: VectorWrite): boolean => gate.failing && (w.op === 'delete' || (w.op === 'deleteWhere' && w.filter?.['content_id'] === gate.contentId));
+const gated = withVectorWriteGate(knowledgeContext, async (writes) => {
+  if (writes.some(refused)) throw new Error('the vector index refuses (test)');
 });
 
 const messages = knowledgeMessages(knowledgeConfig.parse({}));
@@ -52,7 +39,7 @@ describeWithModels('a chunk projection rebuilt while a deleted content\'s purge 
     const config = loadConfig(env);
     const feed = openEmbeddedEventFeed(dataDir, config.eventsStreamMaxAgeHours);
     const transport = journaledTransport(createInProcessTransport(), feed);
-    const host = new ContextHost(knowledgeContext, { config, transport, feed, logger: pino({ level: 'silent' }), env });
+    const host = new ContextHost(gated, { config, transport, feed, logger: pino({ level: 'silent' }), env });
     await host.start();
     return {
       transport,
@@ -69,8 +56,8 @@ describeWithModels('a chunk projection rebuilt while a deleted content\'s purge 
     const collection = await send(running.transport, messages.createCollection, { ...a, name: 'c' });
     const content = await send(running.transport, messages.createContent, { ...a, collectionId: collection.id, name: 'x.txt', text: 'Zorblatquux marmalade ferries sail at noon.', mimeType: 'text/plain' });
     await until(() => send(running.transport, messages.getContent, { ...a, contentId: content.id }), (c) => c.status === 'completed');
-    mockGate.contentId = content.id;
-    mockGate.failing = true;
+    gate.contentId = content.id;
+    gate.failing = true;
     expect(await send(running.transport, messages.deleteContent, { ...a, contentId: content.id })).toEqual({ contentId: content.id, erasing: true });
     await running.stop();
 
@@ -85,7 +72,7 @@ describeWithModels('a chunk projection rebuilt while a deleted content\'s purge 
     const rebuilt = await rebuildProjections(['knowledge.chunks.v1'], { env, stdout: { write: () => true }, stderr: { write: () => true } });
     expect(rebuilt).toBe(0);
 
-    mockGate.failing = false;
+    gate.failing = false;
     running = await start();
     try {
       await until(() => outcome(send(running.transport, messages.deleteContent, { ...a, contentId: content.id })), (code) => code === 'not_found', 20_000);

@@ -1,29 +1,15 @@
-import type { VectorStore, VectorWrite } from '@lore/platform/vectors/port';
-import type * as VectorsSqlite from '@lore/platform/vectors/sqlite';
+import type { VectorWrite } from '@lore/platform/vectors/port';
 import { send } from '@lore/platform/transport/port';
-import { filesHolding, outcome, startContext, until, type RunningContext } from '@lore/platform/testing';
+import { filesHolding, outcome, startContext, until, withVectorWriteGate, type RunningContext } from '@lore/platform/testing';
 import { describeWithModels } from '@lore/platform/embeddings/contract';
 import { knowledgeConfig, knowledgeMessages } from '@lore/knowledge/contracts';
 import { knowledgeContext } from './knowledge.context';
 
 /** Vector deletions of these chunks (by id, or by their content) wait until `release` is called: the real store behind a gate. */
-const mockGate = { chunkIds: new Set<string>(), contentId: '', opened: Promise.resolve(), release: (): void => undefined };
-jest.mock('@lore/platform/vectors/sqlite', () => {
-  const actual = jest.requireActual<typeof VectorsSqlite>('@lore/platform/vectors/sqlite');
-  return {
-    ...actual,
-    openSqliteVectorStore: (...args: Parameters<typeof actual.openSqliteVectorStore>): VectorStore => {
-      const store = actual.openSqliteVectorStore(...args);
-      const write = store.write.bind(store);
-      const held = (w: VectorWrite): boolean =>
-        (w.op === 'delete' && w.ids.some((id) => mockGate.chunkIds.has(id))) || (w.op === 'deleteWhere' && w.filter?.['content_id'] === mockGate.contentId && mockGate.contentId !== '');
-      store.write = async (writes, checkpoint) => {
-        if (writes.some(held)) await mockGate.opened;
-        return write(writes, checkpoint);
-      };
-      return store;
-    },
-  };
+const gate = { chunkIds: new Set<string>(), contentId: '', opened: Promise.resolve(), release: (): void => undefined };
+const held = (w: VectorWrite): boolean => (w.op === 'delete' && w.ids.some((id) => gate.chunkIds.has(id))) || (w.op === 'deleteWhere' && w.filter?.['content_id'] === gate.contentId && gate.contentId !== '');
+const gated = withVectorWriteGate(knowledgeContext, async (writes) => {
+  if (writes.some(held)) await gate.opened;
 });
 
 const messages = knowledgeMessages(knowledgeConfig.parse({}));
@@ -41,10 +27,10 @@ describeWithModels('the chunks of a deleted content', (modelsDir) => {
   let running: RunningContext;
 
   beforeAll(async () => {
-    running = await startContext(knowledgeContext, { MODELS_DIR: modelsDir, READ_YOUR_WRITES_TIMEOUT_MS: '1000' });
+    running = await startContext(gated, { MODELS_DIR: modelsDir, READ_YOUR_WRITES_TIMEOUT_MS: '1000' });
   });
   afterAll(async () => {
-    mockGate.release();
+    gate.release();
     await running.stop();
   });
 
@@ -58,9 +44,9 @@ describeWithModels('the chunks of a deleted content', (modelsDir) => {
     expect((await search()).results.map((r) => r.content_id)).toContain(content.id);
     const otherCollection = await send(running.transport, messages.createCollection, { ...b, name: 'writing' });
 
-    mockGate.chunkIds = new Set(chunks.map((c) => c.id));
-    mockGate.contentId = content.id;
-    mockGate.opened = new Promise((resolve) => (mockGate.release = resolve));
+    gate.chunkIds = new Set(chunks.map((c) => c.id));
+    gate.contentId = content.id;
+    gate.opened = new Promise((resolve) => (gate.release = resolve));
     // The erasure waits for the held removal: under way.
     expect(await send(running.transport, messages.deleteContent, { ...a, contentId: content.id })).toEqual({ contentId: content.id, erasing: true });
 
@@ -83,7 +69,7 @@ describeWithModels('the chunks of a deleted content', (modelsDir) => {
     expect(await send(running.transport, messages.deleteContent, { ...a, contentId: content.id })).toEqual({ contentId: content.id, erasing: true });
     expect(await outcome(send(running.transport, messages.deleteContent, { ...b, contentId: content.id }))).toBe('not_found');
 
-    mockGate.release();
+    gate.release();
     await until(() => outcome(send(running.transport, messages.deleteContent, { ...a, contentId: content.id })), (code) => code === 'not_found');
     expect(filesHolding(running.dataDir, 'Vrendolith')).toEqual([]);
     expect(filesHolding(running.dataDir, 'Quallmire')).toEqual([]);
@@ -100,9 +86,9 @@ describeWithModels('the chunks of a deleted content', (modelsDir) => {
     const goingChunks = await add(deleted.id, 'Sprindlewick barges ferry Ombrevale cheese upriver.');
     const keptChunks = await add(kept.id, 'The kept collection speaks of ordinary things.');
 
-    mockGate.chunkIds = new Set(goingChunks.map((c) => c.id));
-    mockGate.contentId = goingChunks[0]!.content_id;
-    mockGate.opened = new Promise((resolve) => (mockGate.release = resolve));
+    gate.chunkIds = new Set(goingChunks.map((c) => c.id));
+    gate.contentId = goingChunks[0]!.content_id;
+    gate.opened = new Promise((resolve) => (gate.release = resolve));
     // Its chunks are purged after its erasure, the DELETE waits for that too: under way, and again when repeated.
     expect(await send(running.transport, messages.deleteCollection, { ...a, collectionId: deleted.id })).toEqual({ collectionId: deleted.id, erasing: true });
     expect(await send(running.transport, messages.deleteCollection, { ...a, collectionId: deleted.id })).toEqual({ collectionId: deleted.id, erasing: true });
@@ -113,7 +99,7 @@ describeWithModels('the chunks of a deleted content', (modelsDir) => {
     expect(await listed()).toEqual(keptChunks.map((c) => c.id));
     expect(await outcome(send(running.transport, messages.getChunk, { ...a, chunkId: goingChunks[0]!.id }))).toBe('not_found');
 
-    mockGate.release();
+    gate.release();
     await until(() => outcome(send(running.transport, messages.deleteCollection, { ...a, collectionId: deleted.id })), (code) => code === 'not_found');
     await until(async () => filesHolding(running.dataDir, 'Sprindlewick'), (files) => files.length === 0, 10_000);
     expect(filesHolding(running.dataDir, 'Ombrevale')).toEqual([]);
@@ -125,12 +111,12 @@ describeWithModels('the chunks of a deleted content', (modelsDir) => {
     const content = await send(running.transport, messages.createContent, { ...a, collectionId: collection.id, name: 'k.txt', text: 'Quindlebrook weavers dye wool at the fair.', mimeType: 'text/plain' });
     await until(() => send(running.transport, messages.getContent, { ...a, contentId: content.id }), (c) => c.status === 'completed');
     // Only the content's own purge is held (its sweep by content): the collection's purge ends.
-    mockGate.chunkIds = new Set();
-    mockGate.contentId = content.id;
-    mockGate.opened = new Promise((resolve) => (mockGate.release = resolve));
+    gate.chunkIds = new Set();
+    gate.contentId = content.id;
+    gate.opened = new Promise((resolve) => (gate.release = resolve));
     expect(await send(running.transport, messages.deleteCollection, { ...a, collectionId: collection.id })).toEqual({ collectionId: collection.id, erasing: true });
     expect(await send(running.transport, messages.deleteCollection, { ...a, collectionId: collection.id })).toEqual({ collectionId: collection.id, erasing: true });
-    mockGate.release();
+    gate.release();
     await until(() => outcome(send(running.transport, messages.deleteCollection, { ...a, collectionId: collection.id })), (code) => code === 'not_found');
     expect(filesHolding(running.dataDir, 'Quindlebrook')).toEqual([]);
   });
@@ -148,13 +134,13 @@ describeWithModels('the chunks of a deleted content', (modelsDir) => {
     const page1 = await send(running.transport, messages.listChunks, { ...a, collectionId: collection.id, limit: first.length });
     expect(page1.items.map((c) => c.id)).toEqual(first.map((c) => c.id));
 
-    mockGate.chunkIds = new Set(second.map((c) => c.id));
-    mockGate.contentId = second[0]!.content_id;
-    mockGate.opened = new Promise((resolve) => (mockGate.release = resolve));
+    gate.chunkIds = new Set(second.map((c) => c.id));
+    gate.contentId = second[0]!.content_id;
+    gate.opened = new Promise((resolve) => (gate.release = resolve));
     await send(running.transport, messages.deleteContent, { ...a, contentId: second[0]!.content_id });
     const page2 = await send(running.transport, messages.listChunks, { ...a, collectionId: collection.id, limit: third.length, cursor: page1.nextCursor! });
     expect(page2.items.map((c) => c.id)).toEqual(third.map((c) => c.id));
-    mockGate.release();
+    gate.release();
   });
 
   it('of a reprocessed content\'s earlier attempt leave every read at once; the new attempt writes its chunks once they are removed', async () => {
@@ -165,9 +151,9 @@ describeWithModels('the chunks of a deleted content', (modelsDir) => {
     expect(earlier.length).toBeGreaterThan(0);
     const search = () => send(running.transport, messages.search, { ...a, collectionId: collection.id, query: 'Glimmerquay ferries', searchType: 'hybrid' as const });
 
-    mockGate.chunkIds = new Set(earlier.map((c) => c.id));
-    mockGate.contentId = content.id;
-    mockGate.opened = new Promise((resolve) => (mockGate.release = resolve));
+    gate.chunkIds = new Set(earlier.map((c) => c.id));
+    gate.contentId = content.id;
+    gate.opened = new Promise((resolve) => (gate.release = resolve));
     expect((await send(running.transport, messages.reprocessContent, { ...a, contentId: content.id })).status).toBe('new');
     expect((await send(running.transport, messages.listChunks, { ...a, contentId: content.id })).items).toEqual([]);
     expect((await send(running.transport, messages.listChunks, { ...a, collectionId: collection.id })).items).toEqual([]);
@@ -177,7 +163,7 @@ describeWithModels('the chunks of a deleted content', (modelsDir) => {
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect((await send(running.transport, messages.getContent, { ...a, contentId: content.id })).status).not.toBe('completed');
 
-    mockGate.release();
+    gate.release();
     await until(() => send(running.transport, messages.getContent, { ...a, contentId: content.id }), (c) => c.status === 'completed');
     expect((await send(running.transport, messages.listChunks, { ...a, contentId: content.id })).items.map((c) => c.id)).toEqual(earlier.map((c) => c.id));
     expect((await search()).results.map((r) => r.content_id)).toContain(content.id);

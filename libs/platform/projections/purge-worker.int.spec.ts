@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { openSqliteEventStore } from '@lore/platform/event-store/sqlite';
 import { eventually } from '@lore/platform/event-store/contract';
 import { afterErasure, keyedPurgeWork, type KeyedPurge } from './keyed-purges';
-import { FIRST_PAGE, PAGE_TARGET_MS, PurgeWorker, nextPageSize, purgePosition } from './purge-worker';
+import { FIRST_PAGE, PAGE_TARGET_MS, PurgeWorker, nextPageSize, purgePosition, type PurgeDoc, type PurgeWorkerDeps } from './purge-worker';
 import { EventProcessors } from './event-processors';
 import type { Reactor } from './projection';
 
@@ -26,20 +26,16 @@ describe('a purge woken by a request', () => {
     await documents.collection(PURGE.records).ensureIndex(['workspace_id', 'position']);
   });
   afterEach(() => documents.close());
+  /** A worker over `documents` whose purges wait as `readModelsPassed` says. */
+  const workerWaiting = (readModelsPassed: PurgeWorkerDeps<PurgeDoc>['readModelsPassed']): PurgeWorker<PurgeDoc> =>
+    new PurgeWorker({ documents, events: { headPosition: async () => START }, log: { error: () => undefined }, kind: 'test', ...keyedPurgeWork(documents, PURGE), readModelsPassed });
 
   it('waits with no deadline of that request, and so does the next purge', async () => {
     const waits: Record<string, number> = {};
-    const worker = new PurgeWorker({
-      documents,
-      events: { headPosition: async () => START },
-      log: { error: () => undefined },
-      kind: 'test',
-      ...keyedPurgeWork(documents, PURGE),
-      readModelsPassed: async (_head, deletion) => {
-        const id = deletion.commit === 1n ? 'a' : 'b';
-        waits[id] = waitWithinDeadline(NO_DEADLINE);
-        if (id === 'a') await new Promise((resolve) => setTimeout(resolve, 500));
-      },
+    const worker = workerWaiting(async (_head, deletion) => {
+      const id = deletion.commit === 1n ? 'a' : 'b';
+      waits[id] = waitWithinDeadline(NO_DEADLINE);
+      if (id === 'a') await new Promise((resolve) => setTimeout(resolve, 500));
     });
     await documents.write([{ collection: PURGE.records, op: 'upsert', doc: record('a', 'ws_a', 1) }]);
     // The DELETE's wait, inside a request whose deadline is 300 ms away.
@@ -55,15 +51,8 @@ describe('a purge woken by a request', () => {
     // A hundred workspaces' deletions wait for an erasure that has not come (the erasure reactor is busy with another's).
     const erasureDone = { release: (): void => undefined };
     const erased = new Promise<void>((resolve) => (erasureDone.release = resolve));
-    const worker = new PurgeWorker({
-      documents,
-      events: { headPosition: async () => START },
-      log: { error: () => undefined },
-      kind: 'test',
-      ...keyedPurgeWork(documents, PURGE),
-      readModelsPassed: async (_head, _deletion, purge) => {
-        if (purge.id !== 'attempt') await erased;
-      },
+    const worker = workerWaiting(async (_head, _deletion, purge) => {
+      if (purge.id !== 'attempt') await erased;
     });
     await documents.write(Array.from({ length: 100 }, (_, i) => ({ collection: PURGE.records, op: 'upsert' as const, doc: record(`deleted-${i}`, `ws_${i}`, i + 1) })));
     await documents.write([{ collection: PURGE.collection, op: 'upsert', doc: { id: 'doc-attempt', owner: 'attempt', n: 1 } }]);
@@ -82,7 +71,7 @@ describe('a purge woken by a request', () => {
   });
 
   it('waits for more purges at once than an engine binds in one query (a user\'s 40,000 deleted memories)', async () => {
-    const worker = new PurgeWorker({ documents, events: { headPosition: async () => START }, log: { error: () => undefined }, kind: 'test', ...keyedPurgeWork(documents, PURGE), readModelsPassed: async () => undefined });
+    const worker = workerWaiting(async () => undefined);
     const ids = Array.from({ length: 40_000 }, (_, i) => `memory-${i}`);
     await documents.write([{ collection: PURGE.records, op: 'upsert', doc: record(ids.at(-1)!, 'ws_a', 1) }]);
     await expect(worker.drained(ids, 5_000)).resolves.toBeUndefined();

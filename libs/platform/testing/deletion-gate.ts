@@ -1,4 +1,5 @@
 import type { DocumentStore } from '@lore/platform/documents/port';
+import type { VectorWrite } from '@lore/platform/vectors/port';
 import type { ContextDefinition } from '@lore/platform/cqrs';
 import { withContextDeps } from './recording-stores';
 
@@ -42,4 +43,19 @@ export class DeletionGate {
     if (this.store === null) throw new Error('the context behind the gate is not started');
     return this.store;
   }
+}
+
+/**
+ * The context with `before` run ahead of every write of its vector store, over the real store:
+ * a test's gate that holds or refuses chosen deletions (a purge held midway, or failing).
+ */
+export function withVectorWriteGate<C>(definition: ContextDefinition<C>, before: (writes: readonly VectorWrite[]) => Promise<void>): ContextDefinition<C> {
+  return withContextDeps(definition, (deps) => {
+    const write = deps.vectors.write.bind(deps.vectors);
+    deps.vectors.write = async (writes, checkpoint) => {
+      await before(writes);
+      return write(writes, checkpoint);
+    };
+    return deps;
+  });
 }
