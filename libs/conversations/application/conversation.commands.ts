@@ -2,7 +2,7 @@ import { AppError, invalid, newId, notFound, type Clock, type ReplyIn, type Vali
 import type { EventStore } from '@lore/platform/event-store/port';
 import { workspaceCollection, type DocumentStore } from '@lore/platform/documents/port';
 import { AggregateStateCache, handleCommand, type ReadYourWrites } from '@lore/platform/cqrs';
-import { outlastsWait } from '@lore/platform/projections';
+import { outlastsWait, stillPurging } from '@lore/platform/projections';
 import type { DataKey, Keyring } from '@lore/platform/crypto';
 import type { ConversationMessages } from '@lore/conversations/contracts';
 import {
@@ -147,11 +147,7 @@ export class ConversationCommands {
       streamId,
       { kind: 'delete', workspaceId: command.workspaceId, userId: command.userId, at: this.deps.clock.now().toISOString() },
       { retries: CONFLICT_RETRIES, metadata: metadata(command) },
-    ).catch(async (error: unknown) => {
-      // Its stream erased, its messages still being purged: the erasure is still under way (202, or 200 if it ends within the wait), not gone (404).
-      if (!(error instanceof AppError && error.code === 'not_found') || !(await this.purges.pendingFor(command))) throw error;
-      return null;
-    });
+    ).catch(stillPurging(() => this.purges.pendingFor(command)));
     const deletedMessages = result !== null && (result.previous.status === 'active' || result.previous.status === 'archived') ? countLive(result.previous) : 0;
     // Deleted before, erasure still pending (say, after a crash): wait for that deletion's erasure,
     // past the stream's last event as the command found it (no read of the whole conversation),

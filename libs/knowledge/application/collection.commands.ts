@@ -1,11 +1,11 @@
-import { AppError, definedFields, forbidden, invalid, newId, notFound, type Clock, type ReplyIn, type ValidRequestIn } from '@lore/platform/kernel';
+import { definedFields, forbidden, invalid, newId, notFound, type Clock, type ReplyIn, type ValidRequestIn } from '@lore/platform/kernel';
 import type { EventStore } from '@lore/platform/event-store/port';
 import type { DocumentStore } from '@lore/platform/documents/port';
 import type { EmbeddingModels } from '@lore/platform/embeddings/port';
 import type { VectorStore } from '@lore/platform/vectors/port';
 import type { Rerankers } from '@lore/platform/rerank/port';
 import { handleCommand, type ReadYourWrites } from '@lore/platform/cqrs';
-import { outlastsWait } from '@lore/platform/projections';
+import { outlastsWait, stillPurging } from '@lore/platform/projections';
 import type { KnowledgeMessages, KnowledgeScope } from '@lore/knowledge/contracts';
 import { collectionDecider, collectionStreamId, mayAccess, upcastCollectionEvent, type Access, type CollectionProperties } from '@lore/knowledge/domain';
 import { COLLECTIONS, type CollectionDoc } from './knowledge.read-models';
@@ -128,11 +128,7 @@ export class CollectionCommands {
       collectionStreamId(collectionId),
       { kind: 'delete', access, at: this.deps.clock.now().toISOString() },
       { retries: RETRIES, metadata: { actor: command.actor, workspaceId: command.workspaceId } },
-    ).catch(async (error: unknown) => {
-      // Its stream erased, its chunks still being purged: the erasure is still under way (202, or 200 if it ends within the wait), not gone (404).
-      if (!(error instanceof AppError && error.code === 'not_found') || !(await this.purges.pendingInCollection(collectionId, access))) throw error;
-      return null;
-    });
+    ).catch(stillPurging(() => this.purges.pendingInCollection(collectionId, access)));
     // The purges of its chunks follow the erasures (the collection's, each content's): the last step (chunk-purges.ts).
     const chunksPurged = (): Promise<boolean> => outlastsWait(this.deps.readYourWrites.settleWithin((timeoutMs) => this.deps.collectionPurged(collectionId, timeoutMs)));
     if (result === null) return { collectionId, erasing: await chunksPurged() };

@@ -3,7 +3,7 @@ import { AppError, invalid, jsonDepth, newId, notFound, type ReplyIn, type Valid
 import type { DocumentCollection } from '@lore/platform/documents/port';
 import type { EmbeddingProvider } from '@lore/platform/embeddings/port';
 import { handleCommand, readAggregateState } from '@lore/platform/cqrs';
-import { outlastsWait } from '@lore/platform/projections';
+import { outlastsWait, stillPurging } from '@lore/platform/projections';
 import { CONTENT_PART_CHARS, ORIGINAL_PART_BYTES, textParts, type KnowledgeMessages } from '@lore/knowledge/contracts';
 import { assertReprocessable, contentIdOfChunk, contentOfChangeableChunk, contentStreamId, mayAccess, visibleContent } from '@lore/knowledge/domain';
 import { CHUNKS, COLLECTIONS, CONTENTS, type ChunkDoc, type CollectionDoc, type ContentDoc } from './knowledge.read-models';
@@ -145,11 +145,7 @@ export class ContentCommands {
       contentStreamId(contentId),
       { kind: 'delete', access, cause: 'request', at: this.deps.clock.now().toISOString() },
       { retries: RETRIES, metadata: { actor: command.actor, workspaceId: command.workspaceId } },
-    ).catch(async (error: unknown) => {
-      // Its stream erased, its chunks still being purged: the erasure is still under way (202, or 200 if it ends within the wait), not gone (404).
-      if (!(error instanceof AppError && error.code === 'not_found') || !(await this.purges.pendingFor(contentId, access))) throw error;
-      return null;
-    });
+    ).catch(stillPurging(() => this.purges.pendingFor(contentId, access)));
     // Answered once erased: its key shredded and its stream deleted (the erasure reactor), then
     // its chunk records and points gone (the purge, which follows the erasure). A repeated DELETE
     // (nothing appended) follows the erasure the first one set off, up to the stream's head. Its

@@ -55,7 +55,8 @@ export const knowledgeContext = defineContext({
     const contents = new ContentCommands(commandDeps, texts, originals, (file, workspaceId) => extraction.extract(file.bytes, { fileName: file.filename, mimeType: file.mimeType, workspaceId }), deps.config.maxUploadBytes, deps.config.quotas);
     const queries = new KnowledgeQueries(deps.documents, deps.vectors);
     const search = new KnowledgeSearch({ ...deps, queries });
-    const erasureWaits = (name: string, position: Position, erased: readonly string[]) => deps.readYourWrites.settleAllBut(name, position, ERASURE_WAIT_MS, erased);
+    // What an erasure named `name` waits for: every other processor of the erased streams past the deletion.
+    const othersPassed = (name: string) => (position: Position, erased: readonly string[]) => deps.readYourWrites.settleAllBut(name, position, ERASURE_WAIT_MS, erased);
     const workers = new IngestionWorkers({
       ...deps,
       texts,
@@ -98,8 +99,8 @@ export const knowledgeContext = defineContext({
         ingestionReactor(workers, (position) => deps.readYourWrites.settle(position, READ_MODELS_WAIT_MS)),
         collectionCascadeReactor({ ...deps, membersSettled: (position) => deps.readYourWrites.settle(position, READ_MODELS_WAIT_MS) }),
         reindexReactor({ ...deps, texts }),
-        contentErasureReactor({ ...deps, originals, processedByOthers: (position, erased) => erasureWaits(KNOWLEDGE_ERASURE, position, erased) }),
-        collectionErasureReactor({ ...deps, processedByOthers: (position, erased) => erasureWaits(COLLECTION_ERASURE, position, erased) }),
+        contentErasureReactor({ ...deps, originals, processedByOthers: othersPassed(KNOWLEDGE_ERASURE) }),
+        collectionErasureReactor({ ...deps, processedByOthers: othersPassed(COLLECTION_ERASURE) }),
       ],
       workers: [workers, purges, originalsRetention({ ...deps, originals, retentionDays: deps.config.originals.retentionDays })],
       async prepare() {

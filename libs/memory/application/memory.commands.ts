@@ -1,5 +1,5 @@
-import { AppError, invalid, newId, type Clock, type Position, type ReplyIn, type ValidRequestIn, type WorkspaceQuota } from '@lore/platform/kernel';
-import { keyedPurgePending, keyedPurgesOf, outlastsWait } from '@lore/platform/projections';
+import { invalid, newId, type Clock, type Position, type ReplyIn, type ValidRequestIn, type WorkspaceQuota } from '@lore/platform/kernel';
+import { keyedPurgePending, keyedPurgesOf, outlastsWait, stillPurging } from '@lore/platform/projections';
 import type { EventStore } from '@lore/platform/event-store/port';
 import type { DocumentStore } from '@lore/platform/documents/port';
 import { handleCommand, type ReadYourWrites } from '@lore/platform/cqrs';
@@ -184,12 +184,7 @@ export class MemoryCommands {
     const result = await handleCommand(this.deps.events, memoryAggregate, streamId, this.deleteCommand(command), {
       retries: CONFLICT_RETRIES,
       metadata: { actor: command.actor, workspaceId: command.workspaceId },
-    }).catch(async (error: unknown) => {
-      // Its stream erased, its versions still being purged: under way, not gone.
-      const purging = { id: command.memoryId, workspaceId: command.workspaceId, ownerId: command.userId };
-      if (!(error instanceof AppError && error.code === 'not_found') || !(await keyedPurgePending(this.deps.documents, VERSION_PURGE, purging))) throw error;
-      return null;
-    });
+    }).catch(stillPurging(() => keyedPurgePending(this.deps.documents, VERSION_PURGE, { id: command.memoryId, workspaceId: command.workspaceId, ownerId: command.userId })));
     // Deleted before, erasure still pending (say, after a crash): wait for that deletion's erasure,
     // past the stream's last event as the command read it (no second read of the stream).
     // Erasure runs after every other processor, read models included: once it has passed, all has.

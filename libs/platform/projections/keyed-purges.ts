@@ -1,4 +1,4 @@
-import type { Position } from '@lore/platform/kernel';
+import { AppError, type Position } from '@lore/platform/kernel';
 import type { DocumentStore } from '@lore/platform/documents/port';
 import type { ProjectionContext } from './projection';
 import { purgePosition, type PurgeDoc, type PurgeWorkerDeps } from './purge-worker';
@@ -57,6 +57,18 @@ async function removeKeyedPage(documents: DocumentStore, purge: KeyedPurge, id: 
 interface PurgeWaits {
   settle(position: Position, timeoutMs: number): Promise<void>;
   settleReactor(name: string, position: Position, timeoutMs: number, streams: readonly string[]): Promise<void>;
+}
+
+/**
+ * What a repeated DELETE does with its command's `not_found`: the stream is erased, but while
+ * `pending` (the caller's own purge of it) still runs the erasure is under way, not gone: null
+ * (the DELETE follows the purge: 202, or 200 if it ends within the wait). Anything else is thrown.
+ */
+export function stillPurging(pending: () => Promise<boolean>): (error: unknown) => Promise<null> {
+  return async (error) => {
+    if (error instanceof AppError && error.code === 'not_found' && (await pending())) return null;
+    throw error;
+  };
 }
 
 /** The erasure a purge follows: its reactor and the stream it erases. */

@@ -174,13 +174,13 @@ export class PurgeWorker<P extends PurgeDoc> {
 
   /**
    * Resolves once no purge record matches `filter` (a collection's purges, its contents'
-   * included); rejects (unavailable) after `timeoutMs`. The purges `hurried` run ahead of their
+   * included); rejects (unavailable) after `timeoutMs`. The purges `hurriedIds` run ahead of their
    * workspace's queue, in lanes of their own, the rest in their workspace's turn: a collection of
    * 10,000 contents does not take every lane.
    */
-  async drainedWhere(filter: Filter, hurried: readonly string[], timeoutMs: number): Promise<void> {
+  async drainedWhere(filter: Filter, hurriedIds: readonly string[], timeoutMs: number): Promise<void> {
     const records = this.deps.documents.collection<P>(this.deps.records);
-    await this.hurried(hurried, () => this.untilGone(async () => (await records.find({ filter, limit: 1 })).items[0], Date.now() + timeoutMs, timeoutMs));
+    await this.hurried(hurriedIds, () => this.untilGone(async () => (await records.find({ filter, limit: 1 })).items[0], Date.now() + timeoutMs, timeoutMs));
   }
 
   /** Runs `wait` with these purges ahead of their workspaces' queues (see `scan`). */
@@ -206,16 +206,21 @@ export class PurgeWorker<P extends PurgeDoc> {
       if (this.stopped) throw new ReadModelLateError('the purge worker is stopping');
       if (Date.now() >= deadline) throw new ReadModelLateError(`the ${this.deps.kind} of ${left.id} were not removed within ${timeoutMs} ms`);
       this.wake();
-      await new Promise<void>((resolve) => {
-        const finish = (): void => {
-          clearTimeout(timer);
-          this.done.delete(finish);
-          resolve();
-        };
-        const timer = setTimeout(finish, Math.min(POLL_MS, Math.max(1, deadline - Date.now())));
-        this.done.add(finish);
-      });
+      await this.nextEnd(Math.min(POLL_MS, Math.max(1, deadline - Date.now())));
     }
+  }
+
+  /** Until a running purge ends, or `ms` have passed. */
+  private nextEnd(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const finish = (): void => {
+        clearTimeout(timer);
+        this.done.delete(finish);
+        resolve();
+      };
+      const timer = setTimeout(finish, ms);
+      this.done.add(finish);
+    });
   }
 
   private async scan(): Promise<void> {
@@ -349,15 +354,7 @@ export class PurgeWorker<P extends PurgeDoc> {
         purgesRunning.set({ kind: this.deps.kind }, this.removing.size);
         return true;
       }
-      await new Promise<void>((resolve) => {
-        const finish = (): void => {
-          clearTimeout(timer);
-          this.done.delete(finish);
-          resolve();
-        };
-        const timer = setTimeout(finish, POLL_MS);
-        this.done.add(finish);
-      });
+      await this.nextEnd(POLL_MS);
     }
   }
 

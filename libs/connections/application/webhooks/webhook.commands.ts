@@ -3,7 +3,7 @@ import { AppError, conflict, notFound, type Clock, type EventMetadata, type Repl
 import type { EventStore } from '@lore/platform/event-store/port';
 import type { DocumentStore } from '@lore/platform/documents/port';
 import { handleCommand, type ReadYourWrites } from '@lore/platform/cqrs';
-import { keyedPurgePending, outlastsWait } from '@lore/platform/projections';
+import { keyedPurgePending, outlastsWait, stillPurging } from '@lore/platform/projections';
 import { SealedFields, type Keyring } from '@lore/platform/crypto';
 import type { WebhookMessages, WebhookSettings } from '@lore/connections/contracts';
 import { upcastWebhookEvent, webhookDecider, webhookStreamId, type WebhookCommand } from '@lore/connections/domain';
@@ -79,11 +79,7 @@ export class WebhookCommands {
    */
   async delete(c: ValidRequestIn<WebhookMessages, 'delete'>): Promise<ReplyIn<WebhookMessages, 'delete'>> {
     const result = await handleCommand(this.deps.events, webhookAggregate, webhookStreamId(c.webhookId), { kind: 'delete', workspaceId: c.workspaceId, at: this.now() }, { metadata: metadataOf(c), retries: 3 }).catch(
-      async (error: unknown) => {
-        // Deleted before, its log still being purged: under way, not gone.
-        if (!(error instanceof AppError && error.code === 'not_found') || !(await keyedPurgePending(this.deps.documents, DELIVERY_PURGE, { id: c.webhookId, workspaceId: c.workspaceId }))) throw error;
-        return null;
-      },
+      stillPurging(() => keyedPurgePending(this.deps.documents, DELIVERY_PURGE, { id: c.webhookId, workspaceId: c.workspaceId })),
     );
     if (result !== null) await this.deps.readYourWrites.settle(result.position);
     const erased = async (): Promise<void> => {
